@@ -1,0 +1,195 @@
+// Package similo finds an element again on a changed page without a model call: given the
+// fingerprint a green run recorded for an element and the fingerprints of the current page's
+// candidate elements, it ranks the candidates by similarity and either names the element with a
+// calibrated confidence or abstains.
+//
+// The idea follows Similo (Nass et al., "Similarity-based Web Element Localization for Robust
+// Test Automation", TOSEM 2023): a weighted sum of per-attribute similarities. It goes beyond it
+// in three ways. Agreements are weighted by how rare the agreeing value is on the page (a shared
+// class says little, a unique href a lot). Modern attributes (test id, role, accessible name,
+// label, placeholder, input type) take part. And the confidence is a posterior probability over
+// "which candidate, if any, is the element", so it falls when the winner is weak, when a
+// runner-up is close, and when many candidates tie.
+package similo
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// ShippingThreshold is the confidence below which Locate abstains unless told otherwise. It
+// was chosen on the development benchmark (see bench_test.go) as the lowest threshold that
+// keeps wrong choices at or under 1% of the cases that have a right answer.
+const ShippingThreshold = 0.5
+
+// NeverAbstain as an Engine's Threshold makes Locate always name its best candidate.
+const NeverAbstain = -1
+
+// Engine ranks candidates and decides. The zero value uses ShippingThreshold.
+type Engine struct {
+	// Threshold is the confidence in (0, 1] a choice needs; 0 means ShippingThreshold and a
+	// negative value (NeverAbstain) means always choose.
+	Threshold float64
+}
+
+// Scored is one candidate's standing.
+type Scored struct {
+	Index      int     // into the candidates
+	Score      float64 // summed evidence; higher is more similar
+	Confidence float64 // posterior probability that this candidate is the element
+}
+
+// Match is the outcome of locating one element.
+type Match struct {
+	Index      int     // the chosen candidate, or -1 when the engine abstains
+	Best       int     // the best candidate even when abstaining, -1 when there are none
+	Score      float64 // the best candidate's score
+	Confidence float64 // the best candidate's posterior probability
+	Margin     float64 // the best score minus the runner-up's
+	RunnerUp   int     // the runner-up's index, -1 when there is none
+	Reason     string  // one line for a person: what agreed, and why it was chosen or not
+}
+
+// Abstained reports whether the engine declined to choose.
+func (m Match) Abstained() bool { return m.Index < 0 }
+
+func (e Engine) threshold() float64 {
+	if e.Threshold == 0 {
+		return ShippingThreshold
+	}
+	return e.Threshold
+}
+
+// Rank scores every candidate against target, best first.
+func (e Engine) Rank(target gardener.Fingerprint, candidates []gardener.Fingerprint) []Scored {
+	return NewPage(candidates).Rank(target)
+}
+
+// Locate finds target among candidates.
+func (e Engine) Locate(target gardener.Fingerprint, candidates []gardener.Fingerprint) Match {
+	return e.LocateOn(NewPage(candidates), target)
+}
+
+// Rank scores every candidate of the page against target, best first; ties keep page order.
+func (p *Page) Rank(target gardener.Fingerprint) []Scored {
+	t := p.target(&target)
+	out := make([]Scored, len(p.feats))
+	for i := range p.feats {
+		out[i] = Scored{Index: i, Score: p.score(&t, &p.feats[i], nil)}
+	}
+	norm := p.normaliser(out)
+	for i := range out {
+		out[i].Confidence = math.Exp(out[i].Score/temperature-norm)
+	}
+	slices.SortStableFunc(out, func(a, b Scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// The posterior treats "the element is gone" as one more candidate with a fixed score, and
+// turns scores into probabilities with a softmax: P(i) = exp(s_i/T) / (exp(s_0/T) + Σ exp(s_j/T)).
+// A winner is then confident only if it beats the absent element clearly (absolute evidence),
+// beats the runner-up clearly (margin) and has no crowd of near-twins (uniqueness), all in one
+// number. The two constants are fitted on the development benchmark (see bench_test.go).
+const (
+	absentScore = 12.0 // the score a real match typically exceeds
+	temperature = 1.0  // score points per factor e of likelihood
+)
+
+// normaliser returns log(exp(s_0/T) + Σ exp(s_j/T)), computed stably.
+func (p *Page) normaliser(s []Scored) float64 {
+	hi := absentScore / temperature
+	for _, x := range s {
+		hi = max(hi, x.Score/temperature)
+	}
+	sum := math.Exp(absentScore/temperature - hi)
+	for _, x := range s {
+		sum += math.Exp(x.Score/temperature - hi)
+	}
+	return hi + math.Log(sum)
+}
+
+// LocateOn finds target among the page's candidates, reusing the page's preparation.
+func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
+	m := Match{Index: -1, Best: -1, RunnerUp: -1}
+	if len(p.feats) == 0 {
+		m.Reason = "no candidates on the page"
+		return m
+	}
+	t := p.target(&target)
+	best, second := -1, -1
+	var bestS, secondS float64
+	scores := make([]Scored, len(p.feats))
+	for i := range p.feats {
+		s := p.score(&t, &p.feats[i], nil)
+		scores[i] = Scored{Index: i, Score: s}
+		switch {
+		case best < 0 || s > bestS:
+			second, secondS = best, bestS
+			best, bestS = i, s
+		case second < 0 || s > secondS:
+			second, secondS = i, s
+		}
+	}
+	m.Best, m.Score, m.RunnerUp = best, bestS, second
+	m.Confidence = math.Exp(bestS/temperature - p.normaliser(scores))
+	if second >= 0 {
+		m.Margin = bestS - secondS
+	} else {
+		m.Margin = bestS - absentScore
+	}
+	if m.Confidence >= e.threshold() {
+		m.Index = best
+	}
+	m.Reason = p.reason(&t, m, e.threshold())
+	return m
+}
+
+// reason says which signals carried the best candidate and why it was or was not chosen.
+func (p *Page) reason(t *features, m Match, threshold float64) string {
+	var parts [numSignals]float64
+	p.score(t, &p.feats[m.Best], &parts)
+	order := make([]signal, 0, numSignals)
+	for s := range numSignals {
+		if parts[s] >= 1 {
+			order = append(order, signal(s))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b signal) int {
+		switch {
+		case parts[a] > parts[b]:
+			return -1
+		case parts[a] < parts[b]:
+			return 1
+		}
+		return 0
+	})
+	if len(order) > 4 {
+		order = order[:4]
+	}
+	names := make([]string, len(order))
+	for i, s := range order {
+		names[i] = signalNames[s]
+	}
+	agreed := "nothing strong agrees"
+	if len(names) > 0 {
+		agreed = "agrees on " + strings.Join(names, ", ")
+	}
+	verdict := "chosen"
+	if m.Index < 0 {
+		verdict = fmt.Sprintf("abstained (below %.2f)", threshold)
+	}
+	return fmt.Sprintf("candidate %d %s; confidence %.2f, margin %.1f over candidate %d; %s",
+		m.Best, agreed, m.Confidence, m.Margin, m.RunnerUp, verdict)
+}
