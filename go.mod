@@ -1,0 +1,3 @@
+module github.com/driftgardener/gardener
+
+go 1.26

@@ -1,0 +1,228 @@
+package gardener
+
+import "time"
+
+// Strategy names the rung (or shortcut) whose candidate went green.
+type Strategy string
+
+// Strategies.
+const (
+	StrategySelfHeal    Strategy = "self-heal"
+	StrategyIntent      Strategy = "intent" // self-heal re-derived an intent block
+	StrategySuggestFix  Strategy = "suggest-fix"
+	StrategyDiagnose    Strategy = "diagnose-drift"
+	StrategyReplay      Strategy = "replay-staged" // a staged fix replayed at zero model cost
+	StrategyPropagation Strategy = "propagation"   // a proven locator heal from another test
+	StrategyManual      Strategy = "manual"
+)
+
+// NoteKind says which trust check wrote a note.
+type NoteKind string
+
+// Notes a proof can carry (spec 002). Behaviour-change, requirement-not-kept, unverified and
+// intent-unconfirmed notes keep a repair from being applied without a person.
+const (
+	NotePageAtFailure      NoteKind = "page-at-failure"
+	NoteFlowChange         NoteKind = "flow-change"
+	NoteBehaviorChange     NoteKind = "behavior-change"
+	NoteInsensitiveCheck   NoteKind = "insensitive-check"
+	NoteRequirementNotKept NoteKind = "requirement-not-kept"
+	NoteUnverified         NoteKind = "unverified"
+	NoteIntentUnconfirmed  NoteKind = "intent-unconfirmed"
+)
+
+// Note is one finding about a proof, written for a person.
+type Note struct {
+	Kind NoteKind `json:"kind"`
+	Step string   `json:"step,omitempty"`
+	Text string   `json:"text"`
+}
+
+// NeedsPerson reports whether the note keeps a repair out of auto-apply (DESIGN.md §4.9–4.10).
+func (n Note) NeedsPerson() bool {
+	switch n.Kind {
+	case NoteBehaviorChange, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed:
+		return true
+	}
+	return false
+}
+
+// Requirement is one thing a step did on its last green run that the repaired step must still
+// do: a value entered, a request sent, a check made.
+type Requirement struct {
+	Step   string `json:"step"`
+	What   string `json:"what"` // enters | sends | checks
+	Detail string `json:"detail"`
+	Kept   bool   `json:"kept"`
+	By     string `json:"by,omitempty"` // the repaired action that keeps it
+}
+
+// Contract is the requirement contract of a proof.
+type Contract struct {
+	Requirements []Requirement `json:"requirements"`
+}
+
+// Kept counts the requirements kept and the total.
+func (c Contract) Kept() (kept, total int) {
+	for _, r := range c.Requirements {
+		if r.Kept {
+			kept++
+		}
+	}
+	return kept, len(c.Requirements)
+}
+
+// AllKept reports whether every requirement is kept.
+func (c Contract) AllKept() bool { k, t := c.Kept(); return k == t }
+
+// Sensitivity is the result of the check that follows a green proof: how many of the test's
+// checks would have noticed if the step before them had done nothing.
+type Sensitivity struct {
+	Sensitive   int      `json:"sensitive"`
+	Total       int      `json:"total"`
+	Insensitive []string `json:"insensitive,omitempty"` // paths of the checks that see nothing
+	Millis      int64    `json:"ms"`
+}
+
+// Verdict is everything a green proof established beyond "it went green".
+type Verdict struct {
+	Strategy    Strategy    `json:"strategy"`
+	Ops         []Op        `json:"ops"`
+	Changes     []Change    `json:"changes"`
+	Notes       []Note      `json:"notes,omitempty"`
+	Contract    Contract    `json:"contract"`
+	Sensitivity Sensitivity `json:"sensitivity"`
+	Unverified  string      `json:"unverified,omitempty"` // the reason, when UNVERIFIED
+	// IntentConfirmed is false when the proof re-derived an intent block that did not do what it
+	// did on its last green run and no outcome check after it passed.
+	IntentConfirmed bool `json:"intentConfirmed"`
+}
+
+// NeedsPerson reports whether the proof must be staged for a person even in auto-repair mode,
+// and why.
+func (v Verdict) NeedsPerson() (bool, string) {
+	if v.Unverified != "" {
+		return true, "UNVERIFIED: " + v.Unverified
+	}
+	if !v.Contract.AllKept() {
+		return true, "the requirement contract is not kept"
+	}
+	if !v.IntentConfirmed {
+		return true, "a re-derived intent block is not confirmed"
+	}
+	for _, n := range v.Notes {
+		if n.NeedsPerson() {
+			return true, string(n.Kind) + ": " + n.Text
+		}
+	}
+	return false, ""
+}
+
+// ProposalStatus is where a staged proposal is in its life.
+type ProposalStatus string
+
+// Proposal statuses (spec: "Statuses a row can end in").
+const (
+	ProposalProposed   ProposalStatus = "proposed"
+	ProposalApplied    ProposalStatus = "applied"
+	ProposalDismissed  ProposalStatus = "dismissed"
+	ProposalStale      ProposalStatus = "stale"
+	ProposalSuperseded ProposalStatus = "superseded"
+)
+
+// AppChange is one change the radar found on a page of the app.
+type AppChange struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"projectId"`
+	URL       string    `json:"url"`
+	Kind      string    `json:"kind"` // removed | changed | moved | added
+	Detail    string    `json:"detail"`
+	At        time.Time `json:"at"`
+}
+
+// Proposal is a proven fix staged for a person. At most one per test is open (proposed).
+type Proposal struct {
+	ID          string         `json:"id"`
+	ProjectID   string         `json:"projectId"`
+	TestID      string         `json:"testId"`
+	BaseVersion int            `json:"baseVersion"`
+	Status      ProposalStatus `json:"status"`
+	Verdict     Verdict        `json:"verdict"`
+	Triggers    []AppChange    `json:"triggers"`
+	FailedStep  string         `json:"failedStep"`
+	Error       string         `json:"error"`
+	// Reason says why a person must look when the proposal was staged from apply mode.
+	Reason    string    `json:"reason,omitempty"`
+	Restated  int       `json:"restated"`
+	StagedAt  time.Time `json:"stagedAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	DecidedBy string    `json:"decidedBy,omitempty"`
+	DecidedAt time.Time `json:"decidedAt,omitzero"`
+}
+
+// Repair is one write of a fix to a test: auto-applied, approved from the queue, or manual. Every
+// repair is kept (a history, not one slot).
+type Repair struct {
+	ID          string    `json:"id"`
+	ProjectID   string    `json:"projectId"`
+	TestID      string    `json:"testId"`
+	RunID       string    `json:"runId,omitempty"` // the run that triggered it
+	ProposalID  string    `json:"proposalId,omitempty"`
+	Verdict     Verdict   `json:"verdict"`
+	PreSteps    []Step    `json:"preSteps"` // the complete pre-repair step list
+	FromVersion int       `json:"fromVersion"`
+	ToVersion   int       `json:"toVersion"`
+	At          time.Time `json:"at"`
+	Auto        bool      `json:"auto"`
+	ApprovedBy  string    `json:"approvedBy,omitempty"`
+	// Badge is the Auto-repaired flag shown in the builder until a person marks it reviewed.
+	Badge      bool      `json:"badge"`
+	ReviewedBy string    `json:"reviewedBy,omitempty"`
+	RevertedAt time.Time `json:"revertedAt,omitzero"`
+	RevertedBy string    `json:"revertedBy,omitempty"`
+}
+
+// Classification is what a diagnosis says a failure is.
+type Classification string
+
+// Classifications.
+const (
+	TestDrift   Classification = "test-drift"
+	AppBug      Classification = "app-bug"
+	Environment Classification = "environment"
+	Unknown     Classification = "unknown"
+)
+
+// Attempt is one candidate a rung tried, and what became of it.
+type Attempt struct {
+	Rung     Strategy  `json:"rung"`
+	Ops      []Op      `json:"ops,omitempty"`
+	Refusals []Refusal `json:"refusals,omitempty"`
+	Outcome  string    `json:"outcome"` // green | red at step N: … | refused | no candidate
+}
+
+// TriageIssue is filed when the ladder exhausts without a green proof, or when diagnosis says the
+// failure is not drift. Nothing is written to the test.
+type TriageIssue struct {
+	ID             string         `json:"id"`
+	ProjectID      string         `json:"projectId"`
+	TestID         string         `json:"testId"`
+	RunID          string         `json:"runId,omitempty"`
+	Classification Classification `json:"classification"`
+	FailedStep     string         `json:"failedStep"`
+	Error          string         `json:"error"`
+	Evidence       []string       `json:"evidence"`
+	Attempts       []Attempt      `json:"attempts"`
+	At             time.Time      `json:"at"`
+}
+
+// ModelCall is one call to the model, kept in the test's AI history.
+type ModelCall struct {
+	TestID       string    `json:"testId"`
+	Ask          string    `json:"ask"` // locator | operations | diagnosis | intent
+	Model        string    `json:"model"`
+	InputTokens  int       `json:"inputTokens"`
+	OutputTokens int       `json:"outputTokens"`
+	Outcome      string    `json:"outcome"`
+	At           time.Time `json:"at"`
+}

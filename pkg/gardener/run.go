@@ -1,0 +1,101 @@
+package gardener
+
+import "time"
+
+// ErrorKind classifies why a run failed; the ladder and diagnosis route on it.
+type ErrorKind string
+
+// Run error kinds.
+const (
+	ErrElementNotFound   ErrorKind = "element-not-found"
+	ErrAmbiguousElement  ErrorKind = "ambiguous-element"
+	ErrAssertionFailed   ErrorKind = "assertion-failed"
+	ErrTimeout           ErrorKind = "timeout"
+	ErrNavigation        ErrorKind = "navigation-error"
+	ErrHTTP              ErrorKind = "http-error"
+	ErrBrowserCrash      ErrorKind = "browser-crash"
+	ErrNavigationBlocked ErrorKind = "navigation-blocked"
+	ErrBadStep           ErrorKind = "bad-step"
+)
+
+// ConsoleMessage is one message the page wrote to its console.
+type ConsoleMessage struct {
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// Request is one network request the page made, with the status it got (0: no response).
+type Request struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	Status int    `json:"status"`
+	Failed string `json:"failed,omitempty"` // the network error when there was no response
+}
+
+// StepRecord is what a run saw while one step ran: the evidence the ladder, the sensitivity
+// check and the requirement contract read. Path is the step's number as a person counts it.
+type StepRecord struct {
+	Path      string       `json:"step"`
+	Kind      StepKind     `json:"kind"`
+	URLBefore string       `json:"urlBefore"`
+	URLAfter  string       `json:"urlAfter"`
+	Element   *Fingerprint `json:"element,omitempty"` // the element the step targeted
+	Values    []string     `json:"values,omitempty"`  // values entered or picked
+	Requests  []Request    `json:"requests,omitempty"`
+	Observed  string       `json:"observed,omitempty"` // what a check read
+	Passed    bool         `json:"passed"`
+	Skipped   bool         `json:"skipped,omitempty"` // an intent block's own record
+	Millis    int64        `json:"ms"`
+}
+
+// RunResult is the outcome of one replay of a test.
+type RunResult struct {
+	TestID      string           `json:"testId"`
+	TestVersion int              `json:"testVersion"`
+	Passed      bool             `json:"passed"`
+	FailedStep  string           `json:"failedStep,omitempty"` // the path of the failing step: "4" or "3.2"
+	FailedIndex int              `json:"failedIndex"`          // 0-based top-level index; -1 when passed
+	ErrorKind   ErrorKind        `json:"errorKind,omitempty"`
+	Message     string           `json:"message,omitempty"`
+	Steps       []StepRecord     `json:"steps"`
+	Console     []ConsoleMessage `json:"console,omitempty"`
+	Requests    []Request        `json:"requests,omitempty"`
+	Navigations []string         `json:"navigations,omitempty"`
+	FinalURL    string           `json:"finalUrl,omitempty"`
+	Started     time.Time        `json:"started"`
+	Millis      int64            `json:"ms"`
+}
+
+// TriggerKind says what started a run; only unattended runs are repaired automatically.
+type TriggerKind string
+
+// Run triggers.
+const (
+	TriggerSchedule TriggerKind = "schedule" // a scheduled suite
+	TriggerWorker   TriggerKind = "worker"   // a run finished by the worker
+	TriggerManual   TriggerKind = "manual"
+	TriggerCI       TriggerKind = "ci"
+	TriggerRadar    TriggerKind = "radar" // a staging pass dry-run
+)
+
+// Run is a recorded run of a test.
+type Run struct {
+	ID          string      `json:"id"`
+	ProjectID   string      `json:"projectId"`
+	TestID      string      `json:"testId"`
+	TestVersion int         `json:"testVersion"`
+	Trigger     TriggerKind `json:"trigger"`
+	// Control marks a negative control run: a sensitivity check against a deliberately falsified
+	// expectation, required to fail. Never repaired.
+	Control bool `json:"control,omitempty"`
+	// Probe marks a throwaway scenario run: nothing to keep green. Never repaired.
+	Probe  bool       `json:"probe,omitempty"`
+	Result *RunResult `json:"result,omitempty"`
+	At     time.Time  `json:"at"`
+}
+
+// Unattended reports whether nobody was watching the run: a scheduled suite or a worker run,
+// the only runs whose failure starts the applying gardener.
+func (r Run) Unattended() bool {
+	return r.Trigger == TriggerSchedule || r.Trigger == TriggerWorker
+}

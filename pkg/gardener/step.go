@@ -1,0 +1,293 @@
+package gardener
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// StepKind names what a step does.
+type StepKind string
+
+// Actions change the page.
+const (
+	Goto    StepKind = "goto"
+	Click   StepKind = "click"
+	Fill    StepKind = "fill"
+	Select  StepKind = "select"
+	Check   StepKind = "check"
+	Uncheck StepKind = "uncheck"
+	Press   StepKind = "press"
+	Hover   StepKind = "hover"
+)
+
+// Checks observe the page and fail the run when the app does not do what the test expects.
+const (
+	Assert                StepKind = "assert"
+	AssertVisible         StepKind = "assertVisible"
+	AssertHidden          StepKind = "assertHidden"
+	AssertToast           StepKind = "assertToast"
+	AssertModal           StepKind = "assertModal"
+	AssertValidationError StepKind = "assertValidationError"
+	AssertConsole         StepKind = "assertConsole"
+	AssertRequest         StepKind = "assertRequest"
+	A11yAudit             StepKind = "a11yAudit"
+)
+
+// Other steps: waits, captures and intent blocks.
+const (
+	Wait       StepKind = "wait"
+	Screenshot StepKind = "screenshot"
+	Extract    StepKind = "extract"
+	Intent     StepKind = "intent"
+)
+
+// Subject is what an `assert` step compares.
+type Subject string
+
+// Assertion subjects.
+const (
+	SubjectURL      Subject = "url"
+	SubjectText     Subject = "text"
+	SubjectTitle    Subject = "title"
+	SubjectValue    Subject = "value"
+	SubjectVariable Subject = "variable"
+)
+
+// Condition is how an observed value is compared with the expected one.
+type Condition string
+
+// Conditions.
+const (
+	Equals   Condition = "equals"
+	Contains Condition = "contains"
+	Matches  Condition = "matches" // a regular expression (RE2)
+)
+
+// WaitFor says what a wait step waits for.
+type WaitFor string
+
+// Wait targets.
+const (
+	WaitURL     WaitFor = "url"
+	WaitElement WaitFor = "element"
+	WaitTime    WaitFor = "time"
+)
+
+// Expectation says whether an assertConsole step wants its pattern to appear or not.
+type Expectation string
+
+// Console expectations.
+const (
+	ExpectMatch   Expectation = "match"
+	ExpectNoMatch Expectation = "noMatch"
+)
+
+// Impact levels of accessibility violations, in rising order; an audit with a threshold fails
+// when it finds a violation at or above it.
+var impactOrder = []string{"minor", "moderate", "serious", "critical"}
+
+// ImpactRank orders an impact level; -1 for an unknown level.
+func ImpactRank(level string) int { return slices.Index(impactOrder, level) }
+
+// Step is one step of a saved test. Which fields are meaningful depends on Kind; the decoder
+// refuses fields that do not belong to the kind, so a zero field always means "not given".
+type Step struct {
+	Kind StepKind
+
+	Locator Locator // element acted on or checked; the field a repair may move
+	Scope   Locator // a11yAudit: the part of the page audited (zero: whole page)
+
+	URL   string // goto: target; wait for url: the URL pattern awaited
+	Value string // fill, select: the value entered or picked
+	Key   string // press: the key
+
+	Subject   Subject   // assert
+	Condition Condition // assert
+	Expected  string    // assert
+	Actual    string    // assert variable: the expression compared
+
+	Text string // expected text of assertVisible/Hidden/Toast/Modal/ValidationError
+
+	Level   string      // assertConsole: error | warning | info | log
+	Pattern string      // assertConsole: regular expression over the message text
+	Expect  Expectation // assertConsole
+
+	Method     string // assertRequest
+	Status     int    // assertRequest: 0 means any status
+	URLPattern string // assertRequest: regular expression over the request URL
+
+	Rules      []string // a11yAudit: axe rule ids; empty means all
+	Threshold  string   // a11yAudit: the lowest impact that fails the audit
+	ReportOnly bool     // a11yAudit: report violations, never fail
+
+	For   WaitFor // wait
+	State string  // wait for element: visible (default) | hidden | attached
+	Ms    int     // wait for time
+
+	Name      string // screenshot: file name
+	Variable  string // extract: the variable the value is stored in
+	Attribute string // extract: attribute read instead of the text
+
+	Goal   string            // intent: what the block achieves, in words
+	Values map[string]string // intent: the values the block uses
+	Steps  []Step            // intent: the steps between the block's markers
+
+	TimeoutMs int // per-step time limit; zero takes the runner's default
+}
+
+// IsAction reports whether the step changes the page.
+func (s Step) IsAction() bool {
+	switch s.Kind {
+	case Goto, Click, Fill, Select, Check, Uncheck, Press, Hover:
+		return true
+	}
+	return false
+}
+
+// IsCheck reports whether the step is an outcome check in the sense of the assertion floor:
+// one that can fail the run because the app did something other than what the test expects.
+// Waits for an element or a time, screenshots, extracts and report-only audits are not checks;
+// a wait for a URL is, because it is how many tests assert where a flow ends.
+func (s Step) IsCheck() bool {
+	switch s.Kind {
+	case Assert, AssertVisible, AssertHidden, AssertToast, AssertModal, AssertValidationError,
+		AssertConsole, AssertRequest:
+		return true
+	case A11yAudit:
+		return !s.ReportOnly
+	case Wait:
+		return s.For == WaitURL
+	}
+	return false
+}
+
+// Target is the locator a step acts on: its element, or an audit's scope.
+func (s Step) Target() Locator {
+	if s.Kind == A11yAudit {
+		return s.Scope
+	}
+	return s.Locator
+}
+
+// Clone returns a deep copy, so an in-memory candidate never shares slices with the original.
+func (s Step) Clone() Step {
+	c := s
+	c.Rules = slices.Clone(s.Rules)
+	c.Values = maps.Clone(s.Values)
+	if s.Steps != nil {
+		c.Steps = CloneSteps(s.Steps)
+	}
+	return c
+}
+
+// CloneSteps deep-copies a step list.
+func CloneSteps(steps []Step) []Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		out[i] = s.Clone()
+	}
+	return out
+}
+
+// Equal reports whether two steps are the same in every field.
+func (s Step) Equal(o Step) bool {
+	if s.Kind != o.Kind || s.Locator != o.Locator || s.Scope != o.Scope || s.URL != o.URL ||
+		s.Value != o.Value || s.Key != o.Key || s.Subject != o.Subject ||
+		s.Condition != o.Condition || s.Expected != o.Expected || s.Actual != o.Actual ||
+		s.Text != o.Text || s.Level != o.Level || s.Pattern != o.Pattern || s.Expect != o.Expect ||
+		s.Method != o.Method || s.Status != o.Status || s.URLPattern != o.URLPattern ||
+		s.Threshold != o.Threshold || s.ReportOnly != o.ReportOnly || s.For != o.For ||
+		s.State != o.State || s.Ms != o.Ms || s.Name != o.Name || s.Variable != o.Variable ||
+		s.Attribute != o.Attribute || s.Goal != o.Goal || s.TimeoutMs != o.TimeoutMs {
+		return false
+	}
+	if !slices.Equal(s.Rules, o.Rules) || !maps.Equal(s.Values, o.Values) || len(s.Steps) != len(o.Steps) {
+		return false
+	}
+	for i := range s.Steps {
+		if !s.Steps[i].Equal(o.Steps[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// String is the one-line form used in diffs, logs and refusals, e.g.
+// `click role=button[name="Login"]` or `assert url contains "/dashboard"`.
+func (s Step) String() string {
+	var b strings.Builder
+	b.WriteString(string(s.Kind))
+	add := func(parts ...string) {
+		for _, p := range parts {
+			if p != "" {
+				b.WriteByte(' ')
+				b.WriteString(p)
+			}
+		}
+	}
+	q := strconv.Quote
+	switch s.Kind {
+	case Goto:
+		add(s.URL)
+	case Click, Check, Uncheck, Hover:
+		add(s.Locator.String())
+	case Fill, Select:
+		add(s.Locator.String(), q(s.Value))
+	case Press:
+		add(s.Locator.String(), s.Key)
+	case Assert:
+		if s.Subject == SubjectVariable {
+			add("variable", s.Actual, string(s.Condition), q(s.Expected))
+		} else {
+			add(string(s.Subject), s.Locator.String(), string(s.Condition), q(s.Expected))
+		}
+	case AssertVisible, AssertHidden, AssertToast, AssertModal, AssertValidationError:
+		add(s.Locator.String())
+		if s.Text != "" {
+			add("text", q(s.Text))
+		}
+	case AssertConsole:
+		add(s.Level, string(s.Expect), q(s.Pattern))
+	case AssertRequest:
+		status := ""
+		if s.Status != 0 {
+			status = strconv.Itoa(s.Status)
+		}
+		add(s.Method, q(s.URLPattern), status)
+	case A11yAudit:
+		add(s.Scope.String())
+		if s.ReportOnly {
+			add("reportOnly")
+		} else {
+			add("threshold", s.Threshold)
+		}
+		if len(s.Rules) > 0 {
+			add("rules", strings.Join(s.Rules, ","))
+		}
+	case Wait:
+		switch s.For {
+		case WaitURL:
+			add("url", s.URL)
+		case WaitElement:
+			add("element", s.Locator.String(), s.State)
+		case WaitTime:
+			add(fmt.Sprintf("%dms", s.Ms))
+		}
+	case Screenshot:
+		add(s.Name, s.Locator.String())
+	case Extract:
+		add(s.Locator.String(), s.Attribute, "→", s.Variable)
+	case Intent:
+		add(q(s.Goal), fmt.Sprintf("(%d steps)", len(s.Steps)))
+	}
+	if s.TimeoutMs > 0 && s.Kind != Intent {
+		add(fmt.Sprintf("timeout=%dms", s.TimeoutMs))
+	}
+	return b.String()
+}

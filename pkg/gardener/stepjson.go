@@ -1,0 +1,516 @@
+package gardener
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// StepError says which step of a test is malformed and which of its fields. Path is the step's
+// position, 1-based as a person counts, with blocks joined by dots: "4" or "3.2" for the second
+// step inside the intent block at step 3.
+type StepError struct {
+	Path   string
+	Kind   StepKind
+	Field  string
+	Reason string
+}
+
+func (e *StepError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "step %s", e.Path)
+	if e.Kind != "" {
+		fmt.Fprintf(&b, " (%s)", e.Kind)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ", field %q", e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// fieldSpec decodes one JSON field into a step.
+type fieldSpec func(s *Step, raw json.RawMessage) error
+
+func str(dst func(*Step) *string) fieldSpec {
+	return func(s *Step, raw json.RawMessage) error {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be a string")
+		}
+		*dst(s) = v
+		return nil
+	}
+}
+
+func integer(dst func(*Step) *int) fieldSpec {
+	return func(s *Step, raw json.RawMessage) error {
+		var v int
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be an integer")
+		}
+		if v < 0 {
+			return errors.New("must not be negative")
+		}
+		*dst(s) = v
+		return nil
+	}
+}
+
+func locator(dst func(*Step) *Locator) fieldSpec {
+	return func(s *Step, raw json.RawMessage) error {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be a locator string")
+		}
+		l, err := ParseLocator(v)
+		if err != nil {
+			return err
+		}
+		*dst(s) = l
+		return nil
+	}
+}
+
+// fields maps every JSON field name to its decoder. Which kinds accept a field is in kindFields.
+var fields = map[string]fieldSpec{
+	"locator": locator(func(s *Step) *Locator { return &s.Locator }),
+	"scope":   locator(func(s *Step) *Locator { return &s.Scope }),
+	"url":     str(func(s *Step) *string { return &s.URL }),
+	"value":   str(func(s *Step) *string { return &s.Value }),
+	"key":     str(func(s *Step) *string { return &s.Key }),
+	"assert": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.Subject, SubjectURL, SubjectText, SubjectTitle, SubjectValue, SubjectVariable)
+	},
+	"condition": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.Condition, Equals, Contains, Matches)
+	},
+	"expected": str(func(s *Step) *string { return &s.Expected }),
+	"actual":   str(func(s *Step) *string { return &s.Actual }),
+	"text":     str(func(s *Step) *string { return &s.Text }),
+	"level": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.Level, "error", "warning", "info", "log")
+	},
+	"pattern": str(func(s *Step) *string { return &s.Pattern }),
+	"expect": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.Expect, ExpectMatch, ExpectNoMatch)
+	},
+	"method": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.Method, "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+	},
+	"status":     integer(func(s *Step) *int { return &s.Status }),
+	"urlPattern": str(func(s *Step) *string { return &s.URLPattern }),
+	"rules": func(s *Step, raw json.RawMessage) error {
+		var v []string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be a list of rule ids")
+		}
+		for _, r := range v {
+			if strings.TrimSpace(r) == "" {
+				return errors.New("has an empty rule id")
+			}
+		}
+		s.Rules = v
+		return nil
+	},
+	"threshold": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.Threshold, impactOrder...)
+	},
+	"reportOnly": func(s *Step, raw json.RawMessage) error {
+		if err := json.Unmarshal(raw, &s.ReportOnly); err != nil {
+			return errors.New("must be true or false")
+		}
+		return nil
+	},
+	"for": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.For, WaitURL, WaitElement, WaitTime)
+	},
+	"state": func(s *Step, raw json.RawMessage) error {
+		return enum(raw, &s.State, "visible", "hidden", "attached")
+	},
+	"ms":        integer(func(s *Step) *int { return &s.Ms }),
+	"name":      str(func(s *Step) *string { return &s.Name }),
+	"variable":  str(func(s *Step) *string { return &s.Variable }),
+	"attribute": str(func(s *Step) *string { return &s.Attribute }),
+	"goal":      str(func(s *Step) *string { return &s.Goal }),
+	"values": func(s *Step, raw json.RawMessage) error {
+		var v map[string]string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be an object of string values")
+		}
+		s.Values = v
+		return nil
+	},
+	"timeoutMs": integer(func(s *Step) *int { return &s.TimeoutMs }),
+	// "steps" is decoded by decodeStep itself, because nested errors need the path.
+}
+
+// kindFields lists, per kind, the fields it accepts; required ones are marked with a '!'.
+// Requirements that depend on another field (assert text needs a locator) are in validate.
+var kindFields = map[StepKind][]string{
+	Goto:                  {"url!"},
+	Click:                 {"locator!"},
+	Fill:                  {"locator!", "value!"},
+	Select:                {"locator!", "value!"},
+	Check:                 {"locator!"},
+	Uncheck:               {"locator!"},
+	Press:                 {"locator", "key!"},
+	Hover:                 {"locator!"},
+	Assert:                {"assert!", "condition!", "expected!", "locator", "actual"},
+	AssertVisible:         {"locator!", "text"},
+	AssertHidden:          {"locator!", "text"},
+	AssertToast:           {"text!", "locator"},
+	AssertModal:           {"locator", "text"},
+	AssertValidationError: {"locator!", "text"},
+	AssertConsole:         {"level!", "pattern!", "expect!"},
+	AssertRequest:         {"method!", "urlPattern!", "status"},
+	A11yAudit:             {"scope", "rules", "threshold", "reportOnly"},
+	Wait:                  {"for!", "url", "locator", "state", "ms"},
+	Screenshot:            {"name", "locator"},
+	Extract:               {"locator!", "variable!", "attribute"},
+	Intent:                {"goal!", "values", "steps!"},
+}
+
+// Kinds lists every step kind, in the order of DESIGN.md §5.
+func Kinds() []StepKind {
+	return []StepKind{Goto, Click, Fill, Select, Check, Uncheck, Press, Hover,
+		Assert, AssertVisible, AssertHidden, AssertToast, AssertModal, AssertValidationError,
+		AssertConsole, AssertRequest, A11yAudit, Wait, Screenshot, Extract, Intent}
+}
+
+func enum[T ~string](raw json.RawMessage, dst *T, allowed ...T) error {
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return errors.New("must be a string")
+	}
+	if !slices.Contains(allowed, T(v)) {
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = string(a)
+		}
+		return fmt.Errorf("%q is not one of %s", v, strings.Join(names, ", "))
+	}
+	*dst = T(v)
+	return nil
+}
+
+// DecodeSteps decodes a JSON array of steps strictly: unknown kinds and fields, missing required
+// fields, wrong types and malformed locators are errors naming the step and the field.
+func DecodeSteps(data []byte) ([]Step, error) {
+	return decodeStepList(data, "")
+}
+
+func decodeStepList(data []byte, prefix string) ([]Step, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, fmt.Errorf("steps must be a JSON array: %w", err)
+	}
+	steps := make([]Step, 0, len(raws))
+	for i, raw := range raws {
+		s, err := decodeStep(raw, prefix+strconv.Itoa(i+1))
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, s)
+	}
+	return steps, nil
+}
+
+func decodeStep(raw json.RawMessage, path string) (Step, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return Step{}, &StepError{Path: path, Reason: "must be a JSON object"}
+	}
+	if err := noDuplicateKeys(raw); err != nil {
+		return Step{}, &StepError{Path: path, Reason: err.Error()}
+	}
+	kindRaw, ok := obj["kind"]
+	if !ok {
+		return Step{}, &StepError{Path: path, Field: "kind", Reason: "is required"}
+	}
+	var kind StepKind
+	if err := json.Unmarshal(kindRaw, &kind); err != nil {
+		return Step{}, &StepError{Path: path, Field: "kind", Reason: "must be a string"}
+	}
+	allowed, ok := kindFields[kind]
+	if !ok {
+		return Step{}, &StepError{Path: path, Field: "kind", Reason: fmt.Sprintf("unknown step kind %q", kind)}
+	}
+	s := Step{Kind: kind}
+	accepts := map[string]bool{"kind": true, "timeoutMs": true}
+	for _, f := range allowed {
+		accepts[strings.TrimSuffix(f, "!")] = true
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range obj {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, k := range keys {
+		if k == "kind" {
+			continue
+		}
+		if !accepts[k] {
+			reason := "unknown field"
+			if _, known := fields[k]; known || k == "steps" {
+				reason = fmt.Sprintf("is not a field of a %s step", kind)
+			}
+			return Step{}, &StepError{Path: path, Kind: kind, Field: k, Reason: reason}
+		}
+		if k == "steps" {
+			inner, err := decodeStepList(obj[k], path+".")
+			if err != nil {
+				return Step{}, err
+			}
+			s.Steps = inner
+			continue
+		}
+		if err := fields[k](&s, obj[k]); err != nil {
+			return Step{}, &StepError{Path: path, Kind: kind, Field: k, Reason: err.Error()}
+		}
+	}
+	for _, f := range allowed {
+		if name, req := strings.CutSuffix(f, "!"); req {
+			if _, present := obj[name]; !present {
+				return Step{}, &StepError{Path: path, Kind: kind, Field: name, Reason: "is required"}
+			}
+		}
+	}
+	if field, reason := validate(s, obj); reason != "" {
+		return Step{}, &StepError{Path: path, Kind: kind, Field: field, Reason: reason}
+	}
+	return s, nil
+}
+
+// validate checks what depends on more than one field.
+func validate(s Step, obj map[string]json.RawMessage) (field, reason string) {
+	has := func(k string) bool { _, ok := obj[k]; return ok }
+	nonEmpty := func(name, v string) (string, string) {
+		if strings.TrimSpace(v) == "" {
+			return name, "must not be empty"
+		}
+		return "", ""
+	}
+	switch s.Kind {
+	case Goto:
+		return nonEmpty("url", s.URL)
+	case Press:
+		return nonEmpty("key", s.Key)
+	case Assert:
+		switch s.Subject {
+		case SubjectText, SubjectValue:
+			if !has("locator") {
+				return "locator", fmt.Sprintf("is required for an assert of %s", s.Subject)
+			}
+		default:
+			if has("locator") {
+				return "locator", fmt.Sprintf("does not apply to an assert of %s", s.Subject)
+			}
+		}
+		if s.Subject == SubjectVariable {
+			if f, r := nonEmpty("actual", s.Actual); r != "" {
+				return f, "is required for an assert of variable"
+			}
+		} else if has("actual") {
+			return "actual", "applies only to an assert of variable"
+		}
+		if s.Condition == Matches {
+			if _, err := regexp.Compile(s.Expected); err != nil {
+				return "expected", "is not a valid regular expression: " + err.Error()
+			}
+		}
+	case AssertToast:
+		return nonEmpty("text", s.Text)
+	case AssertConsole:
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			return "pattern", "is not a valid regular expression: " + err.Error()
+		}
+	case AssertRequest:
+		if _, err := regexp.Compile(s.URLPattern); err != nil {
+			return "urlPattern", "is not a valid regular expression: " + err.Error()
+		}
+		if s.Status != 0 && (s.Status < 100 || s.Status > 599) {
+			return "status", "must be an HTTP status between 100 and 599"
+		}
+	case A11yAudit:
+		if s.ReportOnly == (s.Threshold != "") {
+			return "threshold", "give either a threshold or reportOnly: true"
+		}
+	case Wait:
+		need := map[WaitFor]string{WaitURL: "url", WaitElement: "locator", WaitTime: "ms"}[s.For]
+		if !has(need) {
+			return need, fmt.Sprintf("is required for a wait for %s", s.For)
+		}
+		for _, other := range []string{"url", "locator", "ms", "state"} {
+			if other != need && has(other) && (other != "state" || s.For != WaitElement) {
+				return other, fmt.Sprintf("does not apply to a wait for %s", s.For)
+			}
+		}
+		if s.For == WaitURL {
+			return nonEmpty("url", s.URL)
+		}
+	case Extract:
+		return nonEmpty("variable", s.Variable)
+	case Intent:
+		if f, r := nonEmpty("goal", s.Goal); r != "" {
+			return f, r
+		}
+		if len(s.Steps) == 0 {
+			return "steps", "an intent block needs at least one step"
+		}
+		for _, inner := range s.Steps {
+			if inner.Kind == Intent {
+				return "steps", "intent blocks do not nest"
+			}
+		}
+	}
+	return "", ""
+}
+
+// noDuplicateKeys refuses an object that names a field twice: encoding/json would silently keep
+// the last, and a hand-edited test with two "expected" values is a mistake to surface.
+func noDuplicateKeys(raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return fmt.Errorf("field %q appears twice", k)
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes exactly the fields that belong to the step's kind, in a stable order, so a
+// step read and written again is byte-for-byte what a person would have written.
+func (s Step) MarshalJSON() ([]byte, error) {
+	allowed, ok := kindFields[s.Kind]
+	if !ok {
+		return nil, fmt.Errorf("cannot encode a step of unknown kind %q", s.Kind)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"kind":`)
+	k, _ := json.Marshal(string(s.Kind))
+	b.Write(k)
+	names := make([]string, 0, len(allowed)+1)
+	for _, f := range allowed {
+		names = append(names, strings.TrimSuffix(f, "!"))
+	}
+	names = append(names, "timeoutMs")
+	required := map[string]bool{}
+	for _, f := range allowed {
+		if n, req := strings.CutSuffix(f, "!"); req {
+			required[n] = true
+		}
+	}
+	for _, n := range names {
+		v, zero := s.field(n)
+		if zero && !required[n] {
+			continue
+		}
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encoding %s field %q: %w", s.Kind, n, err)
+		}
+		b.WriteString(`,"` + n + `":`)
+		b.Write(enc)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// field returns a field's value by JSON name and whether it is the zero value.
+func (s Step) field(name string) (any, bool) {
+	switch name {
+	case "locator":
+		return s.Locator, s.Locator.IsZero()
+	case "scope":
+		return s.Scope, s.Scope.IsZero()
+	case "url":
+		return s.URL, s.URL == ""
+	case "value":
+		return s.Value, s.Value == ""
+	case "key":
+		return s.Key, s.Key == ""
+	case "assert":
+		return s.Subject, s.Subject == ""
+	case "condition":
+		return s.Condition, s.Condition == ""
+	case "expected":
+		return s.Expected, s.Expected == ""
+	case "actual":
+		return s.Actual, s.Actual == ""
+	case "text":
+		return s.Text, s.Text == ""
+	case "level":
+		return s.Level, s.Level == ""
+	case "pattern":
+		return s.Pattern, s.Pattern == ""
+	case "expect":
+		return s.Expect, s.Expect == ""
+	case "method":
+		return s.Method, s.Method == ""
+	case "status":
+		return s.Status, s.Status == 0
+	case "urlPattern":
+		return s.URLPattern, s.URLPattern == ""
+	case "rules":
+		return s.Rules, len(s.Rules) == 0
+	case "threshold":
+		return s.Threshold, s.Threshold == ""
+	case "reportOnly":
+		return s.ReportOnly, !s.ReportOnly
+	case "for":
+		return s.For, s.For == ""
+	case "state":
+		return s.State, s.State == ""
+	case "ms":
+		return s.Ms, s.Ms == 0
+	case "name":
+		return s.Name, s.Name == ""
+	case "variable":
+		return s.Variable, s.Variable == ""
+	case "attribute":
+		return s.Attribute, s.Attribute == ""
+	case "goal":
+		return s.Goal, s.Goal == ""
+	case "values":
+		return s.Values, len(s.Values) == 0
+	case "steps":
+		return s.Steps, len(s.Steps) == 0
+	case "timeoutMs":
+		return s.TimeoutMs, s.TimeoutMs == 0
+	}
+	return nil, true
+}
+
+// UnmarshalJSON decodes one step strictly. A step inside a test is better decoded through
+// DecodeSteps or Test's decoder, whose errors name its position.
+func (s *Step) UnmarshalJSON(b []byte) error {
+	d, err := decodeStep(b, "?")
+	if err != nil {
+		return err
+	}
+	*s = d
+	return nil
+}
