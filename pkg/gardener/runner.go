@@ -1,0 +1,61 @@
+package gardener
+
+import (
+	"context"
+	"time"
+)
+
+// Runner replays a test in a browser. A test that fails is not an error: it is a Replay whose
+// Result did not pass. The error return is for what stops a replay from happening at all (no
+// browser could be started, the context ended).
+type Runner interface {
+	Replay(ctx context.Context, t Test, opts ReplayOptions) (Replay, error)
+}
+
+// ReplayOptions configures one replay.
+type ReplayOptions struct {
+	// BaseURL resolves relative goto URLs ("/login").
+	BaseURL string
+	// AllowedOrigins are the origins navigation may reach; empty means BaseURL's origin only.
+	// Anything else, link-local and metadata addresses included, is blocked.
+	AllowedOrigins []string
+	// StepTimeout bounds each step that sets no timeoutMs of its own; zero takes the runner's default.
+	StepTimeout time.Duration
+	// Probes asks, for top-level step index i, that the given checks be evaluated against the
+	// page just before step i runs, without failing the run: the sensitivity check.
+	Probes map[int][]Step
+	// SnapshotAtEnd takes a DOM snapshot after the last step even when the run passes (a radar
+	// sweep); a failing run always carries a snapshot of the page where it failed.
+	SnapshotAtEnd bool
+	// Screenshot adds a PNG to the snapshot.
+	Screenshot bool
+	// Variables seeds the values extract steps would set (a setup test's output, say).
+	Variables map[string]string
+}
+
+// Replay is what one replay produced.
+type Replay struct {
+	Result   RunResult             `json:"result"`
+	Snapshot *Snapshot             `json:"snapshot,omitempty"`
+	Probes   map[int][]ProbeResult `json:"probes,omitempty"`
+}
+
+// Snapshot is the page's candidate elements (visible; interactive or text-bearing) with their
+// fingerprints, capped by count and bytes.
+type Snapshot struct {
+	URL        string        `json:"url"`
+	Title      string        `json:"title"`
+	Candidates []Fingerprint `json:"candidates"`
+	Text       string        `json:"text"` // the page's visible text, capped
+	Truncated  bool          `json:"truncated,omitempty"`
+	Screenshot []byte        `json:"screenshot,omitempty"`
+}
+
+// ProbeResult is one check evaluated by a probe.
+type ProbeResult struct {
+	Check    Step   `json:"check"`
+	Path     string `json:"step"`
+	Passed   bool   `json:"passed"`
+	Observed string `json:"observed,omitempty"`
+	Error    string `json:"error,omitempty"` // the check could not run there (counts as sensitive)
+}
