@@ -62,6 +62,31 @@ type features struct {
 	text, near, class, href, ident tokenSet
 
 	xpath, idxpath []int32
+	// idAnchored is true when idxpath is the id alone ("//*[@id='x']"), which says nothing
+	// the id does not.
+	idAnchored bool
+	landmarks  landmark
+}
+
+// landmark is a set of the page regions an element sits in, from its xpath. The region
+// survives most redesigns (the footer's "Help" link stays in the footer) and separates the
+// header's copy of a link from the footer's.
+type landmark uint8
+
+var landmarkTags = map[string]landmark{
+	"header": 1 << 0, "footer": 1 << 1, "nav": 1 << 2, "main": 1 << 3,
+	"aside": 1 << 4, "form": 1 << 5, "dialog": 1 << 6, "table": 1 << 7,
+}
+
+func landmarksOf(segs []string) landmark {
+	var l landmark
+	for _, s := range segs {
+		if i := strings.IndexByte(s, '['); i >= 0 {
+			s = s[:i]
+		}
+		l |= landmarkTags[s]
+	}
+	return l
 }
 
 type tokenSet struct {
@@ -93,8 +118,7 @@ func NewPage(candidates []gardener.Fingerprint) *Page {
 		f.class = p.class.addDoc(lowerAll(candidates[i].ClassList))
 		f.href = p.href.addDoc(hrefWords(f.exact[exHref]))
 		f.ident = p.ident.addDoc(identWords(candidates[i].ID, candidates[i].Name))
-		f.xpath = p.seg.intern(segments(candidates[i].XPath))
-		f.idxpath = p.seg.intern(segments(candidates[i].IdxPath))
+		f.paths(&p.seg, &candidates[i], (*vocab).intern)
 		for k, v := range f.exact {
 			if v != "" {
 				p.exact[k][v]++
@@ -132,8 +156,7 @@ func (p *Page) target(fp *gardener.Fingerprint) features {
 	f.class = p.class.lookup(lowerAll(fp.ClassList))
 	f.href = p.href.lookup(hrefWords(f.exact[exHref]))
 	f.ident = p.ident.lookup(identWords(fp.ID, fp.Name))
-	f.xpath = p.seg.lookupSeq(segments(fp.XPath))
-	f.idxpath = p.seg.lookupSeq(segments(fp.IdxPath))
+	f.paths(&p.seg, fp, (*vocab).lookupSeq)
 	return f
 }
 
@@ -164,6 +187,15 @@ func (f *features) fill(fp *gardener.Fingerprint) {
 	if f.shape == 0 && fp.Location.Height > 0 {
 		f.shape = 100 * fp.Location.Width / fp.Location.Height
 	}
+}
+
+// paths fills the path features, mapping steps to ids with intern for a candidate (which may
+// add to the page) or lookupSeq for a target (which may not).
+func (f *features) paths(v *vocab, fp *gardener.Fingerprint, ids func(*vocab, []string) []int32) {
+	xs, is := segments(fp.XPath), segments(fp.IdxPath)
+	f.xpath, f.idxpath = ids(v, xs), ids(v, is)
+	f.idAnchored = len(is) == 1 && strings.HasPrefix(is[0], "*[@id=")
+	f.landmarks = landmarksOf(xs)
 }
 
 func textOf(fp *gardener.Fingerprint) string { return strings.Join(fp.VisibleText, " ") }
@@ -290,7 +322,14 @@ func normHref(h string) string {
 		}
 	}
 	h = strings.TrimPrefix(h, "www.")
-	return strings.TrimRight(h, "/")
+	h = strings.TrimRight(h, "/")
+	// A site that moves from "/politics.html" to "/politics" still links the same page.
+	for _, ext := range []string{".html", ".htm", ".php", ".aspx", ".asp", ".jsp"} {
+		if strings.HasSuffix(h, ext) {
+			return h[:len(h)-len(ext)]
+		}
+	}
+	return h
 }
 
 // hrefWords are the words of a normalised href minus those every URL has.

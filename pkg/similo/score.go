@@ -2,6 +2,7 @@ package similo
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -27,6 +28,7 @@ const (
 	sigIdentWords
 	sigXPath
 	sigIdxPath
+	sigRegion
 	sigLocation
 	sigArea
 	sigShape
@@ -41,7 +43,7 @@ const (
 var signalNames = [numSignals]string{
 	"tag", "id", "name", "href", "text", "alt", "test id", "accessible name", "label",
 	"placeholder", "title", "text words", "neighbour text", "classes", "href words", "id words",
-	"xpath", "idxpath", "location", "area", "shape", "button-ness", "input type", "role",
+	"xpath", "idxpath", "page region", "location", "area", "shape", "button-ness", "input type", "role",
 	"form", "frame",
 }
 
@@ -88,8 +90,13 @@ var exactMismatch = [numExact]float64{
 
 // Weights of the graded signals, each multiplied by a similarity in [0, 1].
 const (
-	// Tags almost never change for the same element; a different tag is evidence against.
-	wTag, wTagMismatch = 1.0, 1.5
+	// Tags almost never change for the same element (3% of the development benchmark's
+	// matches), while a random element of the page shares the tag perhaps a third of the
+	// time: agreement is worth a little (log(0.97/0.3) ≈ 1), disagreement a lot
+	// (log(0.03/0.7) ≈ -3). It is what tells a link from the list item wrapping it, which
+	// have the same box and text. A change between two kinds of control (a link restyled
+	// into a button) is a common redesign and costs half.
+	wTag, wTagMismatch = 1.0, 3.0
 	// Words shared by the visible text when the whole text is not identical: a button
 	// relabelled from "Sign in" to "Sign in now" is still likely the same.
 	wTextWords = 2.0
@@ -105,16 +112,23 @@ const (
 	// The absolute path changes whenever a wrapper is added, so it is a weak tie-breaker;
 	// a path relative to the nearest id is more local and so more stable.
 	wXPath, wIdxPath, wIdxPathExact = 1.0, 1.0, 1.0
-	// Position and size move with every layout change but separate twins that agree on all
-	// else; kept small so that a moved element is still found.
-	wLocation, wArea, wShape = 1.0, 0.5, 0.5
-	wButton                  = 0.3
+	// The page regions (header, footer, nav, form, ...) the element sits in.
+	wRegion = 1.0
+	// Position and size move with layout changes, but mostly a little: on the development
+	// benchmark half of the matches moved less than 30 px and a quarter more than 110 px, and
+	// half kept their area exactly, a tenth changed it by more than 2x. So a small move is
+	// evidence for, a move across the page (the footer's copy of a header link) or a very
+	// different size evidence against, and each stays small next to the identifiers.
+	wLocation, wArea, wShape = 1.5, 1.0, 0.5
+	// Distance (px) within which location counts fully for, and beyond which fully against.
+	locationNear, locationFar = 50.0, 1000.0
+	// Size ratios at which area and shape (width/height) stop counting for.
+	areaFar, shapeFar = 4.0, 3.0
+	wButton           = 0.3
 	// An input's type (email, password, checkbox) is semantic: a password field never becomes
 	// a search box.
 	wType, wTypeMismatch = 1.0, 1.5
 	wRole, wForm, wFrame = 1.0, 0.5, 0.5
-	// Distance in CSS pixels at which location similarity halves.
-	locationScale = 150.0
 )
 
 // score adds up the evidence that candidate c is the element recorded as t. When parts is not
@@ -123,9 +137,12 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 	var v [numSignals]float64
 
 	if t.tag != "" && c.tag != "" {
-		if t.tag == c.tag {
+		switch {
+		case t.tag == c.tag:
 			v[sigTag] = wTag
-		} else {
+		case controls[t.tag] && controls[c.tag]:
+			v[sigTag] = -wTagMismatch / 2
+		default:
 			v[sigTag] = -wTagMismatch
 		}
 	}
@@ -146,17 +163,26 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 	v[sigHrefWords] = wHrefWords * dice(&p.href, t.href, c.href)
 	v[sigIdentWords] = wIdentWords * dice(&p.ident, t.ident, c.ident)
 	v[sigXPath] = wXPath * seqSim(t.xpath, c.xpath)
-	if len(t.idxpath) > 0 && slices.Equal(t.idxpath, c.idxpath) {
+	switch {
+	case t.idAnchored || c.idAnchored:
+		// the id signal has judged it
+	case len(t.idxpath) > 0 && slices.Equal(t.idxpath, c.idxpath):
 		v[sigIdxPath] = wIdxPath + wIdxPathExact
-	} else {
+	default:
 		v[sigIdxPath] = wIdxPath * seqSim(t.idxpath, c.idxpath)
+	}
+	if t.landmarks != 0 || c.landmarks != 0 {
+		v[sigRegion] = wRegion * float64(bits.OnesCount8(uint8(t.landmarks&c.landmarks))) /
+			float64(bits.OnesCount8(uint8(t.landmarks|c.landmarks)))
 	}
 	if t.area > 0 && c.area > 0 {
 		d := math.Hypot(t.x-c.x, t.y-c.y)
-		v[sigLocation] = wLocation * locationScale / (locationScale + d)
-		v[sigArea] = wArea * ratio(t.area, c.area)
+		v[sigLocation] = wLocation * (1 - 2*min(1, math.Log1p(d/locationNear)/math.Log1p(locationFar/locationNear)))
+		v[sigArea] = wArea * logRatioSim(t.area, c.area, areaFar)
 	}
-	v[sigShape] = wShape * ratio(t.shape, c.shape)
+	if t.shape > 0 && c.shape > 0 {
+		v[sigShape] = wShape * logRatioSim(t.shape, c.shape, shapeFar)
+	}
 	if t.isButton == c.isButton {
 		v[sigButton] = wButton
 	}
@@ -186,6 +212,9 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 	}
 	return s
 }
+
+// controls are the tags of elements a user operates; redesigns swap one for another.
+var controls = map[string]bool{"a": true, "button": true, "input": true, "select": true, "textarea": true}
 
 // rarity discounts an exact agreement by how many candidates share the value: 1 when unique,
 // falling towards 0 as the value becomes as common as the page is large.
@@ -256,9 +285,8 @@ func seqSim(a, b []int32) float64 {
 	return float64(prev[len(b)]) / float64(max(len(a), len(b)))
 }
 
-func ratio(a, b float64) float64 {
-	if a <= 0 || b <= 0 {
-		return 0
-	}
-	return min(a, b) / max(a, b)
+// logRatioSim is 1 for equal positive sizes, 0 when one is far times the other, and -1 when
+// it is far² times: sizes vary multiplicatively, and a size far off is evidence against.
+func logRatioSim(a, b, far float64) float64 {
+	return max(-1, 1-math.Abs(math.Log(a/b))/math.Log(far))
 }

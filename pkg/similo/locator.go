@@ -1,0 +1,161 @@
+package similo
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Locators returns locator strings (DESIGN.md §5 syntax) for candidate i of the page, most
+// robust first: test id, role and accessible name, label, placeholder, id, name, visible text,
+// a tag and class, and only then positional xpaths. Every stable locator returned matches
+// exactly candidate i among the page's candidates; the positional ones come last, as a fallback
+// for elements with nothing stable, and only when nothing stable exists.
+//
+// Contract with the browser layer: the candidates are a page's listed elements, not its whole
+// DOM, and text matching on a live page can also hit an ancestor. So the caller resolves the
+// locators on the live page in order and keeps the first that matches exactly one element, that
+// element being the chosen one; it must not trust the first locator blindly.
+func (p *Page) Locators(i int) []string {
+	if i < 0 || i >= len(p.cands) {
+		return nil
+	}
+	var out []string
+	try := func(loc string, match func(fp *gardener.Fingerprint) bool) {
+		if loc == "" {
+			return
+		}
+		n := 0
+		for j := range p.cands {
+			if match(&p.cands[j]) {
+				n++
+			}
+		}
+		if n == 1 && match(&p.cands[i]) {
+			out = append(out, loc)
+		}
+	}
+	c := &p.cands[i]
+
+	if v := strings.TrimSpace(c.TestID); v != "" {
+		try("testid="+v, func(fp *gardener.Fingerprint) bool { return strings.TrimSpace(fp.TestID) == v })
+	}
+	if role, name := roleOf(c), nameOf(c); role != "" && name != "" {
+		try(fmt.Sprintf("role=%s[name=%s]", role, quote(name)), func(fp *gardener.Fingerprint) bool {
+			return roleOf(fp) == role && nameOf(fp) == name
+		})
+	}
+	if v := collapse(c.Label); v != "" {
+		try("label="+v, func(fp *gardener.Fingerprint) bool { return collapse(fp.Label) == v })
+	}
+	if v := collapse(c.Placeholder); v != "" {
+		try("placeholder="+v, func(fp *gardener.Fingerprint) bool { return collapse(fp.Placeholder) == v })
+	}
+	if v := c.ID; v != "" && !generated(v) {
+		try("css="+cssID(v), func(fp *gardener.Fingerprint) bool { return fp.ID == v })
+	}
+	if v := c.Name; v != "" {
+		tag := strings.ToLower(c.Tag)
+		try(fmt.Sprintf("css=%s[name=%s]", tag, quote(v)), func(fp *gardener.Fingerprint) bool {
+			return fp.Name == v && strings.ToLower(fp.Tag) == tag
+		})
+	}
+	if v := collapse(strings.Join(c.VisibleText, " ")); v != "" {
+		try("text="+v, func(fp *gardener.Fingerprint) bool { return collapse(strings.Join(fp.VisibleText, " ")) == v })
+	}
+	tag := strings.ToLower(c.Tag)
+	for _, cls := range c.ClassList {
+		if !cssIdent.MatchString(cls) || generated(cls) || tag == "" {
+			continue
+		}
+		try("css="+tag+"."+cls, func(fp *gardener.Fingerprint) bool {
+			return strings.ToLower(fp.Tag) == tag && slices.Contains(fp.ClassList, cls)
+		})
+	}
+	if len(out) > 0 {
+		return out
+	}
+	// Nothing stable: positional paths, the one anchored on the nearest id first because it
+	// survives changes outside that subtree.
+	if c.IdxPath != "" && c.IdxPath != c.XPath {
+		try("xpath="+c.IdxPath, func(fp *gardener.Fingerprint) bool { return fp.IdxPath == c.IdxPath })
+	}
+	if c.XPath != "" {
+		try("xpath="+c.XPath, func(fp *gardener.Fingerprint) bool { return fp.XPath == c.XPath })
+	}
+	return out
+}
+
+// roleOf is the element's ARIA role: the recorded one, else the implicit role of its tag.
+func roleOf(fp *gardener.Fingerprint) string {
+	if r := strings.ToLower(strings.TrimSpace(fp.Role)); r != "" {
+		return r
+	}
+	switch strings.ToLower(fp.Tag) {
+	case "a":
+		if fp.Href != "" {
+			return "link"
+		}
+	case "button":
+		return "button"
+	case "select":
+		return "combobox"
+	case "textarea":
+		return "textbox"
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		return "heading"
+	case "input":
+		switch strings.ToLower(fp.Type) {
+		case "submit", "button", "reset", "image":
+			return "button"
+		case "checkbox":
+			return "checkbox"
+		case "radio":
+			return "radio"
+		case "", "text", "email", "search", "tel", "url":
+			return "textbox"
+		}
+	}
+	return ""
+}
+
+// nameOf is the element's accessible name: the recorded one, else for links, buttons and
+// headings their visible text, which is where the browser computes it from.
+func nameOf(fp *gardener.Fingerprint) string {
+	if n := collapse(fp.AccessibleName); n != "" {
+		return n
+	}
+	switch roleOf(fp) {
+	case "link", "button", "heading":
+		return collapse(strings.Join(fp.VisibleText, " "))
+	}
+	return ""
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// quote writes a locator attribute value in double quotes.
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+var cssIdent = regexp.MustCompile(`^-?[A-Za-z_][A-Za-z0-9_-]*$`)
+
+func cssID(id string) string {
+	if cssIdent.MatchString(id) {
+		return "#" + id
+	}
+	return "[id=" + quote(id) + "]"
+}
+
+// generatedName matches values a framework or build generates and regenerates: a run of three
+// or more digits ("ember123"), a styling library's hash ("css-1x2y3z", "sc-bdVaJa"), or a
+// leading colon (React's useId).
+var generatedName = regexp.MustCompile(`\d{3,}|^(css|sc|jsx|svelte)-[a-zA-Z0-9]+$|^:`)
+
+// generated reports whether an id or class looks machine-made and so will change on the next
+// build; a locator built on it would break with the next deploy.
+func generated(v string) bool { return generatedName.MatchString(v) }
