@@ -24,7 +24,7 @@ import (
 // ShippingThreshold is the confidence below which Locate abstains unless told otherwise. It
 // was chosen on the development benchmark (see bench_test.go) as the lowest threshold that
 // keeps wrong choices at or under 1% of the cases that have a right answer.
-const ShippingThreshold = 0.25
+const ShippingThreshold = 0.5
 
 // NeverAbstain as an Engine's Threshold makes Locate always name its best candidate.
 const NeverAbstain = -1
@@ -103,8 +103,8 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 // beats the runner-up clearly (margin) and has no crowd of near-twins (uniqueness), all in one
 // number. The two constants are fitted on the development benchmark (see bench_test.go).
 const (
-	absentScore = 10.0 // the score a real match typically exceeds
-	temperature = 1.5  // score points per factor e of likelihood
+	absentScore = 8.0  // the score a real match typically exceeds
+	temperature = 1.25 // score points per factor e of likelihood
 )
 
 // normaliser returns log(exp(s_0/T) + Σ exp(s_j/T)), computed stably.

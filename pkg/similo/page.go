@@ -65,6 +65,8 @@ type features struct {
 	// idAnchored is true when idxpath is the id alone ("//*[@id='x']"), which says nothing
 	// the id does not.
 	idAnchored bool
+	// absolute is true when idxpath has no id to anchor on and so repeats the xpath.
+	absolute bool
 	landmarks  landmark
 }
 
@@ -195,6 +197,7 @@ func (f *features) paths(v *vocab, fp *gardener.Fingerprint, ids func(*vocab, []
 	xs, is := segments(fp.XPath), segments(fp.IdxPath)
 	f.xpath, f.idxpath = ids(v, xs), ids(v, is)
 	f.idAnchored = len(is) == 1 && strings.HasPrefix(is[0], "*[@id=")
+	f.absolute = len(is) > 0 && strings.HasPrefix(is[0], "html")
 	f.landmarks = landmarksOf(xs)
 }
 

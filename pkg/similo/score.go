@@ -164,8 +164,8 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 	v[sigIdentWords] = wIdentWords * dice(&p.ident, t.ident, c.ident)
 	v[sigXPath] = wXPath * seqSim(t.xpath, c.xpath)
 	switch {
-	case t.idAnchored || c.idAnchored:
-		// the id signal has judged it
+	case t.idAnchored || c.idAnchored || t.absolute:
+		// the id signal or the xpath signal has judged it already
 	case len(t.idxpath) > 0 && slices.Equal(t.idxpath, c.idxpath):
 		v[sigIdxPath] = wIdxPath + wIdxPathExact
 	default:
