@@ -66,8 +66,8 @@ type features struct {
 	// the id does not.
 	idAnchored bool
 	// absolute is true when idxpath has no id to anchor on and so repeats the xpath.
-	absolute bool
-	landmarks  landmark
+	absolute  bool
+	landmarks landmark
 }
 
 // landmark is a set of the page regions an element sits in, from its xpath. The region
