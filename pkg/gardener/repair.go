@@ -138,6 +138,9 @@ type AppChange struct {
 	Kind      string    `json:"kind"` // removed | changed | moved | added
 	Detail    string    `json:"detail"`
 	At        time.Time `json:"at"`
+	// Fingerprint is the page's fingerprint after the change; it tells a change seen before
+	// from a new one (see DismissalOf).
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Proposal is a proven fix staged for a person. At most one per test is open (proposed).
