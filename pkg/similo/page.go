@@ -20,7 +20,6 @@ type Page struct {
 	// Token vocabularies, one per field, because a word's rarity is field-specific: "login" is
 	// rare as visible text but common inside hrefs of the same page.
 	text, near, class, href, ident vocab
-	seg                            vocab // xpath segments; interned only, no frequency needed
 
 	// counts of exact normalised values, for the rarity of an exact agreement.
 	exact [numExact]map[string]int
@@ -61,7 +60,7 @@ type features struct {
 	// target whose words vanished is not flattered by a small denominator.
 	text, near, class, href, ident tokenSet
 
-	xpath, idxpath []int32
+	xpath, idxpath []uint64 // a hash per step
 	// idAnchored is true when idxpath is the id alone ("//*[@id='x']"), which says nothing
 	// the id does not.
 	idAnchored bool
@@ -80,17 +79,6 @@ var landmarkTags = map[string]landmark{
 	"aside": 1 << 4, "form": 1 << 5, "dialog": 1 << 6, "table": 1 << 7,
 }
 
-func landmarksOf(segs []string) landmark {
-	var l landmark
-	for _, s := range segs {
-		if i := strings.IndexByte(s, '['); i >= 0 {
-			s = s[:i]
-		}
-		l |= landmarkTags[s]
-	}
-	return l
-}
-
 type tokenSet struct {
 	ids    []int32 // sorted, unique; only tokens the page knows
 	weight float64 // sum of idf over all tokens, known or not
@@ -106,7 +94,7 @@ type vocab struct {
 // NewPage prepares the candidates of a page.
 func NewPage(candidates []gardener.Fingerprint) *Page {
 	p := &Page{cands: candidates, feats: make([]features, len(candidates))}
-	for _, v := range []*vocab{&p.text, &p.near, &p.class, &p.href, &p.ident, &p.seg} {
+	for _, v := range []*vocab{&p.text, &p.near, &p.class, &p.href, &p.ident} {
 		v.ids = map[string]int32{}
 	}
 	for i := range p.exact {
@@ -120,7 +108,7 @@ func NewPage(candidates []gardener.Fingerprint) *Page {
 		f.class = p.class.addDoc(lowerAll(candidates[i].ClassList))
 		f.href = p.href.addDoc(hrefWords(f.exact[exHref]))
 		f.ident = p.ident.addDoc(identWords(candidates[i].ID, candidates[i].Name))
-		f.paths(&p.seg, &candidates[i], (*vocab).intern)
+		f.paths(&candidates[i])
 		for k, v := range f.exact {
 			if v != "" {
 				p.exact[k][v]++
@@ -141,11 +129,11 @@ func (p *Page) Len() int { return len(p.cands) }
 
 // weigh computes the idf sums of a candidate's token sets once the page frequencies are known.
 func (p *Page) weigh(f *features) {
-	f.text.weight = p.text.sum(f.text.ids, 0)
-	f.near.weight = p.near.sum(f.near.ids, 0)
-	f.class.weight = p.class.sum(f.class.ids, 0)
-	f.href.weight = p.href.sum(f.href.ids, 0)
-	f.ident.weight = p.ident.sum(f.ident.ids, 0)
+	f.text.weight = p.text.sum(f.text.ids)
+	f.near.weight = p.near.sum(f.near.ids)
+	f.class.weight = p.class.sum(f.class.ids)
+	f.href.weight = p.href.sum(f.href.ids)
+	f.ident.weight = p.ident.sum(f.ident.ids)
 }
 
 // target prepares a fingerprint recorded on another page for comparison with this page's
@@ -158,7 +146,7 @@ func (p *Page) target(fp *gardener.Fingerprint) features {
 	f.class = p.class.lookup(lowerAll(fp.ClassList))
 	f.href = p.href.lookup(hrefWords(f.exact[exHref]))
 	f.ident = p.ident.lookup(identWords(fp.ID, fp.Name))
-	f.paths(&p.seg, fp, (*vocab).lookupSeq)
+	f.paths(fp)
 	return f
 }
 
@@ -191,14 +179,19 @@ func (f *features) fill(fp *gardener.Fingerprint) {
 	}
 }
 
-// paths fills the path features, mapping steps to ids with intern for a candidate (which may
-// add to the page) or lookupSeq for a target (which may not).
-func (f *features) paths(v *vocab, fp *gardener.Fingerprint, ids func(*vocab, []string) []int32) {
-	xs, is := segments(fp.XPath), segments(fp.IdxPath)
-	f.xpath, f.idxpath = ids(v, xs), ids(v, is)
-	f.idAnchored = len(is) == 1 && strings.HasPrefix(is[0], "*[@id=")
-	f.absolute = len(is) > 0 && strings.HasPrefix(is[0], "html")
-	f.landmarks = landmarksOf(xs)
+// paths fills the path features.
+func (f *features) paths(fp *gardener.Fingerprint) {
+	var first string
+	f.xpath, f.landmarks, _ = steps(fp.XPath)
+	if fp.IdxPath == fp.XPath {
+		f.idxpath, first = f.xpath, "html"
+	} else {
+		var n int
+		f.idxpath, _, n = steps(fp.IdxPath)
+		first = strings.TrimLeft(fp.IdxPath, "/")[:n]
+	}
+	f.idAnchored = len(f.idxpath) == 1 && strings.HasPrefix(first, "*[@id=")
+	f.absolute = strings.HasPrefix(strings.ToLower(first), "html")
 }
 
 func textOf(fp *gardener.Fingerprint) string { return strings.Join(fp.VisibleText, " ") }
@@ -254,37 +247,12 @@ func (v *vocab) lookup(toks []string) tokenSet {
 	return s
 }
 
-func (v *vocab) sum(ids []int32, extra float64) float64 {
+func (v *vocab) sum(ids []int32) float64 {
+	var s float64
 	for _, id := range ids {
-		extra += v.idf[id]
+		s += v.idf[id]
 	}
-	return extra
-}
-
-func (v *vocab) intern(segs []string) []int32 {
-	out := make([]int32, len(segs))
-	for i, s := range segs {
-		id, ok := v.ids[s]
-		if !ok {
-			id = int32(len(v.ids))
-			v.ids[s] = id
-		}
-		out[i] = id
-	}
-	return out
-}
-
-// lookupSeq maps segments to ids; a segment the page never uses gets -1, which matches nothing.
-func (v *vocab) lookupSeq(segs []string) []int32 {
-	out := make([]int32, len(segs))
-	for i, s := range segs {
-		id, ok := v.ids[s]
-		if !ok {
-			id = -1
-		}
-		out[i] = id
-	}
-	return out
+	return s
 }
 
 func sortUnique(ids []int32) []int32 {
@@ -380,34 +348,52 @@ func identWords(vals ...string) []string {
 	return out
 }
 
-// segments splits an xpath into its steps, e.g. "/html[1]/body[1]/div[2]" into
-// "html[1]", "body[1]", "div[2]". The anchor step of an id-relative path ("//*[@id='x']")
-// stays one segment.
-func segments(x string) []string {
+// steps hashes each step of an xpath ("/html[1]/body[1]/div[2]" has the steps "html[1]",
+// "body[1]", "div[2]"; an id anchor "//*[@id='x']" is one step), case-insensitively, and
+// collects the page regions the steps pass through. It also returns the length of the first
+// step. Hashing instead of interning keeps page preparation free of allocations per step; a
+// collision of 64-bit FNV-1a hashes between two steps of one page is not a practical concern.
+func steps(x string) (hashes []uint64, regions landmark, firstLen int) {
 	x = strings.TrimLeft(x, "/")
 	if x == "" {
-		return nil
+		return nil, 0, 0
 	}
-	var out []string
-	depth := 0
-	start := 0
-	for i := 0; i < len(x); i++ {
-		switch x[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case '/':
-			if depth == 0 {
-				if i > start {
-					out = append(out, strings.ToLower(x[start:i]))
-				}
-				start = i + 1
+	hashes = make([]uint64, 0, strings.Count(x, "/")+1)
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	depth, start, tagEnd := 0, 0, -1
+	end := func(i int) {
+		if i > start {
+			hashes = append(hashes, h)
+			if tagEnd < 0 {
+				tagEnd = i
+			}
+			regions |= landmarkTags[strings.ToLower(x[start:tagEnd])]
+			if len(hashes) == 1 {
+				firstLen = i - start
 			}
 		}
+		h, start, tagEnd = offset, i+1, -1
 	}
-	if start < len(x) {
-		out = append(out, strings.ToLower(x[start:]))
+	for i := 0; i < len(x); i++ {
+		c := x[i]
+		switch {
+		case c == '[':
+			if depth == 0 && tagEnd < 0 {
+				tagEnd = i
+			}
+			depth++
+		case c == ']':
+			depth--
+		case c == '/' && depth == 0:
+			end(i)
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * prime
 	}
-	return out
+	end(len(x))
+	return hashes, regions, firstLen
 }

@@ -258,7 +258,7 @@ const maxPath = 48
 // seqSim is the longest common subsequence of two xpaths' steps over the longer length. A
 // wrapper added around an element inserts one step and costs one step, where a prefix or
 // position comparison would lose everything below it.
-func seqSim(a, b []int32) float64 {
+func seqSim(a, b []uint64) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
