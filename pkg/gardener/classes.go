@@ -133,7 +133,31 @@ func pairGap(before, after []Step, gb, ga []int) []Pair {
 			out = append(out, Pair{-1, ga[k]})
 		}
 	}
-	return out
+	// As many steps gone as came, in one gap: read them as changed in place (a click that became
+	// a key press), not as a removal and an unrelated addition.
+	var gone, came []int
+	for i, p := range out {
+		if p.After < 0 {
+			gone = append(gone, i)
+		} else if p.Before < 0 {
+			came = append(came, i)
+		}
+	}
+	if len(gone) == 0 || len(gone) != len(came) {
+		return out
+	}
+	merged := out[:0:0]
+	drop := map[int]bool{}
+	for k := range gone {
+		out[gone[k]].After = out[came[k]].After
+		drop[came[k]] = true
+	}
+	for i, p := range out {
+		if !drop[i] {
+			merged = append(merged, p)
+		}
+	}
+	return merged
 }
 
 // Classify returns every changed step between two versions of a step list, each with its class.
