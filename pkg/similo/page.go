@@ -67,6 +67,9 @@ type features struct {
 	// absolute is true when idxpath has no id to anchor on and so repeats the xpath.
 	absolute  bool
 	landmarks landmark
+	// outer are the tags of the element's two nearest ancestors, from its xpath ("li" and "ul"
+	// for ".../ul[1]/li[2]/a[1]"), lower case; empty when unknown.
+	outer [2]string
 }
 
 // landmark is a set of the page regions an element sits in, from its xpath. The region
@@ -183,6 +186,7 @@ func (f *features) fill(fp *gardener.Fingerprint) {
 func (f *features) paths(fp *gardener.Fingerprint) {
 	var first string
 	f.xpath, f.landmarks, _ = steps(fp.XPath)
+	f.outer = outerTags(fp.XPath)
 	if fp.IdxPath == fp.XPath {
 		f.idxpath, first = f.xpath, "html"
 	} else {
@@ -396,4 +400,54 @@ func steps(x string) (hashes []uint64, regions landmark, firstLen int) {
 	}
 	end(len(x))
 	return hashes, regions, firstLen
+}
+
+// outerTags returns the tags of the two nearest ancestors named by an xpath, lower case: for
+// "/html[1]/body[1]/ul[1]/li[2]/a[1]" they are "li" and "ul". A step that is not a plain tag
+// ("*[local-name() = 'svg'][1]") gives "*". It allocates only when the xpath is not lower case.
+func outerTags(x string) (out [2]string) {
+	x = strings.TrimRight(x, "/")
+	for k := -1; k < 2; k++ {
+		i := lastStep(x)
+		if i < 0 {
+			return out
+		}
+		if k >= 0 {
+			step := x[i+1:]
+			if j := strings.IndexByte(step, '['); j >= 0 {
+				step = step[:j]
+			}
+			out[k] = lowerASCII(step)
+		}
+		x = strings.TrimRight(x[:i], "/")
+	}
+	return out
+}
+
+// lastStep is the index of the slash that starts the last step of an xpath, ignoring slashes
+// inside predicates, or -1.
+func lastStep(x string) int {
+	depth := 0
+	for i := len(x) - 1; i >= 0; i-- {
+		switch x[i] {
+		case ']':
+			depth++
+		case '[':
+			depth--
+		case '/':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }

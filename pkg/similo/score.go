@@ -37,6 +37,7 @@ const (
 	sigRole
 	sigForm
 	sigFrame
+	sigNesting
 	numSignals
 )
 
@@ -44,7 +45,7 @@ var signalNames = [numSignals]string{
 	"tag", "id", "name", "href", "text", "alt", "test id", "accessible name", "label",
 	"placeholder", "title", "text words", "neighbour text", "classes", "href words", "id words",
 	"xpath", "idxpath", "page region", "location", "area", "shape", "button-ness", "input type", "role",
-	"form", "frame",
+	"form", "frame", "nesting",
 }
 
 // exactSignal maps an exact-valued field to its signal.
@@ -129,6 +130,15 @@ const (
 	// a search box.
 	wType, wTypeMismatch = 1.0, 1.5
 	wRole, wForm, wFrame = 1.0, 0.5, 0.5
+	// A wrapper and its content (the list item around a link, the icon inside it) share their
+	// box, their text and their neighbours, so all that evidence cannot tell them apart, and
+	// when the element itself is gone its wrapper is the most tempting false heal. The tag
+	// does tell them apart, but a tag change alone is also what a redesign does. So when the
+	// candidate's tag is the tag of one of the element's own recorded ancestors, or the
+	// element's tag is one of the candidate's ancestors, the candidate is most likely the
+	// element's wrapper or part, and it costs as much as the shared text was worth. The same
+	// holds, whatever the tags, when one xpath is a proper prefix of the other.
+	wNested = 3.0
 )
 
 // score adds up the evidence that candidate c is the element recorded as t. When parts is not
@@ -201,6 +211,9 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 	}
 	if t.frame == c.frame {
 		v[sigFrame] = wFrame
+	}
+	if nested(t, c) {
+		v[sigNesting] = -wNested
 	}
 
 	var s float64
@@ -289,4 +302,19 @@ func seqSim(a, b []uint64) float64 {
 // it is far² times: sizes vary multiplicatively, and a size far off is evidence against.
 func logRatioSim(a, b, far float64) float64 {
 	return max(-1, 1-math.Abs(math.Log(a/b))/math.Log(far))
+}
+
+// nested reports whether candidate c looks like the wrapper of the element recorded as t, or a
+// part of it, rather than the element: see wNested.
+func nested(t, c *features) bool {
+	if t.tag != c.tag && t.tag != "" && c.tag != "" {
+		if c.tag == t.outer[0] || c.tag == t.outer[1] || t.tag == c.outer[0] || t.tag == c.outer[1] {
+			return true
+		}
+	}
+	return properPrefix(t.xpath, c.xpath) || properPrefix(c.xpath, t.xpath)
+}
+
+func properPrefix(a, b []uint64) bool {
+	return len(a) > 0 && len(a) < len(b) && slices.Equal(a, b[:len(a)])
 }
