@@ -39,6 +39,7 @@ const (
 	exLabel
 	exPlaceholder
 	exTitle
+	exHrefPage
 	numExact
 )
 
@@ -165,6 +166,7 @@ func (f *features) fill(fp *gardener.Fingerprint) {
 	f.exact[exLabel] = normText(fp.Label)
 	f.exact[exPlaceholder] = normText(fp.Placeholder)
 	f.exact[exTitle] = normText(fp.Title)
+	f.exact[exHrefPage] = hrefPage(f.exact[exHref])
 	f.typ = strings.ToLower(strings.TrimSpace(fp.Type))
 	f.role = strings.ToLower(strings.TrimSpace(fp.Role))
 	f.form = fp.FormID
@@ -303,6 +305,16 @@ func normHref(h string) string {
 		if strings.HasSuffix(h, ext) {
 			return h[:len(h)-len(ext)]
 		}
+	}
+	return h
+}
+
+// hrefPage is a normalised href without its query: the page it links, whatever tracking
+// parameters ride along ("support.example.com/?utm_source=footer" links "support.example.com").
+// (The score counts it only when the whole hrefs differ.)
+func hrefPage(h string) string {
+	if i := strings.IndexByte(h, '?'); i >= 0 {
+		return strings.TrimRight(h[:i], "/")
 	}
 	return h
 }

@@ -52,7 +52,7 @@ var signalNames = [numSignals]string{
 var exactSignal = [numExact]signal{
 	exID: sigID, exName: sigName, exHref: sigHref, exText: sigText, exAlt: sigAlt,
 	exTestID: sigTestID, exAccName: sigAccName, exLabel: sigLabel,
-	exPlaceholder: sigPlaceholder, exTitle: sigTitle,
+	exPlaceholder: sigPlaceholder, exTitle: sigTitle, exHrefPage: sigHref,
 }
 
 // exactWeight is what an exact agreement of a field is worth when the value is unique on the
@@ -78,6 +78,9 @@ var exactWeight = [numExact]float64{
 	exHref:        3,
 	exAlt:         2,
 	exTitle:       2,
+	// the same linked page with other query parameters: tracking parameters change with
+	// every campaign, but a query can also select the content, so a little less than an href.
+	exHrefPage: 2,
 }
 
 // exactMismatch is what it costs when both elements have the field and the values differ.
@@ -160,6 +163,9 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 		tv, cv := t.exact[k], c.exact[k]
 		if tv == "" || cv == "" {
 			continue
+		}
+		if k == exHrefPage && t.exact[exHref] == c.exact[exHref] {
+			continue // the whole href agreed already
 		}
 		if tv == cv {
 			v[exactSignal[k]] = exactWeight[k] * p.rarity(exactField(k), cv)
