@@ -62,12 +62,15 @@ func (u Usage) Add(o Usage) Usage {
 	return u
 }
 
-// LocatorAnswer is a proposed locator; a zero Locator means the model abstained.
+// LocatorAnswer is a proposed locator; a zero Locator means the model abstained. Alternatives
+// are further locators for the same element, in preference order, which the ladder tries at no
+// model cost when the first does not resolve to exactly one element on the live page.
 type LocatorAnswer struct {
-	Locator    Locator `json:"locator"`
-	Confidence float64 `json:"confidence"`
-	Reason     string  `json:"reason"`
-	Usage      Usage   `json:"usage"`
+	Locator      Locator   `json:"locator"`
+	Alternatives []Locator `json:"alternatives,omitempty"`
+	Confidence   float64   `json:"confidence"`
+	Reason       string    `json:"reason"`
+	Usage        Usage     `json:"usage"`
 }
 
 // OpsAsk asks for step operations against the whole test, computed against Test.Version.
