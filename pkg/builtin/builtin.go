@@ -1,0 +1,194 @@
+// Package builtin is the model that needs no key and spends no tokens: it answers the ladder's
+// four asks from the page and the last green run alone. Locators come from the similarity
+// engine, operations from rules for the commonest drift (a new banner or modal to dismiss, a
+// newly required field, a step whose element is gone), and diagnosis from evidence (server
+// errors, new console errors, a flow that ends elsewhere, error text on the page).
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
+)
+
+// Name is the model name the built-in engine records.
+const Name = "builtin"
+
+// Engine is the built-in model. The zero value uses the locate engine's shipping threshold.
+type Engine struct {
+	Locate similo.Engine
+}
+
+var _ gardener.Model = Engine{}
+
+// Name implements gardener.Model.
+func (Engine) Name() string { return Name }
+
+func usage() gardener.Usage { return gardener.Usage{Model: Name} }
+
+// FixLocator finds the recorded element on the page and names it the most robust way that is
+// unique on the page, or abstains when no candidate is close enough.
+func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener.LocatorAnswer, error) {
+	ans := gardener.LocatorAnswer{Usage: usage()}
+	target, from := targetOf(ask.Step, ask.Recorded)
+	if len(ask.Snapshot) == 0 {
+		ans.Reason = "the page had no candidate elements"
+		return ans, nil
+	}
+	page := similo.NewPage(ask.Snapshot)
+	m := e.Locate.LocateOn(page, target)
+	if m.Abstained() {
+		ans.Reason = "no confident match for the " + from + ": " + m.Reason
+		return ans, nil
+	}
+	current := ask.Step.Target()
+	for _, s := range page.Locators(m.Index) {
+		l, err := gardener.ParseLocator(s)
+		if err != nil || l == current {
+			continue
+		}
+		if ans.Locator.IsZero() {
+			ans.Locator = l
+		} else {
+			ans.Alternatives = append(ans.Alternatives, l)
+		}
+	}
+	if ans.Locator.IsZero() {
+		ans.Reason = "the matching element has no locator other than the failing one"
+		return ans, nil
+	}
+	ans.Confidence = m.Confidence
+	ans.Reason = fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
+	return ans, nil
+}
+
+// targetOf is the fingerprint to look for: the one the last green run recorded or, when there is
+// none, what the locator itself says about the element.
+func targetOf(step gardener.Step, recorded *gardener.Fingerprint) (gardener.Fingerprint, string) {
+	if recorded != nil {
+		return *recorded, "element recorded on the last green run"
+	}
+	l := step.Target()
+	var fp gardener.Fingerprint
+	switch l.Kind {
+	case gardener.ByRole:
+		fp.Role, fp.AccessibleName = l.Role, l.Name
+		if l.Name != "" {
+			fp.VisibleText = strings.Fields(l.Name)
+		}
+	case gardener.ByText:
+		fp.VisibleText = strings.Fields(l.Value)
+	case gardener.ByLabel:
+		fp.Label = l.Value
+	case gardener.ByPlaceholder:
+		fp.Placeholder = l.Value
+	case gardener.ByTestID:
+		fp.TestID = l.Value
+	case gardener.ByCSS:
+		fp.ID, fp.ClassList, fp.Tag = cssHints(l.Value)
+	}
+	return fp, "element the locator " + l.String() + " describes (no green run was recorded)"
+}
+
+// cssHints reads the id, classes and tag of the last compound selector of simple CSS.
+func cssHints(sel string) (id string, classes []string, tag string) {
+	parts := strings.Fields(strings.NewReplacer(">", " ", "+", " ", "~", " ").Replace(sel))
+	if len(parts) == 0 {
+		return "", nil, ""
+	}
+	last := parts[len(parts)-1]
+	if i := strings.IndexAny(last, "[:"); i >= 0 {
+		last = last[:i]
+	}
+	cur, kind := "", byte('t')
+	flush := func() {
+		switch kind {
+		case 't':
+			tag = strings.ToUpper(cur)
+		case '#':
+			id = cur
+		case '.':
+			classes = append(classes, cur)
+		}
+		cur = ""
+	}
+	for i := 0; i < len(last); i++ {
+		ch := last[i]
+		if ch == '#' || ch == '.' {
+			flush()
+			kind = ch
+			continue
+		}
+		cur += string(ch)
+	}
+	flush()
+	return id, classes, tag
+}
+
+// DeriveIntent re-derives a block by healing the recorded step of the block that failed; the
+// ladder asks again if a later step of the block fails in turn.
+func (e Engine) DeriveIntent(ctx context.Context, ask gardener.IntentAsk) (gardener.IntentAnswer, error) {
+	out := gardener.IntentAnswer{Usage: usage()}
+	inner := innerIndex(ask.Result.FailedStep)
+	if inner < 0 || inner >= len(ask.Block.Steps) {
+		out.Reason = "the failure is not inside the block's steps"
+		return out, nil
+	}
+	step := ask.Block.Steps[inner]
+	if !locatorTrouble(ask.Result.ErrorKind) || step.Target().IsZero() {
+		out.Reason = fmt.Sprintf("step %s failed with %s, which re-deriving its element cannot fix", ask.Result.FailedStep, ask.Result.ErrorKind)
+		return out, nil
+	}
+	la := gardener.LocatorAsk{Failure: ask.Failure, Index: ask.Index, Inner: inner, Step: step, Recorded: recorded(ask.LastGreen, ask.Result.FailedStep)}
+	ans, err := e.FixLocator(ctx, la)
+	if err != nil || ans.Locator.IsZero() {
+		out.Reason = ans.Reason
+		return out, err
+	}
+	steps := gardener.CloneSteps(ask.Block.Steps)
+	if steps[inner].Kind == gardener.A11yAudit {
+		steps[inner].Scope = ans.Locator
+	} else {
+		steps[inner].Locator = ans.Locator
+	}
+	out.Steps = steps
+	out.Reason = fmt.Sprintf("step %s re-derived: %s → %s (%s)", ask.Result.FailedStep, step.Target(), ans.Locator, ans.Reason)
+	return out, nil
+}
+
+func innerIndex(path string) int {
+	_, in, ok := strings.Cut(path, ".")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(in)
+	if err != nil {
+		return -1
+	}
+	return n - 1
+}
+
+func recorded(lg *gardener.RunResult, path string) *gardener.Fingerprint {
+	if lg == nil {
+		return nil
+	}
+	for _, r := range lg.Steps {
+		if r.Path == path && r.Element != nil {
+			fp := *r.Element
+			return &fp
+		}
+	}
+	return nil
+}
+
+func locatorTrouble(k gardener.ErrorKind) bool {
+	switch k {
+	case gardener.ErrElementNotFound, gardener.ErrAmbiguousElement, gardener.ErrTimeout:
+		return true
+	}
+	return false
+}

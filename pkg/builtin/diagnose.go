@@ -1,0 +1,145 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
+)
+
+// errorText is what pages say when the app, not the test, went wrong.
+var errorText = regexp.MustCompile(`(?i)\b(something went wrong|internal server error|an error occurred|unexpected error|service unavailable|server error|bad gateway|failed to (load|save|submit)|invalid (credentials|email or password|username or password)|try again later)\b`)
+
+// Diagnose classifies a failure from evidence, strongest first. Only what the run itself shows
+// counts: a server that answered 5xx, a network that failed, console errors the last green run
+// did not have, a check that found its element and read something else, a flow that ended on
+// another page than on the last green run, error text on the page, an element gone with nothing
+// similar in its place. Without such evidence the failure is taken as drift, and the drift rules
+// are asked once more for a repair.
+func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardener.Diagnosis, error) {
+	d := gardener.Diagnosis{Usage: usage()}
+	r := ask.Result
+	add := func(c gardener.Classification, format string, args ...any) {
+		if d.Classification == "" {
+			d.Classification = c
+		}
+		d.Evidence = append(d.Evidence, fmt.Sprintf(format, args...))
+	}
+	switch r.ErrorKind {
+	case gardener.ErrBrowserCrash:
+		add(gardener.Environment, "the browser crashed: %s", r.Message)
+	case gardener.ErrNavigation:
+		add(gardener.Environment, "navigation failed: %s", r.Message)
+	case gardener.ErrNavigationBlocked:
+		add(gardener.Environment, "navigation left the allowed origins: %s", r.Message)
+	}
+	for _, rq := range r.Requests {
+		switch {
+		case rq.Status >= 500:
+			add(gardener.AppBug, "the server answered %d to %s %s", rq.Status, rq.Method, pathOf(rq.URL))
+		case rq.Failed != "" && !aborted(rq.Failed):
+			add(gardener.Environment, "%s %s failed on the network: %s", rq.Method, pathOf(rq.URL), rq.Failed)
+		}
+	}
+	for _, m := range newConsoleErrors(r.Console, ask.LastGreen) {
+		add(gardener.AppBug, "a console error the last green run did not have: %q", m)
+	}
+	if r.ErrorKind == gardener.ErrAssertionFailed && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
+		s := failedStep(ask.Test, r.FailedStep)
+		if s.IsCheck() {
+			add(gardener.AppBug, "step %s (%s) found what it checks and it was not what the test expects: %s", r.FailedStep, s, r.Message)
+		}
+	}
+	if was, now := greenURL(ask.LastGreen, r.FailedStep), pathOf(ask.PageURL); was != "" && now != "" && was != now {
+		add(gardener.AppBug, "the flow is on %s at step %s, where the last green run was on %s", now, r.FailedStep, was)
+	}
+	if m := errorText.FindString(ask.PageText); m != "" {
+		add(gardener.AppBug, "the page says %q", m)
+	}
+	if r.ErrorKind == gardener.ErrElementNotFound && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
+		s := failedStep(ask.Test, r.FailedStep)
+		target, _ := targetOf(s, recorded(ask.LastGreen, r.FailedStep))
+		if m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); m.Abstained() {
+			add(gardener.AppBug, "the element of step %s (%s) is gone with nothing similar on the page", r.FailedStep, s.Target())
+		}
+	}
+	if d.Classification != "" {
+		return d, nil
+	}
+	d.Classification = gardener.TestDrift
+	d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect: the failure looks like drift")
+	ops, err := e.SuggestOps(ctx, gardener.OpsAsk(ask))
+	if err != nil {
+		return d, err
+	}
+	d.Ops = ops.Ops
+	return d, nil
+}
+
+// failedStep finds the step at a path such as "4" or "3.2".
+func failedStep(t gardener.Test, path string) gardener.Step {
+	top, inner, _ := strings.Cut(path, ".")
+	var i int
+	fmt.Sscan(top, &i)
+	if i < 1 || i > len(t.Steps) {
+		return gardener.Step{}
+	}
+	s := t.Steps[i-1]
+	if inner != "" && s.Kind == gardener.Intent {
+		var j int
+		fmt.Sscan(inner, &j)
+		if j >= 1 && j <= len(s.Steps) {
+			return s.Steps[j-1]
+		}
+	}
+	return s
+}
+
+// aborted is a request the page itself cancelled (a navigation away), not a network failure.
+func aborted(reason string) bool {
+	return strings.Contains(reason, "ERR_ABORTED") || strings.Contains(strings.ToLower(reason), "cancel")
+}
+
+func newConsoleErrors(now []gardener.ConsoleMessage, lg *gardener.RunResult) []string {
+	seen := map[string]bool{}
+	if lg != nil {
+		for _, m := range lg.Console {
+			if m.Level == "error" {
+				seen[m.Text] = true
+			}
+		}
+	}
+	var out []string
+	for _, m := range now {
+		if m.Level == "error" && !seen[m.Text] {
+			seen[m.Text] = true
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// greenURL is the path the last green run was on when it reached the step.
+func greenURL(lg *gardener.RunResult, path string) string {
+	if lg == nil {
+		return ""
+	}
+	for _, r := range lg.Steps {
+		if r.Path == path {
+			return pathOf(r.URLBefore)
+		}
+	}
+	return ""
+}
+
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Path
+}

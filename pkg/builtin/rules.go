@@ -1,0 +1,263 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
+)
+
+// SuggestOps applies the drift rules in turn and answers with the first that fits: dismiss a
+// newly blocking banner or modal, fill a newly required field, or drop a non-check step whose
+// element is gone. Each answer is only a candidate; the green gate decides.
+func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.OpsAnswer, error) {
+	out := gardener.OpsAnswer{Usage: usage()}
+	fi := ask.Result.FailedIndex
+	if fi < 0 || fi >= len(ask.Test.Steps) {
+		out.Reason = "the failure names no step of the test"
+		return out, nil
+	}
+	page := similo.NewPage(ask.Snapshot)
+	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, dropGoneStep} {
+		if ops, why := rule(page, ask); len(ops) > 0 {
+			out.Ops, out.Reason = ops, why
+			return out, nil
+		}
+	}
+	out.Reason = "no drift rule fits this failure"
+	return out, nil
+}
+
+// dismissWords are what the buttons of cookie banners and announcement modals say.
+var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|continue|allow( all)?|×|✕)\s*$`)
+
+// dismissOverlay inserts a click on a dismiss button before the failing step, when the page
+// shows one inside a dialog or banner that the test never clicked.
+func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	if !actionFailed(ask) {
+		return nil, ""
+	}
+	for i, c := range ask.Snapshot {
+		if !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) {
+			continue
+		}
+		locs := page.Locators(i)
+		if len(locs) == 0 {
+			continue
+		}
+		l, err := gardener.ParseLocator(locs[0])
+		if err != nil || usesLocator(ask.Test.Steps, l) {
+			continue
+		}
+		step := gardener.Step{Kind: gardener.Click, Locator: l}
+		return []gardener.Op{{Kind: gardener.OpInsert, Index: ask.Result.FailedIndex, Step: &step}},
+			fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %d", l, ask.Result.FailedIndex+1)
+	}
+	return nil, ""
+}
+
+// fillRequired inserts a fill for a form field the app now flags as required or invalid and the
+// test never fills, before the click that submitted the form.
+func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	steps := ask.Test.Steps
+	submit := -1
+	for k := min(ask.Result.FailedIndex, len(steps)-1); k >= 0; k-- {
+		if steps[k].Kind == gardener.Click || steps[k].Kind == gardener.Press {
+			submit = k
+			break
+		}
+	}
+	if submit < 0 {
+		return nil, ""
+	}
+	var ops []gardener.Op
+	var names []string
+	for i, c := range ask.Snapshot {
+		if !formControl(c) || !flaggedRequired(c) {
+			continue
+		}
+		locs := page.Locators(i)
+		if len(locs) == 0 {
+			continue
+		}
+		l, err := gardener.ParseLocator(locs[0])
+		if err != nil || fillsField(steps, c, l) {
+			continue
+		}
+		kind, value := valueFor(c)
+		if kind == "" {
+			continue
+		}
+		step := gardener.Step{Kind: kind, Locator: l, Value: value}
+		if kind == gardener.Check {
+			step.Value = ""
+		}
+		ops = append(ops, gardener.Op{Kind: gardener.OpInsert, Index: submit, Step: &step})
+		names = append(names, l.String())
+	}
+	if len(ops) == 0 {
+		return nil, ""
+	}
+	return ops, fmt.Sprintf("the form now requires %s: fill before step %d submits it", strings.Join(names, ", "), submit+1)
+}
+
+// dropGoneStep deletes a failing click, hover or key press whose element has no similar
+// candidate left on the page: the proof shows whether the flow still reaches the next step.
+// Checks are never dropped (the floor would refuse anyway), nor steps that enter a value.
+func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	fi := ask.Result.FailedIndex
+	s := ask.Test.Steps[fi]
+	switch s.Kind {
+	case gardener.Click, gardener.Hover, gardener.Press:
+	case gardener.Wait:
+		if s.For != gardener.WaitElement {
+			return nil, ""
+		}
+	default:
+		return nil, ""
+	}
+	if ask.Result.ErrorKind != gardener.ErrElementNotFound && ask.Result.ErrorKind != gardener.ErrTimeout {
+		return nil, ""
+	}
+	if strings.Contains(ask.Result.FailedStep, ".") {
+		return nil, ""
+	}
+	target, _ := targetOf(s, recorded(ask.LastGreen, ask.Result.FailedStep))
+	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() {
+		return nil, ""
+	}
+	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
+		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s)
+}
+
+func actionFailed(ask gardener.OpsAsk) bool {
+	s := ask.Test.Steps[ask.Result.FailedIndex]
+	return (s.IsAction() || s.Kind == gardener.Intent || s.Kind == gardener.Wait) && locatorTrouble(ask.Result.ErrorKind)
+}
+
+func clickable(c gardener.Fingerprint) bool {
+	return c.IsButton || c.Role == "button" || c.Role == "link" || strings.EqualFold(c.Tag, "button") || strings.EqualFold(c.Tag, "a")
+}
+
+func nameOrText(c gardener.Fingerprint) string {
+	if c.AccessibleName != "" {
+		return c.AccessibleName
+	}
+	return strings.Join(c.VisibleText, " ")
+}
+
+// inOverlay reads the element's path for a dialog, banner or cookie container.
+func inOverlay(c gardener.Fingerprint) bool {
+	where := strings.ToLower(c.XPath + " " + c.IdxPath + " " + strings.Join(c.ClassList, " ") + " " + c.ID)
+	for _, w := range []string{"dialog", "modal", "banner", "cookie", "consent", "overlay", "popup"} {
+		if strings.Contains(where, w) {
+			return true
+		}
+	}
+	return c.ARIA["aria-modal"] == "true"
+}
+
+func formControl(c gardener.Fingerprint) bool {
+	switch strings.ToUpper(c.Tag) {
+	case "INPUT", "SELECT", "TEXTAREA":
+		return c.Type != "hidden" && c.Type != "submit" && c.Type != "button"
+	}
+	return false
+}
+
+func flaggedRequired(c gardener.Fingerprint) bool {
+	_, required := c.ARIA["required"]
+	return required || c.ARIA["aria-invalid"] == "true" || c.ARIA["aria-required"] == "true"
+}
+
+// usesLocator reports whether any step already targets l.
+func usesLocator(steps []gardener.Step, l gardener.Locator) bool {
+	for _, s := range steps {
+		if s.Target() == l || s.Kind == gardener.Intent && usesLocator(s.Steps, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// fillsField reports whether the test already enters a value into the field: by the same
+// locator, or by a locator naming its label, id, name or placeholder.
+func fillsField(steps []gardener.Step, c gardener.Fingerprint, l gardener.Locator) bool {
+	for _, s := range steps {
+		if s.Kind == gardener.Intent {
+			if fillsField(s.Steps, c, l) {
+				return true
+			}
+			continue
+		}
+		if _, ok := map[gardener.StepKind]bool{gardener.Fill: true, gardener.Select: true, gardener.Check: true, gardener.Uncheck: true}[s.Kind]; !ok {
+			continue
+		}
+		t := s.Locator
+		if t == l {
+			return true
+		}
+		v := strings.ToLower(t.Value)
+		switch t.Kind {
+		case gardener.ByLabel:
+			if strings.Contains(strings.ToLower(c.Label), v) {
+				return true
+			}
+		case gardener.ByPlaceholder:
+			if strings.EqualFold(c.Placeholder, t.Value) {
+				return true
+			}
+		case gardener.ByTestID:
+			if c.TestID == t.Value {
+				return true
+			}
+		case gardener.ByCSS:
+			if c.ID != "" && strings.Contains(t.Value, "#"+c.ID) || c.Name != "" && strings.Contains(t.Value, c.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// valueFor picks a value that fits the field's type and label.
+func valueFor(c gardener.Fingerprint) (gardener.StepKind, string) {
+	label := strings.ToLower(c.Label + " " + c.Name + " " + c.Placeholder + " " + c.ID)
+	switch strings.ToLower(c.Type) {
+	case "checkbox":
+		return gardener.Check, ""
+	case "radio", "file", "range", "color":
+		return "", ""
+	case "email":
+		return gardener.Fill, "gardener@example.com"
+	case "tel":
+		return gardener.Fill, "+1 555 0100"
+	case "number":
+		return gardener.Fill, "1"
+	case "date":
+		return gardener.Fill, "2026-01-15"
+	case "url":
+		return gardener.Fill, "https://example.com"
+	}
+	if strings.EqualFold(c.Tag, "select") {
+		return "", ""
+	}
+	switch {
+	case strings.Contains(label, "mail"):
+		return gardener.Fill, "gardener@example.com"
+	case strings.Contains(label, "phone"), strings.Contains(label, "tel"):
+		return gardener.Fill, "+1 555 0100"
+	case strings.Contains(label, "zip"), strings.Contains(label, "postal"), strings.Contains(label, "postcode"):
+		return gardener.Fill, "12345"
+	case strings.Contains(label, "city"):
+		return gardener.Fill, "Springfield"
+	case strings.Contains(label, "company"), strings.Contains(label, "organi"):
+		return gardener.Fill, "Example Ltd"
+	case strings.Contains(label, "name"):
+		return gardener.Fill, "Demo Gardener"
+	}
+	return gardener.Fill, "Drift Gardener"
+}

@@ -1,0 +1,269 @@
+package ladder
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// proven is a candidate whose re-run went green.
+type proven struct {
+	strategy gardener.Strategy
+	ops      []gardener.Op
+	test     gardener.Test
+	proof    gardener.Replay
+	// rederived are the base indices of intent blocks the fix re-derived.
+	rederived []int
+}
+
+// try holds one candidate to the gates: floor, apply to a copy, full re-run. When the re-run
+// goes red further along the test (several locators drifted at once), the new failing step is
+// healed too and the combined candidate tried again, a bounded number of times.
+func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []gardener.Op) error {
+	limit := c.l.MaxRefinements
+	if limit == 0 {
+		limit = 6
+	}
+	healed := map[int]int{}
+	lastFail := c.fail.Result.FailedStep
+	for round := 0; ; round++ {
+		sc := gardener.Screen(c.base.Steps, ops)
+		a := gardener.Attempt{Rung: rung, Ops: sc.Allowed, Refusals: sc.Refusals}
+		for _, r := range sc.Refusals {
+			c.l.emit(Event{Stage: "candidate", Rung: rung, Message: r.String()})
+		}
+		if len(sc.Allowed) == 0 {
+			a.Outcome = "refused: every proposed change was refused"
+			if sc.Outcome() == gardener.NothingProposed {
+				a.Outcome = "no candidate"
+			}
+			c.attempt(ri, a)
+			return nil
+		}
+		steps, origin, err := applyWithOrigin(c.base.Steps, sc.Allowed)
+		if err != nil {
+			a.Outcome = "does not apply: " + err.Error()
+			c.attempt(ri, a)
+			return nil
+		}
+		cand := c.base.Clone()
+		cand.Steps = steps
+		c.l.emit(Event{Stage: "candidate", Rung: rung, Message: candidateLine(c.base.Steps, sc.Allowed)})
+		t0 := c.l.now()
+		rep, err := c.replay(ctx, cand, c.req.Options)
+		c.res.Timings.Proofs += c.l.now().Sub(t0).Milliseconds()
+		if err != nil {
+			return err
+		}
+		if rep.Result.Passed {
+			a.Outcome = "green"
+			c.attempt(ri, a)
+			c.l.emit(Event{Stage: "proof", Rung: rung, Message: fmt.Sprintf("green: the re-run of %s with the fix applied passed all %d steps", cand.ID, len(cand.Steps))})
+			c.green = &proven{strategy: rung, ops: sc.Allowed, test: cand, proof: rep, rederived: rederivedBlocks(c.base.Steps, sc.Allowed)}
+			return nil
+		}
+		a.Outcome = fmt.Sprintf("red at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
+		c.attempt(ri, a)
+		c.l.emit(Event{Stage: "proof", Rung: rung, Message: a.Outcome})
+		if round >= limit || rep.Result.FailedStep == lastFail && round > 0 {
+			return nil
+		}
+		fi := rep.Result.FailedIndex
+		if fi < 0 || fi >= len(origin) || origin[fi] < 0 {
+			return nil
+		}
+		op := c.nextAlternative(cand, rep, fi, origin[fi])
+		if op == nil {
+			if rep.Result.FailedStep == lastFail && round > 0 || healed[origin[fi]] >= 2 {
+				return nil
+			}
+			if op, err = c.healStep(ctx, ri, cand, rep, origin); err != nil || op == nil {
+				return err
+			}
+			healed[op.Index]++
+		}
+		lastFail = rep.Result.FailedStep
+		ops = mergeOps(sc.Allowed, *op)
+	}
+}
+
+// healStep asks for a fix of the step a replay of t failed at, as an op against the base steps
+// (origin maps t's top-level indices to base indices). A failing step inside an intent block
+// re-derives the block; any other step gets a new locator, but only when the failure is about
+// finding the element: a check that found its element and read the wrong value is not drift,
+// and moving its locator until some element reads the expected value would certify a regression.
+func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) (*gardener.Op, error) {
+	res := rep.Result
+	fi := res.FailedIndex
+	if fi < 0 || fi >= len(t.Steps) || origin[fi] < 0 {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: the failing step is not one of the recorded steps"})
+		return nil, nil
+	}
+	bi := origin[fi]
+	step := t.Steps[fi]
+	if step.Kind == gardener.Intent {
+		return c.rederive(ctx, ri, t, rep, fi, bi)
+	}
+	if !locatorTrouble(res.ErrorKind) || step.Target().IsZero() {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
+		return nil, nil
+	}
+	ask := gardener.LocatorAsk{Failure: c.failure(t, rep), Index: fi, Inner: -1, Step: step, Recorded: c.recorded(strconv.Itoa(bi + 1))}
+	t0 := c.l.now()
+	ans, err := c.l.Model.FixLocator(ctx, ask)
+	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
+	c.recordCall(ri, "locator", ans.Usage, err, boolInt(!ans.Locator.IsZero()))
+	if err != nil {
+		return nil, c.modelError(ri, err)
+	}
+	if ans.Locator.IsZero() || ans.Locator == step.Target() {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + orDefault(ans.Reason, "no element on the page is close enough to the recorded one")})
+		return nil, nil
+	}
+	fixed := step.Clone()
+	if fixed.Kind == gardener.A11yAudit {
+		fixed.Scope = ans.Locator
+	} else {
+		fixed.Locator = ans.Locator
+	}
+	c.alts[bi] = ans.Alternatives
+	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategySelfHeal, Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, ans.Reason)})
+	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}, nil
+}
+
+// nextAlternative retries a healed step with the model's next locator for the same element when
+// the proof shows the first one does not resolve to exactly one element: no model call.
+func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int) *gardener.Op {
+	alts := c.alts[bi]
+	if len(alts) == 0 || !locatorTrouble(rep.Result.ErrorKind) || strings.Contains(rep.Result.FailedStep, ".") {
+		return nil
+	}
+	c.alts[bi] = alts[1:]
+	fixed := t.Steps[fi].Clone()
+	if fixed.Kind == gardener.A11yAudit {
+		fixed.Scope = alts[0]
+	} else {
+		fixed.Locator = alts[0]
+	}
+	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategySelfHeal, Message: fmt.Sprintf("step %d: trying the next locator for the same element, %s", bi+1, alts[0])})
+	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}
+}
+
+func (c *climb) rederive(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, fi, bi int) (*gardener.Op, error) {
+	block := t.Steps[fi]
+	t0 := c.l.now()
+	ans, err := c.l.Model.DeriveIntent(ctx, gardener.IntentAsk{Failure: c.failure(t, rep), Index: fi, Block: block})
+	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
+	c.recordCall(ri, "intent", ans.Usage, err, len(ans.Steps))
+	if err != nil {
+		return nil, c.modelError(ri, err)
+	}
+	if len(ans.Steps) == 0 {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategyIntent, Outcome: "no candidate: " + orDefault(ans.Reason, "the block could not be re-derived")})
+		return nil, nil
+	}
+	// The goal and values are the test's, never the model's: they are kept as recorded whatever
+	// the answer carried.
+	nb := block.Clone()
+	nb.Steps = gardener.CloneSteps(ans.Steps)
+	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategyIntent, Message: fmt.Sprintf("step %d: intent %q re-derived as %d steps", bi+1, block.Goal, len(nb.Steps))})
+	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &nb}, nil
+}
+
+// recorded finds the fingerprint the last green run recorded for the step at path.
+func (c *climb) recorded(path string) *gardener.Fingerprint {
+	if c.req.LastGreen == nil {
+		return nil
+	}
+	for _, r := range c.req.LastGreen.Steps {
+		if r.Path == path && r.Element != nil {
+			fp := *r.Element
+			return &fp
+		}
+	}
+	return nil
+}
+
+// locatorTrouble reports whether a failure is about finding an element.
+func locatorTrouble(k gardener.ErrorKind) bool {
+	switch k {
+	case gardener.ErrElementNotFound, gardener.ErrAmbiguousElement, gardener.ErrTimeout:
+		return true
+	}
+	return false
+}
+
+// applyWithOrigin applies ops and also returns, for every resulting step, the base index it
+// came from (-1 for an inserted step), so a later failure can be traced to a base step.
+func applyWithOrigin(base []gardener.Step, ops []gardener.Op) ([]gardener.Step, []int, error) {
+	steps, err := gardener.ApplySteps(base, ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	inserts := map[int]int{}
+	deleted := map[int]bool{}
+	for _, op := range ops {
+		switch op.Kind {
+		case gardener.OpInsert:
+			inserts[op.Index]++
+		case gardener.OpDelete:
+			deleted[op.Index] = true
+		}
+	}
+	origin := make([]int, 0, len(steps))
+	for i := 0; i <= len(base); i++ {
+		for range inserts[i] {
+			origin = append(origin, -1)
+		}
+		if i < len(base) && !deleted[i] {
+			origin = append(origin, i)
+		}
+	}
+	return steps, origin, nil
+}
+
+func identity(n int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	return o
+}
+
+// mergeOps adds a replace of one base step to a set of ops, taking the place of an earlier
+// replace of the same step.
+func mergeOps(ops []gardener.Op, add gardener.Op) []gardener.Op {
+	out := make([]gardener.Op, 0, len(ops)+1)
+	for _, op := range ops {
+		if op.Kind != gardener.OpInsert && op.Index == add.Index {
+			continue
+		}
+		out = append(out, op)
+	}
+	return append(out, add)
+}
+
+func rederivedBlocks(base []gardener.Step, ops []gardener.Op) []int {
+	var out []int
+	for _, op := range ops {
+		if op.Kind == gardener.OpReplace && base[op.Index].Kind == gardener.Intent {
+			out = append(out, op.Index)
+		}
+	}
+	return out
+}
+
+func candidateLine(base []gardener.Step, ops []gardener.Op) string {
+	lines := strings.Split(strings.TrimRight(gardener.RenderDiff(gardener.Diff(base, ops)), "\n"), "\n")
+	return "trying " + strings.Join(lines, " | ")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

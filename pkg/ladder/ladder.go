@@ -1,0 +1,410 @@
+// Package ladder climbs the repair ladder (self-heal, suggest-fix, diagnose-drift) for one
+// failing test and holds every candidate to the same three gates: the assertion floor, a full
+// re-run of an in-memory copy (the green gate), and the trust checks that follow a green proof
+// (sensitivity, requirement contract, flow and behaviour notes, change classes). It talks to the
+// browser and the model only through the domain ports gardener.Runner and gardener.Model, and
+// writes nothing: persisting a verdict is the caller's job, through the store's lifecycle.
+package ladder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Outcome is how a ladder run ended.
+type Outcome string
+
+// Outcomes.
+const (
+	// Repaired: a green, trusted proof in apply mode; the caller writes it.
+	Repaired Outcome = "repaired"
+	// Staged: a green proof that a person must approve (propose mode, or a trust check asked
+	// for a person even in apply mode).
+	Staged Outcome = "staged"
+	// Triaged: no green proof, or diagnosis found an app bug or an environment problem;
+	// nothing is written and a triage issue is filed.
+	Triaged Outcome = "triaged"
+	// Refused: every change any rung proposed was refused by the assertion floor.
+	Refused Outcome = "refused"
+	// NoFix: the test passed when reproduced; there is nothing to repair.
+	NoFix Outcome = "no-fix"
+)
+
+// Event is one line of progress, streamed while the ladder climbs.
+type Event struct {
+	Stage   string            `json:"stage"` // reproduce | candidate | proof | sensitivity | outcome
+	Rung    gardener.Strategy `json:"rung,omitempty"`
+	Message string            `json:"message"`
+}
+
+// Ladder climbs the rungs with one runner and one model.
+type Ladder struct {
+	Runner gardener.Runner
+	Model  gardener.Model
+	// Progress, when set, receives every event as it happens.
+	Progress func(Event)
+	// MaxRefinements bounds how many further steps one candidate may heal after its proof goes
+	// red further along the test (several locators drifted at once); zero means 6.
+	MaxRefinements int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Request is one failing test to repair.
+type Request struct {
+	Test    gardener.Test
+	Mode    gardener.Mode
+	Options gardener.ReplayOptions
+	// LastGreen is the record of the test's last green run: the fingerprints the self-heal
+	// looks for, and the requirement contract's source. Without it the contract is empty.
+	LastGreen *gardener.RunResult
+	// Failure is the failing replay when the caller has one; otherwise the ladder reproduces it.
+	Failure *gardener.Replay
+	// Staged is an open proposal for this test; a fix already proven is replayed first at zero
+	// model cost ("a heal is paid for once").
+	Staged *gardener.Proposal
+	// RunID is the run that triggered the repair, for the records.
+	RunID string
+	// Rungs restricts the ladder (the manual path may ask for one); empty means all three.
+	Rungs []gardener.Strategy
+}
+
+// Attempt is a candidate and what became of it; see gardener.Attempt.
+type Attempt = gardener.Attempt
+
+// RungReport is what one rung tried.
+type RungReport struct {
+	Rung     gardener.Strategy  `json:"rung"`
+	Attempts []gardener.Attempt `json:"attempts"`
+	Usage    gardener.Usage     `json:"usage"`
+}
+
+// FailureSummary is the failure the ladder started from.
+type FailureSummary struct {
+	Step      string             `json:"step"`
+	ErrorKind gardener.ErrorKind `json:"errorKind"`
+	Message   string             `json:"message"`
+	URL       string             `json:"url"`
+}
+
+// Timings are wall times in milliseconds; Replays counts every browser replay the run made.
+type Timings struct {
+	Reproduce   int64 `json:"reproduceMs"`
+	Proofs      int64 `json:"proofsMs"`
+	Sensitivity int64 `json:"sensitivityMs"`
+	Model       int64 `json:"modelMs"`
+	Total       int64 `json:"totalMs"`
+	Replays     int   `json:"replays"`
+}
+
+// Result is everything a ladder run established.
+type Result struct {
+	Outcome     Outcome                `json:"outcome"`
+	TestID      string                 `json:"testId"`
+	BaseVersion int                    `json:"baseVersion"`
+	Reason      string                 `json:"reason,omitempty"`
+	Failure     *FailureSummary        `json:"failure,omitempty"`
+	Verdict     *gardener.Verdict      `json:"verdict,omitempty"`
+	Steps       []gardener.Step        `json:"steps,omitempty"` // the repaired steps
+	Diff        []gardener.DiffEntry   `json:"diff,omitempty"`
+	Refusals    []gardener.Refusal     `json:"refusals,omitempty"`
+	Rungs       []RungReport           `json:"rungs"`
+	Triage      *gardener.TriageIssue  `json:"triage,omitempty"`
+	Usage       gardener.Usage         `json:"usage"`
+	ModelCalls  []gardener.ModelCall   `json:"modelCalls,omitempty"`
+	Proof       *gardener.RunResult    `json:"proof,omitempty"`
+	Diagnosis   *gardener.Diagnosis    `json:"diagnosis,omitempty"`
+	Timings     Timings                `json:"timings"`
+	FailedRun   *gardener.RunResult    `json:"failedRun,omitempty"`
+	Snapshot    *gardener.Snapshot     `json:"-"`
+	Attempts    int                    `json:"attempts"`
+	Probes      []gardener.ProbeResult `json:"-"`
+}
+
+// climb is the state of one ladder run.
+type climb struct {
+	l     *Ladder
+	req   Request
+	base  gardener.Test
+	fail  gardener.Replay
+	res   *Result
+	green *proven
+	// alts are the model's further locators for a healed base step, tried before asking again.
+	alts map[int][]gardener.Locator
+}
+
+// Repair climbs the ladder for one failing test. The error is for what stops the ladder from
+// running at all (no browser, a cancelled context); every other outcome is in the Result.
+func (l *Ladder) Repair(ctx context.Context, req Request) (Result, error) {
+	start := l.now()
+	if l.Runner == nil || l.Model == nil {
+		return Result{}, errors.New("ladder: a runner and a model are required")
+	}
+	if req.Mode != gardener.ModeApply && req.Mode != gardener.ModePropose {
+		return Result{}, fmt.Errorf("ladder: mode %q is not apply or propose", req.Mode)
+	}
+	c := &climb{l: l, req: req, base: req.Test.Clone(), res: &Result{TestID: req.Test.ID, BaseVersion: req.Test.Version}, alts: map[int][]gardener.Locator{}}
+	err := c.run(ctx)
+	c.res.Timings.Total = l.now().Sub(start).Milliseconds()
+	if err != nil {
+		return *c.res, err
+	}
+	l.emit(Event{Stage: "outcome", Message: c.describeOutcome()})
+	return *c.res, nil
+}
+
+func (l *Ladder) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+func (l *Ladder) emit(e Event) {
+	if l.Progress != nil {
+		l.Progress(e)
+	}
+}
+
+func (c *climb) run(ctx context.Context) error {
+	if c.req.Failure != nil {
+		c.fail = *c.req.Failure
+	} else {
+		c.l.emit(Event{Stage: "reproduce", Message: fmt.Sprintf("replaying %s (version %d) to reproduce the failure", c.base.ID, c.base.Version)})
+		t0 := c.l.now()
+		rep, err := c.replay(ctx, c.base, c.req.Options)
+		c.res.Timings.Reproduce = c.l.now().Sub(t0).Milliseconds()
+		if err != nil {
+			return err
+		}
+		c.fail = rep
+	}
+	if c.fail.Result.Passed {
+		c.res.Outcome, c.res.Reason = NoFix, "the test passes: there is nothing to repair"
+		return nil
+	}
+	fr := c.fail.Result
+	c.res.FailedRun = &fr
+	c.res.Snapshot = c.fail.Snapshot
+	c.res.Failure = &FailureSummary{Step: fr.FailedStep, ErrorKind: fr.ErrorKind, Message: fr.Message, URL: failureURL(c.fail)}
+	c.l.emit(Event{Stage: "reproduce", Message: fmt.Sprintf("fails at step %s: %s", fr.FailedStep, fr.Message)})
+
+	if c.req.Staged != nil && c.req.Staged.Status == gardener.ProposalProposed && c.req.Staged.BaseVersion == c.base.Version && len(c.req.Staged.Verdict.Ops) > 0 {
+		rr := &RungReport{Rung: gardener.StrategyReplay}
+		c.res.Rungs = append(c.res.Rungs, *rr)
+		if err := c.try(ctx, len(c.res.Rungs)-1, gardener.StrategyReplay, c.req.Staged.Verdict.Ops); err != nil || c.green != nil {
+			return c.finish(ctx, err)
+		}
+	}
+
+	rungs := c.req.Rungs
+	if len(rungs) == 0 {
+		rungs = []gardener.Strategy{gardener.StrategySelfHeal, gardener.StrategySuggestFix, gardener.StrategyDiagnose}
+	}
+	for _, rung := range rungs {
+		c.res.Rungs = append(c.res.Rungs, RungReport{Rung: rung})
+		ri := len(c.res.Rungs) - 1
+		var err error
+		switch rung {
+		case gardener.StrategySelfHeal:
+			err = c.selfHeal(ctx, ri)
+		case gardener.StrategySuggestFix:
+			err = c.suggestFix(ctx, ri)
+		case gardener.StrategyDiagnose:
+			var stop bool
+			stop, err = c.diagnose(ctx, ri)
+			if err == nil && stop {
+				return c.finish(ctx, nil)
+			}
+		default:
+			return fmt.Errorf("ladder: unknown rung %q", rung)
+		}
+		if err != nil || c.green != nil {
+			return c.finish(ctx, err)
+		}
+	}
+	return c.finish(ctx, nil)
+}
+
+// selfHeal asks for a corrected locator for the failing step, or re-derives the intent block
+// the failing step sits in.
+func (c *climb) selfHeal(ctx context.Context, ri int) error {
+	op, err := c.healStep(ctx, ri, c.base, c.fail, identity(len(c.base.Steps)))
+	if err != nil || op == nil {
+		return err
+	}
+	return c.try(ctx, ri, c.res.Rungs[ri].Rung, []gardener.Op{*op})
+}
+
+func (c *climb) suggestFix(ctx context.Context, ri int) error {
+	t0 := c.l.now()
+	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failure(c.base, c.fail)})
+	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
+	c.recordCall(ri, "operations", ans.Usage, err, len(ans.Ops))
+	if err != nil {
+		return c.modelError(ri, err)
+	}
+	if len(ans.Ops) == 0 {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySuggestFix, Outcome: "no candidate: " + orDefault(ans.Reason, "the model proposed no operations")})
+		return nil
+	}
+	return c.try(ctx, ri, gardener.StrategySuggestFix, ans.Ops)
+}
+
+// diagnose classifies the failure; only drift is repaired. It reports stop when the diagnosis
+// ends the ladder (an app bug or an environment problem).
+func (c *climb) diagnose(ctx context.Context, ri int) (bool, error) {
+	t0 := c.l.now()
+	d, err := c.l.Model.Diagnose(ctx, gardener.DiagnoseAsk{Failure: c.failure(c.base, c.fail)})
+	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
+	c.recordCall(ri, "diagnosis", d.Usage, err, len(d.Ops))
+	if err != nil {
+		return false, c.modelError(ri, err)
+	}
+	c.res.Diagnosis = &d
+	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategyDiagnose, Message: fmt.Sprintf("diagnosis: %s (%s)", d.Classification, strings.Join(d.Evidence, "; "))})
+	if d.Classification == gardener.AppBug || d.Classification == gardener.Environment {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategyDiagnose, Outcome: fmt.Sprintf("diagnosed as %s: nothing is repaired", d.Classification)})
+		return true, nil
+	}
+	if len(d.Ops) == 0 {
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategyDiagnose, Outcome: fmt.Sprintf("diagnosed as %s with no repair", d.Classification)})
+		return false, nil
+	}
+	return false, c.try(ctx, ri, gardener.StrategyDiagnose, d.Ops)
+}
+
+// modelError keeps a model failure in the record and decides whether it stops the ladder. A
+// throttled or failing model service is the state machine's to retry, so it is returned; an
+// invalid or refused answer is one rung's bad luck and the ladder goes on.
+func (c *climb) modelError(ri int, err error) error {
+	c.attempt(ri, gardener.Attempt{Rung: c.res.Rungs[ri].Rung, Outcome: "model error: " + err.Error()})
+	var retry interface{ Retryable() bool }
+	if errors.As(err, &retry) && retry.Retryable() {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+func (c *climb) recordCall(ri int, ask string, u gardener.Usage, err error, n int) {
+	c.res.Rungs[ri].Usage = c.res.Rungs[ri].Usage.Add(u)
+	c.res.Usage = c.res.Usage.Add(u)
+	if u.Calls == 0 {
+		return // the built-in engine: no model was called
+	}
+	outcome := fmt.Sprintf("answered (%d items)", n)
+	if err != nil {
+		outcome = "error: " + err.Error()
+	}
+	c.res.ModelCalls = append(c.res.ModelCalls, gardener.ModelCall{TestID: c.base.ID, Ask: ask, Model: u.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Outcome: outcome, At: c.l.now()})
+}
+
+func (c *climb) attempt(ri int, a gardener.Attempt) {
+	c.res.Rungs[ri].Attempts = append(c.res.Rungs[ri].Attempts, a)
+	c.res.Attempts++
+}
+
+// failure builds the evidence every ask carries.
+func (c *climb) failure(t gardener.Test, rep gardener.Replay) gardener.Failure {
+	f := gardener.Failure{Test: t, Result: rep.Result, LastGreen: c.req.LastGreen, PageURL: failureURL(rep)}
+	if rep.Snapshot != nil {
+		f.Snapshot = rep.Snapshot.Candidates
+		f.PageText = rep.Snapshot.Text
+	}
+	return f
+}
+
+func failureURL(rep gardener.Replay) string {
+	if rep.Snapshot != nil && rep.Snapshot.URL != "" {
+		return rep.Snapshot.URL
+	}
+	return rep.Result.FinalURL
+}
+
+func (c *climb) replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
+	c.res.Timings.Replays++
+	rep, err := c.l.Runner.Replay(ctx, t, opts)
+	if err != nil {
+		return rep, fmt.Errorf("ladder: replaying %s: %w", t.ID, err)
+	}
+	return rep, nil
+}
+
+// finish turns the climb's state into the result's outcome.
+func (c *climb) finish(ctx context.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, r := range c.res.Rungs {
+		for _, a := range r.Attempts {
+			c.res.Refusals = append(c.res.Refusals, a.Refusals...)
+		}
+	}
+	if c.green != nil {
+		return c.conclude(ctx)
+	}
+	c.res.Triage = c.triage()
+	switch {
+	case c.res.Diagnosis != nil && (c.res.Diagnosis.Classification == gardener.AppBug || c.res.Diagnosis.Classification == gardener.Environment):
+		c.res.Outcome = Triaged
+		c.res.Reason = fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", c.res.Diagnosis.Classification)
+	case len(c.res.Refusals) > 0 && !c.anyAllowed():
+		c.res.Outcome = Refused
+		c.res.Reason = "every proposed change was refused"
+	default:
+		c.res.Outcome = Triaged
+		c.res.Reason = "the ladder is exhausted without a green proof"
+	}
+	return nil
+}
+
+func (c *climb) anyAllowed() bool {
+	for _, r := range c.res.Rungs {
+		for _, a := range r.Attempts {
+			if len(a.Ops) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *climb) triage() *gardener.TriageIssue {
+	t := &gardener.TriageIssue{
+		ProjectID: c.base.ProjectID, TestID: c.base.ID, RunID: c.req.RunID,
+		Classification: gardener.Unknown, FailedStep: c.fail.Result.FailedStep, Error: c.fail.Result.Message, At: c.l.now(),
+	}
+	if d := c.res.Diagnosis; d != nil {
+		t.Classification = d.Classification
+		t.Evidence = append(t.Evidence, d.Evidence...)
+	}
+	for _, r := range c.res.Rungs {
+		t.Attempts = append(t.Attempts, r.Attempts...)
+	}
+	t.ID = "triage-" + c.base.ID + "-" + strconv.FormatInt(t.At.UnixNano(), 36)
+	return t
+}
+
+func (c *climb) describeOutcome() string {
+	s := string(c.res.Outcome)
+	if c.res.Reason != "" {
+		s += ": " + c.res.Reason
+	}
+	return s
+}
+
+func orDefault(s, d string) string {
+	if strings.TrimSpace(s) == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,154 @@
+package ladder
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// LocatorChange is a proven heal reduced to what other tests can reuse: one locator that now
+// finds its element another way.
+type LocatorChange struct {
+	From gardener.Locator `json:"from"`
+	To   gardener.Locator `json:"to"`
+}
+
+// HealedLocators extracts the locator changes of a verdict: replaces that changed only a step's
+// locator (inside intent blocks too). Anything else a fix did is not propagated.
+func HealedLocators(base []gardener.Step, v gardener.Verdict) []LocatorChange {
+	var out []LocatorChange
+	seen := map[LocatorChange]bool{}
+	add := func(b, a gardener.Step) {
+		if b.Kind != a.Kind || b.Target() == a.Target() || b.Target().IsZero() {
+			return
+		}
+		x, y := b, a
+		x.Locator, y.Locator, x.Scope, y.Scope = gardener.Locator{}, gardener.Locator{}, gardener.Locator{}, gardener.Locator{}
+		x.TimeoutMs, y.TimeoutMs = 0, 0
+		if !x.Equal(y) {
+			return
+		}
+		lc := LocatorChange{From: b.Target(), To: a.Target()}
+		if !seen[lc] {
+			seen[lc] = true
+			out = append(out, lc)
+		}
+	}
+	for _, op := range v.Ops {
+		if op.Kind != gardener.OpReplace || op.Index < 0 || op.Index >= len(base) || op.Step == nil {
+			continue
+		}
+		b, a := base[op.Index], *op.Step
+		if b.Kind == gardener.Intent && a.Kind == gardener.Intent {
+			for _, p := range gardener.Align(b.Steps, a.Steps) {
+				if p.Before >= 0 && p.After >= 0 {
+					add(b.Steps[p.Before], a.Steps[p.After])
+				}
+			}
+			continue
+		}
+		add(b, a)
+	}
+	return out
+}
+
+// Propagated is what became of one other test that used a healed locator.
+type Propagated struct {
+	TestID      string            `json:"testId"`
+	BaseVersion int               `json:"baseVersion"`
+	Green       bool              `json:"green"`
+	Ops         []gardener.Op     `json:"ops,omitempty"`
+	Verdict     *gardener.Verdict `json:"verdict,omitempty"`
+	Reason      string            `json:"reason,omitempty"`
+}
+
+// Propagate gives every other test that uses a healed locator the same change, each proven by
+// its own green re-run, with no model call. A test that does not go green is left alone and
+// named with the reason.
+func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, tests []gardener.Test, opts gardener.ReplayOptions) ([]Propagated, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	var out []Propagated
+	for _, t := range tests {
+		ops := locatorOps(t.Steps, changes)
+		if len(ops) == 0 {
+			continue
+		}
+		p := Propagated{TestID: t.ID, BaseVersion: t.Version}
+		sc := gardener.Screen(t.Steps, ops)
+		if len(sc.Refusals) > 0 {
+			p.Reason = "the change was refused: " + sc.Refusals[0].Reason
+			out = append(out, p)
+			continue
+		}
+		cand, err := gardener.Apply(t, t.Version, sc.Allowed)
+		if err != nil {
+			p.Reason = err.Error()
+			out = append(out, p)
+			continue
+		}
+		l.emit(Event{Stage: "candidate", Rung: gardener.StrategyPropagation, Message: fmt.Sprintf("%s: %d step(s) use a healed locator", t.ID, len(sc.Allowed))})
+		rep, err := l.Runner.Replay(ctx, cand, opts)
+		if err != nil {
+			return out, fmt.Errorf("ladder: propagating to %s: %w", t.ID, err)
+		}
+		if !rep.Result.Passed {
+			p.Reason = fmt.Sprintf("not green with the healed locator: step %s: %s", rep.Result.FailedStep, rep.Result.Message)
+			l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: t.ID + ": " + p.Reason})
+			out = append(out, p)
+			continue
+		}
+		pairs := stepPairs(t.Steps, cand.Steps)
+		v := gardener.Verdict{
+			Strategy: gardener.StrategyPropagation, Ops: sc.Allowed, IntentConfirmed: true,
+			Changes: gardener.Classify(t.Steps, cand.Steps),
+			Notes:   append(flowNotes(t.Steps, cand.Steps, pairs), behaviourNotes(t.Steps, cand.Steps, pairs)...),
+		}
+		p.Green, p.Ops, p.Verdict = true, sc.Allowed, &v
+		l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: t.ID + ": green"})
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// locatorOps replaces every use of a healed locator in a step list.
+func locatorOps(steps []gardener.Step, changes []LocatorChange) []gardener.Op {
+	to := map[gardener.Locator]gardener.Locator{}
+	for _, c := range changes {
+		to[c.From] = c.To
+	}
+	swap := func(s gardener.Step) (gardener.Step, bool) {
+		n, ok := to[s.Target()]
+		if !ok {
+			return s, false
+		}
+		s = s.Clone()
+		if s.Kind == gardener.A11yAudit {
+			s.Scope = n
+		} else {
+			s.Locator = n
+		}
+		return s, true
+	}
+	var ops []gardener.Op
+	for i, s := range steps {
+		if s.Kind == gardener.Intent {
+			nb, changed := s.Clone(), false
+			for j, in := range s.Steps {
+				if ns, ok := swap(in); ok {
+					nb.Steps[j], changed = ns, true
+				}
+			}
+			if changed {
+				ops = append(ops, gardener.Op{Kind: gardener.OpReplace, Index: i, Step: &nb})
+			}
+			continue
+		}
+		if ns, ok := swap(s); ok {
+			ops = append(ops, gardener.Op{Kind: gardener.OpReplace, Index: i, Step: &ns})
+		}
+	}
+	return ops
+}
