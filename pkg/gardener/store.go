@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -257,4 +258,23 @@ type AtRisk struct {
 	TestID    string    `json:"testId"`
 	FirstSeen time.Time `json:"firstSeen"`
 	LastSeen  time.Time `json:"lastSeen"`
+}
+
+// MergeTriggers adds the changes of a restating proposal to an open row's triggers: a change
+// already there (same id) is not repeated, so a row restated by every sweep stays bounded by
+// the distinct changes that implicated it. The result is ordered by time, then id.
+func MergeTriggers(open, more []AppChange) []AppChange {
+	out := slices.Clone(open)
+	for _, c := range more {
+		if !slices.ContainsFunc(out, func(o AppChange) bool { return o.ID == c.ID }) {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b AppChange) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
 }

@@ -1,0 +1,403 @@
+// Package embedded is the gardener.Store in one bbolt file: the store of the stack on one
+// machine (development, demos, CI), with no server. Every method runs in one bbolt
+// transaction, so a multi-record step (stage, approve, dismiss, auto-apply, revert) is atomic
+// and a failed one writes nothing; bbolt serialises writers, which is what makes the
+// conditional steps race-free. A Store is safe for concurrent use.
+//
+// Records are JSON, one bucket per kind, keyed by id. Listings that a person pages through
+// (a test's model calls, a project's app changes, the at-risk ledger) have keys that sort in
+// the order they are read; the others scan their bucket, which is fine at the scale one machine
+// serves.
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+var (
+	bProjects   = []byte("projects")
+	bTests      = []byte("tests")
+	bRuns       = []byte("runs")
+	bGreen      = []byte("green")      // test id → id of its newest green run
+	bProposals  = []byte("proposals")  // id → proposal
+	bOpen       = []byte("open")       // test id → id of its open proposal
+	bRestated   = []byte("restated")   // id of a proposal recorded on an open one → that one's id
+	bDismissals = []byte("dismissals") // test id \x00 version → dismissed change fingerprints
+	bRepairs    = []byte("repairs")
+	bTriage     = []byte("triage")
+	bModelCalls = []byte("modelcalls") // test id \x00 time \x00 sequence
+	bBaselines  = []byte("baselines")
+	bChanges    = []byte("changes") // project id \x00 time \x00 id
+	bAtRisk     = []byte("atrisk")  // project id \x00 test id
+)
+
+var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk}
+
+// Store is a gardener.Store in a bbolt file.
+type Store struct {
+	db *bolt.DB
+}
+
+var _ gardener.Store = (*Store)(nil)
+
+// Open opens or creates the store at path. It waits at most a second for another process
+// holding the file, rather than hanging.
+func Open(path string) (*Store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open embedded store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range buckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("bucket %s: %w", b, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open embedded store %s: %w", path, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// timeKey sorts as the time does: fixed width, UTC.
+func timeKey(t time.Time) string { return t.UTC().Format("20060102T150405.000000000") }
+
+func key(parts ...string) []byte { return []byte(strings.Join(parts, "\x00")) }
+
+func get[T any](tx *bolt.Tx, bucket, k []byte, entity, id string) (T, error) {
+	var v T
+	raw := tx.Bucket(bucket).Get(k)
+	if raw == nil {
+		return v, &gardener.NotFoundError{Entity: entity, ID: id}
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("embedded store: decode %s %s: %w", entity, id, err)
+	}
+	return v, nil
+}
+
+func put(tx *bolt.Tx, bucket, k []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("embedded store: encode %s: %w", k, err)
+	}
+	return tx.Bucket(bucket).Put(k, raw)
+}
+
+// scan decodes every record of bucket whose key starts with prefix, in key order.
+func scan[T any](tx *bolt.Tx, bucket, prefix []byte, keep func(T) bool) ([]T, error) {
+	var out []T
+	c := tx.Bucket(bucket).Cursor()
+	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("embedded store: decode %s %q: %w", bucket, k, err)
+		}
+		if keep == nil || keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) view(ctx context.Context, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.View(fn)
+}
+
+func (s *Store) update(ctx context.Context, fn func(*bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.db.Update(fn)
+}
+
+func need(what, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("embedded store: %s is required", what)
+	}
+	return nil
+}
+
+// PutProject creates or replaces a project.
+func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
+	if err := need("project id", p.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error { return put(tx, bProjects, []byte(p.ID), p) })
+}
+
+// Project reads a project.
+func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		p, err = get[gardener.Project](tx, bProjects, []byte(id), "project", id)
+		return err
+	})
+	return p, err
+}
+
+// CreateTest stores a new test.
+func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
+	if err := need("test id", t.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		if tx.Bucket(bTests).Get([]byte(t.ID)) != nil {
+			return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: "exists already"}
+		}
+		return put(tx, bTests, []byte(t.ID), t)
+	})
+}
+
+// Test reads a test.
+func (s *Store) Test(ctx context.Context, id string) (t gardener.Test, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		t, err = get[gardener.Test](tx, bTests, []byte(id), "test", id)
+		return err
+	})
+	return t, err
+}
+
+// Tests lists a project's tests by id.
+func (s *Store) Tests(ctx context.Context, projectID string) (ts []gardener.Test, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		ts, err = scan(tx, bTests, nil, func(t gardener.Test) bool { return t.ProjectID == projectID })
+		return err
+	})
+	return ts, err
+}
+
+// SaveTest writes a person's edit made against t.Version.
+func (s *Store) SaveTest(ctx context.Context, t gardener.Test) (out gardener.Test, err error) {
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		cur, err := get[gardener.Test](tx, bTests, []byte(t.ID), "test", t.ID)
+		if err != nil {
+			return err
+		}
+		if cur.Version != t.Version {
+			return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: fmt.Sprintf("edited against version %d but the test is at version %d", t.Version, cur.Version)}
+		}
+		out = t.Clone()
+		out.ProjectID = cur.ProjectID
+		out.Version = cur.Version + 1
+		return put(tx, bTests, []byte(t.ID), out)
+	})
+	return out, err
+}
+
+// writeSteps raises a test's version with new steps, if it is at base.
+func writeSteps(tx *bolt.Tx, testID string, base int, steps []gardener.Step) (gardener.Test, error) {
+	t, err := get[gardener.Test](tx, bTests, []byte(testID), "test", testID)
+	if err != nil {
+		return t, err
+	}
+	if t.Version != base {
+		return t, &gardener.StaleError{TestID: testID, BaseVersion: base, Version: t.Version}
+	}
+	t.Steps = gardener.CloneSteps(steps)
+	t.Version++
+	return t, put(tx, bTests, []byte(testID), t)
+}
+
+// PutRun records a run.
+func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
+	if err := need("run id", r.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		if err := put(tx, bRuns, []byte(r.ID), r); err != nil {
+			return err
+		}
+		if r.Result == nil || !r.Result.Passed || r.Control || r.Probe || r.TestID == "" {
+			return nil
+		}
+		if id := tx.Bucket(bGreen).Get([]byte(r.TestID)); id != nil && string(id) != r.ID {
+			prev, err := get[gardener.Run](tx, bRuns, id, "run", string(id))
+			if err == nil && prev.At.After(r.At) {
+				return nil
+			}
+		}
+		return tx.Bucket(bGreen).Put([]byte(r.TestID), []byte(r.ID))
+	})
+}
+
+// Run reads a run.
+func (s *Store) Run(ctx context.Context, id string) (r gardener.Run, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		r, err = get[gardener.Run](tx, bRuns, []byte(id), "run", id)
+		return err
+	})
+	return r, err
+}
+
+// LastGreenRun reads the test's newest green run.
+func (s *Store) LastGreenRun(ctx context.Context, testID string) (r gardener.Run, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		id := tx.Bucket(bGreen).Get([]byte(testID))
+		if id == nil {
+			return &gardener.NotFoundError{Entity: "green run of test", ID: testID}
+		}
+		r, err = get[gardener.Run](tx, bRuns, id, "run", string(id))
+		return err
+	})
+	return r, err
+}
+
+// PutTriageIssue records a triage issue.
+func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) error {
+	if err := need("triage issue id", t.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error { return put(tx, bTriage, []byte(t.ID), t) })
+}
+
+// TriageIssues lists a project's triage issues, newest first.
+func (s *Store) TriageIssues(ctx context.Context, projectID string) (out []gardener.TriageIssue, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan(tx, bTriage, nil, func(t gardener.TriageIssue) bool { return t.ProjectID == projectID })
+		return err
+	})
+	slices.SortStableFunc(out, func(a, b gardener.TriageIssue) int { return newestFirst(a.At, b.At, a.ID, b.ID) })
+	return out, err
+}
+
+// AddModelCall appends a call to the test's AI history.
+func (s *Store) AddModelCall(ctx context.Context, c gardener.ModelCall) error {
+	if err := need("model call: test id", c.TestID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		seq, err := tx.Bucket(bModelCalls).NextSequence()
+		if err != nil {
+			return err
+		}
+		return put(tx, bModelCalls, key(c.TestID, timeKey(c.At), fmt.Sprintf("%016x", seq)), c)
+	})
+}
+
+// ModelCalls is a test's AI history, newest first.
+func (s *Store) ModelCalls(ctx context.Context, testID string) (out []gardener.ModelCall, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan[gardener.ModelCall](tx, bModelCalls, key(testID, ""), nil)
+		return err
+	})
+	slices.Reverse(out)
+	return out, err
+}
+
+// PutBaseline replaces the project's baseline.
+func (s *Store) PutBaseline(ctx context.Context, b gardener.Baseline) error {
+	if err := need("baseline: project id", b.ProjectID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error { return put(tx, bBaselines, []byte(b.ProjectID), b) })
+}
+
+// Baseline reads the project's baseline.
+func (s *Store) Baseline(ctx context.Context, projectID string) (b gardener.Baseline, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		b, err = get[gardener.Baseline](tx, bBaselines, []byte(projectID), "baseline of project", projectID)
+		return err
+	})
+	return b, err
+}
+
+// PutAppChange records an app change.
+func (s *Store) PutAppChange(ctx context.Context, c gardener.AppChange) error {
+	if err := need("app change id", c.ID); err != nil {
+		return err
+	}
+	if err := need("app change "+c.ID+": project id", c.ProjectID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return put(tx, bChanges, key(c.ProjectID, timeKey(c.At), c.ID), c)
+	})
+}
+
+// AppChanges lists a project's app changes at or after since, oldest first.
+func (s *Store) AppChanges(ctx context.Context, projectID string, since time.Time) (out []gardener.AppChange, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan(tx, bChanges, key(projectID, ""), func(c gardener.AppChange) bool { return !c.At.Before(since) })
+		return err
+	})
+	return out, err
+}
+
+// MarkAtRisk puts tests on the at-risk ledger, keeping the time each was first seen.
+func (s *Store) MarkAtRisk(ctx context.Context, projectID string, testIDs []string, at time.Time) error {
+	if err := need("at risk: project id", projectID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		for _, id := range testIDs {
+			if err := need("at risk: test id", id); err != nil {
+				return err
+			}
+			k := key(projectID, id)
+			r, err := get[gardener.AtRisk](tx, bAtRisk, k, "at-risk test", id)
+			if errors.Is(err, gardener.ErrNotFound) {
+				r = gardener.AtRisk{ProjectID: projectID, TestID: id, FirstSeen: at}
+			} else if err != nil {
+				return err
+			}
+			r.LastSeen = at
+			if err := put(tx, bAtRisk, k, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// AtRisk lists the project's at-risk tests, longest at risk first.
+func (s *Store) AtRisk(ctx context.Context, projectID string) (out []gardener.AtRisk, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan[gardener.AtRisk](tx, bAtRisk, key(projectID, ""), nil)
+		return err
+	})
+	slices.SortStableFunc(out, func(a, b gardener.AtRisk) int {
+		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
+			return c
+		}
+		return strings.Compare(a.TestID, b.TestID)
+	})
+	return out, err
+}
+
+// ClearAtRisk takes a test off the ledger.
+func (s *Store) ClearAtRisk(ctx context.Context, projectID, testID string) error {
+	return s.update(ctx, func(tx *bolt.Tx) error { return tx.Bucket(bAtRisk).Delete(key(projectID, testID)) })
+}
+
+// newestFirst orders by time descending, then id descending, so equal times list stably.
+func newestFirst(a, b time.Time, aID, bID string) int {
+	if c := b.Compare(a); c != 0 {
+		return c
+	}
+	return strings.Compare(bID, aID)
+}
+
+func versionKey(testID string, version int) []byte {
+	return key(testID, strconv.Itoa(version))
+}

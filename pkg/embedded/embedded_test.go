@@ -1,0 +1,56 @@
+package embedded_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/storetest"
+)
+
+func open(t testing.TB) *embedded.Store {
+	s, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t testing.TB) gardener.Store { return open(t) }, storetest.Options{})
+}
+
+func TestReopenKeepsState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gardener.db")
+	s, err := embedded.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutProject(t.Context(), gardener.Project{ID: "p", Plan: gardener.PlanPro}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = embedded.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if p, err := s.Project(t.Context(), "p"); err != nil || p.Plan != gardener.PlanPro {
+		t.Fatalf("after reopen: %+v, %v", p, err)
+	}
+}
+
+func TestOpenBadPath(t *testing.T) {
+	_, err := embedded.Open(filepath.Join(t.TempDir(), "missing-dir", "x", "gardener.db"))
+	if err == nil {
+		t.Fatal("opening a store in a missing directory: no error")
+	}
+}
+
+func BenchmarkStage(b *testing.B) {
+	storetest.BenchmarkStage(b, func(t testing.TB) gardener.Store { return open(t) })
+}

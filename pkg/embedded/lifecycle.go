@@ -1,0 +1,299 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+func getProposal(tx *bolt.Tx, id string) (gardener.Proposal, error) {
+	return get[gardener.Proposal](tx, bProposals, []byte(id), "proposal", id)
+}
+
+// StageProposal stages p or records it on the test's open proposal.
+func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (out gardener.Staged, err error) {
+	if err := need("proposal id", p.ID); err != nil {
+		return out, err
+	}
+	if err := need("proposal "+p.ID+": test id", p.TestID); err != nil {
+		return out, err
+	}
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		if prior, err := getProposal(tx, p.ID); err == nil {
+			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: prior}
+			return nil
+		}
+		if into := tx.Bucket(bRestated).Get([]byte(p.ID)); into != nil {
+			prior, err := getProposal(tx, string(into))
+			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: prior}
+			return err
+		}
+		openID := tx.Bucket(bOpen).Get([]byte(p.TestID))
+		if openID == nil {
+			p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
+			out = gardener.Staged{Outcome: gardener.StagedNew, Proposal: p}
+			return stageNew(tx, p)
+		}
+		open, err := getProposal(tx, string(openID))
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.BaseVersion == open.BaseVersion:
+			open.Triggers = gardener.MergeTriggers(open.Triggers, p.Triggers)
+			open.Restated++
+			open.UpdatedAt = p.UpdatedAt
+			out = gardener.Staged{Outcome: gardener.StagedRestated, Proposal: open}
+			if err := tx.Bucket(bRestated).Put([]byte(p.ID), openID); err != nil {
+				return err
+			}
+			return put(tx, bProposals, openID, open)
+		case p.BaseVersion > open.BaseVersion:
+			open.Status = gardener.ProposalSuperseded
+			open.UpdatedAt = p.StagedAt
+			open.DecidedAt = p.StagedAt
+			if err := put(tx, bProposals, openID, open); err != nil {
+				return err
+			}
+			p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
+			out = gardener.Staged{Outcome: gardener.StagedSuperseded, Proposal: p, Superseded: open.ID}
+			return stageNew(tx, p)
+		default:
+			return &gardener.StaleError{TestID: p.TestID, BaseVersion: p.BaseVersion, Version: open.BaseVersion}
+		}
+	})
+	if err != nil {
+		return gardener.Staged{}, err
+	}
+	return out, nil
+}
+
+func stageNew(tx *bolt.Tx, p gardener.Proposal) error {
+	if err := put(tx, bProposals, []byte(p.ID), p); err != nil {
+		return err
+	}
+	return tx.Bucket(bOpen).Put([]byte(p.TestID), []byte(p.ID))
+}
+
+// Proposal reads a proposal.
+func (s *Store) Proposal(ctx context.Context, id string) (p gardener.Proposal, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		p, err = getProposal(tx, id)
+		return err
+	})
+	return p, err
+}
+
+func (s *Store) proposals(ctx context.Context, keep func(gardener.Proposal) bool) (out []gardener.Proposal, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan(tx, bProposals, nil, keep)
+		return err
+	})
+	return out, err
+}
+
+// OpenProposals is the project's queue, oldest staged first.
+func (s *Store) OpenProposals(ctx context.Context, projectID string) ([]gardener.Proposal, error) {
+	out, err := s.proposals(ctx, func(p gardener.Proposal) bool {
+		return p.ProjectID == projectID && p.Status == gardener.ProposalProposed
+	})
+	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return -newestFirst(a.StagedAt, b.StagedAt, a.ID, b.ID) })
+	return out, err
+}
+
+// TestProposals is every row of a test, newest staged first.
+func (s *Store) TestProposals(ctx context.Context, testID string) ([]gardener.Proposal, error) {
+	out, err := s.proposals(ctx, func(p gardener.Proposal) bool { return p.TestID == testID })
+	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return newestFirst(a.StagedAt, b.StagedAt, a.ID, b.ID) })
+	return out, err
+}
+
+// closeOpen moves an open row to status, if it is still proposed, and frees the test's guard.
+func closeOpen(tx *bolt.Tx, id string, status gardener.ProposalStatus, by string, at time.Time) (gardener.Proposal, error) {
+	r, err := getProposal(tx, id)
+	if err != nil {
+		return r, err
+	}
+	if r.Status != gardener.ProposalProposed {
+		return r, &gardener.ConflictError{Entity: "proposal", ID: id, Reason: fmt.Sprintf("is %s, not proposed", r.Status)}
+	}
+	r.Status = status
+	r.DecidedBy, r.DecidedAt, r.UpdatedAt = by, at, at
+	if err := put(tx, bProposals, []byte(id), r); err != nil {
+		return r, err
+	}
+	if string(tx.Bucket(bOpen).Get([]byte(r.TestID))) == id {
+		return r, tx.Bucket(bOpen).Delete([]byte(r.TestID))
+	}
+	return r, nil
+}
+
+// ApplyProposal approves an open proposal atomically.
+func (s *Store) ApplyProposal(ctx context.Context, a gardener.ApplyProposal) (t gardener.Test, err error) {
+	if err := need("repair id", a.Repair.ID); err != nil {
+		return t, err
+	}
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		r, err := closeOpen(tx, a.ProposalID, gardener.ProposalApplied, a.Repair.ApprovedBy, a.Repair.At)
+		if err != nil {
+			return err
+		}
+		if r.TestID != a.TestID || r.BaseVersion != a.BaseVersion {
+			return fmt.Errorf("embedded store: apply proposal %s: it is of test %s version %d, not test %s version %d", a.ProposalID, r.TestID, r.BaseVersion, a.TestID, a.BaseVersion)
+		}
+		t, err = writeRepair(tx, a.Steps, a.Repair)
+		return err
+	})
+	return t, err
+}
+
+// CloseProposal moves an open row to dismissed, stale or superseded.
+func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (p gardener.Proposal, err error) {
+	switch c.Status {
+	case gardener.ProposalDismissed, gardener.ProposalStale, gardener.ProposalSuperseded:
+	default:
+		return p, fmt.Errorf("embedded store: close proposal %s: %q is not dismissed, stale or superseded", c.ProposalID, c.Status)
+	}
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		r, err := closeOpen(tx, c.ProposalID, c.Status, c.By, c.At)
+		if err != nil {
+			return err
+		}
+		p = r
+		if c.Status != gardener.ProposalDismissed || len(c.Dismissal.Changes) == 0 {
+			return nil
+		}
+		k := versionKey(c.Dismissal.TestID, c.Dismissal.TestVersion)
+		var known []string
+		if raw := tx.Bucket(bDismissals).Get(k); raw != nil {
+			known, err = get[[]string](tx, bDismissals, k, "dismissals", string(k))
+			if err != nil {
+				return err
+			}
+		}
+		for _, ch := range c.Dismissal.Changes {
+			if !slices.Contains(known, ch) {
+				known = append(known, ch)
+			}
+		}
+		return put(tx, bDismissals, k, known)
+	})
+	return p, err
+}
+
+// Dismissed reports whether every change of key was dismissed at its test version.
+func (s *Store) Dismissed(ctx context.Context, k gardener.DismissalKey) (bool, error) {
+	if len(k.Changes) == 0 {
+		return false, nil
+	}
+	var known []string
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		vk := versionKey(k.TestID, k.TestVersion)
+		if tx.Bucket(bDismissals).Get(vk) == nil {
+			return nil
+		}
+		var err error
+		known, err = get[[]string](tx, bDismissals, vk, "dismissals", string(vk))
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range k.Changes {
+		if !slices.Contains(known, ch) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// writeRepair writes the steps at FromVersion+1 and stores the repair, if its id is new.
+func writeRepair(tx *bolt.Tx, steps []gardener.Step, r gardener.Repair) (gardener.Test, error) {
+	if tx.Bucket(bRepairs).Get([]byte(r.ID)) != nil {
+		return gardener.Test{}, &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: "was written already"}
+	}
+	t, err := writeSteps(tx, r.TestID, r.FromVersion, steps)
+	if err != nil {
+		return t, err
+	}
+	r.ToVersion = t.Version
+	return t, put(tx, bRepairs, []byte(r.ID), r)
+}
+
+// WriteRepair writes a fix that needs no approval.
+func (s *Store) WriteRepair(ctx context.Context, w gardener.WriteRepair) (t gardener.Test, err error) {
+	if err := need("repair id", w.Repair.ID); err != nil {
+		return t, err
+	}
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		t, err = writeRepair(tx, w.Steps, w.Repair)
+		return err
+	})
+	return t, err
+}
+
+// Repair reads a repair.
+func (s *Store) Repair(ctx context.Context, id string) (r gardener.Repair, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		r, err = get[gardener.Repair](tx, bRepairs, []byte(id), "repair", id)
+		return err
+	})
+	return r, err
+}
+
+func (s *Store) repairs(ctx context.Context, keep func(gardener.Repair) bool) (out []gardener.Repair, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan(tx, bRepairs, nil, keep)
+		return err
+	})
+	slices.SortStableFunc(out, func(a, b gardener.Repair) int { return newestFirst(a.At, b.At, a.ID, b.ID) })
+	return out, err
+}
+
+// Repairs is a test's repair history, newest first.
+func (s *Store) Repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	return s.repairs(ctx, func(r gardener.Repair) bool { return r.TestID == testID })
+}
+
+// RepairsSince lists a project's repairs at or after since, newest first.
+func (s *Store) RepairsSince(ctx context.Context, projectID string, since time.Time) ([]gardener.Repair, error) {
+	return s.repairs(ctx, func(r gardener.Repair) bool { return r.ProjectID == projectID && !r.At.Before(since) })
+}
+
+// RevertRepair writes a repair's pre-repair steps back as a new version.
+func (s *Store) RevertRepair(ctx context.Context, rv gardener.RevertRepair) (t gardener.Test, err error) {
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		r, err := get[gardener.Repair](tx, bRepairs, []byte(rv.RepairID), "repair", rv.RepairID)
+		if err != nil {
+			return err
+		}
+		if !r.RevertedAt.IsZero() {
+			return &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reverted already by %s", r.RevertedBy)}
+		}
+		t, err = writeSteps(tx, r.TestID, r.ToVersion, r.PreSteps)
+		if err != nil {
+			return err
+		}
+		r.RevertedAt, r.RevertedBy, r.Badge = rv.At, rv.By, false
+		return put(tx, bRepairs, []byte(r.ID), r)
+	})
+	return t, err
+}
+
+// MarkReviewed clears a repair's badge; the fix stays.
+func (s *Store) MarkReviewed(ctx context.Context, repairID, by string) (r gardener.Repair, err error) {
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		r, err = get[gardener.Repair](tx, bRepairs, []byte(repairID), "repair", repairID)
+		if err != nil {
+			return err
+		}
+		r.Badge, r.ReviewedBy = false, by
+		return put(tx, bRepairs, []byte(r.ID), r)
+	})
+	return r, err
+}

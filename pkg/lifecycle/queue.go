@@ -1,0 +1,140 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Stage puts a proven fix in the queue (spec "The queue"). p carries its id, test, base
+// version, verdict and triggers; status, counts and times are set here. The fix must be
+// computed against the test's current version (else *gardener.StaleError) and pass the floor.
+// A fix a person dismissed before, at the same test version and for the same app changes, is
+// not staged again (StagedDeclined). At most one proposal per test is open: a later one for the
+// same version is recorded on the open row; see gardener.ProposalStore.StageProposal.
+func (s *Service) Stage(ctx context.Context, p gardener.Proposal) (gardener.Staged, error) {
+	if err := required("proposal id", p.ID); err != nil {
+		return gardener.Staged{}, err
+	}
+	if err := required("proposal "+p.ID+": test id", p.TestID); err != nil {
+		return gardener.Staged{}, err
+	}
+	t, err := s.store.Test(ctx, p.TestID)
+	if err != nil {
+		return gardener.Staged{}, fmt.Errorf("stage proposal %s: %w", p.ID, err)
+	}
+	if p.ProjectID == "" {
+		p.ProjectID = t.ProjectID
+	}
+	if p.ProjectID != t.ProjectID {
+		return gardener.Staged{}, fmt.Errorf("stage proposal %s: it names project %s but test %s is in project %s", p.ID, p.ProjectID, t.ID, t.ProjectID)
+	}
+	if _, err := prepare(t, p.BaseVersion, p.Verdict.Ops); err != nil {
+		return gardener.Staged{}, fmt.Errorf("stage proposal %s: %w", p.ID, err)
+	}
+	declined, err := s.store.Dismissed(ctx, gardener.DismissalOf(p))
+	if err != nil {
+		return gardener.Staged{}, fmt.Errorf("stage proposal %s: %w", p.ID, err)
+	}
+	if declined {
+		return gardener.Staged{Outcome: gardener.StagedDeclined, Proposal: p}, nil
+	}
+	now := s.now()
+	p.Status = gardener.ProposalProposed
+	p.Restated = 0
+	p.StagedAt, p.UpdatedAt = now, now
+	p.DecidedBy, p.DecidedAt = "", time.Time{}
+	return s.store.StageProposal(ctx, p)
+}
+
+// Approved is what an approval wrote.
+type Approved struct {
+	Test   gardener.Test   `json:"test"`
+	Repair gardener.Repair `json:"repair"`
+}
+
+// Approve applies an open proposal and records who approved it. Against a test edited since the
+// proposal was computed it is refused with *gardener.StaleError and the row becomes stale; a row
+// no longer proposed (dismissed, applied, or lost to a concurrent dismiss) is a
+// *gardener.ConflictError. The test's status is left as it is: a repair does not send a test
+// back to review.
+func (s *Service) Approve(ctx context.Context, proposalID, by string) (Approved, error) {
+	if err := required("approver", by); err != nil {
+		return Approved{}, fmt.Errorf("approve proposal %s: %w", proposalID, err)
+	}
+	p, err := s.store.Proposal(ctx, proposalID)
+	if err != nil {
+		return Approved{}, fmt.Errorf("approve: %w", err)
+	}
+	if p.Status != gardener.ProposalProposed {
+		return Approved{}, &gardener.ConflictError{Entity: "proposal", ID: p.ID, Reason: fmt.Sprintf("is %s, not proposed: only an open proposal can be approved", p.Status)}
+	}
+	t, err := s.store.Test(ctx, p.TestID)
+	if err != nil {
+		return Approved{}, fmt.Errorf("approve proposal %s: %w", p.ID, err)
+	}
+	steps, err := prepare(t, p.BaseVersion, p.Verdict.Ops)
+	if err != nil {
+		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
+	}
+	now := s.now()
+	r := gardener.Repair{
+		ID:          "proposal-" + p.ID,
+		ProjectID:   p.ProjectID,
+		TestID:      p.TestID,
+		ProposalID:  p.ID,
+		Verdict:     p.Verdict,
+		PreSteps:    t.Steps,
+		FromVersion: p.BaseVersion,
+		ToVersion:   p.BaseVersion + 1,
+		At:          now,
+		ApprovedBy:  by,
+	}
+	written, err := s.store.ApplyProposal(ctx, gardener.ApplyProposal{
+		ProposalID: p.ID, TestID: p.TestID, BaseVersion: p.BaseVersion, Steps: steps, Repair: r,
+	})
+	if err != nil {
+		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
+	}
+	return Approved{Test: written, Repair: r}, nil
+}
+
+// markStale turns a stale approval into a stale row and returns err; any other error is
+// returned as it is. Losing the race to close the row is fine: someone else decided it.
+func (s *Service) markStale(ctx context.Context, p gardener.Proposal, by string, err error) error {
+	if !errors.Is(err, gardener.ErrStale) {
+		return err
+	}
+	_, cerr := s.store.CloseProposal(ctx, gardener.CloseProposal{ProposalID: p.ID, Status: gardener.ProposalStale, By: by, At: s.now()})
+	if cerr != nil && !errors.Is(cerr, gardener.ErrConflict) {
+		return fmt.Errorf("%w; marking it stale failed too: %v", err, cerr)
+	}
+	return err
+}
+
+// Dismiss declines an open proposal. The row becomes dismissed and the fix is remembered by the
+// test version and the app changes it answered, so it is not proposed again until one of them
+// changes. A row no longer proposed is a *gardener.ConflictError.
+func (s *Service) Dismiss(ctx context.Context, proposalID, by string) (gardener.Proposal, error) {
+	if err := required("person dismissing", by); err != nil {
+		return gardener.Proposal{}, fmt.Errorf("dismiss proposal %s: %w", proposalID, err)
+	}
+	p, err := s.store.Proposal(ctx, proposalID)
+	if err != nil {
+		return gardener.Proposal{}, fmt.Errorf("dismiss: %w", err)
+	}
+	return s.store.CloseProposal(ctx, gardener.CloseProposal{
+		ProposalID: p.ID, Status: gardener.ProposalDismissed, By: by, At: s.now(), Dismissal: gardener.DismissalOf(p),
+	})
+}
+
+// Queue is a project's open proposals, oldest first.
+func (s *Service) Queue(ctx context.Context, projectID string) ([]gardener.Proposal, error) {
+	if _, err := s.store.Project(ctx, projectID); err != nil {
+		return nil, fmt.Errorf("queue: %w", err)
+	}
+	return s.store.OpenProposals(ctx, projectID)
+}

@@ -1,0 +1,243 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Fix is a proven fix to write without the queue: the applying gardener's (By empty) or a
+// person's from the manual path (By set).
+type Fix struct {
+	RunID       string // the failed run the fix answers; keys the repair, so a duplicate event writes once
+	TestID      string
+	BaseVersion int // the version the proof ran against
+	Verdict     gardener.Verdict
+	By          string
+}
+
+// Applied is what ApplyFix did.
+type Applied struct {
+	Test   gardener.Test   `json:"test"`
+	Repair gardener.Repair `json:"repair"`
+	// Duplicate is true when the run's repair had been written before: nothing changed now.
+	Duplicate bool `json:"duplicate"`
+}
+
+// ApplyFix writes a proven fix conditional on the version the proof ran against and keeps the
+// repair record: the triggering run, the winning strategy, the exact ops, the time and the
+// complete pre-repair steps. An automatic fix is gated again here (apply mode, an unattended
+// run, an active test, nothing that needs a person) and badged Auto-repaired; a manual one
+// passes the manual gate and records who applied it. Applying for the same run twice writes once.
+func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
+	if err := required("run id", f.RunID); err != nil {
+		return Applied{}, fmt.Errorf("apply fix to test %s: %w", f.TestID, err)
+	}
+	id := "run-" + f.RunID
+	if prior, err := s.store.Repair(ctx, id); err == nil {
+		return s.duplicate(ctx, prior)
+	} else if !errors.Is(err, gardener.ErrNotFound) {
+		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+	}
+	run, err := s.store.Run(ctx, f.RunID)
+	if err != nil {
+		return Applied{}, fmt.Errorf("apply fix: %w", err)
+	}
+	if f.TestID == "" {
+		f.TestID = run.TestID
+	}
+	t, err := s.store.Test(ctx, f.TestID)
+	if err != nil {
+		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+	}
+	p, err := s.store.Project(ctx, t.ProjectID)
+	if err != nil {
+		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+	}
+	auto := f.By == ""
+	if auto {
+		err = gardener.Eligible(gardener.ModeApply, p, t, &run)
+		if err == nil {
+			if needs, why := f.Verdict.NeedsPerson(); needs {
+				err = &gardener.IneligibleError{Reason: fmt.Sprintf("the fix for test %s must be staged for a person: %s", t.ID, why)}
+			}
+		}
+	} else {
+		err = gardener.EligibleManual(p, t, &run)
+	}
+	if err != nil {
+		return Applied{}, err
+	}
+	steps, err := prepare(t, f.BaseVersion, f.Verdict.Ops)
+	if err != nil {
+		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+	}
+	r := gardener.Repair{
+		ID:          id,
+		ProjectID:   t.ProjectID,
+		TestID:      t.ID,
+		RunID:       f.RunID,
+		Verdict:     f.Verdict,
+		PreSteps:    t.Steps,
+		FromVersion: f.BaseVersion,
+		ToVersion:   f.BaseVersion + 1,
+		At:          s.now(),
+		Auto:        auto,
+		ApprovedBy:  f.By,
+		Badge:       auto,
+	}
+	written, err := s.store.WriteRepair(ctx, gardener.WriteRepair{Steps: steps, Repair: r})
+	if err != nil {
+		// A concurrent delivery of the same event may have won: that is the duplicate case.
+		if prior, perr := s.store.Repair(ctx, id); perr == nil {
+			return s.duplicate(ctx, prior)
+		}
+		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+	}
+	return Applied{Test: written, Repair: r}, nil
+}
+
+func (s *Service) duplicate(ctx context.Context, prior gardener.Repair) (Applied, error) {
+	t, err := s.store.Test(ctx, prior.TestID)
+	if err != nil {
+		return Applied{}, fmt.Errorf("repair %s: %w", prior.ID, err)
+	}
+	return Applied{Test: t, Repair: prior, Duplicate: true}, nil
+}
+
+// revertWarning is the consequence a revert's confirmation states (spec: "The confirmation is
+// honest about the consequence").
+const revertWarning = "the selector the repair fixed will fail again until it is repaired another way"
+
+// RevertConfirmation is the text a person confirms before a revert.
+func (s *Service) RevertConfirmation(ctx context.Context, repairID string) (string, error) {
+	r, err := s.store.Repair(ctx, repairID)
+	if err != nil {
+		return "", fmt.Errorf("revert: %w", err)
+	}
+	return confirmation(r), nil
+}
+
+func confirmation(r gardener.Repair) string {
+	return fmt.Sprintf("Revert test %s to its %d steps from before repair %s (version %d)? After the revert, %s.",
+		r.TestID, len(r.PreSteps), r.ID, r.FromVersion, revertWarning)
+}
+
+// Reverted is what a revert wrote.
+type Reverted struct {
+	Test         gardener.Test   `json:"test"`
+	Repair       gardener.Repair `json:"repair"`
+	Confirmation string          `json:"confirmation"`
+}
+
+// Revert writes a repair's pre-repair steps back exactly, as a new version. It is refused with a
+// *RevertRefusedError when the test has changed since the repair, and with a
+// *gardener.ConflictError when the repair was reverted already.
+func (s *Service) Revert(ctx context.Context, repairID, by string) (Reverted, error) {
+	if err := required("person reverting", by); err != nil {
+		return Reverted{}, fmt.Errorf("revert repair %s: %w", repairID, err)
+	}
+	r, err := s.store.Repair(ctx, repairID)
+	if err != nil {
+		return Reverted{}, fmt.Errorf("revert: %w", err)
+	}
+	t, err := s.store.RevertRepair(ctx, gardener.RevertRepair{RepairID: r.ID, By: by, At: s.now()})
+	if err != nil {
+		var stale *gardener.StaleError
+		if errors.As(err, &stale) {
+			return Reverted{}, &RevertRefusedError{RepairID: r.ID, TestID: r.TestID, RepairVersion: r.ToVersion, Version: stale.Version}
+		}
+		return Reverted{}, fmt.Errorf("revert repair %s: %w", r.ID, err)
+	}
+	r, err = s.store.Repair(ctx, r.ID)
+	if err != nil {
+		return Reverted{}, fmt.Errorf("revert repair %s: %w", repairID, err)
+	}
+	return Reverted{Test: t, Repair: r, Confirmation: confirmation(r)}, nil
+}
+
+// MarkReviewed clears a repair's Auto-repaired badge and keeps the fix.
+func (s *Service) MarkReviewed(ctx context.Context, repairID, by string) (gardener.Repair, error) {
+	if err := required("reviewer", by); err != nil {
+		return gardener.Repair{}, fmt.Errorf("mark repair %s reviewed: %w", repairID, err)
+	}
+	return s.store.MarkReviewed(ctx, repairID, by)
+}
+
+// Badged returns the test's newest repair still badged Auto-repaired, and whether there is one.
+func (s *Service) Badged(ctx context.Context, testID string) (gardener.Repair, bool, error) {
+	rs, err := s.RepairHistory(ctx, testID)
+	if err != nil {
+		return gardener.Repair{}, false, err
+	}
+	for _, r := range rs {
+		if r.Badge {
+			return r, true, nil
+		}
+	}
+	return gardener.Repair{}, false, nil
+}
+
+// RepairHistory is every repair written to a test, newest first.
+func (s *Service) RepairHistory(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	if _, err := s.store.Test(ctx, testID); err != nil {
+		return nil, fmt.Errorf("repair history: %w", err)
+	}
+	return s.store.Repairs(ctx, testID)
+}
+
+// RepairsSince is the project's "repaired since" view, newest first.
+func (s *Service) RepairsSince(ctx context.Context, projectID string, since time.Time) ([]gardener.Repair, error) {
+	if _, err := s.store.Project(ctx, projectID); err != nil {
+		return nil, fmt.Errorf("repairs since %s: %w", since.Format(time.RFC3339), err)
+	}
+	return s.store.RepairsSince(ctx, projectID, since)
+}
+
+// History is a test's AI history: every model call made for it, beside its repairs.
+type History struct {
+	ModelCalls []gardener.ModelCall `json:"modelCalls"`
+	Repairs    []gardener.Repair    `json:"repairs"`
+}
+
+// AIHistory returns the test's model calls and repairs, each newest first.
+func (s *Service) AIHistory(ctx context.Context, testID string) (History, error) {
+	rs, err := s.RepairHistory(ctx, testID)
+	if err != nil {
+		return History{}, err
+	}
+	calls, err := s.store.ModelCalls(ctx, testID)
+	if err != nil {
+		return History{}, fmt.Errorf("AI history of test %s: %w", testID, err)
+	}
+	return History{ModelCalls: calls, Repairs: rs}, nil
+}
+
+// RecordModelCall adds a call to the test's AI history; a zero At is now.
+func (s *Service) RecordModelCall(ctx context.Context, c gardener.ModelCall) error {
+	if err := required("model call: test id", c.TestID); err != nil {
+		return err
+	}
+	if err := required("model call for test "+c.TestID+": ask", c.Ask); err != nil {
+		return err
+	}
+	if c.At.IsZero() {
+		c.At = s.now()
+	}
+	return s.store.AddModelCall(ctx, c)
+}
+
+// EditTest writes a person's edit made against t.Version; the test gets the next version, which
+// is what makes proposals computed against the old one stale.
+func (s *Service) EditTest(ctx context.Context, t gardener.Test) (gardener.Test, error) {
+	if err := required("test id", t.ID); err != nil {
+		return gardener.Test{}, err
+	}
+	if len(t.Steps) == 0 {
+		return gardener.Test{}, fmt.Errorf("edit test %s: a test needs at least one step", t.ID)
+	}
+	return s.store.SaveTest(ctx, t)
+}

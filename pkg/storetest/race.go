@@ -1,0 +1,115 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// stagers is how many sweeps stage for one test at the same moment in the race cases.
+const stagers = 20
+
+// raceCases run the lifecycle's conditional steps from many goroutines at once; each must end in
+// exactly one winner, and every loser with a typed error, whatever the interleaving.
+var raceCases = []testCase{
+	{name: "RaceStaging", atomic: true, run: func(t *testing.T, f *fixture) {
+		var wg sync.WaitGroup
+		outcomes := make([]gardener.StageOutcome, stagers)
+		errs := make([]error, stagers)
+		for i := range stagers {
+			wg.Go(func() {
+				st, err := f.svc.Stage(f.ctx, proposal(fmt.Sprintf("pr-%02d", i), 3, change(fmt.Sprintf("c-%02d", i), "http://app.test/login", fmt.Sprintf("f%d", i))))
+				outcomes[i], errs[i] = st.Outcome, err
+			})
+		}
+		wg.Wait()
+		counts := map[gardener.StageOutcome]int{}
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("stager %d: %v", i, err)
+			}
+			counts[outcomes[i]]++
+		}
+		if counts[gardener.StagedNew] != 1 || counts[gardener.StagedRestated] != stagers-1 {
+			t.Fatalf("outcomes %v, want 1 staged and %d restated", counts, stagers-1)
+		}
+		open, err := f.store.OpenProposals(f.ctx, "p-queue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(open) != 1 || open[0].Restated != stagers-1 || len(open[0].Triggers) != stagers {
+			t.Fatalf("open rows %d, restated %d, triggers %d; want 1, %d, %d", len(open), open[0].Restated, len(open[0].Triggers), stagers-1, stagers)
+		}
+		if rows, _ := f.store.TestProposals(f.ctx, "t-login"); len(rows) != 1 {
+			t.Fatalf("%d rows for the test, want 1", len(rows))
+		}
+	}},
+	{name: "RaceApproveDismiss", atomic: true, run: func(t *testing.T, f *fixture) {
+		for round := range 5 {
+			id := fmt.Sprintf("pr-%d", round)
+			base := f.test(t, "t-login").Version
+			if _, err := f.svc.Stage(f.ctx, proposal(id, base, change("c-"+id, "http://app.test/login", "f-"+id))); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			var approveErr, dismissErr error
+			wg.Go(func() { _, approveErr = f.svc.Approve(f.ctx, id, "grace@example.com") })
+			wg.Go(func() { _, dismissErr = f.svc.Dismiss(f.ctx, id, "alan@example.com") })
+			wg.Wait()
+			if (approveErr == nil) == (dismissErr == nil) {
+				t.Fatalf("round %d: approve %v, dismiss %v; want exactly one to win", round, approveErr, dismissErr)
+			}
+			loser := errors.Join(approveErr, dismissErr)
+			wantAs[*gardener.ConflictError](t, fmt.Sprintf("round %d loser", round), loser)
+			row := f.proposal(t, id)
+			after := f.test(t, "t-login")
+			repairs, _ := f.store.Repairs(f.ctx, "t-login")
+			if approveErr == nil {
+				if row.Status != gardener.ProposalApplied || after.Version != base+1 || len(repairs) == 0 || repairs[0].ProposalID != id {
+					t.Fatalf("round %d, approve won: row %s, version %d, repairs %d", round, row.Status, after.Version, len(repairs))
+				}
+			} else if row.Status != gardener.ProposalDismissed || after.Version != base {
+				t.Fatalf("round %d, dismiss won: row %s, version %d", round, row.Status, after.Version)
+			}
+		}
+	}},
+	{name: "RaceApproveEdit", atomic: true, run: func(t *testing.T, f *fixture) {
+		for round := range 5 {
+			id := fmt.Sprintf("pr-%d", round)
+			before := f.test(t, "t-login")
+			if _, err := f.svc.Stage(f.ctx, proposal(id, before.Version)); err != nil {
+				t.Fatal(err)
+			}
+			edit := before.Clone()
+			edit.Steps = append(edit.Steps, gardener.Step{Kind: gardener.Screenshot, Name: fmt.Sprintf("round-%d.png", round)})
+			var wg sync.WaitGroup
+			var approveErr, editErr error
+			wg.Go(func() { _, approveErr = f.svc.Approve(f.ctx, id, "grace@example.com") })
+			wg.Go(func() { _, editErr = f.svc.EditTest(f.ctx, edit) })
+			wg.Wait()
+			after := f.test(t, "t-login")
+			row := f.proposal(t, id)
+			repairs, _ := f.store.Repairs(f.ctx, "t-login")
+			approved := len(repairs) > 0 && repairs[0].ProposalID == id
+			switch {
+			case approveErr == nil && editErr != nil:
+				wantErr(t, "edit lost to approve", editErr, gardener.ErrConflict)
+				if row.Status != gardener.ProposalApplied || !approved || after.Version != before.Version+1 {
+					t.Fatalf("round %d, approve won: row %s, repair %v, version %d", round, row.Status, approved, after.Version)
+				}
+				wantSteps(t, "approved steps", after.Steps, mustApply(t, before.Steps, row.Verdict.Ops))
+			case editErr == nil && approveErr != nil:
+				wantAs[*gardener.StaleError](t, "approve lost to edit", approveErr)
+				if row.Status != gardener.ProposalStale || approved || after.Version != before.Version+1 {
+					t.Fatalf("round %d, edit won: row %s, repair %v, version %d", round, row.Status, approved, after.Version)
+				}
+				wantSteps(t, "edited steps", after.Steps, edit.Steps)
+			default:
+				t.Fatalf("round %d: approve %v, edit %v; want exactly one to win", round, approveErr, editErr)
+			}
+		}
+	}},
+}

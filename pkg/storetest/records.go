@@ -1,0 +1,243 @@
+package storetest
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// recordCases need no multi-record atomicity: every backend runs them.
+var recordCases = []testCase{
+	{name: "ProjectRoundTrip", run: func(t *testing.T, f *fixture) {
+		got, err := f.store.Project(f.ctx, "p-queue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := gardener.Project{ID: "p-queue", Name: "Queue", Plan: gardener.PlanPro, Model: "builtin", Radar: true, AllowedOrigins: []string{"http://app.test"}, SetupTestID: "t-login"}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("project: got %+v, want %+v", got, want)
+		}
+		got.AutoRepair, got.Radar = true, false
+		if err := f.store.PutProject(f.ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := f.store.Project(f.ctx, "p-queue"); !again.AutoRepair || again.Radar {
+			t.Fatalf("project after put: %+v", again)
+		}
+	}},
+	{name: "UnknownIDsAreNotFound", run: func(t *testing.T, f *fixture) {
+		reads := map[string]func() error{
+			"project":   func() error { _, err := f.store.Project(f.ctx, "nope"); return err },
+			"test":      func() error { _, err := f.store.Test(f.ctx, "nope"); return err },
+			"run":       func() error { _, err := f.store.Run(f.ctx, "nope"); return err },
+			"green run": func() error { _, err := f.store.LastGreenRun(f.ctx, "t-login"); return err },
+			"proposal":  func() error { _, err := f.store.Proposal(f.ctx, "nope"); return err },
+			"repair":    func() error { _, err := f.store.Repair(f.ctx, "nope"); return err },
+			"baseline":  func() error { _, err := f.store.Baseline(f.ctx, "p-queue"); return err },
+			"save test": func() error {
+				_, err := f.store.SaveTest(f.ctx, loginTest("nope", "p-queue"))
+				return err
+			},
+			"mark reviewed": func() error { _, err := f.store.MarkReviewed(f.ctx, "nope", "ada"); return err },
+		}
+		for what, read := range reads {
+			err := read()
+			nf := wantAs[*gardener.NotFoundError](t, what, err)
+			if nf.ID == "" || nf.Entity == "" {
+				t.Errorf("%s: not-found error names nothing: %+v", what, nf)
+			}
+		}
+	}},
+	{name: "TestsVersionsAndListing", run: func(t *testing.T, f *fixture) {
+		if err := f.store.CreateTest(f.ctx, loginTest("t-login", "p-queue")); err == nil {
+			t.Fatal("creating an existing test: no error")
+		} else {
+			wantErr(t, "create existing", err, gardener.ErrConflict)
+		}
+		second := loginTest("t-checkout", "p-queue")
+		second.Status = gardener.StatusPending
+		if err := f.store.CreateTest(f.ctx, second); err != nil {
+			t.Fatal(err)
+		}
+		list, err := f.store.Tests(f.ctx, "p-queue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, tt := range list {
+			ids = append(ids, tt.ID)
+		}
+		if !slices.Equal(ids, []string{"t-checkout", "t-login"}) {
+			t.Fatalf("tests of p-queue: %v", ids)
+		}
+		edit := f.test(t, "t-login")
+		edit.Steps = edit.Steps[:3]
+		edit.Name = "Sign in, shorter"
+		saved, err := f.store.SaveTest(f.ctx, edit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if saved.Version != 4 {
+			t.Fatalf("saved version %d, want 4", saved.Version)
+		}
+		got := f.test(t, "t-login")
+		if got.Version != 4 || got.Name != "Sign in, shorter" {
+			t.Fatalf("after save: version %d name %q", got.Version, got.Name)
+		}
+		wantSteps(t, "after save", got.Steps, edit.Steps)
+		if _, err := f.store.SaveTest(f.ctx, edit); err == nil {
+			t.Fatal("saving against an old version: no error")
+		} else {
+			wantErr(t, "save against old version", err, gardener.ErrConflict)
+		}
+		wantSteps(t, "after refused save", f.test(t, "t-login").Steps, edit.Steps)
+	}},
+	{name: "BigTestRoundTrip", run: func(t *testing.T, f *fixture) {
+		big := loginTest("t-big", "p-queue")
+		big.Steps = bigSteps(1, 700)
+		if err := f.store.CreateTest(f.ctx, big); err != nil {
+			t.Fatal(err)
+		}
+		wantSteps(t, "big test", f.test(t, "t-big").Steps, big.Steps)
+		big.Steps = bigSteps(2, 500)
+		if _, err := f.store.SaveTest(f.ctx, big); err != nil {
+			t.Fatal(err)
+		}
+		got := f.test(t, "t-big")
+		wantSteps(t, "big test after save", got.Steps, big.Steps)
+		if got.Version != big.Version+1 {
+			t.Fatalf("version %d, want %d", got.Version, big.Version+1)
+		}
+	}},
+	{name: "RunsAndLastGreen", run: func(t *testing.T, f *fixture) {
+		green := func(id string, at time.Time, mut func(*gardener.Run)) {
+			r := gardener.Run{ID: id, ProjectID: "p-queue", TestID: "t-login", TestVersion: 3, Trigger: gardener.TriggerSchedule, At: at,
+				Result: &gardener.RunResult{TestID: "t-login", TestVersion: 3, Passed: true, FailedIndex: -1,
+					Steps: []gardener.StepRecord{{Path: "3", Kind: gardener.Click, Passed: true, Element: &gardener.Fingerprint{Tag: "button", ID: "login", VisibleText: []string{"Sign in"}}}}}}
+			if mut != nil {
+				mut(&r)
+			}
+			if err := f.store.PutRun(f.ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		green("r-old", epoch, nil)
+		green("r-new", epoch.Add(time.Hour), nil)
+		green("r-older-later-written", epoch.Add(-time.Hour), nil)
+		green("r-control", epoch.Add(2*time.Hour), func(r *gardener.Run) { r.Control = true })
+		green("r-probe", epoch.Add(3*time.Hour), func(r *gardener.Run) { r.Probe = true })
+		green("r-red", epoch.Add(4*time.Hour), func(r *gardener.Run) { r.Result.Passed = false })
+		last, err := f.store.LastGreenRun(f.ctx, "t-login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last.ID != "r-new" {
+			t.Fatalf("last green run %s, want r-new", last.ID)
+		}
+		if last.Result == nil || last.Result.Steps[0].Element.ID != "login" || !last.At.Equal(epoch.Add(time.Hour)) {
+			t.Fatalf("last green run did not round-trip: %+v", last)
+		}
+		ctl, err := f.store.Run(f.ctx, "r-control")
+		if err != nil || !ctl.Control || ctl.Trigger != gardener.TriggerSchedule {
+			t.Fatalf("control run: %+v, %v", ctl, err)
+		}
+	}},
+	{name: "TriageIssuesNewestFirst", run: func(t *testing.T, f *fixture) {
+		for i, id := range []string{"i-1", "i-2", "i-3"} {
+			issue := gardener.TriageIssue{ID: id, ProjectID: "p-auto", TestID: "t-auto", RunID: "r-" + id, Classification: gardener.AppBug,
+				FailedStep: "4", Error: "assertion failed", Evidence: []string{"500 from /api/login"},
+				Attempts: []gardener.Attempt{{Rung: gardener.StrategySelfHeal, Outcome: "red at step 4"}}, At: epoch.Add(time.Duration(i) * time.Minute)}
+			if err := f.store.PutTriageIssue(f.ctx, issue); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := f.store.TriageIssues(f.ctx, "p-auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0].ID != "i-3" || got[2].ID != "i-1" || got[0].Attempts[0].Rung != gardener.StrategySelfHeal {
+			t.Fatalf("triage issues: %+v", got)
+		}
+		if none, _ := f.store.TriageIssues(f.ctx, "p-queue"); len(none) != 0 {
+			t.Fatalf("triage issues of another project: %+v", none)
+		}
+	}},
+	{name: "BaselineAndAppChanges", run: func(t *testing.T, f *fixture) {
+		b := gardener.Baseline{ProjectID: "p-queue", At: epoch,
+			Tests: map[string][]string{"t-login": {"http://app.test/login", "http://app.test/dashboard"}},
+			Pages: map[string]gardener.PageBaseline{"http://app.test/login": {URL: "http://app.test/login", Fingerprint: "f1",
+				Elements: map[string]gardener.Fingerprint{"css=#login": {Tag: "button", ID: "login", ClassList: []string{"btn"}}}}}}
+		if err := f.store.PutBaseline(f.ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.store.Baseline(f.ctx, "p-queue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.At.Equal(b.At) || !reflect.DeepEqual(got.Tests, b.Tests) || !reflect.DeepEqual(got.Pages, b.Pages) {
+			t.Fatalf("baseline: got %+v, want %+v", got, b)
+		}
+		for i, id := range []string{"c-1", "c-2", "c-3"} {
+			c := change(id, "http://app.test/login", "f"+id)
+			c.At = epoch.Add(time.Duration(i) * time.Hour)
+			if err := f.store.PutAppChange(f.ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changes, err := f.store.AppChanges(f.ctx, "p-queue", epoch.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(changes) != 2 || changes[0].ID != "c-2" || changes[1].ID != "c-3" || changes[0].Fingerprint != "fc-2" {
+			t.Fatalf("app changes since +1h: %+v", changes)
+		}
+	}},
+	{name: "AtRiskLedgerKeepsFirstSeen", run: func(t *testing.T, f *fixture) {
+		if err := f.store.MarkAtRisk(f.ctx, "p-queue", []string{"t-b", "t-a"}, epoch); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.store.MarkAtRisk(f.ctx, "p-queue", []string{"t-c", "t-a"}, epoch.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.store.AtRisk(f.ctx, "p-queue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for _, r := range got {
+			order = append(order, r.TestID)
+		}
+		if !slices.Equal(order, []string{"t-a", "t-b", "t-c"}) {
+			t.Fatalf("at-risk order %v, want longest at risk first", order)
+		}
+		if !got[0].FirstSeen.Equal(epoch) || !got[0].LastSeen.Equal(epoch.Add(time.Hour)) {
+			t.Fatalf("t-a seen %v..%v, want first seen kept", got[0].FirstSeen, got[0].LastSeen)
+		}
+		if err := f.store.ClearAtRisk(f.ctx, "p-queue", "t-a"); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := f.store.AtRisk(f.ctx, "p-queue"); len(left) != 2 {
+			t.Fatalf("after clear: %+v", left)
+		}
+	}},
+	{name: "ModelCallsNewestFirst", run: func(t *testing.T, f *fixture) {
+		for i, ask := range []string{"locator", "operations", "diagnosis"} {
+			if err := f.svc.RecordModelCall(f.ctx, gardener.ModelCall{TestID: "t-auto", Ask: ask, Model: "builtin", InputTokens: 100 * (i + 1), OutputTokens: 10, Outcome: "answered"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		calls, err := f.store.ModelCalls(f.ctx, "t-auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) != 3 || calls[0].Ask != "diagnosis" || calls[2].InputTokens != 100 {
+			t.Fatalf("model calls: %+v", calls)
+		}
+		if err := f.svc.RecordModelCall(f.ctx, gardener.ModelCall{Ask: "locator"}); err == nil {
+			t.Fatal("a model call without a test: no error")
+		}
+	}},
+}
