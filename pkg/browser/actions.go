@@ -1,0 +1,569 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// ambiguityGrace is how long several matches must persist before an action fails on them: a
+// list that re-renders shows two copies for a frame.
+const ambiguityGrace = 500 * time.Millisecond
+
+func networkID(l cdp.LoaderID) network.RequestID { return network.RequestID(l) }
+
+// do runs one step's work against the page.
+func (r *run) do(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	switch st.Kind {
+	case gardener.Goto:
+		return r.gotoURL(ctx, st, rec)
+	case gardener.Click:
+		return r.click(ctx, st, rec, timeout)
+	case gardener.Fill:
+		return r.fill(ctx, st, rec, timeout)
+	case gardener.Select:
+		return r.selectOption(ctx, st, rec, timeout)
+	case gardener.Check, gardener.Uncheck:
+		return r.check(ctx, st, rec, timeout)
+	case gardener.Press:
+		return r.press(ctx, st, rec, timeout)
+	case gardener.Hover:
+		t, f := r.waitTarget(ctx, st.Locator, "hover", timeout, rec)
+		if f != nil {
+			return f
+		}
+		return r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, t.X, t.Y, 0)
+	case gardener.Wait:
+		return r.wait(ctx, st, rec, timeout)
+	case gardener.Screenshot:
+		return r.screenshot(ctx, st, rec, timeout)
+	case gardener.Extract:
+		return r.extract(ctx, st, vars, rec, timeout)
+	case gardener.Intent:
+		return fail(gardener.ErrBadStep, "intent blocks do not nest")
+	}
+	if st.IsCheck() || st.Kind == gardener.A11yAudit {
+		return r.checkStep(ctx, st, vars, rec, timeout)
+	}
+	return fail(gardener.ErrBadStep, "unknown step kind %q", st.Kind)
+}
+
+// targetResult is what the runtime's target() says about a locator.
+type targetResult struct {
+	State   string   `json:"state"`
+	Count   int      `json:"count"`
+	Visible int      `json:"visible"`
+	Matches []string `json:"matches"`
+	By      string   `json:"by"`
+	What    string   `json:"what"`
+	X       float64  `json:"x"`
+	Y       float64  `json:"y"`
+	Direct  bool     `json:"direct"`
+	Checked bool     `json:"checked"`
+	Value   *string  `json:"value"`
+	Invalid bool     `json:"invalid"`
+	Msgs    []string `json:"messages"`
+}
+
+// locatorArg is a locator as the runtime reads it.
+func locatorArg(l gardener.Locator) map[string]any {
+	return map[string]any{"kind": string(l.Kind), "value": l.Value, "role": l.Role, "name": l.Name, "exact": l.Exact}
+}
+
+// pollTarget calls a runtime function that resolves a locator until accept says the result
+// will do or ctx ends; it returns the last result seen.
+func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn string, args ...any) (targetResult, error) {
+	var last targetResult
+	var ambiguousSince time.Time
+	for {
+		var res targetResult
+		err := r.s.call(ctx, &res, fn, args...)
+		switch {
+		case err == nil:
+			last = res
+			if accept(res) {
+				return res, nil
+			}
+			if res.State == "ambiguous" {
+				if ambiguousSince.IsZero() {
+					ambiguousSince = time.Now()
+				} else if time.Since(ambiguousSince) >= ambiguityGrace {
+					return last, nil
+				}
+			} else {
+				ambiguousSince = time.Time{}
+			}
+		case transient(err):
+		default:
+			var je *jsError
+			if errors.As(err, &je) {
+				return last, err
+			}
+			if ctx.Err() != nil {
+				return last, nil
+			}
+			if r.s.crashReason() != "" {
+				return last, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return last, nil
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// waitTarget waits for the one element an action needs, ready for it, and records its
+// fingerprint.
+func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string, timeout time.Duration, rec *gardener.StepRecord) (targetResult, *failure) {
+	res, err := r.pollTarget(ctx, func(t targetResult) bool {
+		switch t.State {
+		case "ok", "not-editable", "not-select", "not-checkable":
+			return true
+		}
+		return false
+	}, "target", locatorArg(loc), mode)
+	if err != nil {
+		return res, r.callFailure(loc, err)
+	}
+	if res.State == "ok" {
+		rec.Element = r.fingerprint(ctx)
+		return res, nil
+	}
+	return res, targetFailure(loc, res, timeout)
+}
+
+// callFailure reports an error from the runtime: a locator the browser rejects is a bad step.
+func (r *run) callFailure(loc gardener.Locator, err error) *failure {
+	var je *jsError
+	if errors.As(err, &je) {
+		return fail(gardener.ErrBadStep, "%s cannot be used: %s", loc, je.msg)
+	}
+	if why := r.s.crashReason(); why != "" {
+		return fail(gardener.ErrBrowserCrash, "%s", why)
+	}
+	return fail(gardener.ErrBrowserCrash, "the browser failed a command: %v", err)
+}
+
+// targetFailure explains, in a person's words, why no element was ready in time.
+func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) *failure {
+	switch t.State {
+	case "", "none":
+		return fail(gardener.ErrElementNotFound, "no element matches %s after %s", loc, timeout)
+	case "hidden":
+		return fail(gardener.ErrElementNotFound, "%d element(s) match %s but none is visible after %s", t.Count, loc, timeout)
+	case "ambiguous":
+		return fail(gardener.ErrAmbiguousElement, "%d visible elements match %s (%s)", t.Visible, loc, strings.Join(t.Matches, ", "))
+	case "disabled":
+		return fail(gardener.ErrTimeout, "the element %s is still disabled after %s", loc, timeout)
+	case "covered":
+		return fail(gardener.ErrTimeout, "the element %s is covered by %s after %s", loc, t.By, timeout)
+	case "not-editable":
+		return fail(gardener.ErrBadStep, "the element %s cannot be filled (not a text field, text area or editable element)", loc)
+	case "not-select":
+		return fail(gardener.ErrBadStep, "the element %s is %s, not a <select>", loc, t.What)
+	case "not-checkable":
+		return fail(gardener.ErrBadStep, "the element %s is %s, not a checkbox, radio or switch", loc, t.What)
+	}
+	return fail(gardener.ErrTimeout, "the element %s was not ready (%s) after %s", loc, t.State, timeout)
+}
+
+// fingerprint reads the fingerprint of the element the runtime last chose.
+func (r *run) fingerprint(ctx context.Context) *gardener.Fingerprint {
+	var fp *gardener.Fingerprint
+	if err := r.s.call(ctx, &fp, "fingerprint"); err != nil {
+		return nil
+	}
+	return fp
+}
+
+func (r *run) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, clicks int64) *failure {
+	p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+	if typ != input.DispatchMouseEventTypeMouseMoved {
+		p.Button = input.MouseButtonLeft
+		p.Buttons = 1
+		p.ClickCount = clicks
+	}
+	if _, err := cdp.Call(ctx, r.s.tgt, input.DispatchMouseEvent, p); err != nil {
+		return r.commandFailure(ctx, "sending the mouse event", err)
+	}
+	return nil
+}
+
+// commandFailure reports a DevTools command that did not go through.
+func (r *run) commandFailure(ctx context.Context, what string, err error) *failure {
+	if why := r.s.crashReason(); why != "" {
+		return fail(gardener.ErrBrowserCrash, "%s", why)
+	}
+	if ctx.Err() != nil {
+		return fail(gardener.ErrTimeout, "%s did not finish in time", what)
+	}
+	return fail(gardener.ErrBrowserCrash, "%s failed: %v", what, err)
+}
+
+func (r *run) clickAt(ctx context.Context, x, y float64) *failure {
+	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+		if f := r.mouse(ctx, typ, x, y, 1); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func (r *run) click(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	t, f := r.waitTarget(ctx, st.Locator, "click", timeout, rec)
+	if f != nil {
+		return f
+	}
+	return r.clickAt(ctx, t.X, t.Y)
+}
+
+func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	t, f := r.waitTarget(ctx, st.Locator, "fill", timeout, rec)
+	if f != nil {
+		return f
+	}
+	if !t.Direct {
+		if st.Value == "" {
+			if f := r.key(ctx, keyDef{key: "Backspace", code: "Backspace", keyCode: 8}, 0); f != nil {
+				return f
+			}
+		} else if _, err := cdp.Call(ctx, r.s.tgt, input.InsertText, input.InsertTextParams{Text: st.Value}); err != nil {
+			return r.commandFailure(ctx, "typing the value", err)
+		}
+	}
+	var after struct{ Value string }
+	if err := r.s.call(ctx, &after, "afterFill", st.Value, t.Direct); err != nil && !transient(err) {
+		return r.callFailure(st.Locator, err)
+	}
+	rec.Values = []string{st.Value}
+	return nil
+}
+
+func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	if _, f := r.waitTarget(ctx, st.Locator, "select", timeout, rec); f != nil {
+		return f
+	}
+	var res struct {
+		OK       bool
+		Value    string
+		Label    string
+		Disabled string
+		Options  []string
+	}
+	for {
+		if err := r.s.call(ctx, &res, "selectOption", st.Value); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if !transient(err) {
+				return r.callFailure(st.Locator, err)
+			}
+		}
+		if res.OK || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pollInterval):
+		}
+	}
+	if !res.OK {
+		if res.Disabled != "" {
+			return fail(gardener.ErrTimeout, "the option %q of %s is disabled after %s", res.Disabled, st.Locator, timeout)
+		}
+		return fail(gardener.ErrElementNotFound, "%s has no option %q after %s (options: %s)", st.Locator, st.Value, timeout, strings.Join(res.Options, ", "))
+	}
+	rec.Values = []string{res.Value}
+	if res.Label != res.Value {
+		rec.Values = append(rec.Values, res.Label)
+	}
+	return nil
+}
+
+func (r *run) check(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	want := st.Kind == gardener.Check
+	t, f := r.waitTarget(ctx, st.Locator, "check", timeout, rec)
+	if f != nil {
+		return f
+	}
+	if t.Checked == want {
+		return nil
+	}
+	if !want && rec.Element != nil && rec.Element.Type == "radio" {
+		return fail(gardener.ErrBadStep, "%s is a radio button, which cannot be unchecked by clicking it", st.Locator)
+	}
+	if f := r.clickAt(ctx, t.X, t.Y); f != nil {
+		return f
+	}
+	for {
+		var got *bool
+		if err := r.s.call(ctx, &got, "checked"); err == nil && got != nil && *got == want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			state := map[bool]string{true: "checked", false: "unchecked"}[want]
+			return fail(gardener.ErrTimeout, "clicking %s did not leave it %s after %s", st.Locator, state, timeout)
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+func (r *run) press(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	keys, mods, err := parseKeys(st.Key)
+	if err != nil {
+		return fail(gardener.ErrBadStep, "%v", err)
+	}
+	if !st.Locator.IsZero() {
+		if _, f := r.waitTarget(ctx, st.Locator, "press", timeout, rec); f != nil {
+			return f
+		}
+	}
+	for _, m := range mods {
+		if f := r.keyEvent(ctx, input.DispatchKeyEventTypeRawKeyDown, m, modifierBits(mods)); f != nil {
+			return f
+		}
+	}
+	if f := r.key(ctx, keys, modifierBits(mods)); f != nil {
+		return f
+	}
+	for i := len(mods) - 1; i >= 0; i-- {
+		if f := r.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods[i], 0); f != nil {
+			return f
+		}
+	}
+	rec.Values = []string{st.Key}
+	return nil
+}
+
+// key presses and releases one key with the given modifiers held.
+func (r *run) key(ctx context.Context, k keyDef, mods int64) *failure {
+	down := input.DispatchKeyEventTypeKeyDown
+	if k.text == "" || mods&(modCtrl|modAlt|modMeta) != 0 {
+		down = input.DispatchKeyEventTypeRawKeyDown
+	}
+	if f := r.keyEvent(ctx, down, k, mods); f != nil {
+		return f
+	}
+	return r.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, k, mods)
+}
+
+func (r *run) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, k keyDef, mods int64) *failure {
+	p := input.DispatchKeyEventParams{Type: typ, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.keyCode, NativeVirtualKeyCode: k.keyCode, Modifiers: mods}
+	if typ == input.DispatchKeyEventTypeKeyDown {
+		p.Text, p.UnmodifiedText = k.text, k.text
+	}
+	if _, err := cdp.Call(ctx, r.s.tgt, input.DispatchKeyEvent, p); err != nil {
+		return r.commandFailure(ctx, "sending the key "+k.key, err)
+	}
+	return nil
+}
+
+func (r *run) gotoURL(ctx context.Context, st gardener.Step, rec *gardener.StepRecord) *failure {
+	target, err := resolveURL(r.ro.BaseURL, st.URL)
+	if err != nil {
+		return fail(gardener.ErrBadStep, "%v", err)
+	}
+	if why := r.s.gate.refuse(target); why != "" {
+		return fail(gardener.ErrNavigationBlocked, "navigation to %s was blocked (%s)", target, why)
+	}
+	rec.Values = []string{target}
+	res, err := cdp.Call(ctx, r.s.tgt, page.Navigate, page.NavigateParams{URL: target})
+	if err != nil {
+		return r.commandFailure(ctx, "navigating to "+target, err)
+	}
+	if res.ErrorText != "" {
+		r.s.mu.Lock()
+		blocked := ""
+		if len(r.s.blockedDocs) > 0 {
+			blocked = r.s.blockedDocs[0]
+			r.s.blockedDocs = r.s.blockedDocs[1:]
+		}
+		r.s.mu.Unlock()
+		if blocked != "" {
+			return fail(gardener.ErrNavigationBlocked, "navigation to %s was blocked", blocked)
+		}
+		return fail(gardener.ErrNavigation, "loading %s failed: %s", target, res.ErrorText)
+	}
+	r.s.waitReady(ctx)
+	if ctx.Err() != nil {
+		return fail(gardener.ErrTimeout, "%s did not finish loading in time", target)
+	}
+	r.s.mu.Lock()
+	idx, ok := r.s.reqByID[networkID(res.LoaderID)]
+	var req gardener.Request
+	if ok {
+		req = r.s.requests[idx]
+	}
+	r.s.mu.Unlock()
+	if ok && req.Status >= 400 {
+		return fail(gardener.ErrHTTP, "GET %s answered HTTP %d", req.URL, req.Status)
+	}
+	return nil
+}
+
+// resolveURL resolves a goto URL against the base URL.
+func resolveURL(base, raw string) (string, error) {
+	if base == "" {
+		return raw, nil
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("base URL %q: %w", base, err)
+	}
+	u, err := b.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("URL %q: %w", raw, err)
+	}
+	return u.String(), nil
+}
+
+func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	switch st.For {
+	case gardener.WaitTime:
+		select {
+		case <-ctx.Done():
+			return fail(gardener.ErrTimeout, "the step's %s ran out before the %dms wait ended", timeout, st.Ms)
+		case <-time.After(time.Duration(st.Ms) * time.Millisecond):
+			return nil
+		}
+	case gardener.WaitURL:
+		for {
+			u := r.s.currentURL()
+			rec.Observed = u
+			if urlMatches(u, st.URL) {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fail(gardener.ErrAssertionFailed, "the URL did not reach %q after %s (it is %s)", st.URL, timeout, u)
+			case <-time.After(pollInterval):
+			}
+		}
+	}
+	state := st.State
+	if state == "" {
+		state = "visible"
+	}
+	var last visibility
+	for {
+		v, err := r.visibility(ctx, st.Locator)
+		if err != nil {
+			return r.callFailure(st.Locator, err)
+		}
+		if v != nil {
+			last = *v
+			if (state == "visible" && v.Visible > 0) || (state == "hidden" && v.Visible == 0) || (state == "attached" && v.Count > 0) {
+				if v.Visible > 0 {
+					rec.Element = r.fingerprint(ctx)
+				}
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			switch {
+			case state == "hidden":
+				return fail(gardener.ErrTimeout, "%s is still visible after %s", st.Locator, timeout)
+			case last.Count == 0:
+				return fail(gardener.ErrElementNotFound, "no element matches %s after %s", st.Locator, timeout)
+			default:
+				return fail(gardener.ErrTimeout, "%d element(s) match %s but none is visible after %s", last.Count, st.Locator, timeout)
+			}
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// urlMatches reads a wait's URL pattern: a glob when it has a *, else a part of the URL.
+func urlMatches(u, pattern string) bool {
+	if strings.Contains(pattern, "*") {
+		parts := strings.Split(pattern, "*")
+		if !strings.HasPrefix(u, parts[0]) && !strings.Contains(u, parts[0]) {
+			return false
+		}
+		rest := u
+		for _, p := range parts {
+			i := strings.Index(rest, p)
+			if i < 0 {
+				return false
+			}
+			rest = rest[i+len(p):]
+		}
+		return parts[len(parts)-1] == "" || strings.HasSuffix(u, parts[len(parts)-1])
+	}
+	return strings.Contains(u, pattern)
+}
+
+func (r *run) screenshot(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
+	if !st.Locator.IsZero() {
+		if _, f := r.waitTarget(ctx, st.Locator, "read", timeout, rec); f != nil {
+			return f
+		}
+		if rec.Element != nil && rec.Element.Location.Width > 0 {
+			l := rec.Element.Location
+			p.Clip = &page.Viewport{X: l.X, Y: l.Y, Width: l.Width, Height: l.Height, Scale: 1}
+			beyond := true
+			p.CaptureBeyondViewport = &beyond
+		}
+	}
+	res, err := cdp.Call(ctx, r.s.tgt, page.CaptureScreenshot, p)
+	if err != nil {
+		return r.commandFailure(ctx, "taking the screenshot", err)
+	}
+	name := st.Name
+	if name == "" {
+		name = "step-" + strings.ReplaceAll(rec.Path, ".", "-") + ".png"
+	}
+	name = filepath.Base(name)
+	rec.Observed = fmt.Sprintf("%s (%d bytes PNG)", name, len(res.Data))
+	if r.s.opts.ArtifactDir != "" {
+		if err := os.WriteFile(filepath.Join(r.s.opts.ArtifactDir, name), res.Data, 0o644); err != nil {
+			return fail(gardener.ErrBadStep, "saving the screenshot: %v", err)
+		}
+	}
+	return nil
+}
+
+func (r *run) extract(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	res, f := r.read(ctx, st.Locator, "text", st.Attribute, timeout, rec)
+	if f != nil {
+		return f
+	}
+	if res.Value == nil {
+		return fail(gardener.ErrElementNotFound, "the element %s has no attribute %q", st.Locator, st.Attribute)
+	}
+	vars[st.Variable] = *res.Value
+	rec.Observed = *res.Value
+	return nil
+}
+
+// read waits for one element (visible or not) and reads its text, value or an attribute.
+func (r *run) read(ctx context.Context, loc gardener.Locator, what, attr string, timeout time.Duration, rec *gardener.StepRecord) (targetResult, *failure) {
+	res, err := r.pollTarget(ctx, func(t targetResult) bool {
+		return t.State == "ok" || t.State == "ok-hidden"
+	}, "read", locatorArg(loc), what, attr)
+	if err != nil {
+		return res, r.callFailure(loc, err)
+	}
+	if res.State != "ok" && res.State != "ok-hidden" {
+		return res, targetFailure(loc, res, timeout)
+	}
+	rec.Element = r.fingerprint(ctx)
+	return res, nil
+}

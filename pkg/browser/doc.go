@@ -1,0 +1,10 @@
+// Package browser replays gardener tests in headless Chromium through chromedp. It implements
+// gardener.Runner: one Chromium per process, started on first use and reused like a warm Lambda
+// container, and a fresh isolated browser context (an incognito-style profile) per replay, so
+// replays run concurrently in one browser without sharing cookies or storage.
+//
+// Element work happens in an in-page runtime (js/runtime.js) installed in every document before
+// the page's scripts run: locator resolution, actionability, accessible names, fingerprints and
+// the DOM snapshot. Input goes through the DevTools Input domain, so clicks and keys reach the
+// page as a person's would, through whatever covers the element.
+package browser

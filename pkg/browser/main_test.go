@@ -1,0 +1,81 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// shared is the one Runner every test of the package uses, so the suite starts Chromium once,
+// as a warm Lambda container would.
+var shared *Runner
+
+// chromeMissing is set when no Chromium is installed; browser tests then skip, saying so.
+var chromeMissing string
+
+func TestMain(m *testing.M) {
+	if _, err := ChromePath(); err != nil {
+		chromeMissing = err.Error()
+		fmt.Fprintln(os.Stderr, "SKIPPING the browser tests: "+chromeMissing)
+		os.Exit(m.Run())
+	}
+	shared = New(Options{StepTimeout: 2 * time.Second})
+	code := m.Run()
+	_ = shared.Close()
+	os.Exit(code)
+}
+
+// needBrowser skips a test loudly when Chromium is absent.
+func needBrowser(t testing.TB) *Runner {
+	t.Helper()
+	if chromeMissing != "" {
+		t.Skipf("no Chromium (%s); install it with: apt-get install -y chromium", chromeMissing)
+	}
+	return shared
+}
+
+// fixture serves testdata/site and a few endpoints the fixture pages call.
+func fixture(t testing.TB) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir("testdata/site")))
+	mux.HandleFunc("POST /api/login", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"ok":true}`) })
+	mux.HandleFunc("POST /api/orders", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id":1}`)
+	})
+	mux.HandleFunc("/api/broken", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) })
+	mux.HandleFunc("/redirect-out", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://example.invalid/landing", http.StatusFound)
+	})
+	mux.HandleFunc("/missing-page", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such page", http.StatusNotFound) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// steps decodes a JSON step list, failing the test on a decode error.
+func steps(t testing.TB, js string) []gardener.Step {
+	t.Helper()
+	s, err := gardener.DecodeSteps([]byte(js))
+	if err != nil {
+		t.Fatalf("decoding steps: %v", err)
+	}
+	return s
+}
+
+func replayOK(t testing.TB, r *Runner, base string, st []gardener.Step, ro gardener.ReplayOptions) gardener.Replay {
+	t.Helper()
+	ro.BaseURL = base
+	rep, err := r.Replay(context.Background(), gardener.Test{ID: t.Name(), Version: 1, Steps: st}, ro)
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	return rep
+}

@@ -1,0 +1,407 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+const (
+	// probeTimeout bounds one probe check: the page has settled, so a check either holds
+	// now or it does not.
+	probeTimeout = 300 * time.Millisecond
+	// healthTimeout bounds the ping that tells a slow step from a hung browser.
+	healthTimeout = 2 * time.Second
+	// openTimeout bounds the creation of a replay's tab.
+	openTimeout = 15 * time.Second
+)
+
+// failure is why a step did not do what it should.
+type failure struct {
+	kind   gardener.ErrorKind
+	detail string
+}
+
+func (f *failure) Error() string { return f.detail }
+
+func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
+	return &failure{kind: kind, detail: fmt.Sprintf(format, args...)}
+}
+
+// run is one replay in progress.
+type run struct {
+	s        *session
+	ro       gardener.ReplayOptions
+	timeout  time.Duration
+	vars     map[string]string
+	records  []gardener.StepRecord
+	window   int // live-event sequence at the start of the last action: toasts after it count
+	snapshot *gardener.Snapshot
+}
+
+// replay runs one test in a new browser context of in. crashed reports that the browser
+// itself died or hung, so the runner must launch another.
+func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro gardener.ReplayOptions) (gardener.Replay, bool, error) {
+	started := time.Now()
+	result := gardener.RunResult{TestID: t.ID, TestVersion: t.Version, FailedIndex: -1, Started: started, Steps: []gardener.StepRecord{}}
+	gate, err := newOriginGate(ro.BaseURL, ro.AllowedOrigins)
+	if err != nil {
+		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, err)
+	}
+	tabCtx, cancel := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext())
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	s := newSession(in, tabCtx, opts, gate)
+
+	watchdog := time.AfterFunc(openTimeout, cancel)
+	err = s.open()
+	watchdog.Stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, ctx.Err())
+		}
+		if !in.alive() || !browserAnswers(in) {
+			result.ErrorKind = gardener.ErrBrowserCrash
+			result.Message = "the browser did not open a tab for the replay: " + err.Error()
+			result.FailedStep, result.FailedIndex = "1", 0
+			result.Millis = time.Since(started).Milliseconds()
+			return gardener.Replay{Result: result}, true, nil
+		}
+		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, err)
+	}
+
+	timeout := opts.StepTimeout
+	if ro.StepTimeout > 0 {
+		timeout = ro.StepTimeout
+	}
+	r := &run{s: s, ro: ro, timeout: timeout, vars: map[string]string{}}
+	for k, v := range ro.Variables {
+		r.vars[k] = v
+	}
+	rep := gardener.Replay{}
+	crashed := false
+	for i := 0; i <= len(t.Steps); i++ {
+		if checks := ro.Probes[i]; len(checks) > 0 && ctx.Err() == nil {
+			if rep.Probes == nil {
+				rep.Probes = map[int][]gardener.ProbeResult{}
+			}
+			rep.Probes[i] = r.probe(i, checks)
+		}
+		if i == len(t.Steps) {
+			break
+		}
+		f := r.top(i, t.Steps[i])
+		if ctx.Err() != nil {
+			return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, ctx.Err())
+		}
+		if f != nil {
+			last := r.records[len(r.records)-1]
+			result.FailedStep = last.Path
+			result.FailedIndex = i
+			result.ErrorKind = f.kind
+			step := t.Steps[i]
+			if step.Kind == gardener.Intent {
+				step = stepAt(step, last.Path)
+			}
+			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.String(), f.detail)
+			if f.kind == gardener.ErrBrowserCrash {
+				crashed = !in.alive() || !browserAnswers(in)
+			} else {
+				rep.Snapshot = r.takeSnapshot()
+			}
+			break
+		}
+	}
+	result.Passed = result.ErrorKind == ""
+	if result.Passed && ro.SnapshotAtEnd {
+		rep.Snapshot = r.takeSnapshot()
+	}
+	s.mu.Lock()
+	result.Console = append([]gardener.ConsoleMessage(nil), s.console...)
+	result.Requests = append([]gardener.Request(nil), s.requests...)
+	result.Navigations = append([]string(nil), s.navigations...)
+	result.FinalURL = s.url
+	s.mu.Unlock()
+	result.Steps = r.records
+	result.Millis = time.Since(started).Milliseconds()
+	rep.Result = result
+	return rep, crashed, nil
+}
+
+// stepAt finds the inner step of an intent block by its path ("3.2").
+func stepAt(block gardener.Step, path string) gardener.Step {
+	for j, inner := range block.Steps {
+		if path == fmt.Sprintf("%s.%d", pathPrefix(path), j+1) {
+			return inner
+		}
+	}
+	return block
+}
+
+func pathPrefix(path string) string {
+	for i := range path {
+		if path[i] == '.' {
+			return path[:i]
+		}
+	}
+	return path
+}
+
+// browserAnswers pings the browser itself, apart from any tab.
+func browserAnswers(in *instance) bool {
+	ctx, cancel := context.WithTimeout(in.ctx, healthTimeout)
+	defer cancel()
+	_, err := cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, browser.GetVersion, cdp.Empty{})
+	return err == nil
+}
+
+// top runs top-level step i, an intent block with its inner steps included.
+func (r *run) top(i int, st gardener.Step) *failure {
+	path := strconv.Itoa(i + 1)
+	if st.Kind != gardener.Intent {
+		return r.step(path, st, r.vars)
+	}
+	start := time.Now()
+	blockIdx := len(r.records)
+	r.records = append(r.records, gardener.StepRecord{Path: path, Kind: gardener.Intent, URLBefore: r.s.currentURL(), Skipped: true})
+	scope := make(map[string]string, len(r.vars)+len(st.Values))
+	for k, v := range r.vars {
+		scope[k] = v
+	}
+	for k, v := range st.Values {
+		scope[k] = v
+	}
+	var f *failure
+	for j, inner := range st.Steps {
+		if f = r.step(fmt.Sprintf("%s.%d", path, j+1), inner, scope); f != nil {
+			break
+		}
+	}
+	// Variables extracted inside the block stay set after it; its own values do not.
+	for k, v := range scope {
+		if _, own := st.Values[k]; !own {
+			r.vars[k] = v
+		}
+	}
+	rec := &r.records[blockIdx]
+	rec.URLAfter = r.s.currentURL()
+	rec.Passed = f == nil
+	rec.Millis = time.Since(start).Milliseconds()
+	return f
+}
+
+// step runs one non-block step and appends its record.
+func (r *run) step(path string, st gardener.Step, vars map[string]string) *failure {
+	start := time.Now()
+	rec := gardener.StepRecord{Path: path, Kind: st.Kind, URLBefore: r.s.currentURL()}
+	m := r.s.mark()
+	if st.IsAction() {
+		r.window = m.live
+	}
+	f := r.exec(st, vars, &rec, m)
+	rec.URLAfter = r.s.currentURL()
+	rec.Requests = r.s.requestsSince(m)
+	rec.Passed = f == nil
+	rec.Millis = time.Since(start).Milliseconds()
+	r.records = append(r.records, rec)
+	return f
+}
+
+func (r *run) stepTimeout(st gardener.Step) time.Duration {
+	if st.TimeoutMs > 0 {
+		return time.Duration(st.TimeoutMs) * time.Millisecond
+	}
+	if st.Kind == gardener.A11yAudit && r.timeout < a11yMinTimeout {
+		return a11yMinTimeout
+	}
+	return r.timeout
+}
+
+// exec runs the step within its time limit and turns what went wrong into a failure.
+func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepRecord, m mark) *failure {
+	st, err := interpolate(st, vars)
+	if err != nil {
+		return fail(gardener.ErrBadStep, "%v", err)
+	}
+	timeout := r.stepTimeout(st)
+	ctx, cancel := context.WithTimeout(r.s.ctx, timeout)
+	defer cancel()
+	f := r.do(ctx, st, vars, rec, timeout)
+	if f == nil && st.IsAction() {
+		r.s.settle(ctx, m)
+		f = r.afterAction(m)
+	}
+	return r.diagnose(f, timeout)
+}
+
+// afterAction fails an action whose navigation was blocked or answered with an HTTP error.
+func (r *run) afterAction(m mark) *failure {
+	s := r.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.blockedDocs) > 0 {
+		u := s.blockedDocs[0]
+		s.blockedDocs = s.blockedDocs[1:]
+		return fail(gardener.ErrNavigationBlocked, "navigation to %s was blocked", u)
+	}
+	for i := m.navs; i < len(s.navLoaders); i++ {
+		idx, ok := s.reqByID[networkID(s.navLoaders[i])]
+		if !ok {
+			continue
+		}
+		if req := s.requests[idx]; req.Status >= 400 {
+			return fail(gardener.ErrHTTP, "%s %s answered HTTP %d", req.Method, req.URL, req.Status)
+		}
+	}
+	return nil
+}
+
+// diagnose tells a browser that died or hung apart from a step that merely failed.
+func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
+	if f == nil {
+		return nil
+	}
+	if why := r.s.crashReason(); why != "" {
+		return fail(gardener.ErrBrowserCrash, "%s", why)
+	}
+	if f.kind == gardener.ErrTimeout || f.kind == gardener.ErrBrowserCrash {
+		if !browserAnswers(r.s.in) {
+			r.s.markCrashed("the browser stopped answering")
+			return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", healthTimeout, timeout)
+		}
+		if !r.pageAnswers() {
+			return fail(gardener.ErrBrowserCrash, "the page stopped answering (its renderer is hung) during the step's %s", timeout)
+		}
+	}
+	return f
+}
+
+func (r *run) pageAnswers() bool {
+	ctx, cancel := context.WithTimeout(r.s.ctx, healthTimeout)
+	defer cancel()
+	_, err := r.s.eval(ctx, "''", false)
+	return err == nil || transient(err)
+}
+
+// probe evaluates checks before top-level step i without touching the run's records.
+func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
+	out := make([]gardener.ProbeResult, 0, len(checks))
+	for _, c := range checks {
+		pr := gardener.ProbeResult{Check: c, Path: strconv.Itoa(i + 1)}
+		rec := gardener.StepRecord{}
+		ctx, cancel := context.WithTimeout(r.s.ctx, probeTimeout)
+		st, err := interpolate(c, r.vars)
+		var f *failure
+		if err != nil {
+			f = fail(gardener.ErrBadStep, "%v", err)
+		} else {
+			f = r.do(ctx, st, r.vars, &rec, probeTimeout)
+		}
+		cancel()
+		pr.Observed = rec.Observed
+		switch {
+		case f == nil:
+			pr.Passed = true
+		case f.kind == gardener.ErrAssertionFailed:
+		default:
+			pr.Error = f.detail
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// snapshotResult is the runtime's snapshot before the byte cap.
+type snapshotResult struct {
+	URL        string                 `json:"url"`
+	Title      string                 `json:"title"`
+	Candidates []gardener.Fingerprint `json:"candidates"`
+	Text       string                 `json:"text"`
+	Truncated  bool                   `json:"truncated"`
+}
+
+// takeSnapshot captures the page as it is now, capped by count and bytes.
+func (r *run) takeSnapshot() *gardener.Snapshot {
+	ctx, cancel := context.WithTimeout(r.s.ctx, 10*time.Second)
+	defer cancel()
+	var sr snapshotResult
+	if err := r.s.call(ctx, &sr, "snapshot", r.s.opts.MaxCandidates, r.s.opts.MaxText); err != nil {
+		return &gardener.Snapshot{URL: r.s.currentURL(), Truncated: true}
+	}
+	snap := &gardener.Snapshot{URL: sr.URL, Title: sr.Title, Truncated: sr.Truncated, Candidates: make([]gardener.Fingerprint, 0, len(sr.Candidates))}
+	size := 0
+	for _, c := range sr.Candidates {
+		b, err := json.Marshal(c)
+		if err != nil {
+			continue
+		}
+		if size+len(b) > r.s.opts.MaxSnapshotBytes {
+			snap.Truncated = true
+			break
+		}
+		size += len(b)
+		snap.Candidates = append(snap.Candidates, c)
+	}
+	snap.Text = capBytes(sr.Text, r.s.opts.MaxText)
+	if len(snap.Text) < len(sr.Text) {
+		snap.Truncated = true
+	}
+	if r.ro.Screenshot {
+		if png, err := cdp.Call(ctx, r.s.tgt, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}); err == nil {
+			snap.Screenshot = png.Data
+		}
+	}
+	return snap
+}
+
+// capBytes cuts s to at most n bytes without splitting a character.
+func capBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// varRef is a ${name} reference to a variable.
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+
+// interpolate replaces ${name} in the fields a person writes values into. An unknown
+// variable is a bad step: comparing against the literal "${total}" would fail confusingly.
+func interpolate(st gardener.Step, vars map[string]string) (gardener.Step, error) {
+	var missing string
+	sub := func(s string) string {
+		return varRef.ReplaceAllStringFunc(s, func(ref string) string {
+			name := varRef.FindStringSubmatch(ref)[1]
+			v, ok := vars[name]
+			if !ok && missing == "" {
+				missing = name
+			}
+			return v
+		})
+	}
+	st.URL = sub(st.URL)
+	st.Value = sub(st.Value)
+	st.Expected = sub(st.Expected)
+	st.Actual = sub(st.Actual)
+	st.Text = sub(st.Text)
+	if missing != "" {
+		return st, fmt.Errorf("variable ${%s} is not set (extract it in an earlier step or pass it in the replay's variables)", missing)
+	}
+	return st, nil
+}

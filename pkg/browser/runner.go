@@ -1,0 +1,159 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Defaults for Options fields left zero.
+const (
+	// DefaultStepTimeout bounds a step that sets no timeout of its own. Small, because a failing
+	// test waits it out at its failing step, and a ladder replays failing tests many times.
+	DefaultStepTimeout = 5 * time.Second
+	// DefaultMaxCandidates caps a snapshot's elements; real pages rarely have more visible ones.
+	DefaultMaxCandidates = 1500
+	// DefaultMaxSnapshotBytes caps a snapshot's candidates as JSON, so a snapshot fits a
+	// Lambda's memory and a model's context with room to spare.
+	DefaultMaxSnapshotBytes = 2 << 20
+	// DefaultMaxText caps a snapshot's page text.
+	DefaultMaxText = 20 << 10
+)
+
+// Options configures a Runner. The zero value works.
+type Options struct {
+	// ChromePath is the browser binary; empty means CHROME_PATH, then PATH (see ChromePath).
+	ChromePath string
+	// SingleProcess runs Chromium as one process, for hosts that cannot fork a zygote.
+	SingleProcess bool
+	// StepTimeout is the runner's default step timeout; ReplayOptions.StepTimeout and a step's
+	// timeoutMs take precedence.
+	StepTimeout time.Duration
+	// ArtifactDir receives the PNGs of screenshot steps; empty keeps them in memory only.
+	ArtifactDir string
+	// Snapshot caps; zero takes the defaults above.
+	MaxCandidates    int
+	MaxSnapshotBytes int
+	MaxText          int
+}
+
+// Runner replays tests in one shared Chromium. It is safe for concurrent use; Close stops the
+// browser.
+type Runner struct {
+	opts   Options
+	mu     sync.Mutex
+	inst   *instance
+	closed bool
+	active sync.WaitGroup
+}
+
+var _ gardener.Runner = (*Runner)(nil)
+
+// ErrClosed is returned by Replay after Close.
+var ErrClosed = errors.New("browser runner is closed")
+
+// New returns a Runner; the browser starts on the first Replay (or Start).
+func New(opts Options) *Runner {
+	if opts.StepTimeout <= 0 {
+		opts.StepTimeout = DefaultStepTimeout
+	}
+	if opts.MaxCandidates <= 0 {
+		opts.MaxCandidates = DefaultMaxCandidates
+	}
+	if opts.MaxSnapshotBytes <= 0 {
+		opts.MaxSnapshotBytes = DefaultMaxSnapshotBytes
+	}
+	if opts.MaxText <= 0 {
+		opts.MaxText = DefaultMaxText
+	}
+	return &Runner{opts: opts}
+}
+
+// Start launches the browser now rather than on the first replay, as a Lambda's init phase
+// would.
+func (r *Runner) Start() error {
+	_, err := r.instance()
+	return err
+}
+
+// BrowserPID is the process id of the running browser, 0 when none runs.
+func (r *Runner) BrowserPID() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inst == nil {
+		return 0
+	}
+	return r.inst.pid
+}
+
+func (r *Runner) instance() (*instance, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	if r.inst != nil && !r.inst.alive() {
+		r.inst.close()
+		r.inst = nil
+	}
+	if r.inst == nil {
+		in, err := launch(r.opts)
+		if err != nil {
+			return nil, err
+		}
+		r.inst = in
+	}
+	return r.inst, nil
+}
+
+// discard drops a crashed or hung browser so the next replay launches a new one.
+func (r *Runner) discard(in *instance) {
+	r.mu.Lock()
+	if r.inst == in {
+		r.inst = nil
+	}
+	r.mu.Unlock()
+	in.close()
+}
+
+// Close stops the browser after the replays in flight have ended. Replays started after Close
+// return ErrClosed.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.active.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inst != nil {
+		r.inst.close()
+		r.inst = nil
+	}
+	return nil
+}
+
+// Replay runs the test in a fresh browser context. A failing test is a Replay whose result did
+// not pass; the error is for a browser that cannot be started or a ctx that ended.
+func (r *Runner) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return gardener.Replay{}, ErrClosed
+	}
+	r.active.Add(1)
+	r.mu.Unlock()
+	defer r.active.Done()
+
+	in, err := r.instance()
+	if err != nil {
+		return gardener.Replay{}, err
+	}
+	rep, crashed, err := replay(ctx, in, r.opts, t, opts)
+	if crashed {
+		r.discard(in)
+	}
+	return rep, err
+}

@@ -1,0 +1,479 @@
+package browser
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+//go:embed js/runtime.js
+var runtimeJS string
+
+// emitBinding is the page-to-Go channel the runtime reports toasts and modals on: a binding
+// delivers them even when the page navigates right after showing them.
+const emitBinding = "__dgEmit"
+
+// pollInterval is how often a waiting step looks at the page again.
+const pollInterval = 50 * time.Millisecond
+
+// liveEvent is a toast or modal the page showed, or a JavaScript dialog it opened.
+type liveEvent struct {
+	kind string // toast | modal
+	text string
+	seq  int
+}
+
+// session is one replay's tab in its own browser context, with everything the tab reported.
+type session struct {
+	in   *instance
+	ctx  context.Context // the tab's chromedp context
+	tgt  *chromedp.Target
+	opts Options
+	gate *originGate
+
+	mu          sync.Mutex
+	console     []gardener.ConsoleMessage
+	requests    []gardener.Request
+	reqByID     map[network.RequestID]int
+	inflight    map[network.RequestID]bool
+	navigations []string
+	navLoaders  []cdp.LoaderID // loader of each main-frame navigation, for its document status
+	url         string
+	mainFrame   cdp.FrameID
+	loading     bool
+	blocked     []string // URLs the gate refused, in order
+	blockedDocs []string // of those, the document navigations
+	live        []liveEvent
+	liveSeq     int
+	crashed     string // why the tab or browser died, "" while it lives
+}
+
+func newSession(in *instance, ctx context.Context, opts Options, gate *originGate) *session {
+	return &session{
+		in: in, ctx: ctx, opts: opts, gate: gate,
+		reqByID:  map[network.RequestID]int{},
+		inflight: map[network.RequestID]bool{},
+	}
+}
+
+// open creates the tab and wires its events; it runs on the tab context itself because the
+// first call on a chromedp context decides how long its target lives.
+func (s *session) open() error {
+	if err := chromedp.Listen(s.ctx, s.onEvent); err != nil {
+		return fmt.Errorf("opening a tab: %w", err)
+	}
+	s.tgt = chromedp.FromContext(s.ctx).Target
+	if _, err := cdp.Call(s.ctx, s.tgt, runtime.AddBinding, runtime.AddBindingParams{Name: emitBinding}); err != nil {
+		return fmt.Errorf("adding the page binding: %w", err)
+	}
+	if _, err := cdp.Call(s.ctx, s.tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: runtimeJS}); err != nil {
+		return fmt.Errorf("installing the page runtime: %w", err)
+	}
+	if _, err := cdp.Call(s.ctx, s.tgt, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}}); err != nil {
+		return fmt.Errorf("enabling request interception: %w", err)
+	}
+	tree, err := cdp.Call(s.ctx, s.tgt, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("reading the frame tree: %w", err)
+	}
+	s.mu.Lock()
+	s.mainFrame = tree.FrameTree.Frame.ID
+	s.url = tree.FrameTree.Frame.URL
+	s.mu.Unlock()
+	return nil
+}
+
+// onEvent runs on the tab's reader goroutine: it records and returns at once, and answers
+// what needs an answer (paused requests, dialogs) from a goroutine of its own.
+func (s *session) onEvent(ev any) {
+	switch e := ev.(type) {
+	case *fetch.EventRequestPaused:
+		s.onRequestPaused(e)
+	case *network.EventRequestWillBeSent:
+		s.onRequest(e)
+	case *network.EventResponseReceived:
+		s.mu.Lock()
+		if i, ok := s.reqByID[e.RequestID]; ok {
+			s.requests[i].Status = int(e.Response.Status)
+		}
+		s.mu.Unlock()
+	case *network.EventLoadingFinished:
+		s.mu.Lock()
+		delete(s.inflight, e.RequestID)
+		s.mu.Unlock()
+	case *network.EventLoadingFailed:
+		s.mu.Lock()
+		delete(s.inflight, e.RequestID)
+		if i, ok := s.reqByID[e.RequestID]; ok && s.requests[i].Status == 0 {
+			why := e.ErrorText
+			if e.BlockedReason != "" {
+				why += " (" + string(e.BlockedReason) + ")"
+			}
+			if why == "net::ERR_BLOCKED_BY_CLIENT" && s.wasBlockedLocked(s.requests[i].URL) {
+				why = "blocked: origin not allowed"
+			}
+			s.requests[i].Failed = why
+		}
+		s.mu.Unlock()
+	case *page.EventFrameNavigated:
+		if e.Frame.ParentID == "" {
+			s.mu.Lock()
+			s.url = e.Frame.URL
+			s.navigations = append(s.navigations, e.Frame.URL)
+			s.navLoaders = append(s.navLoaders, e.Frame.LoaderID)
+			s.mu.Unlock()
+		}
+	case *page.EventNavigatedWithinDocument:
+		s.mu.Lock()
+		if e.FrameID == s.mainFrame {
+			s.url = e.URL
+			s.navigations = append(s.navigations, e.URL)
+		}
+		s.mu.Unlock()
+	case *page.EventFrameStartedLoading:
+		s.mu.Lock()
+		if e.FrameID == s.mainFrame {
+			s.loading = true
+		}
+		s.mu.Unlock()
+	case *page.EventFrameStoppedLoading:
+		s.mu.Lock()
+		if e.FrameID == s.mainFrame {
+			s.loading = false
+		}
+		s.mu.Unlock()
+	case *runtime.EventConsoleAPICalled:
+		s.addConsole(consoleLevel(e.Type), consoleText(e.Args))
+	case *runtime.EventExceptionThrown:
+		s.addConsole("error", exceptionText(e.ExceptionDetails))
+	case *runtime.EventBindingCalled:
+		if e.Name == emitBinding {
+			var p struct{ Kind, Text string }
+			if json.Unmarshal([]byte(e.Payload), &p) == nil && p.Text != "" {
+				s.addLive(p.Kind, p.Text)
+			}
+		}
+	case *page.EventJavascriptDialogOpening:
+		// An alert or confirm blocks the page until answered; accept it, as a person clicking
+		// OK would, and remember it as a modal the page showed.
+		s.addLive("modal", e.Message)
+		go func() {
+			_, _ = cdp.Call(s.ctx, s.tgt, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}()
+	case *inspector.EventTargetCrashed:
+		s.markCrashed("the page's renderer process crashed")
+	case *inspector.EventDetached:
+		s.markCrashed("the browser detached from the tab: " + e.Reason)
+	}
+}
+
+func (s *session) onRequestPaused(e *fetch.EventRequestPaused) {
+	reason := s.gate.refuse(e.Request.URL)
+	if reason != "" {
+		s.mu.Lock()
+		s.blocked = append(s.blocked, e.Request.URL)
+		if e.ResourceType == network.ResourceTypeDocument {
+			s.blockedDocs = append(s.blockedDocs, e.Request.URL+" ("+reason+")")
+		}
+		s.mu.Unlock()
+	}
+	id := e.RequestID
+	go func() {
+		if reason != "" {
+			_, _ = cdp.Call(s.ctx, s.tgt, fetch.FailRequest, fetch.FailRequestParams{RequestID: id, ErrorReason: network.ErrorReasonBlockedByClient})
+			return
+		}
+		_, _ = cdp.Call(s.ctx, s.tgt, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+	}()
+}
+
+func (s *session) onRequest(e *network.EventRequestWillBeSent) {
+	u := e.Request.URL
+	if strings.HasPrefix(u, "data:") || strings.HasPrefix(u, "blob:") {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e.RedirectResponse != nil {
+		if i, ok := s.reqByID[e.RequestID]; ok {
+			s.requests[i].Status = int(e.RedirectResponse.Status)
+		}
+	}
+	s.reqByID[e.RequestID] = len(s.requests)
+	s.requests = append(s.requests, gardener.Request{Method: e.Request.Method, URL: u})
+	if awaited[e.Type] {
+		s.inflight[e.RequestID] = true
+	}
+}
+
+// awaited are the request types an action waits for before the next step: what the page
+// loads or asks for. Favicons, pings and media are left alone; Chrome does not always report
+// their end.
+var awaited = map[network.ResourceType]bool{
+	network.ResourceTypeDocument: true, network.ResourceTypeXHR: true, network.ResourceTypeFetch: true,
+	network.ResourceTypeScript: true, network.ResourceTypeStylesheet: true,
+}
+
+func (s *session) wasBlockedLocked(u string) bool {
+	for _, b := range s.blocked {
+		if b == u {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) addConsole(level, text string) {
+	s.mu.Lock()
+	s.console = append(s.console, gardener.ConsoleMessage{Level: level, Text: text})
+	s.mu.Unlock()
+}
+
+func (s *session) addLive(kind, text string) {
+	s.mu.Lock()
+	s.liveSeq++
+	s.live = append(s.live, liveEvent{kind: kind, text: text, seq: s.liveSeq})
+	s.mu.Unlock()
+}
+
+func (s *session) markCrashed(why string) {
+	s.mu.Lock()
+	if s.crashed == "" {
+		s.crashed = why
+	}
+	s.mu.Unlock()
+}
+
+// crashReason says why the tab or browser is gone, "" while both live.
+func (s *session) crashReason() string {
+	s.mu.Lock()
+	why := s.crashed
+	s.mu.Unlock()
+	if why != "" {
+		return why
+	}
+	if !s.in.alive() {
+		return "the browser process exited"
+	}
+	return ""
+}
+
+func consoleLevel(t runtime.ConsoleAPICalledType) string {
+	switch t {
+	case runtime.ConsoleAPICalledTypeError, runtime.ConsoleAPICalledTypeAssert:
+		return "error"
+	case runtime.ConsoleAPICalledTypeWarning:
+		return "warning"
+	case runtime.ConsoleAPICalledTypeInfo:
+		return "info"
+	}
+	return "log"
+}
+
+func consoleText(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		switch {
+		case len(a.Value) > 0:
+			var str string
+			if json.Unmarshal([]byte(a.Value), &str) == nil {
+				parts = append(parts, str)
+			} else {
+				parts = append(parts, string(a.Value))
+			}
+		case a.UnserializableValue != "":
+			parts = append(parts, string(a.UnserializableValue))
+		case a.Description != "":
+			parts = append(parts, a.Description)
+		default:
+			parts = append(parts, string(a.Type))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d == nil {
+		return "uncaught exception"
+	}
+	text := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		first, _, _ := strings.Cut(d.Exception.Description, "\n")
+		text = strings.TrimSpace(text + " " + first)
+	}
+	return text
+}
+
+// jsError is an exception thrown by the runtime: a selector the browser cannot parse, say.
+type jsError struct{ msg string }
+
+func (e *jsError) Error() string { return e.msg }
+
+const missingRuntime = "\x00missing"
+
+// call runs a runtime entry point with JSON arguments and decodes its JSON result into out. A
+// document that has no runtime yet (one that was already loading when the tab was wired) gets
+// it installed first.
+func (s *session) call(ctx context.Context, out any, fn string, args ...any) error {
+	if args == nil {
+		args = []any{}
+	}
+	argJSON, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("encoding the arguments of %s: %w", fn, err)
+	}
+	expr := fmt.Sprintf(`(() => { const d = window.__dg; if (!d) return %q; return JSON.stringify(d.%s(...%s)); })()`, missingRuntime, fn, argJSON)
+	for attempt := 0; attempt < 2; attempt++ {
+		str, err := s.eval(ctx, expr, false)
+		if err != nil {
+			return err
+		}
+		if str == missingRuntime {
+			if _, err := s.eval(ctx, runtimeJS+";''", false); err != nil {
+				return fmt.Errorf("installing the page runtime: %w", err)
+			}
+			continue
+		}
+		if out == nil || str == "" {
+			return nil
+		}
+		if err := json.Unmarshal([]byte(str), out); err != nil {
+			return fmt.Errorf("decoding the result of %s: %w", fn, err)
+		}
+		return nil
+	}
+	return errors.New("the page runtime could not be installed")
+}
+
+// eval evaluates an expression that yields a string (or nothing).
+func (s *session) eval(ctx context.Context, expr string, await bool) (string, error) {
+	t := true
+	p := runtime.EvaluateParams{Expression: expr, ReturnByValue: &t}
+	if await {
+		p.AwaitPromise = &t
+	}
+	res, err := cdp.Call(ctx, s.tgt, runtime.Evaluate, p)
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", &jsError{exceptionText(res.ExceptionDetails)}
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 {
+		return "", nil
+	}
+	var str string
+	if err := json.Unmarshal([]byte(res.Result.Value), &str); err != nil {
+		return "", nil
+	}
+	return str, nil
+}
+
+// transient reports whether an error comes from the page navigating under a call, which a
+// waiting step simply retries.
+func transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, m := range []string{"Execution context was destroyed", "Cannot find context with specified id", "Inspected target navigated or closed", "Cannot find default execution context", "Node with given id does not belong to the document"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// mark is a position in the session's logs: what a step added is what lies past its mark.
+type mark struct{ requests, live, console, navs int }
+
+func (s *session) mark() mark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return mark{len(s.requests), s.liveSeq, len(s.console), len(s.navigations)}
+}
+
+func (s *session) currentURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+func (s *session) requestsSince(m mark) []gardener.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m.requests >= len(s.requests) {
+		return nil
+	}
+	return append([]gardener.Request(nil), s.requests[m.requests:]...)
+}
+
+// settle waits, after an action, for what the action started: a navigation to load and the
+// requests it sent to answer. It gives up quietly after settleMax, because a page that polls
+// or streams is never idle; the next step's own waiting takes it from there.
+func (s *session) settle(ctx context.Context, since mark) {
+	const settleMax = 3 * time.Second
+	const quiet = 2
+	deadline := time.Now().Add(settleMax)
+	idle := 0
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+		if s.crashReason() != "" {
+			return
+		}
+		s.mu.Lock()
+		busy := s.loading || len(s.inflight) > 0
+		s.mu.Unlock()
+		if busy {
+			idle = 0
+			continue
+		}
+		idle++
+		if idle >= quiet {
+			break
+		}
+	}
+	s.mu.Lock()
+	navigated := len(s.navigations) > since.navs
+	s.mu.Unlock()
+	if navigated {
+		s.waitReady(ctx)
+	}
+}
+
+// waitReady waits until the current document has loaded, bounded by ctx.
+func (s *session) waitReady(ctx context.Context) {
+	for ctx.Err() == nil {
+		var p struct{ Ready string }
+		err := s.call(ctx, &p, "page")
+		if err == nil && p.Ready == "complete" {
+			return
+		}
+		if err != nil && !transient(err) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pollInterval):
+		}
+	}
+}
