@@ -38,6 +38,7 @@ const (
 	sigForm
 	sigFrame
 	sigNesting
+	sigDepth
 	numSignals
 )
 
@@ -45,7 +46,7 @@ var signalNames = [numSignals]string{
 	"tag", "id", "name", "href", "text", "alt", "test id", "accessible name", "label",
 	"placeholder", "title", "text words", "neighbour text", "classes", "href words", "id words",
 	"xpath", "idxpath", "page region", "location", "area", "shape", "button-ness", "input type", "role",
-	"form", "frame", "nesting",
+	"form", "frame", "nesting", "depth on page",
 }
 
 // exactSignal maps an exact-valued field to its signal.
@@ -142,6 +143,17 @@ const (
 	// element's wrapper or part, and it costs as much as the shared text was worth. The same
 	// holds, whatever the tags, when one xpath is a proper prefix of the other.
 	wNested = 3.0
+	// How far down the page an element sits, on a log scale: a header link stays within the
+	// first hundred pixels however the page changes, while everything below moves with the
+	// content above it, which stretches positions by a factor more than it shifts them (a
+	// footer at 3,300 px is at 1,500 px once the page is half as long). So the depths are
+	// compared as log(1 + y/depthScale). It is evidence only against: within a factor of e
+	// (depthNear) it says nothing, since pages that grew stretch that much, and at a factor
+	// of e² (depthFar) it counts fully against (a header link at 20 px against a footer link
+	// at 4,000 px). It separates a header link from its copy in the footer, which the
+	// absolute distance, capped at locationFar, cannot tell from a footer link that moved up
+	// with a shorter page.
+	wDepth, depthScale, depthNear, depthFar = 1.5, 100.0, 1.0, 2.0
 )
 
 // score adds up the evidence that candidate c is the element recorded as t. When parts is not
@@ -195,6 +207,8 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 		d := math.Hypot(t.x-c.x, t.y-c.y)
 		v[sigLocation] = wLocation * (1 - 2*min(1, math.Log1p(d/locationNear)/math.Log1p(locationFar/locationNear)))
 		v[sigArea] = wArea * logRatioSim(t.area, c.area, areaFar)
+		dd := math.Abs(math.Log1p(max(0, t.y)/depthScale) - math.Log1p(max(0, c.y)/depthScale))
+		v[sigDepth] = -wDepth * min(1, max(0, (dd-depthNear)/(depthFar-depthNear)))
 	}
 	if t.shape > 0 && c.shape > 0 {
 		v[sigShape] = wShape * logRatioSim(t.shape, c.shape, shapeFar)
