@@ -76,6 +76,9 @@ const (
 	TriggerManual   TriggerKind = "manual"
 	TriggerCI       TriggerKind = "ci"
 	TriggerRadar    TriggerKind = "radar" // a staging pass dry-run
+	// TriggerProof is a green gate re-run of an in-memory copy with a fix applied. Stored as a
+	// probe, so it never counts as the test's last green run; persist looks it up by id.
+	TriggerProof TriggerKind = "proof"
 )
 
 // Run is a recorded run of a test.

@@ -61,6 +61,8 @@ type Propagated struct {
 	Ops         []gardener.Op     `json:"ops,omitempty"`
 	Verdict     *gardener.Verdict `json:"verdict,omitempty"`
 	Reason      string            `json:"reason,omitempty"`
+	// Proof is the green re-run, for the caller to record.
+	Proof *gardener.RunResult `json:"-"`
 }
 
 // Propagate gives every other test that uses a healed locator the same change, each proven by
@@ -106,7 +108,8 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, tests [
 			Changes: gardener.Classify(t.Steps, cand.Steps),
 			Notes:   append(flowNotes(t.Steps, cand.Steps, pairs), behaviourNotes(t.Steps, cand.Steps, pairs)...),
 		}
-		p.Green, p.Ops, p.Verdict = true, sc.Allowed, &v
+		proof := rep.Result
+		p.Green, p.Ops, p.Verdict, p.Proof = true, sc.Allowed, &v, &proof
 		l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: t.ID + ": green"})
 		out = append(out, p)
 	}

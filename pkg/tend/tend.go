@@ -1,0 +1,384 @@
+// Package tend ties the ladder to the store: it gathers what a repair needs (the test, its last
+// green run, an open proposal to replay), climbs the ladder, and persists the outcome through
+// the lifecycle — a fix written, a proposal staged, or a triage issue filed — then propagates a
+// proven locator heal to the project's other tests. The CLI, the local stack and the Lambdas all
+// tend through it, so a repair means the same thing wherever it runs.
+//
+// The two halves are separate because in AWS they run in separate Lambdas: Climb runs in a rung
+// (with a browser) and returns a small Decision; Persist runs in the persist function and trusts
+// nothing in that Decision it cannot check again — the ops pass the floor again, and a fix is
+// written only if the store holds a green proof of exactly those ops on exactly that version.
+package tend
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+)
+
+// Tender tends failing tests of one store.
+type Tender struct {
+	Store  gardener.Store
+	Life   *lifecycle.Service
+	Ladder *ladder.Ladder
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+// Job is one failing test to tend.
+type Job struct {
+	TestID string
+	Mode   gardener.Mode
+	// Run is the failed run that triggered the job (apply mode and the manual path); nil for a
+	// staging pass, which starts from a radar sweep.
+	Run *gardener.Run
+	// Failure is the failing replay when the caller has one (a staging pass dry-run).
+	Failure *gardener.Replay
+	// Triggers are the app changes that implicated the test (propose mode).
+	Triggers []gardener.AppChange
+	// By is the person asking, on the manual path; empty for the gardeners.
+	By      string
+	Options gardener.ReplayOptions
+	Rungs   []gardener.Strategy
+	// NoPropagate skips propagation (a propagated fix is not propagated again).
+	NoPropagate bool
+}
+
+// Decision is what travels from a rung to persist: ids, ops and verdicts, never page data.
+type Decision struct {
+	ProjectID   string                `json:"projectId"`
+	TestID      string                `json:"testId"`
+	BaseVersion int                   `json:"baseVersion"`
+	Mode        gardener.Mode         `json:"mode"`
+	RunID       string                `json:"runId,omitempty"`
+	By          string                `json:"by,omitempty"`
+	Outcome     ladder.Outcome        `json:"outcome"`
+	Reason      string                `json:"reason,omitempty"`
+	Verdict     *gardener.Verdict     `json:"verdict,omitempty"`
+	ProofID     string                `json:"proofId,omitempty"`
+	FailedStep  string                `json:"failedStep,omitempty"`
+	Error       string                `json:"error,omitempty"`
+	Triggers    []gardener.AppChange  `json:"triggers,omitempty"`
+	Triage      *gardener.TriageIssue `json:"triage,omitempty"`
+	Refusals    []gardener.Refusal    `json:"refusals,omitempty"`
+	Usage       gardener.Usage        `json:"usage"`
+}
+
+// Green reports whether the decision carries a green proof.
+func (d Decision) Green() bool {
+	return (d.Outcome == ladder.Repaired || d.Outcome == ladder.Staged) && d.Verdict != nil && d.ProofID != ""
+}
+
+// Persisted is what Persist wrote.
+type Persisted struct {
+	Outcome ladder.Outcome        `json:"outcome"`
+	Applied *lifecycle.Applied    `json:"applied,omitempty"`
+	Staged  *gardener.Staged      `json:"staged,omitempty"`
+	Triage  *gardener.TriageIssue `json:"triage,omitempty"`
+	// Reason says why a repaired decision was staged after all (the write-time gate asked for a
+	// person), or why nothing was written.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Tended is the whole of one Tend.
+type Tended struct {
+	Result     ladder.Result     `json:"result"`
+	Decision   Decision          `json:"decision"`
+	Persisted  Persisted         `json:"persisted"`
+	Propagated []PropagatedWrite `json:"propagated,omitempty"`
+}
+
+// PropagatedWrite is a propagated heal and what was written for it.
+type PropagatedWrite struct {
+	ladder.Propagated
+	Persisted *Persisted `json:"persisted,omitempty"`
+}
+
+func (t *Tender) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+func (t *Tender) log() *slog.Logger {
+	if t.Log != nil {
+		return t.Log
+	}
+	return slog.Default()
+}
+
+// Tend climbs and persists one job, then propagates a proven locator heal.
+func (t *Tender) Tend(ctx context.Context, job Job) (Tended, error) {
+	before, err := t.Store.Test(ctx, job.TestID)
+	if err != nil {
+		return Tended{}, fmt.Errorf("tend: %w", err)
+	}
+	res, dec, err := t.Climb(ctx, job)
+	if err != nil {
+		return Tended{Result: res, Decision: dec}, err
+	}
+	out := Tended{Result: res, Decision: dec}
+	if res.Outcome == ladder.NoFix {
+		out.Persisted = Persisted{Outcome: ladder.NoFix, Reason: res.Reason}
+		return out, nil
+	}
+	p, err := t.Persist(ctx, dec)
+	if err != nil {
+		return out, err
+	}
+	out.Persisted = p
+	if !job.NoPropagate && dec.Green() && res.Verdict != nil {
+		if out.Propagated, err = t.propagate(ctx, job, before, *res.Verdict); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// Climb gathers the job's context, climbs the ladder, and records what a rung may record: the
+// proof run (so persist can check it) and the model calls (the test's AI history).
+func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, error) {
+	test, err := t.Store.Test(ctx, job.TestID)
+	if err != nil {
+		return ladder.Result{}, Decision{}, fmt.Errorf("tend: %w", err)
+	}
+	project, err := t.Store.Project(ctx, test.ProjectID)
+	if err != nil {
+		return ladder.Result{}, Decision{}, fmt.Errorf("tend %s: %w", test.ID, err)
+	}
+	if job.By != "" {
+		err = gardener.EligibleManual(project, test, job.Run)
+	} else {
+		err = gardener.Eligible(job.Mode, project, test, job.Run)
+	}
+	if err != nil {
+		return ladder.Result{}, Decision{}, err
+	}
+	req := ladder.Request{Test: test, Mode: job.Mode, Options: job.Options, Failure: job.Failure, Rungs: job.Rungs}
+	if len(req.Options.AllowedOrigins) == 0 {
+		req.Options.AllowedOrigins = project.AllowedOrigins
+	}
+	if job.Run != nil {
+		req.RunID = job.Run.ID
+	}
+	if green, err := t.Store.LastGreenRun(ctx, test.ID); err == nil && green.Result != nil && green.TestVersion == test.Version {
+		req.LastGreen = green.Result
+	} else if err != nil && !errors.Is(err, gardener.ErrNotFound) {
+		return ladder.Result{}, Decision{}, fmt.Errorf("tend %s: %w", test.ID, err)
+	}
+	if open, err := t.Store.TestProposals(ctx, test.ID); err == nil {
+		for _, p := range open {
+			if p.Status == gardener.ProposalProposed {
+				req.Staged = &p
+				break
+			}
+		}
+	} else {
+		return ladder.Result{}, Decision{}, fmt.Errorf("tend %s: %w", test.ID, err)
+	}
+	res, err := t.Ladder.Repair(ctx, req)
+	if err != nil {
+		return res, Decision{}, err
+	}
+	for _, c := range res.ModelCalls {
+		if err := t.Life.RecordModelCall(ctx, c); err != nil {
+			return res, Decision{}, fmt.Errorf("tend %s: recording a model call: %w", test.ID, err)
+		}
+	}
+	dec := Decision{
+		ProjectID: test.ProjectID, TestID: test.ID, BaseVersion: test.Version, Mode: job.Mode, By: job.By,
+		Outcome: res.Outcome, Reason: res.Reason, Verdict: res.Verdict, Triggers: job.Triggers,
+		Triage: res.Triage, Refusals: res.Refusals, Usage: res.Usage,
+	}
+	if job.Run != nil {
+		dec.RunID = job.Run.ID
+	}
+	if res.Failure != nil {
+		dec.FailedStep, dec.Error = res.Failure.Step, res.Failure.Message
+	}
+	if res.Proof != nil && res.Verdict != nil {
+		dec.ProofID = ProofID(test.ID, test.Version, res.Verdict.Ops)
+		proof := *res.Proof
+		proof.TestVersion = test.Version
+		run := gardener.Run{ID: dec.ProofID, ProjectID: test.ProjectID, TestID: test.ID, TestVersion: test.Version, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: t.now()}
+		if err := t.Store.PutRun(ctx, run); err != nil {
+			return res, dec, fmt.Errorf("tend %s: recording the proof: %w", test.ID, err)
+		}
+	}
+	t.log().Info("climbed", "test", test.ID, "version", test.Version, "outcome", res.Outcome, "reason", res.Reason, "model_calls", len(res.ModelCalls), "replays", res.Timings.Replays, "ms", res.Timings.Total)
+	return res, dec, nil
+}
+
+// ProofID names the proof of ops on a test version; persist recomputes it from what it is asked
+// to write, so a payload whose ops were never proven finds no proof.
+func ProofID(testID string, version int, ops []gardener.Op) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d", testID, version)
+	for _, op := range ops {
+		fmt.Fprintf(h, "\x00%s", op.String())
+	}
+	return "proof-" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// ErrUnproven is returned when persist is asked to write ops no green proof stands behind.
+var ErrUnproven = errors.New("no green proof of these operations on this version")
+
+// UnprovenError is a write refused because its proof is missing or not green.
+type UnprovenError struct {
+	TestID string
+	Reason string
+}
+
+func (e *UnprovenError) Error() string {
+	return fmt.Sprintf("test %s: refusing to write: %s", e.TestID, e.Reason)
+}
+
+// Is lets errors.Is(err, ErrUnproven) match.
+func (e *UnprovenError) Is(target error) bool { return target == ErrUnproven }
+
+// Persist writes a decision: a green one as a fix (apply mode, nothing that needs a person) or a
+// proposal; any other as a triage issue. It checks the proof again and the lifecycle screens the
+// ops again before anything is written.
+func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
+	switch d.Outcome {
+	case ladder.Repaired, ladder.Staged:
+	case ladder.NoFix:
+		return Persisted{Outcome: ladder.NoFix, Reason: d.Reason}, nil
+	default:
+		return t.fileTriage(ctx, d)
+	}
+	if d.Verdict == nil {
+		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: "the decision carries no verdict"}
+	}
+	want := ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)
+	proof, err := t.Store.Run(ctx, want)
+	switch {
+	case errors.Is(err, gardener.ErrNotFound):
+		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: fmt.Sprintf("no proof %s of these operations on version %d", want, d.BaseVersion)}
+	case err != nil:
+		return Persisted{}, fmt.Errorf("persist %s: %w", d.TestID, err)
+	case proof.Result == nil || !proof.Result.Passed || proof.TestID != d.TestID || proof.TestVersion != d.BaseVersion:
+		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: fmt.Sprintf("proof %s did not pass on version %d", want, d.BaseVersion)}
+	}
+	if d.Outcome == ladder.Repaired {
+		if d.Mode != gardener.ModeApply && d.By == "" {
+			return t.stage(ctx, d, "auto-repair is off")
+		}
+		if d.RunID == "" {
+			return t.stage(ctx, d, "no run to attach the repair to")
+		}
+		applied, err := t.Life.ApplyFix(ctx, lifecycle.Fix{RunID: d.RunID, TestID: d.TestID, BaseVersion: d.BaseVersion, Verdict: *d.Verdict, By: d.By})
+		var inel *gardener.IneligibleError
+		if errors.As(err, &inel) {
+			return t.stage(ctx, d, inel.Reason)
+		}
+		if err != nil {
+			return Persisted{}, fmt.Errorf("persist %s: %w", d.TestID, err)
+		}
+		// The proof is the test's new last green run: it is what the next repair compares with.
+		green := *proof.Result
+		green.TestVersion = applied.Test.Version
+		if err := t.Store.PutRun(ctx, gardener.Run{ID: "green-" + applied.Repair.ID, ProjectID: d.ProjectID, TestID: d.TestID, TestVersion: applied.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: t.now()}); err != nil {
+			return Persisted{}, fmt.Errorf("persist %s: recording the new green run: %w", d.TestID, err)
+		}
+		t.log().Info("repaired", "test", d.TestID, "run", d.RunID, "version", applied.Test.Version, "strategy", d.Verdict.Strategy, "duplicate", applied.Duplicate)
+		return Persisted{Outcome: ladder.Repaired, Applied: &applied}, nil
+	}
+	return t.stage(ctx, d, d.Reason)
+}
+
+func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persisted, error) {
+	p := gardener.Proposal{
+		ID: "prop-" + ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)[len("proof-"):], ProjectID: d.ProjectID, TestID: d.TestID,
+		BaseVersion: d.BaseVersion, Verdict: *d.Verdict, Triggers: d.Triggers, FailedStep: d.FailedStep, Error: d.Error, Reason: reason,
+	}
+	staged, err := t.Life.Stage(ctx, p)
+	if err != nil {
+		return Persisted{}, fmt.Errorf("persist %s: staging: %w", d.TestID, err)
+	}
+	t.log().Info("staged", "test", d.TestID, "proposal", staged.Proposal.ID, "outcome", staged.Outcome, "restated", staged.Proposal.Restated, "reason", reason)
+	return Persisted{Outcome: ladder.Staged, Staged: &staged, Reason: reason}, nil
+}
+
+func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) {
+	tr := d.Triage
+	if tr == nil {
+		tr = &gardener.TriageIssue{ID: "triage-" + d.TestID + "-" + t.now().Format("20060102T150405.000"), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
+	}
+	if err := t.Store.PutTriageIssue(ctx, *tr); err != nil {
+		return Persisted{}, fmt.Errorf("persist %s: filing triage: %w", d.TestID, err)
+	}
+	t.log().Info("triaged", "test", d.TestID, "run", d.RunID, "classification", tr.Classification, "reason", d.Reason)
+	return Persisted{Outcome: d.Outcome, Triage: tr, Reason: d.Reason}, nil
+}
+
+// propagate gives the project's other active tests that use a healed locator the same change,
+// each proven by its own re-run, and writes each green one the way the original was written.
+func (t *Tender) propagate(ctx context.Context, job Job, before gardener.Test, v gardener.Verdict) ([]PropagatedWrite, error) {
+	projectID := before.ProjectID
+	changes := ladder.HealedLocators(before.Steps, v)
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	all, err := t.Store.Tests(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("propagate: %w", err)
+	}
+	var others []gardener.Test
+	for _, o := range all {
+		if o.ID != job.TestID && o.Status == gardener.StatusActive {
+			others = append(others, o)
+		}
+	}
+	props, err := t.Ladder.Propagate(ctx, changes, others, job.Options)
+	if err != nil {
+		return nil, err
+	}
+	var out []PropagatedWrite
+	for _, p := range props {
+		w := PropagatedWrite{Propagated: p}
+		if p.Green {
+			pw, err := t.persistPropagated(ctx, job, projectID, p)
+			if err != nil {
+				return out, err
+			}
+			w.Persisted = pw
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID string, p ladder.Propagated) (*Persisted, error) {
+	proofID := ProofID(p.TestID, p.BaseVersion, p.Verdict.Ops)
+	proof := *p.Proof
+	proof.TestVersion = p.BaseVersion
+	if err := t.Store.PutRun(ctx, gardener.Run{ID: proofID, ProjectID: projectID, TestID: p.TestID, TestVersion: p.BaseVersion, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: t.now()}); err != nil {
+		return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
+	}
+	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, By: job.By, Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
+	if need, _ := p.Verdict.NeedsPerson(); job.Mode == gardener.ModeApply && !need && job.Run != nil {
+		// The propagated fix answers the same failure event; its repair is keyed by a run of its
+		// own so that a duplicate delivery of the event writes it once too.
+		run := *job.Run
+		run.ID, run.TestID, run.TestVersion = job.Run.ID+"/"+p.TestID, p.TestID, p.BaseVersion
+		if err := t.Store.PutRun(ctx, run); err != nil {
+			return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
+		}
+		d.Outcome, d.RunID = ladder.Repaired, run.ID
+	}
+	pw, err := t.Persist(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return &pw, nil
+}
