@@ -197,8 +197,17 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 		if p.after != nil {
 			by = p.after.String()
 		}
-		for _, v := range rec.Values {
-			c.Requirements = append(c.Requirements, gardener.Requirement{Step: p.bPath, What: "enters", Detail: strconv.Quote(v), Kept: p.after != nil && slices.Contains(after.Values, v), By: by})
+		seen := map[string]bool{}
+		add := func(r gardener.Requirement) {
+			if k := r.What + " " + r.Detail; !seen[k] {
+				seen[k] = true
+				c.Requirements = append(c.Requirements, r)
+			}
+		}
+		if _, enters := entersValue(*p.before); enters {
+			for _, v := range rec.Values {
+				add(gardener.Requirement{Step: p.bPath, What: "enters", Detail: strconv.Quote(v), Kept: p.after != nil && slices.Contains(after.Values, v), By: by})
+			}
 		}
 		for _, rq := range rec.Requests {
 			if rq.Method == "GET" || rq.Method == "HEAD" || rq.Method == "OPTIONS" {
@@ -208,7 +217,7 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 			kept := p.after != nil && slices.ContainsFunc(after.Requests, func(o gardener.Request) bool {
 				return o.Method == rq.Method && requestPath(o.URL) == path
 			})
-			c.Requirements = append(c.Requirements, gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})
+			add(gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})
 		}
 		if p.before.IsCheck() {
 			kept := p.after != nil && p.after.Kind == p.before.Kind && after.Passed && checkSame(*p.before, *p.after)
