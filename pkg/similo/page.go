@@ -54,6 +54,7 @@ type features struct {
 
 	isButton bool
 	x, y     float64 // centre
+	depth    float64 // log(1 + y/depthScale), see wDepth
 	area     float64
 	shape    float64
 
@@ -174,6 +175,7 @@ func (f *features) fill(fp *gardener.Fingerprint) {
 	f.isButton = fp.IsButton
 	f.x = fp.Location.X + fp.Location.Width/2
 	f.y = fp.Location.Y + fp.Location.Height/2
+	f.depth = math.Log1p(max(0, f.y) / depthScale)
 	f.area = fp.Area
 	if f.area == 0 {
 		f.area = fp.Location.Width * fp.Location.Height

@@ -207,7 +207,7 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 		d := math.Hypot(t.x-c.x, t.y-c.y)
 		v[sigLocation] = wLocation * (1 - 2*min(1, math.Log1p(d/locationNear)/math.Log1p(locationFar/locationNear)))
 		v[sigArea] = wArea * logRatioSim(t.area, c.area, areaFar)
-		dd := math.Abs(math.Log1p(max(0, t.y)/depthScale) - math.Log1p(max(0, c.y)/depthScale))
+		dd := math.Abs(t.depth - c.depth)
 		v[sigDepth] = -wDepth * min(1, max(0, (dd-depthNear)/(depthFar-depthNear)))
 	}
 	if t.shape > 0 && c.shape > 0 {
