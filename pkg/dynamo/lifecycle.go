@@ -1,0 +1,440 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+const proposed = string(gardener.ProposalProposed)
+
+func guardKey(testID string) item { return key("T#"+testID, "OPEN") }
+
+// proposalItem is a proposal row; its triggers live in the "triggers" map (change id → JSON)
+// so a restatement can add to them in place.
+func proposalItem(p gardener.Proposal) (item, error) {
+	it := key("PR#"+p.ID, "PROPOSAL")
+	it["kind"] = avS("proposal")
+	it["GSI1PK"] = avS("T#" + p.TestID + "#PROPOSALS")
+	it["GSI1SK"] = avS(timeKey(p.StagedAt) + "#" + p.ID)
+	if p.Status == gardener.ProposalProposed {
+		it["GSI2PK"] = avS("P#" + p.ProjectID + "#OPEN")
+		it["GSI2SK"] = avS(timeKey(p.StagedAt) + "#" + p.ID)
+	}
+	it["rowStatus"] = avS(string(p.Status))
+	it["baseVersion"] = avN(p.BaseVersion)
+	it["restated"] = avN(p.Restated)
+	it["updatedAt"] = avS(timeKey(p.UpdatedAt))
+	triggers := item{}
+	for _, c := range gardener.MergeTriggers(nil, p.Triggers) {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("encode trigger %s of proposal %s: %w", c.ID, p.ID, err)
+		}
+		triggers["c:"+c.ID] = avS(string(raw))
+	}
+	it["triggers"] = &types.AttributeValueMemberM{Value: triggers}
+	return it, nil
+}
+
+// readProposal reads a proposal row with its changing attributes laid over its document. A
+// restatement marker is not a proposal: it reads as not found.
+func (s *Store) readProposal(ctx context.Context, id string) (gardener.Proposal, error) {
+	var p gardener.Proposal
+	it, err := s.get(ctx, "PR#"+id, "PROPOSAL")
+	if err != nil {
+		return p, err
+	}
+	if it == nil || getS(it, "kind") != "proposal" {
+		return p, &gardener.NotFoundError{Entity: "proposal", ID: id}
+	}
+	return s.decodeProposal(ctx, it)
+}
+
+func (s *Store) decodeProposal(ctx context.Context, it item) (gardener.Proposal, error) {
+	var p gardener.Proposal
+	if err := s.decodeDoc(ctx, it, &p); err != nil {
+		return p, err
+	}
+	p.Status = gardener.ProposalStatus(getS(it, "rowStatus"))
+	p.Restated = getN(it, "restated")
+	p.UpdatedAt = parseTime(getS(it, "updatedAt"))
+	p.DecidedBy = getS(it, "decidedBy")
+	p.DecidedAt = parseTime(getS(it, "decidedAt"))
+	p.Triggers = nil
+	if m, ok := it["triggers"].(*types.AttributeValueMemberM); ok {
+		for k, v := range m.Value {
+			var c gardener.AppChange
+			raw, _ := v.(*types.AttributeValueMemberS)
+			if raw == nil || json.Unmarshal([]byte(raw.Value), &c) != nil {
+				return p, fmt.Errorf("read proposal %s: trigger %s does not decode", p.ID, k)
+			}
+			p.Triggers = append(p.Triggers, c)
+		}
+	}
+	p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
+	return p, nil
+}
+
+// proposalWrites puts a new proposal row and its body, conditional on the id being new.
+func (s *Store) proposalWrites(p gardener.Proposal) ([]types.TransactWriteItem, error) {
+	it, err := proposalItem(p)
+	if err != nil {
+		return nil, err
+	}
+	body := p
+	body.Triggers = nil
+	return s.txDoc(it, body, "attribute_not_exists(PK)", nil)
+}
+
+// closeWrites move an open row to status and free the test's guard, conditional on the row
+// still being proposed.
+func (s *Store) closeWrites(p gardener.Proposal, status gardener.ProposalStatus, by string, at time.Time) []types.TransactWriteItem {
+	return []types.TransactWriteItem{
+		s.txUpdate(key("PR#"+p.ID, "PROPOSAL"),
+			"SET rowStatus = :s, decidedBy = :by, decidedAt = :at, updatedAt = :at REMOVE GSI2PK, GSI2SK",
+			"rowStatus = :proposed", nil,
+			item{":s": avS(string(status)), ":by": avS(by), ":at": avS(timeKey(at)), ":proposed": avS(proposed)}),
+		s.txDelete(guardKey(p.TestID), "openId = :id", item{":id": avS(p.ID)}),
+	}
+}
+
+// StageProposal stages p or records it on the test's open proposal.
+func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (gardener.Staged, error) {
+	if err := need("proposal id", p.ID); err != nil {
+		return gardener.Staged{}, err
+	}
+	if err := need("proposal "+p.ID+": test id", p.TestID); err != nil {
+		return gardener.Staged{}, err
+	}
+	p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
+	var out gardener.Staged
+	reread := "" // the open row to return after a restatement
+	err := s.step(ctx, "stage proposal "+p.ID, func() ([]types.TransactWriteItem, error) {
+		reread = ""
+		prior, err := s.get(ctx, "PR#"+p.ID, "PROPOSAL")
+		if err != nil {
+			return nil, err
+		}
+		if prior != nil {
+			id := p.ID
+			if getS(prior, "kind") == "restated" {
+				id = getS(prior, "restatedInto")
+			}
+			row, err := s.readProposal(ctx, id)
+			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: row}
+			return nil, err
+		}
+		guard, err := s.get(ctx, "T#"+p.TestID, "OPEN")
+		if err != nil {
+			return nil, err
+		}
+		if guard == nil {
+			g := guardKey(p.TestID)
+			g["openId"], g["baseVersion"] = avS(p.ID), avN(p.BaseVersion)
+			writes, err := s.proposalWrites(p)
+			out = gardener.Staged{Outcome: gardener.StagedNew, Proposal: p}
+			return append(writes, s.txPut(g, "attribute_not_exists(PK)", nil)), err
+		}
+		openID, base := getS(guard, "openId"), getN(guard, "baseVersion")
+		switch {
+		case p.BaseVersion == base:
+			marker := key("PR#"+p.ID, "PROPOSAL")
+			marker["kind"], marker["restatedInto"] = avS("restated"), avS(openID)
+			update := "SET restated = restated + :one, updatedAt = :u"
+			names := map[string]string{}
+			values := item{":one": avN(1), ":u": avS(timeKey(p.UpdatedAt)), ":proposed": avS(proposed), ":b": avN(base)}
+			for i, c := range p.Triggers {
+				raw, err := json.Marshal(c)
+				if err != nil {
+					return nil, fmt.Errorf("encode trigger %s of proposal %s: %w", c.ID, p.ID, err)
+				}
+				n, v := fmt.Sprintf("#t%d", i), fmt.Sprintf(":t%d", i)
+				update += fmt.Sprintf(", triggers.%s = if_not_exists(triggers.%s, %s)", n, n, v)
+				names[n], values[v] = "c:"+c.ID, avS(string(raw))
+			}
+			reread = openID
+			out = gardener.Staged{Outcome: gardener.StagedRestated}
+			return []types.TransactWriteItem{
+				s.txPut(marker, "attribute_not_exists(PK)", nil),
+				s.txUpdate(key("PR#"+openID, "PROPOSAL"), update, "rowStatus = :proposed AND baseVersion = :b", names, values),
+			}, nil
+		case p.BaseVersion > base:
+			open, err := s.readProposal(ctx, openID)
+			if err != nil {
+				return nil, err
+			}
+			writes := s.closeWrites(open, gardener.ProposalSuperseded, "", p.StagedAt)[:1]
+			g := guardKey(p.TestID)
+			g["openId"], g["baseVersion"] = avS(p.ID), avN(p.BaseVersion)
+			writes = append(writes, s.txPut(g, "openId = :old", item{":old": avS(openID)}))
+			rows, err := s.proposalWrites(p)
+			out = gardener.Staged{Outcome: gardener.StagedSuperseded, Proposal: p, Superseded: openID}
+			return append(writes, rows...), err
+		default:
+			return nil, &gardener.StaleError{TestID: p.TestID, BaseVersion: p.BaseVersion, Version: base}
+		}
+	})
+	if err != nil {
+		return gardener.Staged{}, err
+	}
+	if reread != "" {
+		out.Proposal, err = s.readProposal(ctx, reread)
+	}
+	return out, err
+}
+
+// Proposal reads a proposal.
+func (s *Store) Proposal(ctx context.Context, id string) (gardener.Proposal, error) {
+	return s.readProposal(ctx, id)
+}
+
+func (s *Store) proposals(ctx context.Context, index, pk string, newestFirst bool) ([]gardener.Proposal, error) {
+	items, err := s.queryIndex(ctx, index, pk, "", newestFirst)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gardener.Proposal, len(items))
+	for i, it := range items {
+		if out[i], err = s.decodeProposal(ctx, it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// OpenProposals is the project's queue, oldest staged first.
+func (s *Store) OpenProposals(ctx context.Context, projectID string) ([]gardener.Proposal, error) {
+	return s.proposals(ctx, "GSI2", "P#"+projectID+"#OPEN", false)
+}
+
+// TestProposals is every row of a test, newest staged first.
+func (s *Store) TestProposals(ctx context.Context, testID string) ([]gardener.Proposal, error) {
+	return s.proposals(ctx, "GSI1", "T#"+testID+"#PROPOSALS", true)
+}
+
+// openProposal reads a row that must still be proposed.
+func (s *Store) openProposal(ctx context.Context, id string) (gardener.Proposal, error) {
+	p, err := s.readProposal(ctx, id)
+	if err != nil {
+		return p, err
+	}
+	if p.Status != gardener.ProposalProposed {
+		return p, &gardener.ConflictError{Entity: "proposal", ID: id, Reason: fmt.Sprintf("is %s, not proposed", p.Status)}
+	}
+	return p, nil
+}
+
+// ApplyProposal approves an open proposal atomically.
+func (s *Store) ApplyProposal(ctx context.Context, a gardener.ApplyProposal) (gardener.Test, error) {
+	if err := need("repair id", a.Repair.ID); err != nil {
+		return gardener.Test{}, err
+	}
+	var t gardener.Test
+	err := s.step(ctx, "apply proposal "+a.ProposalID, func() ([]types.TransactWriteItem, error) {
+		p, err := s.openProposal(ctx, a.ProposalID)
+		if err != nil {
+			return nil, err
+		}
+		if p.TestID != a.TestID || p.BaseVersion != a.BaseVersion {
+			return nil, fmt.Errorf("dynamo store: apply proposal %s: it is of test %s version %d, not test %s version %d", p.ID, p.TestID, p.BaseVersion, a.TestID, a.BaseVersion)
+		}
+		writes, err := s.repairWrites(ctx, a.Steps, a.Repair, &t)
+		if err != nil {
+			return nil, err
+		}
+		return append(writes, s.closeWrites(p, gardener.ProposalApplied, a.Repair.ApprovedBy, a.Repair.At)...), nil
+	})
+	return t, err
+}
+
+// CloseProposal moves an open row to dismissed, stale or superseded.
+func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (gardener.Proposal, error) {
+	switch c.Status {
+	case gardener.ProposalDismissed, gardener.ProposalStale, gardener.ProposalSuperseded:
+	default:
+		return gardener.Proposal{}, fmt.Errorf("dynamo store: close proposal %s: %q is not dismissed, stale or superseded", c.ProposalID, c.Status)
+	}
+	var p gardener.Proposal
+	err := s.step(ctx, "close proposal "+c.ProposalID, func() ([]types.TransactWriteItem, error) {
+		var err error
+		if p, err = s.openProposal(ctx, c.ProposalID); err != nil {
+			return nil, err
+		}
+		writes := s.closeWrites(p, c.Status, c.By, c.At)
+		if c.Status == gardener.ProposalDismissed && len(c.Dismissal.Changes) > 0 {
+			writes = append(writes, s.txUpdate(key("T#"+c.Dismissal.TestID, "DISMISS#"+fmt.Sprint(c.Dismissal.TestVersion)),
+				"ADD changes :c", "", nil, item{":c": &types.AttributeValueMemberSS{Value: c.Dismissal.Changes}}))
+		}
+		return writes, nil
+	})
+	if err != nil {
+		return gardener.Proposal{}, err
+	}
+	p.Status, p.DecidedBy, p.DecidedAt, p.UpdatedAt = c.Status, c.By, c.At, c.At
+	return p, nil
+}
+
+// Dismissed reports whether every change of key was dismissed at its test version.
+func (s *Store) Dismissed(ctx context.Context, k gardener.DismissalKey) (bool, error) {
+	if len(k.Changes) == 0 {
+		return false, nil
+	}
+	it, err := s.get(ctx, "T#"+k.TestID, "DISMISS#"+fmt.Sprint(k.TestVersion))
+	if err != nil || it == nil {
+		return false, err
+	}
+	set, _ := it["changes"].(*types.AttributeValueMemberSS)
+	if set == nil {
+		return false, nil
+	}
+	for _, c := range k.Changes {
+		if !slices.Contains(set.Value, c) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func repairItem(r gardener.Repair) item {
+	it := key("RP#"+r.ID, "REPAIR")
+	it["GSI1PK"] = avS("T#" + r.TestID + "#REPAIRS")
+	it["GSI1SK"] = avS(timeKey(r.At) + "#" + r.ID)
+	it["GSI2PK"] = avS("P#" + r.ProjectID + "#REPAIRS")
+	it["GSI2SK"] = avS(timeKey(r.At) + "#" + r.ID)
+	it["badged"] = avBool(r.Badge)
+	return it
+}
+
+// repairWrites checks that the repair id is new and the test at r.FromVersion, and returns the
+// writes of the steps and the repair; *t receives the test as written.
+func (s *Store) repairWrites(ctx context.Context, steps []gardener.Step, r gardener.Repair, t *gardener.Test) ([]types.TransactWriteItem, error) {
+	prior, err := s.get(ctx, "RP#"+r.ID, "REPAIR")
+	if err != nil {
+		return nil, err
+	}
+	if prior != nil {
+		return nil, &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: "was written already"}
+	}
+	written, writes, err := s.writeSteps(ctx, r.TestID, r.FromVersion, steps)
+	if err != nil {
+		return nil, err
+	}
+	r.ToVersion = written.Version
+	rw, err := s.txDoc(repairItem(r), r, "attribute_not_exists(PK)", nil)
+	if err != nil {
+		return nil, err
+	}
+	*t = written
+	return append(writes, rw...), nil
+}
+
+// WriteRepair writes a fix that needs no approval.
+func (s *Store) WriteRepair(ctx context.Context, w gardener.WriteRepair) (gardener.Test, error) {
+	if err := need("repair id", w.Repair.ID); err != nil {
+		return gardener.Test{}, err
+	}
+	var t gardener.Test
+	err := s.step(ctx, "write repair "+w.Repair.ID, func() ([]types.TransactWriteItem, error) {
+		return s.repairWrites(ctx, w.Steps, w.Repair, &t)
+	})
+	return t, err
+}
+
+func (s *Store) decodeRepair(ctx context.Context, it item) (gardener.Repair, error) {
+	var r gardener.Repair
+	if err := s.decodeDoc(ctx, it, &r); err != nil {
+		return r, err
+	}
+	r.Badge = getBool(it, "badged")
+	r.ReviewedBy = getS(it, "reviewedBy")
+	r.RevertedBy = getS(it, "revertedBy")
+	r.RevertedAt = parseTime(getS(it, "revertedAt"))
+	return r, nil
+}
+
+// Repair reads a repair.
+func (s *Store) Repair(ctx context.Context, id string) (gardener.Repair, error) {
+	it, err := s.get(ctx, "RP#"+id, "REPAIR")
+	if err != nil {
+		return gardener.Repair{}, err
+	}
+	if it == nil {
+		return gardener.Repair{}, &gardener.NotFoundError{Entity: "repair", ID: id}
+	}
+	return s.decodeRepair(ctx, it)
+}
+
+func (s *Store) repairs(ctx context.Context, index, pk, from string) ([]gardener.Repair, error) {
+	items, err := s.queryIndex(ctx, index, pk, from, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gardener.Repair, len(items))
+	for i, it := range items {
+		if out[i], err = s.decodeRepair(ctx, it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Repairs is a test's repair history, newest first.
+func (s *Store) Repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	return s.repairs(ctx, "GSI1", "T#"+testID+"#REPAIRS", "")
+}
+
+// RepairsSince lists a project's repairs at or after since, newest first.
+func (s *Store) RepairsSince(ctx context.Context, projectID string, since time.Time) ([]gardener.Repair, error) {
+	return s.repairs(ctx, "GSI2", "P#"+projectID+"#REPAIRS", timeKey(since))
+}
+
+// RevertRepair writes a repair's pre-repair steps back as a new version.
+func (s *Store) RevertRepair(ctx context.Context, rv gardener.RevertRepair) (gardener.Test, error) {
+	var t gardener.Test
+	err := s.step(ctx, "revert repair "+rv.RepairID, func() ([]types.TransactWriteItem, error) {
+		r, err := s.Repair(ctx, rv.RepairID)
+		if err != nil {
+			return nil, err
+		}
+		if !r.RevertedAt.IsZero() {
+			return nil, &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reverted already by %s", r.RevertedBy)}
+		}
+		written, writes, err := s.writeSteps(ctx, r.TestID, r.ToVersion, r.PreSteps)
+		if err != nil {
+			return nil, err
+		}
+		t = written
+		return append(writes, s.txUpdate(key("RP#"+r.ID, "REPAIR"),
+			"SET revertedAt = :at, revertedBy = :by, badged = :no", "attribute_not_exists(revertedAt)", nil,
+			item{":at": avS(timeKey(rv.At)), ":by": avS(rv.By), ":no": avBool(false)})), nil
+	})
+	return t, err
+}
+
+// MarkReviewed clears a repair's badge; the fix stays.
+func (s *Store) MarkReviewed(ctx context.Context, repairID, by string) (gardener.Repair, error) {
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       key("RP#"+repairID, "REPAIR"),
+		UpdateExpression:          aws.String("SET badged = :no, reviewedBy = :by"),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: item{":no": avBool(false), ":by": avS(by)},
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if conditionFailed(err) {
+		return gardener.Repair{}, &gardener.NotFoundError{Entity: "repair", ID: repairID}
+	}
+	if err != nil {
+		return gardener.Repair{}, fmt.Errorf("mark repair %s reviewed: %w", repairID, err)
+	}
+	return s.decodeRepair(ctx, out.Attributes)
+}

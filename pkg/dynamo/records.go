@@ -1,0 +1,317 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// PutProject creates or replaces a project.
+func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
+	if err := need("project id", p.ID); err != nil {
+		return err
+	}
+	return s.putDoc(ctx, key("P#"+p.ID, "PROJECT"), p, "", nil)
+}
+
+// Project reads a project.
+func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err error) {
+	_, err = s.getDoc(ctx, "P#"+id, "PROJECT", "project", id, &p)
+	return p, err
+}
+
+func testItem(t gardener.Test) item {
+	it := key("T#"+t.ID, "TEST")
+	it["GSI1PK"] = avS("P#" + t.ProjectID + "#TESTS")
+	it["GSI1SK"] = avS(t.ID)
+	it["testVersion"] = avN(t.Version)
+	return it
+}
+
+// CreateTest stores a new test.
+func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
+	if err := need("test id", t.ID); err != nil {
+		return err
+	}
+	err := s.putDoc(ctx, testItem(t), t, "attribute_not_exists(PK)", nil)
+	if conditionFailed(err) {
+		return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: "exists already"}
+	}
+	return err
+}
+
+// Test reads a test.
+func (s *Store) Test(ctx context.Context, id string) (t gardener.Test, err error) {
+	_, err = s.getDoc(ctx, "T#"+id, "TEST", "test", id, &t)
+	return t, err
+}
+
+// Tests lists a project's tests by id.
+func (s *Store) Tests(ctx context.Context, projectID string) ([]gardener.Test, error) {
+	items, err := s.queryIndex(ctx, "GSI1", "P#"+projectID+"#TESTS", "", false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gardener.Test, len(items))
+	for i, it := range items {
+		if err := s.decodeDoc(ctx, it, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// SaveTest writes a person's edit made against t.Version.
+func (s *Store) SaveTest(ctx context.Context, t gardener.Test) (gardener.Test, error) {
+	var cur gardener.Test
+	if _, err := s.getDoc(ctx, "T#"+t.ID, "TEST", "test", t.ID, &cur); err != nil {
+		return gardener.Test{}, err
+	}
+	stale := &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: fmt.Sprintf("edited against version %d but the test is at version %d", t.Version, cur.Version)}
+	if cur.Version != t.Version {
+		return gardener.Test{}, stale
+	}
+	out := t.Clone()
+	out.ProjectID = cur.ProjectID
+	out.Version = cur.Version + 1
+	err := s.putDoc(ctx, testItem(out), out, "testVersion = :v", item{":v": avN(t.Version)})
+	if conditionFailed(err) {
+		if now, rerr := s.Test(ctx, t.ID); rerr == nil {
+			stale.Reason = fmt.Sprintf("edited against version %d but the test is at version %d", t.Version, now.Version)
+		}
+		return gardener.Test{}, stale
+	}
+	if err != nil {
+		return gardener.Test{}, err
+	}
+	return out, nil
+}
+
+// writeSteps reads the test and returns it with new steps at version base+1, and the writes
+// that put it conditional on the version still being base, deleting the chunks of the body
+// it replaces. A test not at base is a *gardener.StaleError.
+func (s *Store) writeSteps(ctx context.Context, testID string, base int, steps []gardener.Step) (gardener.Test, []types.TransactWriteItem, error) {
+	var t gardener.Test
+	cur, err := s.getDoc(ctx, "T#"+testID, "TEST", "test", testID, &t)
+	if err != nil {
+		return t, nil, err
+	}
+	if t.Version != base {
+		return t, nil, &gardener.StaleError{TestID: testID, BaseVersion: base, Version: t.Version}
+	}
+	t.Steps = gardener.CloneSteps(steps)
+	t.Version++
+	writes, err := s.txDoc(testItem(t), t, "testVersion = :v", item{":v": avN(base)})
+	if err != nil {
+		return t, nil, err
+	}
+	for _, k := range chunkKeys(cur) {
+		writes = append(writes, s.txDelete(k, "", nil))
+	}
+	return t, writes, nil
+}
+
+func (s *Store) expires(at time.Time) (types.AttributeValue, bool) {
+	if s.Retention <= 0 {
+		return nil, false
+	}
+	return avN(int(at.Add(s.Retention).Unix())), true
+}
+
+// PutRun records a run.
+func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
+	if err := need("run id", r.ID); err != nil {
+		return err
+	}
+	it := key("R#"+r.ID, "RUN")
+	if r.Result != nil && r.Result.Passed && !r.Control && !r.Probe && r.TestID != "" {
+		it["GSI1PK"] = avS("T#" + r.TestID + "#GREEN")
+		it["GSI1SK"] = avS(timeKey(r.At) + "#" + r.ID)
+	}
+	if exp, ok := s.expires(r.At); ok {
+		it["expires"] = exp
+	}
+	return s.putDoc(ctx, it, r, "", nil)
+}
+
+// Run reads a run.
+func (s *Store) Run(ctx context.Context, id string) (r gardener.Run, err error) {
+	_, err = s.getDoc(ctx, "R#"+id, "RUN", "run", id, &r)
+	return r, err
+}
+
+// LastGreenRun reads the test's newest green run.
+func (s *Store) LastGreenRun(ctx context.Context, testID string) (r gardener.Run, err error) {
+	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String("GSI1"),
+		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: item{":pk": avS("T#" + testID + "#GREEN")},
+		ScanIndexForward:          aws.Bool(false),
+		Limit:                     aws.Int32(1),
+	})
+	if err != nil {
+		return r, fmt.Errorf("last green run of test %s: %w", testID, err)
+	}
+	if len(out.Items) == 0 {
+		return r, &gardener.NotFoundError{Entity: "green run of test", ID: testID}
+	}
+	return r, s.decodeDoc(ctx, out.Items[0], &r)
+}
+
+// PutTriageIssue records a triage issue.
+func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) error {
+	if err := need("triage issue id", t.ID); err != nil {
+		return err
+	}
+	it := key("TR#"+t.ID, "TRIAGE")
+	it["GSI1PK"] = avS("P#" + t.ProjectID + "#TRIAGE")
+	it["GSI1SK"] = avS(timeKey(t.At) + "#" + t.ID)
+	return s.putDoc(ctx, it, t, "", nil)
+}
+
+// TriageIssues lists a project's triage issues, newest first.
+func (s *Store) TriageIssues(ctx context.Context, projectID string) ([]gardener.TriageIssue, error) {
+	return decodeAll[gardener.TriageIssue](ctx, s, func() ([]item, error) {
+		return s.queryIndex(ctx, "GSI1", "P#"+projectID+"#TRIAGE", "", true)
+	})
+}
+
+func decodeAll[T any](ctx context.Context, s *Store, list func() ([]item, error)) ([]T, error) {
+	items, err := list()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(items))
+	for i, it := range items {
+		if err := s.decodeDoc(ctx, it, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// AddModelCall appends a call to the test's AI history.
+func (s *Store) AddModelCall(ctx context.Context, c gardener.ModelCall) error {
+	if err := need("model call: test id", c.TestID); err != nil {
+		return err
+	}
+	return s.putDoc(ctx, key("T#"+c.TestID, "CALL#"+timeKey(c.At)+"#"+nonce()), c, "", nil)
+}
+
+// ModelCalls is a test's AI history, newest first.
+func (s *Store) ModelCalls(ctx context.Context, testID string) ([]gardener.ModelCall, error) {
+	return decodeAll[gardener.ModelCall](ctx, s, func() ([]item, error) {
+		return s.query(ctx, &dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :p)"),
+			ExpressionAttributeValues: item{":pk": avS("T#" + testID), ":p": avS("CALL#")},
+			ScanIndexForward:          aws.Bool(false),
+			ConsistentRead:            aws.Bool(true),
+		})
+	})
+}
+
+// PutBaseline replaces the project's baseline.
+func (s *Store) PutBaseline(ctx context.Context, b gardener.Baseline) error {
+	if err := need("baseline: project id", b.ProjectID); err != nil {
+		return err
+	}
+	return s.putDoc(ctx, key("P#"+b.ProjectID, "BASELINE"), b, "", nil)
+}
+
+// Baseline reads the project's baseline.
+func (s *Store) Baseline(ctx context.Context, projectID string) (b gardener.Baseline, err error) {
+	_, err = s.getDoc(ctx, "P#"+projectID, "BASELINE", "baseline of project", projectID, &b)
+	return b, err
+}
+
+// PutAppChange records an app change.
+func (s *Store) PutAppChange(ctx context.Context, c gardener.AppChange) error {
+	if err := need("app change id", c.ID); err != nil {
+		return err
+	}
+	if err := need("app change "+c.ID+": project id", c.ProjectID); err != nil {
+		return err
+	}
+	it := key("P#"+c.ProjectID, "CHANGE#"+timeKey(c.At)+"#"+c.ID)
+	if exp, ok := s.expires(c.At); ok {
+		it["expires"] = exp
+	}
+	return s.putDoc(ctx, it, c, "", nil)
+}
+
+// AppChanges lists a project's app changes at or after since, oldest first.
+func (s *Store) AppChanges(ctx context.Context, projectID string, since time.Time) ([]gardener.AppChange, error) {
+	return decodeAll[gardener.AppChange](ctx, s, func() ([]item, error) {
+		return s.query(ctx, &dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("PK = :pk AND SK BETWEEN :from AND :to"),
+			ExpressionAttributeValues: item{":pk": avS("P#" + projectID), ":from": avS("CHANGE#" + timeKey(since)), ":to": avS("CHANGE#~")},
+			ConsistentRead:            aws.Bool(true),
+		})
+	})
+}
+
+// MarkAtRisk puts tests on the at-risk ledger, keeping the time each was first seen.
+func (s *Store) MarkAtRisk(ctx context.Context, projectID string, testIDs []string, at time.Time) error {
+	if err := need("at risk: project id", projectID); err != nil {
+		return err
+	}
+	for _, id := range testIDs {
+		if err := need("at risk: test id", id); err != nil {
+			return err
+		}
+	}
+	for _, id := range testIDs {
+		_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(s.table),
+			Key:                       key("P#"+projectID, "RISK#"+id),
+			UpdateExpression:          aws.String("SET firstSeen = if_not_exists(firstSeen, :at), lastSeen = :at"),
+			ExpressionAttributeValues: item{":at": avS(timeKey(at))},
+		})
+		if err != nil {
+			return fmt.Errorf("mark test %s at risk: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// AtRisk lists the project's at-risk tests, longest at risk first.
+func (s *Store) AtRisk(ctx context.Context, projectID string) ([]gardener.AtRisk, error) {
+	items, err := s.query(ctx, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :p)"),
+		ExpressionAttributeValues: item{":pk": avS("P#" + projectID), ":p": avS("RISK#")},
+		ConsistentRead:            aws.Bool(true),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gardener.AtRisk, len(items))
+	for i, it := range items {
+		out[i] = gardener.AtRisk{ProjectID: projectID, TestID: strings.TrimPrefix(getS(it, "SK"), "RISK#"),
+			FirstSeen: parseTime(getS(it, "firstSeen")), LastSeen: parseTime(getS(it, "lastSeen"))}
+	}
+	slices.SortStableFunc(out, func(a, b gardener.AtRisk) int {
+		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
+			return c
+		}
+		return strings.Compare(a.TestID, b.TestID)
+	})
+	return out, nil
+}
+
+// ClearAtRisk takes a test off the ledger.
+func (s *Store) ClearAtRisk(ctx context.Context, projectID, testID string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key("P#"+projectID, "RISK#"+testID)})
+	if err != nil {
+		return fmt.Errorf("clear test %s from the at-risk ledger: %w", testID, err)
+	}
+	return nil
+}
