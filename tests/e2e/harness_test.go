@@ -1,0 +1,138 @@
+// Package e2e proves the product end to end on the demo app, in real headless Chromium: every
+// drift variant is repaired with the built-in engine and the app's own record shows the healed
+// steps hit the intended elements; every regression variant is triaged with nothing written.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/builtin"
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+// runner is one browser for the whole package, as a warm Lambda container keeps one.
+var runner *browser.Runner
+
+func TestMain(m *testing.M) {
+	if _, err := browser.ChromePath(); err != nil {
+		fmt.Fprintf(os.Stderr, "SKIP tests/e2e: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
+		os.Exit(0)
+	}
+	runner = browser.New(browser.Options{StepTimeout: 3 * time.Second})
+	code := m.Run()
+	runner.Close()
+	os.Exit(code)
+}
+
+// shop is one demo app with its own store, tests and project: the unit a scenario works on.
+type shop struct {
+	t      *testing.T
+	app    *demoapp.App
+	url    string
+	store  *embedded.Store
+	life   *lifecycle.Service
+	tender *tend.Tender
+	opts   gardener.ReplayOptions
+	runSeq int
+}
+
+func newShop(t *testing.T, model gardener.Model, autoRepair bool) *shop {
+	t.Helper()
+	app := demoapp.New()
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	ctx := context.Background()
+	p := demoapp.Project(srv.URL)
+	p.Plan, p.AutoRepair, p.Model = gardener.PlanPro, autoRepair, model.Name()
+	if err := store.PutProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	tests, err := demoapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		tt.ProjectID = p.ID
+		if err := store.CreateTest(ctx, tt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	life := lifecycle.New(store, nil)
+	opts := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: p.AllowedOrigins}
+	lad := &ladder.Ladder{Runner: runner, Model: model, Progress: func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }}
+	return &shop{t: t, app: app, url: srv.URL, store: store, life: life, opts: opts,
+		tender: &tend.Tender{Store: store, Life: life, Ladder: lad}}
+}
+
+func builtinModel() gardener.Model { return builtin.Engine{} }
+
+func (s *shop) test(id string) gardener.Test {
+	s.t.Helper()
+	tt, err := s.store.Test(context.Background(), id)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return tt
+}
+
+// replay runs a test and returns the result with the app's record of what it hit.
+func (s *shop) replay(tt gardener.Test) (gardener.Replay, []demoapp.Event) {
+	s.t.Helper()
+	s.app.ResetRecord()
+	rep, err := runner.Replay(context.Background(), tt, s.opts)
+	if err != nil {
+		s.t.Fatalf("replay %s: %v", tt.ID, err)
+	}
+	return rep, s.app.Events()
+}
+
+// record stores a run as the scheduler would, and returns it.
+func (s *shop) record(tt gardener.Test, rep gardener.Replay, trigger gardener.TriggerKind) gardener.Run {
+	s.t.Helper()
+	s.runSeq++
+	res := rep.Result
+	run := gardener.Run{ID: fmt.Sprintf("run-%s-%d", tt.ID, s.runSeq), ProjectID: tt.ProjectID, TestID: tt.ID, TestVersion: tt.Version, Trigger: trigger, Result: &res, At: time.Now()}
+	if err := s.store.PutRun(context.Background(), run); err != nil {
+		s.t.Fatal(err)
+	}
+	return run
+}
+
+// interactions is what the app saw a replay do to elements, in order. A field reports its value
+// again when it loses focus (a submit click blurs it), depending on timing; a fill that repeats
+// the value the field already reported is the same entry, not a second one.
+func interactions(events []demoapp.Event) []demoapp.Event {
+	var out []demoapp.Event
+	last := map[string]string{}
+	for _, e := range events {
+		switch e.Type {
+		case demoapp.EventFill:
+			if v, ok := last[e.Key]; ok && v == e.Value {
+				continue
+			}
+			last[e.Key] = e.Value
+		case demoapp.EventClick, demoapp.EventCheck:
+		default:
+			continue
+		}
+		out = append(out, demoapp.Event{Type: e.Type, Key: e.Key, Value: e.Value})
+	}
+	return out
+}

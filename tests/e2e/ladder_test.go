@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+// removedByVariant names elements a drift variant takes away for good: a correct repair no
+// longer touches them (the merged checkout has no "Continue to payment").
+var removedByVariant = map[string][]string{
+	"checkout-merged": {"checkout-continue"},
+}
+
+func brokenTests(v demoapp.Variant) []string {
+	ids := make([]string, 0, len(v.Breaks))
+	for id := range v.Breaks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// TestDriftVariantsAreRepaired: for every drift variant, the applying gardener with the built-in
+// engine repairs every failing test (directly or by propagation), the proof is green, and the
+// app's own record shows the repaired test hits the same elements with the same values as the
+// original did on the baseline.
+func TestDriftVariantsAreRepaired(t *testing.T) {
+	for _, v := range demoapp.Variants() {
+		if v.Kind != demoapp.Drift {
+			continue
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, builtinModel(), true)
+			ctx := context.Background()
+			baseline := map[string][]demoapp.Event{}
+			for _, id := range brokenTests(v) {
+				tt := s.test(id)
+				rep, events := s.replay(tt)
+				if !rep.Result.Passed {
+					t.Fatalf("%s is not green on the baseline: step %s: %s", id, rep.Result.FailedStep, rep.Result.Message)
+				}
+				s.record(tt, rep, gardener.TriggerSchedule)
+				baseline[id] = interactions(events)
+			}
+			if err := s.app.SetVariant(v.Name); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range brokenTests(v) {
+				tt := s.test(id)
+				rep, _ := s.replay(tt)
+				if rep.Result.Passed {
+					if tt.Version == 1 {
+						t.Errorf("%s passes under %s before any repair; the variant says it breaks at step %s", id, v.Name, v.Breaks[id])
+					}
+					continue // repaired already, by propagation from an earlier test
+				}
+				if rep.Result.FailedStep != v.Breaks[id] {
+					t.Errorf("%s fails at step %s, the variant says %s", id, rep.Result.FailedStep, v.Breaks[id])
+				}
+				run := s.record(tt, rep, gardener.TriggerSchedule)
+				got, err := s.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.opts})
+				if err != nil {
+					t.Fatalf("tend %s: %v", id, err)
+				}
+				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
+					t.Fatalf("%s under %s: outcome %s (%s); rungs %+v", id, v.Name, o, got.Result.Reason, got.Result.Rungs)
+				}
+				if got.Result.Proof == nil || !got.Result.Proof.Passed {
+					t.Fatalf("%s: no green proof", id)
+				}
+				if got.Result.Usage.Calls != 0 || len(got.Result.ModelCalls) != 0 {
+					t.Errorf("%s: the built-in engine made model calls: %+v", id, got.Result.Usage)
+				}
+				if got.Persisted.Staged != nil {
+					// Staged for a person even in apply mode: apply it as a person would, so
+					// the record check below covers it too.
+					if _, err := s.life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
+						t.Fatalf("approve %s: %v", id, err)
+					}
+				}
+				t.Logf("%s: %s by %s\n%s", id, got.Persisted.Outcome, got.Result.Verdict.Strategy, gardener.RenderDiff(got.Result.Diff))
+			}
+			for _, id := range brokenTests(v) {
+				fixed := s.test(id)
+				if fixed.Version == 1 {
+					t.Errorf("%s was not repaired", id)
+					continue
+				}
+				if fixed.Status != gardener.StatusActive {
+					t.Errorf("%s: a repair moved the test to %s", id, fixed.Status)
+				}
+				rep, events := s.replay(fixed)
+				if !rep.Result.Passed {
+					t.Errorf("%s repaired but red under %s: step %s: %s", id, v.Name, rep.Result.FailedStep, rep.Result.Message)
+					continue
+				}
+				sameElements(t, id, baseline[id], interactions(events), removedByVariant[v.Name], inserts(t, s, id))
+			}
+		})
+	}
+}
+
+// inserts counts the steps the repairs of a test added: each may hit one element the original
+// never did (the cookie banner's accept button, a new required field).
+func inserts(t *testing.T, s *shop, id string) int {
+	repairs, err := s.store.Repairs(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range repairs {
+		for _, op := range r.Verdict.Ops {
+			if op.Kind == gardener.OpInsert {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// sameElements: the repaired run, restricted to elements the original touched, does exactly what
+// the original did on the baseline (less the elements the variant removed), and touches at most
+// one new element per inserted step.
+func sameElements(t *testing.T, id string, was, now []demoapp.Event, removed []string, inserted int) {
+	t.Helper()
+	known := map[string]bool{}
+	var want []demoapp.Event
+	for _, e := range was {
+		known[e.Key] = true
+		if !slices.Contains(removed, e.Key) {
+			want = append(want, e)
+		}
+	}
+	var got, extra []demoapp.Event
+	for _, e := range now {
+		if known[e.Key] {
+			got = append(got, e)
+		} else {
+			extra = append(extra, e)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s: the repaired test did not hit the intended elements\n baseline: %v\n repaired: %v", id, want, got)
+	}
+	if len(extra) > inserted {
+		t.Errorf("%s: the repaired test touched %d elements the original never did, with %d inserted steps: %v", id, len(extra), inserted, extra)
+	}
+}
+
+// TestRegressionVariantsAreTriaged: for every regression variant, nothing is written to any test
+// and a triage issue is filed for every failing test.
+func TestRegressionVariantsAreTriaged(t *testing.T) {
+	for _, v := range demoapp.Variants() {
+		if v.Kind != demoapp.Regression {
+			continue
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, builtinModel(), true)
+			ctx := context.Background()
+			for _, id := range brokenTests(v) {
+				tt := s.test(id)
+				rep, _ := s.replay(tt)
+				if !rep.Result.Passed {
+					t.Fatalf("%s is not green on the baseline: %s", id, rep.Result.Message)
+				}
+				s.record(tt, rep, gardener.TriggerSchedule)
+			}
+			if err := s.app.SetVariant(v.Name); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range brokenTests(v) {
+				tt := s.test(id)
+				rep, _ := s.replay(tt)
+				if rep.Result.Passed {
+					t.Fatalf("%s passes under regression %s", id, v.Name)
+				}
+				run := s.record(tt, rep, gardener.TriggerSchedule)
+				got, err := s.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.opts})
+				if err != nil {
+					t.Fatalf("tend %s: %v", id, err)
+				}
+				if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
+					t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, v.Name, o, gardener.RenderDiff(got.Result.Diff))
+				}
+				if got.Persisted.Triage == nil {
+					t.Errorf("%s: no triage issue filed", id)
+				} else {
+					t.Logf("%s: %s: %s", id, got.Persisted.Triage.Classification, strings.Join(got.Persisted.Triage.Evidence, "; "))
+				}
+			}
+			for _, id := range brokenTests(v) {
+				if tt := s.test(id); tt.Version != 1 {
+					t.Errorf("%s was written under regression %s (version %d)", id, v.Name, tt.Version)
+				}
+				if ps, _ := s.store.TestProposals(ctx, id); len(ps) != 0 {
+					t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), v.Name)
+				}
+			}
+			issues, err := s.store.TriageIssues(ctx, "demo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(issues) < len(v.Breaks) {
+				t.Errorf("%d triage issues for %d failing tests", len(issues), len(v.Breaks))
+			}
+		})
+	}
+}
