@@ -138,6 +138,15 @@ func checkRequest(t *testing.T, r sent, ask, tool string) {
 	if schema["additionalProperties"] != false || schema["type"] != "object" {
 		t.Errorf("tool schema is not a closed object: %v", schema)
 	}
+	tools2, err := buildTools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentSchema, _ := json.Marshal(schema)
+	wantSchema, _ := json.Marshal(tools2[ask].schema)
+	if string(sentSchema) != string(wantSchema) {
+		t.Errorf("the schema sent differs from the tool's:\n got %s\nwant %s", sentSchema, wantSchema)
+	}
 	choice := field(t, field(t, cfg, "toolChoice"), "tool")
 	if choice["name"] != tool {
 		t.Errorf("tool choice %v, want the tool %s forced", choice, tool)

@@ -163,9 +163,14 @@ func (m *Model) pageOf(f gardener.Failure) pageData {
 		p.CandidatesOmitted = len(p.Candidates) - m.maxCandidates
 		p.Candidates = p.Candidates[:m.maxCandidates]
 	}
-	if n := utf8.RuneCountInString(p.Text); n > m.maxPageText {
-		p.TextOmitted = n - m.maxPageText
-		p.Text = string([]rune(p.Text)[:m.maxPageText])
+	chars := 0
+	for i := range p.Text {
+		if chars == m.maxPageText {
+			p.TextOmitted = utf8.RuneCountInString(p.Text[i:])
+			p.Text = p.Text[:i]
+			break
+		}
+		chars++
 	}
 	return p
 }
