@@ -151,6 +151,7 @@ func (m *Model) call(ctx context.Context, ask, user string) ([]byte, gardener.Us
 	}
 	var text []string
 	var input []byte
+	var other string // a tool the model called that it was not given
 	found := false
 	if msg, ok := out.Output.(*types.ConverseOutputMemberMessage); ok {
 		for _, c := range msg.Value.Content {
@@ -158,7 +159,11 @@ func (m *Model) call(ctx context.Context, ask, user string) ([]byte, gardener.Us
 			case *types.ContentBlockMemberText:
 				text = append(text, c.Value)
 			case *types.ContentBlockMemberToolUse:
-				if aws.ToString(c.Value.Name) != t.name || found {
+				if name := aws.ToString(c.Value.Name); name != t.name {
+					other = name
+					continue
+				}
+				if found {
 					continue
 				}
 				found = true
@@ -176,6 +181,9 @@ func (m *Model) call(ctx context.Context, ask, user string) ([]byte, gardener.Us
 	case types.StopReasonContentFiltered, types.StopReasonGuardrailIntervened:
 		return nil, usage, &RefusalError{Model: m.Name(), Ask: ask, StopReason: reason, Text: said, Usage: usage}
 	case types.StopReasonToolUse, types.StopReasonEndTurn, types.StopReasonStopSequence:
+		if !found && other != "" {
+			return nil, usage, m.invalid(ask, usage, "", fmt.Sprintf("the model called %q, not %s", other, t.name), nil)
+		}
 		if !found {
 			// The tool choice was forced; a model that writes prose instead has declined.
 			return nil, usage, &RefusalError{Model: m.Name(), Ask: ask, StopReason: reason, Text: said, Usage: usage}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
@@ -186,19 +188,13 @@ func TestInvalidOutput(t *testing.T) {
 		{askDiagnosis, "diagnosis_app_bug_with_ops", "1 operations given with classification app-bug", nil},
 		{askIntent, "intent_nested", "intent blocks do not nest", nil},
 		// A well-formed answer to another ask is not the tool this ask forced.
-		{askIntent, "operations_good", "the model declined", nil},
+		{askIntent, "operations_good", `the model called "propose_operations", not rederive_intent`, nil},
+		{askLocator, "locator_input_is_string", "does not match the tool schema", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			m := newFake(t, c.file).model(t)
 			_, _, err := calls[c.ask](context.Background(), t, m)
-			if c.reason == "the model declined" {
-				var refusal *RefusalError
-				if !errors.As(err, &refusal) {
-					t.Fatalf("err = %v, want a RefusalError", err)
-				}
-				return
-			}
 			var inv *InvalidOutputError
 			if !errors.As(err, &inv) {
 				t.Fatalf("err = %v (%T), want an InvalidOutputError", err, err)
@@ -546,5 +542,42 @@ func TestModelIDFromSpec(t *testing.T) {
 		if id != c.id || (err == nil) != (c.id != "") {
 			t.Errorf("ModelIDFromSpec(%q) = %q, %v", c.spec, id, err)
 		}
+	}
+}
+
+func TestNewFromConfig(t *testing.T) {
+	fake := newFake(t, "locator_good")
+	cfg := aws.Config{
+		BaseEndpoint: aws.String(fake.srv.URL),
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: "AKIDFAKE", SecretAccessKey: "fake-secret"}, nil
+		}),
+	}
+	if _, err := NewFromConfig(cfg, testModelID); err == nil || !strings.Contains(err.Error(), "no region") {
+		t.Fatalf("a config without a region: err = %v", err)
+	}
+	cfg.Region = "eu-central-1"
+	m, err := NewFromConfig(cfg, testModelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.FixLocator(context.Background(), locatorAsk(t, "")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fake.requests()); n != 1 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	fake := newFake(t, "locator_good")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := fake.model(t).Diagnose(ctx, gardener.DiagnoseAsk{Failure: failure(t, "")})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one matching context.Canceled", err)
+	}
+	if n := len(fake.requests()); n != 0 {
+		t.Errorf("%d requests sent on a cancelled context", n)
 	}
 }
