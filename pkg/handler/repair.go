@@ -1,0 +1,252 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/tend"
+)
+
+// RunFailed is the detail of a "Run Failed" event the platform puts on the bus.
+type RunFailed struct {
+	RunID       string               `json:"runId"`
+	ProjectID   string               `json:"projectId"`
+	TestID      string               `json:"testId"`
+	TestVersion int                  `json:"testVersion"`
+	Trigger     gardener.TriggerKind `json:"trigger"`
+	Control     bool                 `json:"control,omitempty"`
+	Probe       bool                 `json:"probe,omitempty"`
+}
+
+// RepairInput is the repair state machine's input: an EventBridge event, or the API's manual
+// request (Manual set) shaped the same way.
+type RepairInput struct {
+	Detail RunFailed `json:"detail"`
+	Manual *Manual   `json:"manual,omitempty"`
+}
+
+// Manual is a person asking for the ladder on a failed run.
+type Manual struct {
+	By    string              `json:"by"`
+	Rungs []gardener.Strategy `json:"rungs,omitempty"`
+}
+
+// Gate is the eligibility verdict that every later state reads.
+type Gate struct {
+	Eligible  bool                `json:"eligible"`
+	Duplicate bool                `json:"duplicate"`
+	Reason    string              `json:"reason,omitempty"`
+	RunID     string              `json:"runId"`
+	ProjectID string              `json:"projectId"`
+	TestID    string              `json:"testId"`
+	Mode      gardener.Mode       `json:"mode"`
+	By        string              `json:"by,omitempty"`
+	Rungs     []gardener.Strategy `json:"rungs,omitempty"`
+}
+
+// Eligibility is the first state of the repair machine. It records the run, answers a duplicate
+// delivery of the same event without doing anything, and asks the run-selection gate. An
+// ineligible run is a clean end, not an error.
+func (d Deps) Eligibility(ctx context.Context, in RepairInput) (Gate, error) {
+	ev := in.Detail
+	g := Gate{RunID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, Mode: gardener.ModeApply}
+	if ev.RunID == "" || ev.TestID == "" {
+		return g, &BadEventError{Reason: "runId and testId are required"}
+	}
+	if in.Manual != nil {
+		g.By, g.Rungs = in.Manual.By, in.Manual.Rungs
+	}
+	run, err := d.Store.Run(ctx, ev.RunID)
+	if errors.Is(err, gardener.ErrNotFound) {
+		run = gardener.Run{ID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, TestVersion: ev.TestVersion, Trigger: ev.Trigger, Control: ev.Control, Probe: ev.Probe, At: d.now()}
+		if err := d.Store.PutRun(ctx, run); err != nil {
+			return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
+		}
+	} else if err != nil {
+		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
+	}
+	if _, err := d.Store.Repair(ctx, "run-"+ev.RunID); err == nil {
+		g.Duplicate, g.Reason = true, fmt.Sprintf("run %s was repaired already: a duplicate delivery changes nothing", ev.RunID)
+		return g, nil
+	} else if !errors.Is(err, gardener.ErrNotFound) {
+		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
+	}
+	t, err := d.Store.Test(ctx, run.TestID)
+	if err != nil {
+		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
+	}
+	p, err := d.Store.Project(ctx, t.ProjectID)
+	if err != nil {
+		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
+	}
+	g.ProjectID = p.ID
+	if g.By != "" {
+		err = gardener.EligibleManual(p, t, &run)
+		if !p.AutoRepair {
+			g.Mode = gardener.ModePropose
+		}
+	} else {
+		err = gardener.Eligible(gardener.ModeApply, p, t, &run)
+	}
+	var inel *gardener.IneligibleError
+	if errors.As(err, &inel) {
+		g.Reason = inel.Reason
+		d.log().Info("not eligible", "run", run.ID, "test", t.ID, "reason", inel.Reason)
+		return g, nil
+	}
+	if err != nil {
+		return g, err
+	}
+	g.Eligible = true
+	d.log().Info("eligible", "run", run.ID, "test", t.ID, "mode", g.Mode, "manual", g.By != "")
+	return g, nil
+}
+
+// RungResult is what a rung returns to the state machine: whether it holds a green proof (the
+// Choice states route on it), the diagnosis, and the decision for persist.
+type RungResult struct {
+	Green          bool                    `json:"green"`
+	Classification gardener.Classification `json:"classification,omitempty"`
+	Decision       tend.Decision           `json:"decision"`
+}
+
+// Rung returns the handler of one rung of the ladder. It reproduces the failure itself and keeps
+// the page inside the Lambda; only ids, ops and verdicts leave it.
+func (d Deps) Rung(rung gardener.Strategy) func(context.Context, Gate) (RungResult, error) {
+	return func(ctx context.Context, g Gate) (RungResult, error) {
+		if !g.Eligible {
+			return RungResult{}, &BadEventError{Reason: "a rung was asked to run on an ineligible run"}
+		}
+		if len(g.Rungs) > 0 && !containsRung(g.Rungs, rung) {
+			return RungResult{Decision: tend.Decision{TestID: g.TestID, RunID: g.RunID, Outcome: ladder.Triaged, Reason: string(rung) + " was not asked for"}}, nil
+		}
+		p, err := d.Store.Project(ctx, g.ProjectID)
+		if err != nil {
+			return RungResult{}, err
+		}
+		run, err := d.Store.Run(ctx, g.RunID)
+		if err != nil {
+			return RungResult{}, err
+		}
+		tender, err := d.tender(ctx, p, func(e ladder.Event) {
+			d.log().Info("ladder", "run", g.RunID, "test", g.TestID, "stage", e.Stage, "rung", e.Rung, "message", e.Message)
+		})
+		if err != nil {
+			return RungResult{}, err
+		}
+		res, dec, err := tender.Climb(ctx, tend.Job{TestID: g.TestID, Mode: g.Mode, Run: &run, By: g.By, Rungs: []gardener.Strategy{rung}, Options: d.replayOptions(p)})
+		if err != nil {
+			return RungResult{}, err
+		}
+		out := RungResult{Green: dec.Green(), Decision: dec}
+		if res.Diagnosis != nil {
+			out.Classification = res.Diagnosis.Classification
+		}
+		return out, nil
+	}
+}
+
+func containsRung(rs []gardener.Strategy, r gardener.Strategy) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// PersistResult is what persist wrote, and the notification it asks for.
+type PersistResult struct {
+	Persisted    tend.Persisted `json:"persisted"`
+	Notification Notification   `json:"notification"`
+}
+
+// Persist writes a green rung's decision. It trusts no payload: tend.Persist checks the stored
+// proof of exactly these ops and the lifecycle screens them again.
+func (d Deps) Persist(ctx context.Context, r RungResult) (PersistResult, error) {
+	if !r.Green {
+		return PersistResult{}, &tend.UnprovenError{TestID: r.Decision.TestID, Reason: "persist was reached without a green proof"}
+	}
+	out, err := d.persister().Persist(ctx, r.Decision)
+	if err != nil {
+		return PersistResult{}, err
+	}
+	return PersistResult{Persisted: out, Notification: notificationOf(r.Decision, out)}, nil
+}
+
+// TriageInput is the execution state the triage state reads: the gate and the result of every
+// rung that ran (the repair machine), or of the whole ladder (the staging machine's item).
+type TriageInput struct {
+	Gate       Gate        `json:"gate"`
+	SelfHeal   *RungResult `json:"selfHeal,omitempty"`
+	SuggestFix *RungResult `json:"suggestFix,omitempty"`
+	Diagnose   *RungResult `json:"diagnose,omitempty"`
+	Ladder     *RungResult `json:"ladder,omitempty"`
+	// Error is set when a Catch routed here after a rung failed for good.
+	Error *StateError `json:"error,omitempty"`
+}
+
+func (in TriageInput) results() []RungResult {
+	var out []RungResult
+	for _, r := range []*RungResult{in.SelfHeal, in.SuggestFix, in.Diagnose, in.Ladder} {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+// StateError is the error object a Catch puts on the state's input.
+type StateError struct {
+	Error string `json:"Error"`
+	Cause string `json:"Cause"`
+}
+
+// Triage files one triage issue for a ladder that ended without a green proof, with the
+// attempts of every rung, and writes nothing to the test.
+func (d Deps) Triage(ctx context.Context, in TriageInput) (PersistResult, error) {
+	dec := tend.Decision{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Mode: in.Gate.Mode, Outcome: ladder.Triaged, Reason: "the ladder is exhausted without a green proof"}
+	issue := gardener.TriageIssue{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Classification: gardener.Unknown, At: d.now()}
+	results := in.results()
+	allRefused := len(results) > 0
+	for _, r := range results {
+		if tr := r.Decision.Triage; tr != nil {
+			issue.Attempts = append(issue.Attempts, tr.Attempts...)
+			issue.Evidence = append(issue.Evidence, tr.Evidence...)
+			if tr.Classification != gardener.Unknown && tr.Classification != "" {
+				issue.Classification = tr.Classification
+			}
+			issue.FailedStep, issue.Error = tr.FailedStep, tr.Error
+		}
+		if r.Decision.Outcome != ladder.Refused {
+			allRefused = false
+		}
+		dec.Refusals = append(dec.Refusals, r.Decision.Refusals...)
+		dec.Usage = dec.Usage.Add(r.Decision.Usage)
+	}
+	switch {
+	case issue.Classification == gardener.AppBug || issue.Classification == gardener.Environment:
+		dec.Reason = fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", issue.Classification)
+	case allRefused:
+		dec.Outcome, dec.Reason = ladder.Refused, "every proposed change was refused"
+	}
+	if in.Error != nil {
+		issue.Evidence = append(issue.Evidence, fmt.Sprintf("the ladder stopped on %s: %s", in.Error.Error, in.Error.Cause))
+		dec.Reason = "the ladder stopped on an error: " + in.Error.Error
+	}
+	issue.ID = "triage-" + in.Gate.RunID
+	dec.Triage = &issue
+	out, err := d.persister().Persist(ctx, dec)
+	if err != nil {
+		return PersistResult{}, err
+	}
+	return PersistResult{Persisted: out, Notification: notificationOf(dec, out)}, nil
+}
+
+// BadEventError is an event the handler cannot act on; a state machine fails cleanly on it.
+type BadEventError struct{ Reason string }
+
+func (e *BadEventError) Error() string { return "bad event: " + e.Reason }
