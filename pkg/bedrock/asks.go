@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,6 +97,10 @@ func locatorPath(ask gardener.LocatorAsk) (string, error) {
 	if !ok || !slices.ContainsFunc(fields, func(f string) bool { return f == "locator" || f == "scope" }) {
 		return "", &AskError{askLocator, fmt.Sprintf("test %s: step %s (%s) has no locator to fix", ask.Test.ID, path, ask.Step.Kind)}
 	}
+	// The answer is checked by putting its locator into this step; the step must be sound first.
+	if err := gardener.ValidateStep(ask.Step); err != nil {
+		return "", &AskError{askLocator, fmt.Sprintf("test %s: step %s: %v", ask.Test.ID, path, err)}
+	}
 	return path, nil
 }
 
@@ -183,7 +188,7 @@ func (m *Model) DeriveIntent(ctx context.Context, ask gardener.IntentAsk) (garde
 	}
 	path := strconv.Itoa(ask.Index + 1)
 	failedPath := ask.Result.FailedStep
-	if failedPath == "" {
+	if !stepPath.MatchString(failedPath) {
 		failedPath = path
 	}
 	fail := failureOf(ask.Result, failedPath, ask.Index)
@@ -238,10 +243,15 @@ func (m *Model) ask(ctx context.Context, ask, task string, f gardener.Failure, f
 	return m.call(ctx, ask, user)
 }
 
-// failingStep reads where a run failed, falling back to the index when the path is missing.
+// stepPath is a step's number as a person counts it, "4" or "3.2". The task line, which is
+// outside the data sections, takes a path from a run record only in this form.
+var stepPath = regexp.MustCompile(`^[1-9][0-9]*(\.[1-9][0-9]*)?$`)
+
+// failingStep reads where a run failed, falling back to the index when the path is missing or
+// not a step number.
 func failingStep(f gardener.Failure) (string, failureData) {
 	path := f.Result.FailedStep
-	if path == "" {
+	if !stepPath.MatchString(path) {
 		path = strconv.Itoa(f.Result.FailedIndex + 1)
 	}
 	fail := failureOf(f.Result, path, f.Result.FailedIndex)

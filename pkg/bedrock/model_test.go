@@ -184,6 +184,8 @@ func TestInvalidOutput(t *testing.T) {
 		{askOperations, "operations_wrong_type", "operations must be a JSON array", nil},
 		{askOperations, "operations_out_of_range", "replace index out of range [0, 6)", new(*gardener.OpError)},
 		{askOperations, "operations_max_tokens", `stopped with reason "max_tokens"`, nil},
+		{askDiagnosis, "diagnosis_no_evidence", `field "evidence" is required`, nil},
+		{askIntent, "intent_no_reason", `field "reason" is required`, nil},
 		{askDiagnosis, "diagnosis_unknown_class", `classification "flaky" is not one of`, nil},
 		{askDiagnosis, "diagnosis_app_bug_with_ops", "1 operations given with classification app-bug", nil},
 		{askIntent, "intent_nested", "intent blocks do not nest", nil},
@@ -450,6 +452,10 @@ func TestAskErrors(t *testing.T) {
 			_, err := m.FixLocator(context.Background(), gardener.LocatorAsk{Failure: f, Index: 5, Inner: 2, Step: f.Test.Steps[5].Steps[0]})
 			return err
 		}, "inner index 2 is not one of them"},
+		{"malformed step", func(m *Model) error {
+			_, err := m.FixLocator(context.Background(), gardener.LocatorAsk{Failure: f, Index: 3, Inner: -1, Step: gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator("css=a"), Value: "x"}})
+			return err
+		}, "step 4: step click has fields that do not belong to its kind"},
 		{"ops for a test without steps", func(m *Model) error {
 			_, err := m.SuggestOps(context.Background(), gardener.OpsAsk{Failure: empty})
 			return err
