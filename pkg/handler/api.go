@@ -224,11 +224,15 @@ func (d Deps) route(ctx context.Context, queue QueueView, c Caller, req events.A
 	case "POST /runs/{runId}/repair":
 		return d.manualRepair(ctx, c, p["runId"], req.Body)
 	case "GET /executions/{executionId}":
-		v, err := d.Starter.Status(ctx, p["executionId"])
+		status, output, err := d.Starter.Describe(ctx, p["executionId"])
 		if err != nil {
 			return fail(err)
 		}
-		return v, http.StatusOK
+		x := Execution{ID: p["executionId"], Status: status}
+		if output != "" {
+			x.Output = json.RawMessage(output)
+		}
+		return x, http.StatusOK
 	}
 	return errBody("no route " + req.RouteKey), http.StatusNotFound
 }
@@ -299,7 +303,7 @@ func (d Deps) revert(ctx context.Context, life *lifecycle.Service, c Caller, rep
 	if d.Notifier != nil {
 		n := Notification{Kind: NotifyReverted, ProjectID: v.Repair.ProjectID, TestID: v.Test.ID, RepairID: v.Repair.ID,
 			Subject: fmt.Sprintf("Repair reverted: %s (version %d)", v.Test.ID, v.Test.Version), Summary: v.Confirmation}
-		if err := d.Notifier.Notify(ctx, n); err != nil {
+		if err := d.Notifier.Publish(ctx, n.Subject, n); err != nil {
 			d.log().Warn("notify", "repair", v.Repair.ID, "error", err.Error())
 		}
 	}

@@ -7,6 +7,7 @@ package handler
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -16,29 +17,31 @@ import (
 	"github.com/driftgardener/gardener/pkg/tend"
 )
 
-// Notifier publishes an auto-repair event to people (SNS in AWS).
+// Notifier publishes an auto-repair event to people (an SNS topic in AWS).
 type Notifier interface {
-	Notify(ctx context.Context, n Notification) error
+	Publish(ctx context.Context, subject string, message any) error
 }
 
 // Publisher puts an event on the bus (EventBridge in AWS).
 type Publisher interface {
-	Publish(ctx context.Context, detailType string, detail any) error
+	PutEvent(ctx context.Context, detailType string, detail any) error
 }
 
 // Starter starts a state machine execution (Step Functions in AWS) and reads its status.
 type Starter interface {
+	// Start starts machine with input under name; a second start with the same name and input
+	// returns the same execution, as Step Functions does.
 	Start(ctx context.Context, machine, name string, input any) (executionID string, err error)
-	Status(ctx context.Context, executionID string) (Execution, error)
+	// Describe returns an execution's status (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED)
+	// and, once it ended, its output.
+	Describe(ctx context.Context, executionID string) (status, output string, err error)
 }
 
 // Execution is what a caller can read of a running or finished execution.
 type Execution struct {
-	ID     string         `json:"id"`
-	Status string         `json:"status"` // RUNNING | SUCCEEDED | FAILED | TIMED_OUT | ABORTED
-	Output string         `json:"output,omitempty"`
-	Events []ladder.Event `json:"events,omitempty"`
-	Error  string         `json:"error,omitempty"`
+	ID     string          `json:"id"`
+	Status string          `json:"status"`
+	Output json.RawMessage `json:"output,omitempty"`
 }
 
 // ModelFor opens the model a project's setting names.

@@ -85,7 +85,7 @@ func (d Deps) Notify(ctx context.Context, n Notification) (Notification, error) 
 	if n.Kind == "" {
 		return n, &BadEventError{Reason: "a notification needs a kind"}
 	}
-	if err := d.Notifier.Notify(ctx, n); err != nil {
+	if err := d.Notifier.Publish(ctx, n.Subject, n); err != nil {
 		return n, err
 	}
 	return n, nil

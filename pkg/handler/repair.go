@@ -185,6 +185,8 @@ type TriageInput struct {
 	SuggestFix *RungResult `json:"suggestFix,omitempty"`
 	Diagnose   *RungResult `json:"diagnose,omitempty"`
 	Ladder     *RungResult `json:"ladder,omitempty"`
+	// DryRun carries the gate in the staging machine, where the item's dry-run made it.
+	DryRun *DryRunResult `json:"dryRun,omitempty"`
 	// Error is set when a Catch routed here after a rung failed for good.
 	Error *StateError `json:"error,omitempty"`
 }
@@ -208,6 +210,9 @@ type StateError struct {
 // Triage files one triage issue for a ladder that ended without a green proof, with the
 // attempts of every rung, and writes nothing to the test.
 func (d Deps) Triage(ctx context.Context, in TriageInput) (PersistResult, error) {
+	if in.Gate.RunID == "" && in.DryRun != nil {
+		in.Gate = in.DryRun.Gate
+	}
 	dec := tend.Decision{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Mode: in.Gate.Mode, Outcome: ladder.Triaged, Reason: "the ladder is exhausted without a green proof"}
 	issue := gardener.TriageIssue{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Classification: gardener.Unknown, At: d.now()}
 	results := in.results()
