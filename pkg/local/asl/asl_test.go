@@ -1,0 +1,573 @@
+package asl_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/driftgardener/gardener/pkg/local/asl"
+	"github.com/driftgardener/gardener/pkg/local/asltest"
+)
+
+// ThrottlingError and ModelRefusedError stand for the typed errors a Go Lambda returns; Step
+// Functions sees their type names.
+type ThrottlingError struct{ Model string }
+
+func (e *ThrottlingError) Error() string { return "throttled by " + e.Model }
+
+type ModelRefusedError struct{}
+
+func (ModelRefusedError) Error() string { return "the model refused" }
+
+// handlers maps a function name (the last part of its ARN) to a Go Lambda handler; each is
+// invoked through aws-lambda-go's handler wrapper, the same JSON round trip as in Lambda.
+type handlers map[string]any
+
+func (h handlers) resolve(resource string) (asl.Invoker, error) {
+	name := resource[strings.LastIndex(resource, ":")+1:]
+	fn, ok := h[name]
+	if !ok {
+		return nil, fmt.Errorf("no handler for %s", resource)
+	}
+	if inv, ok := fn.(asl.Invoker); ok {
+		return inv, nil
+	}
+	handler := lambda.NewHandler(fn)
+	return func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		return handler.Invoke(ctx, in)
+	}, nil
+}
+
+// recorder is a Sleep hook that returns at once and remembers what it was asked to wait.
+type recorder struct {
+	mu     sync.Mutex
+	delays []time.Duration
+}
+
+func (r *recorder) sleep(ctx context.Context, d time.Duration) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.delays = append(r.delays, d)
+	return ctx.Err()
+}
+
+var fixedNow = time.Date(2029, 12, 31, 23, 59, 0, 0, time.UTC)
+
+func load(t *testing.T, file string, h handlers, sl *recorder) *asl.Machine {
+	t.Helper()
+	def, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := asl.Parse(def, asl.Config{Name: "repair", Resolve: h.resolve, Sleep: sl.sleep, Now: func() time.Time { return fixedNow }})
+	if err != nil {
+		t.Fatalf("parse %s: %v", file, err)
+	}
+	return m
+}
+
+func jsonEqual(t *testing.T, got json.RawMessage, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("output %s is not JSON: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want %s is not JSON: %v", want, err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("output\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestTestdataValidates proves every definition in testdata valid to our loader and to the
+// reference validators, so the interpreter is tested on ASL that AWS accepts.
+func TestTestdataValidates(t *testing.T) {
+	files, _ := filepath.Glob("testdata/*.asl.json")
+	if len(files) == 0 {
+		t.Fatal("no testdata definitions")
+	}
+	for _, f := range files {
+		def, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := asl.Parse(def, asl.Config{}); err != nil {
+			t.Errorf("%s: our loader rejects it: %v", f, err)
+		}
+	}
+	asltest.Validate(t, files...)
+}
+
+func TestTaskPipeline(t *testing.T) {
+	var got map[string]any
+	h := handlers{
+		"SelfHealFunction": func(ctx context.Context, in map[string]any) (map[string]any, error) {
+			got = in
+			return map[string]any{"green": true, "ops": []string{"replace-locator"}, "ignored": "x"}, nil
+		},
+		"PersistFunction": func(ctx context.Context, in map[string]any) (map[string]any, error) { return in, nil },
+	}
+	m := load(t, "task_pipeline.asl.json", h, &recorder{})
+	ex, err := m.Run(context.Background(), "exec-1", json.RawMessage(`{"run":{"id":"r1","testId":"t1","steps":["goto","click"]},"other":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != asl.StatusSucceeded {
+		t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+	}
+	jsonEqual(t, ex.Output, `{"selfHeal":{"green":true,"ops":["replace-locator"],"status":200},"persisted":{"green":true,"opCount":1}}`)
+	want := map[string]any{
+		"runId": "r1", "testId": "t1", "firstStep": "goto", "mode": "apply",
+		"execution": "arn:aws:states:local:000000000000:execution:repair:exec-1",
+		"machine":   "arn:aws:states:local:000000000000:stateMachine:repair",
+		"state":     "SelfHeal", "label": "run r1 of t1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("payload the Lambda received\n got %v\nwant %v", got, want)
+	}
+	if p := ex.Path(); !reflect.DeepEqual(p, []string{"SelfHeal", "Persist"}) {
+		t.Errorf("path %v", p)
+	}
+	tasks := ex.Events(asl.EventTaskScheduled)
+	if len(tasks) != 2 || tasks[0].Resource != "arn:aws:lambda:us-east-1:000000000000:function:SelfHealFunction" {
+		t.Errorf("task events %+v", tasks)
+	}
+}
+
+func TestRetryAndCatch(t *testing.T) {
+	throttle := func(times int) func(context.Context, map[string]any) (map[string]any, error) {
+		n := 0
+		return func(context.Context, map[string]any) (map[string]any, error) {
+			n++
+			if n <= times {
+				return nil, &ThrottlingError{Model: "claude"}
+			}
+			return map[string]any{"ops": n}, nil
+		}
+	}
+	cases := []struct {
+		name       string
+		fn         any
+		wantStatus asl.Status
+		wantPath   []string
+		wantDelays []time.Duration
+		wantOutput string
+		wantError  string // the execution's error, or the caught one
+	}{
+		{
+			name: "throttled twice then green", fn: throttle(2),
+			wantStatus: asl.StatusSucceeded, wantPath: []string{"SuggestFix", "Done"},
+			wantDelays: []time.Duration{2 * time.Second, 6 * time.Second},
+			wantOutput: `{"test":"t1","fix":{"ops":3}}`,
+		},
+		{
+			name: "throttled past MaxAttempts is caught as a task failure", fn: throttle(100),
+			wantStatus: asl.StatusSucceeded, wantPath: []string{"SuggestFix", "Triage"},
+			// 2, 2×3, then MaxDelaySeconds caps 18 and 54 at 10.
+			wantDelays: []time.Duration{2 * time.Second, 6 * time.Second, 10 * time.Second, 10 * time.Second},
+			wantOutput: `{"test":"t1","failure":{"Error":"ThrottlingError","Cause":"{\"errorMessage\":\"throttled by claude\",\"errorType\":\"ThrottlingError\"}"},"outcome":"triaged"}`,
+			wantError:  "ThrottlingError",
+		},
+		{
+			name: "MaxAttempts 0 never retries", fn: func(context.Context, map[string]any) (any, error) { return nil, ModelRefusedError{} },
+			wantStatus: asl.StatusSucceeded, wantPath: []string{"SuggestFix", "Triage"},
+			wantOutput: `{"test":"t1","refusal":{"Error":"ModelRefusedError","Cause":"{\"errorMessage\":\"the model refused\",\"errorType\":\"ModelRefusedError\"}"},"outcome":"triaged"}`,
+			wantError:  "ModelRefusedError",
+		},
+		{
+			name: "errors.New is errorString", fn: func(context.Context, map[string]any) (any, error) { return nil, errors.New("plain") },
+			wantStatus: asl.StatusSucceeded, wantPath: []string{"SuggestFix", "Triage"}, wantError: "errorString",
+		},
+		{
+			name: "a wrapped typed error is wrapError, as in Lambda, so it is not retried",
+			fn: func(context.Context, map[string]any) (any, error) {
+				return nil, fmt.Errorf("suggest: %w", &ThrottlingError{Model: "m"})
+			},
+			wantStatus: asl.StatusSucceeded, wantPath: []string{"SuggestFix", "Triage"}, wantError: "wrapError",
+		},
+		{
+			name:       "a panic is reported with the panic value's type",
+			fn:         func(context.Context, map[string]any) (any, error) { panic("boom") },
+			wantStatus: asl.StatusSucceeded, wantPath: []string{"SuggestFix", "Triage"}, wantError: "string",
+		},
+		{
+			name: "States.Timeout is retried once, then States.ALL goes to a Fail state",
+			fn: asl.Invoker(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+				return nil, &asl.Failure{Name: asl.ErrTimeout, Cause: "slow"}
+			}),
+			wantStatus: asl.StatusFailed, wantPath: []string{"SuggestFix", "CleanFailure"},
+			wantDelays: []time.Duration{time.Second}, wantError: "LadderFailed",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := &recorder{}
+			m := load(t, "retry_catch.asl.json", handlers{"SuggestFixFunction": tc.fn}, sl)
+			ex, err := m.Run(context.Background(), "", json.RawMessage(`{"test":"t1"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Status != tc.wantStatus {
+				t.Fatalf("status %s, want %s (%+v)", ex.Status, tc.wantStatus, ex.Failure)
+			}
+			if p := ex.Path(); !reflect.DeepEqual(p, tc.wantPath) {
+				t.Errorf("path %v, want %v", p, tc.wantPath)
+			}
+			if !reflect.DeepEqual(sl.delays, tc.wantDelays) {
+				t.Errorf("retry delays %v, want %v", sl.delays, tc.wantDelays)
+			}
+			if retries := ex.Events(asl.EventRetryScheduled); len(retries) != len(tc.wantDelays) {
+				t.Errorf("%d RetryScheduled events, want %d", len(retries), len(tc.wantDelays))
+			}
+			if tc.wantOutput != "" {
+				jsonEqual(t, ex.Output, tc.wantOutput)
+			}
+			if tc.wantError != "" {
+				got := ""
+				if ex.Failure != nil {
+					got = ex.Failure.Name
+				} else if c := ex.Events(asl.EventErrorCaught); len(c) == 1 {
+					got = c[0].Error
+				}
+				if got != tc.wantError {
+					t.Errorf("error %q, want %q", got, tc.wantError)
+				}
+			}
+		})
+	}
+}
+
+func TestChoiceOperators(t *testing.T) {
+	base := map[string]any{
+		"kind": "none", "other": "x", "n": 0, "target": 1, "limit": 1000, "flag": false,
+		"expectFlag": true, "when": "2027-01-01T00:00:00Z", "since": "2028-01-01T00:00:00Z",
+		"nothing": "x", "present": 1,
+	}
+	cases := []struct {
+		name  string
+		set   map[string]any
+		drop  []string
+		want  string // the end state, or an error name
+		error bool
+	}{
+		{"StringEquals", map[string]any{"kind": "exact"}, nil, "StringEquals", false},
+		{"StringEqualsPath", map[string]any{"kind": "same", "other": "same"}, nil, "StringEqualsPath", false},
+		{"StringMatches", map[string]any{"kind": "log-2026-01.txt"}, nil, "StringMatches", false},
+		{"StringMatches needs the suffix", map[string]any{"kind": "log-2026.txt.gz"}, nil, "Fallback", false},
+		{"And of string comparisons", map[string]any{"name": "robin"}, nil, "StringRange", false},
+		{"And fails past the upper bound", map[string]any{"name": "zed"}, nil, "Fallback", false},
+		{"IsString false", map[string]any{"name": 5}, nil, "Fallback", false},
+		{"NumericEquals in Or", map[string]any{"n": 42}, nil, "NumericEquals", false},
+		{"NumericEqualsPath in Or", map[string]any{"n": 7, "target": 7.0}, nil, "NumericEquals", false},
+		{"NumericGreaterThanEquals and LessThan", map[string]any{"n": 100}, nil, "NumericRange", false},
+		{"NumericLessThan bound", map[string]any{"n": 200, "limit": 500}, nil, "Fallback", false},
+		{"NumericGreaterThanPath", map[string]any{"n": 2000}, nil, "NumericGreaterThanPath", false},
+		{"NumericLessThanEquals", map[string]any{"n": -1}, nil, "Negative", false},
+		{"a string is not numeric", map[string]any{"n": "42", "target": "42"}, nil, "Fallback", false},
+		{"BooleanEquals", map[string]any{"flag": true}, nil, "BooleanEquals", false},
+		{"BooleanEqualsPath", map[string]any{"expectFlag": false}, nil, "BooleanEqualsPath", false},
+		{"TimestampLessThan", map[string]any{"when": "2025-06-01T12:00:00+02:00"}, nil, "Before2026", false},
+		{"TimestampGreaterThanPath", map[string]any{"when": "2028-01-01T00:00:01Z"}, nil, "AfterSince", false},
+		{"an unparsable timestamp never matches", map[string]any{"when": "yesterday"}, nil, "Fallback", false},
+		{"IsNull", map[string]any{"nothing": nil}, nil, "IsNull", false},
+		{"Not IsPresent", nil, []string{"present"}, "Absent", false},
+		{"Default", nil, nil, "Fallback", false},
+		{"a missing Variable is States.Runtime", nil, []string{"kind"}, asl.ErrRuntime, true},
+		{"a missing …Path operand is States.Runtime", map[string]any{"n": 7}, []string{"target"}, asl.ErrRuntime, true},
+	}
+	m := load(t, "choice.asl.json", nil, &recorder{})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := map[string]any{}
+			for k, v := range base {
+				in[k] = v
+			}
+			for k, v := range tc.set {
+				in[k] = v
+			}
+			for _, k := range tc.drop {
+				delete(in, k)
+			}
+			raw, _ := json.Marshal(in)
+			ex, err := m.Run(context.Background(), "", raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.error {
+				if ex.Status != asl.StatusFailed || ex.Failure.Name != tc.want {
+					t.Fatalf("status %s failure %+v, want %s", ex.Status, ex.Failure, tc.want)
+				}
+				return
+			}
+			if ex.Status != asl.StatusSucceeded {
+				t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+			}
+			p := ex.Path()
+			if p[len(p)-1] != tc.want {
+				t.Errorf("went to %s, want %s", p[len(p)-1], tc.want)
+			}
+			jsonEqual(t, ex.Output, string(raw))
+		})
+	}
+	t.Run("no match without Default", func(t *testing.T) {
+		m := load(t, "choice_nodefault.asl.json", nil, &recorder{})
+		ex, _ := m.Run(context.Background(), "", json.RawMessage(`{"green":false}`))
+		if ex.Status != asl.StatusFailed || ex.Failure.Name != asl.ErrNoChoiceMatched {
+			t.Errorf("status %s failure %+v", ex.Status, ex.Failure)
+		}
+	})
+}
+
+func TestMap(t *testing.T) {
+	h := handlers{"DryRunFunction": func(ctx context.Context, in struct {
+		Index   int    `json:"index"`
+		TestID  string `json:"testId"`
+		Project string `json:"project"`
+	}) (map[string]any, error) {
+		if in.Project != "p1" {
+			return nil, fmt.Errorf("project %q", in.Project)
+		}
+		return map[string]any{"green": in.Index%2 == 0}, nil
+	}}
+	m := load(t, "map.asl.json", h, &recorder{})
+	ex, err := m.Run(context.Background(), "", json.RawMessage(`{"project":"p1","tests":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != asl.StatusSucceeded {
+		t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+	}
+	jsonEqual(t, ex.Output, `{"project":"p1","count":5,"results":[
+		{"testId":"a","outcome":"green"},{"testId":"b","outcome":"staged","index":1},
+		{"testId":"c","outcome":"green"},{"testId":"d","outcome":"staged","index":3},
+		{"testId":"e","outcome":"green"}]}`)
+	if n := len(ex.Events(asl.EventIterationSucceeded)); n != 5 {
+		t.Errorf("%d iterations succeeded, want 5", n)
+	}
+
+	t.Run("legacy Iterator and Parameters", func(t *testing.T) {
+		m := load(t, "map_legacy.asl.json", nil, &recorder{})
+		ex, _ := m.Run(context.Background(), "", json.RawMessage(`{"items":[1,2,3]}`))
+		if ex.Status != asl.StatusSucceeded {
+			t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+		}
+		jsonEqual(t, ex.Output, `[{"i":0,"sum":2},{"i":1,"sum":4},{"i":2,"sum":6}]`)
+	})
+	t.Run("ItemsPath that is not an array", func(t *testing.T) {
+		ex, _ := m.Run(context.Background(), "", json.RawMessage(`{"project":"p1","tests":{"id":"a"}}`))
+		if ex.Status != asl.StatusFailed || ex.Failure.Name != asl.ErrRuntime {
+			t.Errorf("status %s failure %+v", ex.Status, ex.Failure)
+		}
+	})
+	t.Run("an iteration failure fails the Map", func(t *testing.T) {
+		ex, _ := m.Run(context.Background(), "", json.RawMessage(`{"project":"other","tests":[{"id":"a"}]}`))
+		if ex.Status != asl.StatusFailed || ex.Failure.Name != "errorString" {
+			t.Errorf("status %s failure %+v", ex.Status, ex.Failure)
+		}
+	})
+}
+
+// TestMapMaxConcurrency proves, for inputs of every size, that a Map never runs more
+// iterations at once than MaxConcurrency and does reach it: the first wave of iterations
+// waits until all of it is in flight, which only a limit of at least that size allows.
+func TestMapMaxConcurrency(t *testing.T) {
+	def, err := os.ReadFile("testdata/map_concurrency.asl.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ items, limit int }{
+		{0, 3}, {1, 3}, {2, 3}, {3, 3}, {5, 1}, {10, 3}, {40, 7}, {100, 10}, {25, 0},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%d items, MaxConcurrency %d", tc.items, tc.limit), func(t *testing.T) {
+			var d map[string]any
+			if err := json.Unmarshal(def, &d); err != nil {
+				t.Fatal(err)
+			}
+			d["States"].(map[string]any)["Each"].(map[string]any)["MaxConcurrency"] = tc.limit
+			def2, _ := json.Marshal(d)
+
+			wave := tc.limit
+			if wave == 0 || wave > tc.items {
+				wave = tc.items
+			}
+			var mu sync.Mutex
+			cond := sync.NewCond(&mu)
+			inFlight, peak, arrived := 0, 0, 0
+			work := func(ctx context.Context, n int) (int, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				inFlight++
+				peak = max(peak, inFlight)
+				arrived++
+				if arrived <= wave {
+					deadline := time.AfterFunc(10*time.Second, cond.Broadcast)
+					for arrived < wave {
+						cond.Wait()
+						if arrived < wave && ctx.Err() == nil {
+							continue
+						}
+						break
+					}
+					deadline.Stop()
+					cond.Broadcast()
+				}
+				inFlight--
+				return n * 10, nil
+			}
+			m, err := asl.Parse(def2, asl.Config{Resolve: handlers{"WorkFunction": work}.resolve})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := make([]int, tc.items)
+			want := make([]int, tc.items)
+			for i := range items {
+				items[i], want[i] = i, i*10
+			}
+			in, _ := json.Marshal(map[string]any{"items": items})
+			ex, err := m.Run(context.Background(), "", in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Status != asl.StatusSucceeded {
+				t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+			}
+			wantOut, _ := json.Marshal(want)
+			jsonEqual(t, ex.Output, string(wantOut))
+			if tc.limit > 0 && peak > tc.limit {
+				t.Errorf("%d iterations ran at once, over MaxConcurrency %d", peak, tc.limit)
+			}
+			if peak != wave {
+				t.Errorf("peak concurrency %d, want %d", peak, wave)
+			}
+		})
+	}
+}
+
+func TestFlow(t *testing.T) {
+	cases := []struct {
+		name       string
+		input      string
+		wantStatus asl.Status
+		wantOutput string
+		wantFail   asl.Failure
+	}{
+		{
+			name: "default route", input: `{"attempt":1,"delay":3,"until":"2030-01-01T00:01:00Z"}`,
+			wantStatus: asl.StatusSucceeded,
+			wantOutput: `{"left":{"side":"left","attempt":1},"right":["a","b"]}`,
+		},
+		{
+			name: "Fail with ErrorPath and an intrinsic CausePath", input: `{"attempt":2,"delay":3,"until":"2030-01-01T00:01:00Z"}`,
+			wantStatus: asl.StatusFailed, wantFail: asl.Failure{Name: "left", Cause: "attempt 2"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sl := &recorder{}
+			m := load(t, "flow.asl.json", nil, sl)
+			ex, err := m.Run(context.Background(), "", json.RawMessage(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Status != tc.wantStatus {
+				t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+			}
+			if tc.wantOutput != "" {
+				jsonEqual(t, ex.Output, tc.wantOutput)
+			}
+			if tc.wantStatus == asl.StatusFailed && (ex.Failure.Name != tc.wantFail.Name || ex.Failure.Cause != tc.wantFail.Cause) {
+				t.Errorf("failure %+v, want %+v", ex.Failure, tc.wantFail)
+			}
+			// Seconds 5, SecondsPath 3, until 2030-01-01T00:00 and 00:01 from the fixed clock.
+			want := []time.Duration{5 * time.Second, 3 * time.Second, time.Minute, 2 * time.Minute}
+			if !reflect.DeepEqual(sl.delays, want) {
+				t.Errorf("waits %v, want %v", sl.delays, want)
+			}
+			entered := ex.Events(asl.EventStateEntered)
+			if got := entered[2].Input; !strings.Contains(string(got), `"mark":{"static":true}`) {
+				t.Errorf("nested ResultPath: WaitFixed got %s", got)
+			}
+		})
+	}
+}
+
+func TestTaskTimeout(t *testing.T) {
+	block := func(ctx context.Context, in any) (any, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	m := load(t, "timeout.asl.json", handlers{"DiagnoseFunction": block}, &recorder{})
+	ex, err := m.Run(context.Background(), "", json.RawMessage(`{"run":"r1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != asl.StatusSucceeded || !reflect.DeepEqual(ex.Path(), []string{"DiagnoseDrift", "TimedOut"}) {
+		t.Fatalf("status %s path %v failure %+v", ex.Status, ex.Path(), ex.Failure)
+	}
+	if len(ex.Events(asl.EventTaskTimedOut)) != 1 {
+		t.Error("no TaskTimedOut event")
+	}
+	if !strings.Contains(string(ex.Output), `"Error":"States.Timeout"`) {
+		t.Errorf("output %s", ex.Output)
+	}
+}
+
+func TestIntrinsics(t *testing.T) {
+	m := load(t, "intrinsics.asl.json", handlers{}, &recorder{})
+	ex, err := m.Run(context.Background(), "", json.RawMessage(`{
+		"name":"Ada","age":36,"ok":true,"json":"{\"a\":[1,2]}","obj":{"k":"v"},"more":{"k":"w","z":1},
+		"list":[1,2,3,4,5],"dupes":[1,"1",1,{"a":1},{"a":1}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != asl.StatusSucceeded {
+		t.Fatalf("status %s: %+v", ex.Status, ex.Failure)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(ex.Output, &out); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := out["uuid"].(string); !regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`).MatchString(u) {
+		t.Errorf("uuid %q", out["uuid"])
+	}
+	delete(out, "uuid")
+	errOut, _ := out["error"].(map[string]any)
+	if errOut["Error"] != asl.ErrIntrinsicFailure {
+		t.Errorf("the Broken state's error %v, want States.IntrinsicFailure caught", out["error"])
+	}
+	delete(out, "error")
+	got, _ := json.Marshal(out)
+	jsonEqual(t, got, `{
+		"format":"Hello Ada, you are 36 and {escaped} true",
+		"parsed":{"a":[1,2]},
+		"string":"{\"k\":\"v\"}",
+		"array":["a",1,true,null],
+		"length":5,
+		"contains":true,
+		"partition":[[1,2],[3,4],[5]],
+		"range":[1,5,9],
+		"item":2,
+		"unique":[1,"1",{"a":1}],
+		"b64":"QWRh",
+		"unb64":"hello",
+		"hash":"99a563ab2f6e21e96998f9fddd2a2bab82b70ac019579502b8d7fc0032ff62bb",
+		"md5":"900150983cd24fb0d6963f7d28e17f72",
+		"merged":{"k":"w","z":1},
+		"sum":34,
+		"random":5,
+		"split":["a","b","c"],
+		"nested":2}`)
+}
