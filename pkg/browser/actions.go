@@ -22,6 +22,19 @@ import (
 // list that re-renders shows two copies for a frame.
 const ambiguityGrace = 500 * time.Millisecond
 
+// firstLookFloor is the least time the first look at the page gets, whatever is left of the
+// step's time: on a loaded machine one evaluation can take longer than a short timeout, and a
+// step must not fail without having looked once.
+const firstLookFloor = 2 * time.Second
+
+// withFloor extends ctx's deadline to at least firstLookFloor from now.
+func withFloor(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) >= firstLookFloor {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), firstLookFloor)
+}
+
 func networkID(l cdp.LoaderID) network.RequestID { return network.RequestID(l) }
 
 // do runs one step's work against the page.
@@ -87,9 +100,14 @@ func locatorArg(l gardener.Locator) map[string]any {
 func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn string, args ...any) (targetResult, error) {
 	var last targetResult
 	var ambiguousSince time.Time
-	for {
+	for first := true; ; first = false {
 		var res targetResult
-		err := r.s.call(ctx, &res, fn, args...)
+		c, cancel := ctx, context.CancelFunc(func() {})
+		if first {
+			c, cancel = withFloor(ctx)
+		}
+		err := r.s.call(c, &res, fn, args...)
+		cancel()
 		switch {
 		case err == nil:
 			last = res

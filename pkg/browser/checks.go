@@ -43,18 +43,29 @@ func (r *run) visibility(ctx context.Context, loc gardener.Locator) (*visibility
 
 // retry evaluates a check until it passes or ctx ends, and returns the last verdict: checks
 // wait, as a person looking at a page that is still updating would.
-func retry(ctx context.Context, f func() (bool, *failure)) *failure {
-	for {
-		ok, fl := f()
+func retry(ctx context.Context, f func(context.Context) (bool, *failure)) *failure {
+	var last *failure
+	for first := true; ; first = false {
+		c, cancel := ctx, context.CancelFunc(func() {})
+		if first {
+			c, cancel = withFloor(ctx)
+		}
+		ok, fl := f(c)
+		cancel()
 		if ok {
 			return nil
 		}
+		if ctx.Err() != nil && last != nil {
+			// This attempt ran into the deadline mid-read; the one before saw the page whole.
+			return last
+		}
+		last = fl
 		if fl != nil && fl.kind != gardener.ErrAssertionFailed && fl.kind != gardener.ErrElementNotFound {
 			return fl
 		}
 		select {
 		case <-ctx.Done():
-			return fl
+			return last
 		case <-time.After(pollInterval):
 		}
 	}
@@ -119,7 +130,7 @@ func (r *run) assert(ctx context.Context, st gardener.Step, rec *gardener.StepRe
 		}
 		return nil
 	}
-	return retry(ctx, func() (bool, *failure) {
+	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		var observed string
 		switch st.Subject {
 		case gardener.SubjectURL, gardener.SubjectTitle:
@@ -174,7 +185,7 @@ func (r *run) readFailure(ctx context.Context, err error, loc gardener.Locator) 
 
 func (r *run) assertVisibility(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
 	wantVisible := st.Kind == gardener.AssertVisible
-	return retry(ctx, func() (bool, *failure) {
+	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		v, err := r.visibility(ctx, st.Locator)
 		if err != nil {
 			return false, r.callFailure(st.Locator, err)
@@ -253,7 +264,7 @@ func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.St
 	if st.Kind == gardener.AssertModal {
 		kind, what, fn = "modal", "modal", "modals"
 	}
-	return retry(ctx, func() (bool, *failure) {
+	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		var seen []string
 		var err error
 		if st.Locator.IsZero() {
@@ -294,7 +305,7 @@ func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.St
 }
 
 func (r *run) assertValidation(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
-	return retry(ctx, func() (bool, *failure) {
+	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		var res targetResult
 		if err := r.s.call(ctx, &res, "validation", locatorArg(st.Locator)); err != nil {
 			return false, r.readFailure(ctx, err, st.Locator)
@@ -341,7 +352,7 @@ func (r *run) assertConsole(ctx context.Context, st gardener.Step, rec *gardener
 		}
 		return nil
 	}
-	return retry(ctx, func() (bool, *failure) {
+	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		if text, found := find(); found {
 			rec.Observed = text
 			return true, nil
@@ -355,7 +366,7 @@ func (r *run) assertRequest(ctx context.Context, st gardener.Step, rec *gardener
 	if err != nil {
 		return fail(gardener.ErrBadStep, "urlPattern: %v", err)
 	}
-	return retry(ctx, func() (bool, *failure) {
+	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		r.s.mu.Lock()
 		var near []string
 		var hit *gardener.Request

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "SKIPPING the browser tests: "+chromeMissing)
 		os.Exit(m.Run())
 	}
-	shared = New(Options{StepTimeout: 2 * time.Second})
+	shared = New(Options{StepTimeout: 10 * time.Second})
 	code := m.Run()
 	_ = shared.Close()
 	os.Exit(code)

@@ -650,6 +650,19 @@
     },
     validation,
     snapshot,
+    // resolved is what a locator finds now, for a radar sweep: counts, the first visible
+    // matches' fingerprints, and what covers the one visible match (an overlay).
+    resolved(loc, max) {
+      const all = resolve(loc);
+      const vis = all.filter(isVisible);
+      const boxes = textBoxes();
+      const res = { count: all.length, visible: vis.length, elements: vis.slice(0, max).map((el) => fingerprint(el, boxes)) };
+      if (vis.length === 1) {
+        const t = target(loc, "hover");
+        if (t.state === "covered") res.coveredBy = t.by;
+      }
+      return res;
+    },
     scopeElement(loc) {
       const t = target(loc, "read");
       return t.state === "ok" || t.state === "ok-hidden" ? Object.assign(t, { ok: true }) : t;

@@ -1,0 +1,74 @@
+package browser
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+func TestResolveAtEnd(t *testing.T) {
+	r := needBrowser(t)
+	page := `<!doctype html><title>r</title><body>
+<button id="one">Save</button>
+<a href="#x" class="dup">Dup</a><a href="#y" class="dup">Dup</a>
+<span id="hidden" style="display:none">gone</span>
+<button id="under" style="position:absolute;top:300px;left:10px">Under</button>
+<div style="position:fixed;top:280px;left:0;width:400px;height:80px;background:#fff" class="banner">Cookies</div>
+</body>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(page))
+	}))
+	t.Cleanup(srv.Close)
+	locs := []string{"#one", "css=.dup", "#hidden", "#nothing", "#under", "css=:bogus-pseudo"}
+	var resolve []gardener.Locator
+	for _, l := range locs {
+		resolve = append(resolve, gardener.MustLocator(l))
+	}
+	t0 := time.Now()
+	replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"}]`), gardener.ReplayOptions{})
+	t.Logf("plain %s", time.Since(t0))
+	t0 = time.Now()
+	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"}]`), gardener.ReplayOptions{Resolve: resolve})
+	t.Logf("resolve %s", time.Since(t0))
+	if !rep.Result.Passed {
+		t.Fatalf("replay failed: %s", rep.Result.Message)
+	}
+	cases := []struct {
+		loc              string
+		count, visible   int
+		elements         int
+		coveredBy, error string
+	}{
+		{"#one", 1, 1, 1, "", ""},
+		{"css=.dup", 2, 2, 2, "", ""},
+		{"#hidden", 1, 0, 0, "", ""},
+		{"#nothing", 0, 0, 0, "", ""},
+		{"#under", 1, 1, 1, "div.banner", ""},
+		{"css=:bogus-pseudo", 0, 0, 0, "", "cannot be used"},
+	}
+	for _, c := range cases {
+		t.Run(c.loc, func(t *testing.T) {
+			got, ok := rep.Resolved[gardener.MustLocator(c.loc).String()]
+			if !ok {
+				t.Fatalf("no answer for %s in %v", c.loc, rep.Resolved)
+			}
+			if got.Count != c.count || got.Visible != c.visible || len(got.Elements) != c.elements {
+				t.Errorf("count %d visible %d elements %d, want %d %d %d", got.Count, got.Visible, len(got.Elements), c.count, c.visible, c.elements)
+			}
+			if !strings.Contains(got.CoveredBy, c.coveredBy) || (c.coveredBy == "" && got.CoveredBy != "") {
+				t.Errorf("coveredBy %q, want %q", got.CoveredBy, c.coveredBy)
+			}
+			if !strings.Contains(got.Error, c.error) || (c.error == "" && got.Error != "") {
+				t.Errorf("error %q, want %q", got.Error, c.error)
+			}
+		})
+	}
+	if fp := rep.Resolved["#one"].Elements; len(fp) == 1 && (fp[0].ID != "one" || fp[0].Tag != "BUTTON") {
+		t.Errorf("fingerprint of #one: %+v", fp[0])
+	}
+}
