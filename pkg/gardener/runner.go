@@ -31,6 +31,10 @@ type ReplayOptions struct {
 	Screenshot bool
 	// Variables seeds the values extract steps would set (a setup test's output, say).
 	Variables map[string]string
+	// Resolve asks that each locator be resolved on the live page after the last step ran (a
+	// radar sweep: does a locator a test uses still find its one element?). The answers are in
+	// Replay.Resolved, keyed by the locator's string form.
+	Resolve []Locator
 }
 
 // Replay is what one replay produced.
@@ -38,6 +42,26 @@ type Replay struct {
 	Result   RunResult             `json:"result"`
 	Snapshot *Snapshot             `json:"snapshot,omitempty"`
 	Probes   map[int][]ProbeResult `json:"probes,omitempty"`
+	// Resolved answers ReplayOptions.Resolve, keyed by Locator.String().
+	Resolved map[string]ResolvedLocator `json:"resolved,omitempty"`
+}
+
+// MaxResolvedElements caps the fingerprints a ResolvedLocator carries: two are enough to show a
+// locator became ambiguous, three to show what it now matches.
+const MaxResolvedElements = 3
+
+// ResolvedLocator is what one locator matched on the live page at the end of a replay.
+type ResolvedLocator struct {
+	Count   int `json:"count"`   // elements matched, visible or not
+	Visible int `json:"visible"` // of which visible
+	// Elements are the fingerprints of the first visible matches, at most MaxResolvedElements.
+	Elements []Fingerprint `json:"elements,omitempty"`
+	// CoveredBy describes the element that covers the centre of the one visible match (an
+	// overlay, a banner), so a click there would land on it instead.
+	CoveredBy string `json:"coveredBy,omitempty"`
+	// Error says why the locator could not be evaluated on the page (a selector the browser
+	// rejects).
+	Error string `json:"error,omitempty"`
 }
 
 // Snapshot is the page's candidate elements (visible; interactive or text-bearing) with their

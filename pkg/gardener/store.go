@@ -250,6 +250,25 @@ type PageBaseline struct {
 	Fingerprint string `json:"fingerprint"`
 	// Elements maps a locator some test uses on the page to the element it found.
 	Elements map[string]Fingerprint `json:"elements"`
+	// Candidates are the page's candidate elements when it was baselined: what a sweep diffs
+	// the page against to tell removed, changed, moved and added elements.
+	Candidates []Fingerprint `json:"candidates,omitempty"`
+	// NeedsSession is set when the page is only reached after the project's setup test (a
+	// login): visited without it, it ended elsewhere.
+	NeedsSession bool `json:"needsSession,omitempty"`
+	// Via is the route to a page that cannot be visited directly (a checkout step that needs a
+	// filled cart): the first steps of a test that reached it on its last green run.
+	Via *PageRoute `json:"via,omitempty"`
+	// Unseen are locators tests use on the page that find nothing when it is visited (an alert
+	// shown after a failed submit): a sweep cannot judge them, and the dry-run of their test
+	// remains the only check.
+	Unseen []string `json:"unseen,omitempty"`
+}
+
+// PageRoute reaches a page by replaying the first Steps top-level steps of a test.
+type PageRoute struct {
+	TestID string `json:"testId"`
+	Steps  int    `json:"steps"`
 }
 
 // AtRisk is a test a sweep found at risk, waiting for a staging pass.
