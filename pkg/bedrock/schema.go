@@ -36,10 +36,10 @@ func countField(description string) map[string]any {
 }
 
 // fieldSchemas describes every step field the decoder knows, by its JSON name. "steps" (an
-// intent block's inner steps) is added by stepSchema, since it refers to the inner step schema.
+// intent block's inner steps) is added by stepSchemas, since it refers to the inner step schema.
 var fieldSchemas = map[string]map[string]any{
-	"locator":    stringField("The element the step acts on or checks. " + locatorHelp),
-	"scope":      stringField("The part of the page an accessibility audit covers. " + locatorHelp),
+	"locator":    {"$ref": "#/$defs/locator"},
+	"scope":      {"$ref": "#/$defs/locator"},
 	"url":        stringField("goto: the address to open; wait for url: the URL pattern awaited."),
 	"value":      stringField("The value entered (fill) or the option picked (select)."),
 	"key":        stringField(`The key pressed, e.g. "Enter".`),
@@ -74,17 +74,17 @@ var fieldSchemas = map[string]map[string]any{
 	"timeoutMs": countField("A time limit for this step in milliseconds; absent takes the default."),
 }
 
-// stepSchema is one branch per step kind: exactly the fields the kind accepts, its required
-// ones marked. Inner steps (inside an intent block) may be any kind but intent.
-func stepSchema(inner bool) (map[string]any, error) {
-	var branches []any
+// stepSchemas returns the schema of a step and of an inner step (inside an intent block: any
+// kind but intent), each one branch per kind with exactly the fields the kind accepts, its
+// required ones marked. A step refers to the inner step for every kind but intent, and locators
+// refer to one definition, so the schema a model reads has each thing once.
+func stepSchemas() (step, innerStep map[string]any, err error) {
+	var inner []any
+	var intent map[string]any
 	for _, kind := range gardener.Kinds() {
-		if inner && kind == gardener.Intent {
-			continue
-		}
 		fields, required, ok := gardener.StepFields(kind)
 		if !ok {
-			return nil, fmt.Errorf("step kind %q has no field table", kind)
+			return nil, nil, fmt.Errorf("step kind %q has no field table", kind)
 		}
 		props := map[string]any{"kind": map[string]any{"type": "string", "enum": []string{string(kind)}}}
 		for _, f := range fields {
@@ -97,18 +97,27 @@ func stepSchema(inner bool) (map[string]any, error) {
 			}
 			s, ok := fieldSchemas[f]
 			if !ok {
-				return nil, fmt.Errorf("step field %q of kind %s has no schema", f, kind)
+				return nil, nil, fmt.Errorf("step field %q of kind %s has no schema", f, kind)
 			}
 			props[f] = s
 		}
-		branches = append(branches, map[string]any{
+		branch := map[string]any{
 			"type":                 "object",
 			"properties":           props,
 			"required":             append([]string{"kind"}, required...),
 			"additionalProperties": false,
-		})
+		}
+		if kind == gardener.Intent {
+			intent = branch
+			continue
+		}
+		inner = append(inner, branch)
 	}
-	return map[string]any{"anyOf": branches}, nil
+	if intent == nil {
+		return nil, nil, fmt.Errorf("no intent step kind")
+	}
+	step = map[string]any{"anyOf": []any{map[string]any{"$ref": "#/$defs/innerStep"}, intent}}
+	return step, map[string]any{"anyOf": inner}, nil
 }
 
 // opSchema is gardener.Op on the wire.
@@ -154,22 +163,19 @@ func object(props map[string]any, required ...string) map[string]any {
 
 // buildTools returns the four tools, keyed by ask.
 func buildTools() (map[string]tool, error) {
-	step, err := stepSchema(false)
+	step, innerStep, err := stepSchemas()
 	if err != nil {
 		return nil, err
 	}
-	innerStep, err := stepSchema(true)
-	if err != nil {
-		return nil, err
-	}
+	locator := stringField("How the step finds its element, or the part of the page an audit covers. " + locatorHelp)
 	// Every schema that holds steps carries their definitions; an intent block's inner steps
 	// need only the inner form.
 	withSteps := func(s map[string]any) map[string]any {
-		s["$defs"] = map[string]any{"step": step, "innerStep": innerStep}
+		s["$defs"] = map[string]any{"step": step, "innerStep": innerStep, "locator": locator}
 		return s
 	}
 	withInnerSteps := func(s map[string]any) map[string]any {
-		s["$defs"] = map[string]any{"innerStep": innerStep}
+		s["$defs"] = map[string]any{"innerStep": innerStep, "locator": locator}
 		return s
 	}
 	reason := stringField("Why, in one or two sentences a reviewer can check against the data.")
