@@ -20,6 +20,7 @@ import (
 //	RefusalError        do not retry; the rung has no candidate
 //	InvalidOutputError  do not retry; the rung has no candidate, and the answer is in the record
 //	RequestError        do not retry; the call itself is wrong (access, model id, quota, input)
+//	AskError            do not retry; the ask was malformed and nothing was sent (asks.go)
 //
 // A context that ends (deadline or cancel) is returned as an error that errors.Is matches with
 // context.DeadlineExceeded or context.Canceled.
