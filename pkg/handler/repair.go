@@ -109,7 +109,7 @@ func (d Deps) Eligibility(ctx context.Context, in RepairInput) (Gate, error) {
 // Choice states route on it), the diagnosis, and the decision for persist.
 type RungResult struct {
 	Green          bool                    `json:"green"`
-	Classification gardener.Classification `json:"classification,omitempty"`
+	Classification gardener.Classification `json:"classification"`
 	Decision       tend.Decision           `json:"decision"`
 }
 
