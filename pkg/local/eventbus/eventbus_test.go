@@ -1,0 +1,314 @@
+package eventbus_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/local/eventbus"
+)
+
+// runFailed is the shape of the platform's "Run Failed" event.
+const runFailed = `{
+  "version": "0", "id": "e1", "detail-type": "Run Failed", "source": "driftgardener.platform",
+  "account": "000000000000", "time": "2026-11-29T10:00:00Z", "region": "local", "resources": [],
+  "detail": {
+    "runId": "r1", "projectId": "p1", "trigger": "scheduled-suite", "control": false,
+    "durationMs": 1234, "browser": "Chromium", "note": null, "ip": "10.0.3.7",
+    "tags": ["smoke", "checkout"], "steps": [{"kind": "click", "ok": true}, {"kind": "assert", "ok": false}],
+    "test": {"id": "t1", "status": "active"}
+  }
+}`
+
+func TestPatterns(t *testing.T) {
+	cases := []struct {
+		name    string
+		pattern string
+		want    bool
+	}{
+		{"exact string", `{"source":["driftgardener.platform"]}`, true},
+		{"one of several values", `{"detail-type":["Run Passed","Run Failed"]}`, true},
+		{"no value matches", `{"detail-type":["Run Passed"]}`, false},
+		{"nested object", `{"detail":{"test":{"status":["active"]}}}`, true},
+		{"all fields must match", `{"source":["driftgardener.platform"],"detail":{"trigger":["worker"]}}`, false},
+		{"exact number", `{"detail":{"durationMs":[1234]}}`, true},
+		{"numbers compare by value", `{"detail":{"durationMs":[1234.0]}}`, true},
+		{"a number does not match its string", `{"detail":{"durationMs":["1234"]}}`, false},
+		{"boolean", `{"detail":{"control":[false]}}`, true},
+		{"null matches null", `{"detail":{"note":[null]}}`, true},
+		{"null does not match a missing field", `{"detail":{"missing":[null]}}`, false},
+		{"empty string does not match null", `{"detail":{"note":[""]}}`, false},
+		{"array value: any element", `{"detail":{"tags":["checkout"]}}`, true},
+		{"array of objects: any element", `{"detail":{"steps":{"kind":["assert"],"ok":[false]}}}`, true},
+		{"prefix", `{"detail":{"trigger":[{"prefix":"scheduled"}]}}`, true},
+		{"prefix misses", `{"detail":{"trigger":[{"prefix":"worker"}]}}`, false},
+		{"prefix ignoring case", `{"detail":{"browser":[{"prefix":{"equals-ignore-case":"chrom"}}]}}`, true},
+		{"suffix", `{"detail":{"trigger":[{"suffix":"-suite"}]}}`, true},
+		{"suffix ignoring case", `{"detail":{"browser":[{"suffix":{"equals-ignore-case":"MIUM"}}]}}`, true},
+		{"equals-ignore-case", `{"detail":{"browser":[{"equals-ignore-case":"chromium"}]}}`, true},
+		{"anything-but value", `{"detail":{"trigger":[{"anything-but":"control-run"}]}}`, true},
+		{"anything-but list excludes", `{"detail":{"trigger":[{"anything-but":["probe","scheduled-suite"]}]}}`, false},
+		{"anything-but number", `{"detail":{"durationMs":[{"anything-but":[0]}]}}`, true},
+		{"anything-but prefix", `{"detail":{"trigger":[{"anything-but":{"prefix":"sched"}}]}}`, false},
+		{"anything-but suffix", `{"detail":{"trigger":[{"anything-but":{"suffix":"-probe"}}]}}`, true},
+		{"anything-but on a missing field", `{"detail":{"missing":[{"anything-but":"x"}]}}`, false},
+		{"anything-but on an array: any element outside", `{"detail":{"tags":[{"anything-but":"smoke"}]}}`, true},
+		{"numeric range", `{"detail":{"durationMs":[{"numeric":[">",1000,"<=",2000]}]}}`, true},
+		{"numeric outside", `{"detail":{"durationMs":[{"numeric":["<",1000]}]}}`, false},
+		{"numeric equals", `{"detail":{"durationMs":[{"numeric":["=",1234]}]}}`, true},
+		{"numeric on a string", `{"detail":{"trigger":[{"numeric":[">",0]}]}}`, false},
+		{"exists true", `{"detail":{"runId":[{"exists":true}]}}`, true},
+		{"exists true on a missing field", `{"detail":{"missing":[{"exists":true}]}}`, false},
+		{"exists false", `{"detail":{"missing":[{"exists":false}]}}`, true},
+		{"exists false on a present field", `{"detail":{"runId":[{"exists":false}]}}`, false},
+		{"exists false under a missing object", `{"detail":{"absent":{"x":[{"exists":false}]}}}`, true},
+		{"a value under a missing object", `{"detail":{"absent":{"x":["y"]}}}`, false},
+		{"wildcard", `{"detail":{"trigger":[{"wildcard":"sched*-s*e"}]}}`, true},
+		{"wildcard misses", `{"detail":{"trigger":[{"wildcard":"*worker*"}]}}`, false},
+		{"wildcard escaped star", `{"detail":{"trigger":[{"wildcard":"scheduled\\*"}]}}`, false},
+		{"cidr", `{"detail":{"ip":[{"cidr":"10.0.0.0/16"}]}}`, true},
+		{"cidr misses", `{"detail":{"ip":[{"cidr":"10.1.0.0/16"}]}}`, false},
+		{"$or: one alternative", `{"detail":{"$or":[{"trigger":["worker"]},{"control":[false]}]}}`, true},
+		{"$or: none", `{"detail":{"$or":[{"trigger":["worker"]},{"control":[true]}]}}`, false},
+		{"unattended failures but not controls or probes", `{
+			"source":["driftgardener.platform"], "detail-type":["Run Failed"],
+			"detail":{"trigger":["scheduled-suite","worker"],"control":[false],"probe":[{"exists":false}]}}`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := eventbus.CompilePattern([]byte(tc.pattern))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Matches([]byte(runFailed)); got != tc.want {
+				t.Errorf("Matches = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPatternErrors(t *testing.T) {
+	cases := []struct{ pattern, want string }{
+		{`[]`, "must be an object"},
+		{`{"source":"x"}`, "source: a pattern value must be an array"},
+		{`{"source":[]}`, "empty array"},
+		{`{"detail":{"n":[{"numeric":[">"]}]}}`, "detail.n: numeric takes"},
+		{`{"detail":{"n":[{"numeric":["!",1]}]}}`, "not one of"},
+		{`{"a":[{"prefix":1}]}`, "prefix takes a string"},
+		{`{"a":[{"anything-but":{"numeric":[">",1]}}]}`, "anything-but takes"},
+		{`{"a":[{"exists":"yes"}]}`, "exists takes true or false"},
+		{`{"a":[{"regex":"x"}]}`, `unknown content filter "regex"`},
+		{`{"a":[{"prefix":"x","suffix":"y"}]}`, "exactly one operator"},
+		{`{"$or":[{"a":["x"]}]}`, "at least two"},
+		{`{"a":[{"cidr":"nope"}]}`, "cidr"},
+		{`not json`, "not JSON"},
+	}
+	for _, tc := range cases {
+		_, err := eventbus.CompilePattern([]byte(tc.pattern))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CompilePattern(%s) = %v, want an error containing %q", tc.pattern, err, tc.want)
+		}
+	}
+}
+
+func TestBusDelivers(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 500, time.UTC)
+	bus := eventbus.New(func() time.Time { return now })
+	var mu sync.Mutex
+	got := map[string][]json.RawMessage{}
+	target := func(name string) eventbus.Target {
+		return func(_ context.Context, ev json.RawMessage) error {
+			mu.Lock()
+			defer mu.Unlock()
+			got[name] = append(got[name], ev)
+			return nil
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(bus.AddRule("RunFailed", []byte(`{"detail-type":["Run Failed"],"detail":{"control":[false]}}`), target("repair")))
+	must(bus.AddRule("Everything", []byte(`{"source":[{"prefix":"driftgardener."}]}`), target("log"), target("log2")))
+	must(bus.AddRule("Broken", []byte(`{"detail-type":["Radar Sweep Completed"]}`), func(context.Context, json.RawMessage) error {
+		return errors.New("staging is down")
+	}))
+	if err := bus.AddRule("RunFailed", []byte(`{"source":["x"]}`)); err == nil {
+		t.Error("a duplicate rule name was accepted")
+	}
+
+	d, err := bus.Put(context.Background(), eventbus.Entry{Source: "driftgardener.platform", DetailType: "Run Failed", Detail: json.RawMessage(`{"runId":"r1","control":false}`)})
+	must(err)
+	if strings.Join(d.Matched, ",") != "Everything,RunFailed" {
+		t.Errorf("matched %v", d.Matched)
+	}
+	var env map[string]any
+	must(json.Unmarshal(got["repair"][0], &env))
+	for k, want := range map[string]any{"version": "0", "detail-type": "Run Failed", "source": "driftgardener.platform", "account": "000000000000", "region": "local", "time": "2026-11-29T10:00:00Z"} {
+		if env[k] != want {
+			t.Errorf("envelope %s = %v, want %v", k, env[k], want)
+		}
+	}
+	if id, _ := env["id"].(string); len(id) != 36 {
+		t.Errorf("envelope id %v", env["id"])
+	}
+	if res, ok := env["resources"].([]any); !ok || len(res) != 0 {
+		t.Errorf("resources %v, want []", env["resources"])
+	}
+	if len(got["log"]) != 1 || len(got["log2"]) != 1 {
+		t.Errorf("every target of a matching rule is called: %d, %d", len(got["log"]), len(got["log2"]))
+	}
+
+	d, err = bus.Put(context.Background(), eventbus.Entry{Source: "driftgardener.platform", DetailType: "Run Failed", Detail: json.RawMessage(`{"control":true}`)})
+	must(err)
+	if strings.Join(d.Matched, ",") != "Everything" {
+		t.Errorf("a control run matched %v", d.Matched)
+	}
+
+	_, err = bus.Put(context.Background(), eventbus.Entry{Source: "driftgardener.radar", DetailType: "Radar Sweep Completed"})
+	if err == nil || !strings.Contains(err.Error(), "rule Broken target 0: staging is down") {
+		t.Errorf("target error %v", err)
+	}
+	if len(got["log"]) != 3 {
+		t.Errorf("a failing rule stopped the others: log got %d events", len(got["log"]))
+	}
+
+	for _, bad := range []eventbus.Entry{
+		{DetailType: "x"},
+		{Source: "s", DetailType: "x", Detail: json.RawMessage(`[1]`)},
+		{Source: "s", DetailType: "x", Detail: json.RawMessage(`{`)},
+	} {
+		if _, err := bus.Put(context.Background(), bad); err == nil {
+			t.Errorf("Put(%+v) accepted", bad)
+		}
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	cases := []struct {
+		expr, from string
+		want       []string // successive firings
+	}{
+		{"rate(5 minutes)", "2026-11-29T10:00:00Z", []string{"2026-11-29T10:05:00Z", "2026-11-29T10:10:00Z"}},
+		{"rate(1 hour)", "2026-11-29T10:00:00Z", []string{"2026-11-29T11:00:00Z"}},
+		{"rate(2 days)", "2026-11-29T10:00:00Z", []string{"2026-12-01T10:00:00Z"}},
+		{"cron(0 6 * * ? *)", "2026-11-29T10:00:00Z", []string{"2026-11-30T06:00:00Z", "2026-12-01T06:00:00Z"}},
+		{"cron(0/15 * * * ? *)", "2026-11-29T10:07:30Z", []string{"2026-11-29T10:15:00Z", "2026-11-29T10:30:00Z"}},
+		{"cron(30 9 ? * MON-FRI *)", "2026-11-27T10:00:00Z", []string{"2026-11-30T09:30:00Z", "2026-12-01T09:30:00Z"}}, // Fri → Mon
+		{"cron(0 0 1 JAN,JUL ? 2027)", "2026-11-29T10:00:00Z", []string{"2027-01-01T00:00:00Z", "2027-07-01T00:00:00Z", "0001-01-01T00:00:00Z"}},
+		{"cron(0 12 ? * 1 *)", "2026-11-29T12:00:00Z", []string{"2026-12-06T12:00:00Z"}}, // 1 is Sunday
+	}
+	for _, tc := range cases {
+		s, err := eventbus.ParseSchedule(tc.expr)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		cur := at(tc.from)
+		for _, w := range tc.want {
+			cur = s.Next(cur)
+			if !cur.Equal(at(w)) {
+				t.Errorf("%s: next %s, want %s", tc.expr, cur.Format(time.RFC3339), w)
+				break
+			}
+		}
+	}
+	for _, bad := range []string{"rate(5 minute)", "rate(1 minutes)", "rate(0 minutes)", "rate(5 weeks)", "cron(0 6 * * * *)", "cron(0 6 ? * ? *)", "cron(0 25 * * ? *)", "cron(0 6 L * ? *)", "cron(0 6 ? * 6#3 *)", "cron(0 6 * *)", "every 5 minutes"} {
+		if _, err := eventbus.ParseSchedule(bad); err == nil {
+			t.Errorf("ParseSchedule(%q) accepted", bad)
+		}
+	}
+}
+
+func TestScheduler(t *testing.T) {
+	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	s := eventbus.NewScheduler(func() time.Time { return now })
+	var fired []string
+	var last map[string]any
+	if err := s.Add("RadarSchedule", "rate(10 minutes)", func(_ context.Context, ev json.RawMessage) error {
+		fired = append(fired, now.Format("15:04"))
+		return json.Unmarshal(ev, &last)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add("Nightly", "cron(0 2 * * ? *)", func(context.Context, json.RawMessage) error { return errors.New("nightly broke") }); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	steps := []struct {
+		advance time.Duration
+		want    string
+	}{
+		{5 * time.Minute, ""},
+		{5 * time.Minute, "RadarSchedule"},
+		{time.Minute, ""},
+		{35 * time.Minute, "RadarSchedule"}, // three periods passed: one firing, no backfill
+		{4 * time.Minute, "RadarSchedule"},
+	}
+	for i, st := range steps {
+		now = now.Add(st.advance)
+		names, err := s.Tick(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(names, ","); got != st.want {
+			t.Errorf("tick %d at %s fired %q, want %q", i, now.Format("15:04"), got, st.want)
+		}
+	}
+	if got := strings.Join(fired, ","); got != "10:10,10:46,10:50" {
+		t.Errorf("fired at %s", got)
+	}
+	if last["detail-type"] != "Scheduled Event" || last["source"] != "aws.events" {
+		t.Errorf("envelope %v", last)
+	}
+	if res, _ := last["resources"].([]any); len(res) != 1 || res[0] != "arn:aws:events:local:000000000000:rule/RadarSchedule" {
+		t.Errorf("resources %v", last["resources"])
+	}
+	if next := s.Next("RadarSchedule"); !next.Equal(time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)) {
+		t.Errorf("next %s", next)
+	}
+
+	if err := s.FireNow(ctx, "RadarSchedule"); err != nil || len(fired) != 4 {
+		t.Errorf("FireNow: %v, %d firings", err, len(fired))
+	}
+	if err := s.FireNow(ctx, "Nightly"); err == nil || !strings.Contains(err.Error(), "schedule Nightly (cron(0 2 * * ? *)): nightly broke") {
+		t.Errorf("FireNow error %v", err)
+	}
+	if err := s.FireNow(ctx, "Nope"); err == nil {
+		t.Error("FireNow of an unknown schedule succeeded")
+	}
+	if err := s.Add("Bad", "rate(soon)", nil); err == nil {
+		t.Error("a bad expression was accepted")
+	}
+
+	t.Run("Run ticks until cancelled", func(t *testing.T) {
+		ticks := make(chan time.Time)
+		ctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		var errs []error
+		go func() {
+			s.Run(ctx, ticks, func(err error) { errs = append(errs, err) })
+			close(done)
+		}()
+		now = now.Add(16 * time.Hour) // past 02:00 and many radar periods
+		ticks <- now
+		cancel()
+		<-done
+		if len(errs) != 1 || !strings.Contains(errs[0].Error(), "nightly broke") {
+			t.Errorf("errors %v", errs)
+		}
+	})
+}
