@@ -43,6 +43,10 @@ func (e *ThrottlingError) Error() string {
 
 func (e *ThrottlingError) Unwrap() error { return e.Err }
 
+// Retryable tells the ladder to stop and return the error as it is, so the state machine's
+// Retry (which matches this type's name) backs off and tries the rung again.
+func (e *ThrottlingError) Retryable() bool { return true }
+
 // ServiceError is Bedrock or the model failing on its side: HTTP 5xx, ServiceUnavailable,
 // InternalServer, ModelTimeout, ModelNotReady, ModelError; or no Converse response at all — the
 // endpoint unreachable, or a body that is not a Converse response. A retry may succeed.
@@ -60,6 +64,9 @@ func (e *ServiceError) Error() string {
 }
 
 func (e *ServiceError) Unwrap() error { return e.Err }
+
+// Retryable: see ThrottlingError.Retryable.
+func (e *ServiceError) Retryable() bool { return true }
 
 // RequestError is a call Bedrock rejected for what it is — access denied, an unknown model id,
 // an exceeded quota, a request it does not accept. Retrying the same call fails the same way.
