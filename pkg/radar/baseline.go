@@ -1,0 +1,202 @@
+package radar
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// BaselineReport is what recording a baseline found.
+type BaselineReport struct {
+	ProjectID string        `json:"projectId"`
+	Pages     []PageSummary `json:"pages"`
+	// Tests are the tests baselined, by id; Skipped the active tests that were not, and why.
+	Tests   []string `json:"tests"`
+	Skipped []Skip   `json:"skipped,omitempty"`
+	// Unreached are pages tests visited that the radar could not reach again, and why.
+	Unreached []Skip `json:"unreached,omitempty"`
+}
+
+// PageSummary is one baselined page.
+type PageSummary struct {
+	URL          string              `json:"url"`
+	Fingerprint  string              `json:"fingerprint"`
+	Elements     int                 `json:"elements"`
+	Unseen       []string            `json:"unseen,omitempty"`
+	NeedsSession bool                `json:"needsSession,omitempty"`
+	Via          *gardener.PageRoute `json:"via,omitempty"`
+}
+
+// Skip is something left out, and why.
+type Skip struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// visitPlan is how the radar reaches one page: directly, after the setup test, or along the
+// first steps of a test that reached it.
+type visitPlan struct {
+	Page         string
+	NeedsSession bool
+	Via          *gardener.PageRoute
+}
+
+// visit replays the plan with the page's locators resolved at the end and a snapshot taken.
+func (r *Radar) visit(ctx context.Context, p *project, plan visitPlan, resolve []gardener.Locator) (gardener.Replay, error) {
+	var steps []gardener.Step
+	switch {
+	case plan.Via != nil:
+		t, ok := p.tests[plan.Via.TestID]
+		if !ok || plan.Via.Steps > len(t.Steps) {
+			return gardener.Replay{}, fmt.Errorf("radar: page %s is reached through the first %d steps of test %s, which no longer has them", plan.Page, plan.Via.Steps, plan.Via.TestID)
+		}
+		steps = gardener.CloneSteps(t.Steps[:plan.Via.Steps])
+	case plan.NeedsSession && p.setup != nil:
+		steps = gardener.CloneSteps(p.setup.Steps)
+		steps = append(steps, gardener.Step{Kind: gardener.Goto, URL: plan.Page})
+	default:
+		steps = []gardener.Step{{Kind: gardener.Goto, URL: plan.Page}}
+	}
+	opts := p.opts
+	opts.SnapshotAtEnd, opts.Resolve = true, resolve
+	rep, err := r.Runner.Replay(ctx, gardener.Test{ID: "radar:" + plan.Page, ProjectID: p.ID, Steps: steps}, opts)
+	if err != nil {
+		return rep, fmt.Errorf("radar: visiting %s: %w", plan.Page, err)
+	}
+	return rep, nil
+}
+
+// seen reports whether the locator found exactly one visible element: only then does the
+// radar know which element a test uses there.
+func seen(res gardener.ResolvedLocator) bool {
+	return res.Error == "" && res.Visible == 1 && len(res.Elements) == 1
+}
+
+// RecordBaseline replaces the project's baseline: from each active test's last green run, the
+// pages it visited and the locators its steps used on each; then each page is visited the way
+// that shows the most of those locators (directly, after the setup test, or along the first
+// steps of a test that reached it) and its candidates, its fingerprint and the element each
+// locator finds are recorded. Locators no visit shows are kept as unseen.
+func (r *Radar) RecordBaseline(ctx context.Context, projectID string) (BaselineReport, error) {
+	p, err := r.load(ctx, projectID)
+	if err != nil {
+		return BaselineReport{}, err
+	}
+	rep := BaselineReport{ProjectID: projectID}
+	b := gardener.Baseline{ProjectID: projectID, At: r.now(), Tests: map[string][]string{}, Pages: map[string]gardener.PageBaseline{}}
+	locs := map[string]map[string]gardener.Locator{} // page → locator string → locator
+	routes := map[string]*gardener.PageRoute{}       // page → the first test steps that reached it
+	for _, id := range p.ids {
+		t := p.tests[id]
+		if t.Status != gardener.StatusActive {
+			rep.Skipped = append(rep.Skipped, Skip{id, fmt.Sprintf("%s, not active", t.Status)})
+			continue
+		}
+		green, err := r.lastGreen(ctx, id)
+		if err != nil {
+			return rep, err
+		}
+		if green == nil {
+			rep.Skipped = append(rep.Skipped, Skip{id, "never went green: nothing to compare with"})
+			continue
+		}
+		uses, pages := p.usesOf(t, *green)
+		b.Tests[id] = pages
+		rep.Tests = append(rep.Tests, id)
+		for _, u := range uses {
+			if locs[u.Page] == nil {
+				locs[u.Page] = map[string]gardener.Locator{}
+			}
+			locs[u.Page][u.Locator.String()] = u.Locator
+		}
+		for _, rec := range green.Steps {
+			page := p.rel(rec.URLBefore)
+			if page == "" || routes[page] != nil {
+				continue
+			}
+			var top int
+			fmt.Sscanf(rec.Path, "%d", &top)
+			if top > 1 {
+				routes[page] = &gardener.PageRoute{TestID: id, Steps: top - 1}
+			}
+		}
+	}
+	pages := slices.Sorted(maps.Keys(locs))
+	results := make([]*gardener.PageBaseline, len(pages))
+	why := make([]string, len(pages))
+	err = parallel(ctx, len(pages), r.concurrency(), func(ctx context.Context, i int) error {
+		var err error
+		results[i], why[i], err = r.baselinePage(ctx, p, pages[i], locs[pages[i]], routes[pages[i]])
+		return err
+	})
+	if err != nil {
+		return rep, err
+	}
+	for i, page := range pages {
+		pb := results[i]
+		if pb == nil {
+			rep.Unreached = append(rep.Unreached, Skip{page, why[i]})
+			continue
+		}
+		b.Pages[page] = *pb
+		rep.Pages = append(rep.Pages, PageSummary{URL: page, Fingerprint: pb.Fingerprint, Elements: len(pb.Elements), Unseen: pb.Unseen, NeedsSession: pb.NeedsSession, Via: pb.Via})
+	}
+	if err := r.Store.PutBaseline(ctx, b); err != nil {
+		return rep, fmt.Errorf("radar: storing the baseline of %s: %w", projectID, err)
+	}
+	return rep, nil
+}
+
+// baselinePage tries the ways to reach a page, cheapest and least intrusive first, and keeps
+// the one that shows the most of its locators; nil and why when none ends on the page.
+func (r *Radar) baselinePage(ctx context.Context, p *project, page string, locs map[string]gardener.Locator, route *gardener.PageRoute) (*gardener.PageBaseline, string, error) {
+	plans := []visitPlan{{Page: page}}
+	if p.setup != nil {
+		plans = append(plans, visitPlan{Page: page, NeedsSession: true})
+	}
+	if route != nil {
+		plans = append(plans, visitPlan{Page: page, Via: route})
+	}
+	resolve := make([]gardener.Locator, 0, len(locs))
+	for _, k := range slices.Sorted(maps.Keys(locs)) {
+		resolve = append(resolve, locs[k])
+	}
+	var best *gardener.PageBaseline
+	why := "no visit was tried"
+	for _, plan := range plans {
+		rep, err := r.visit(ctx, p, plan, resolve)
+		if err != nil {
+			return nil, "", err
+		}
+		if !rep.Result.Passed {
+			why = "the visit failed: " + rep.Result.Message
+			continue
+		}
+		if got := p.rel(rep.Result.FinalURL); got != page {
+			why = "a visit ends at " + got
+			continue
+		}
+		pb := &gardener.PageBaseline{URL: page, Elements: map[string]gardener.Fingerprint{}, NeedsSession: plan.NeedsSession, Via: plan.Via}
+		if rep.Snapshot != nil {
+			pb.Candidates = rep.Snapshot.Candidates
+		}
+		pb.Fingerprint = pageFingerprint(pb.Candidates)
+		for _, l := range resolve {
+			if res := rep.Resolved[l.String()]; seen(res) {
+				pb.Elements[l.String()] = res.Elements[0]
+			} else {
+				pb.Unseen = append(pb.Unseen, l.String())
+			}
+		}
+		if best == nil || len(pb.Elements) > len(best.Elements) {
+			best = pb
+		}
+		if len(pb.Unseen) == 0 {
+			break
+		}
+	}
+	return best, why, nil
+}
