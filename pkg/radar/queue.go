@@ -1,0 +1,131 @@
+package radar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Why the queue is empty, in the order the spec gives them precedence.
+const (
+	EmptyRepairsItself = "This project repairs itself"
+	EmptyNeedsKey      = "Staged repairs need an AI key"
+	EmptyNotSwept      = "Nothing has been swept yet"
+	EmptyNothingBroken = "No repairs waiting"
+)
+
+// Queue is the "Staged repairs" view of a project's App radar page.
+type Queue struct {
+	ProjectID string     `json:"projectId"`
+	Rows      []QueueRow `json:"rows"`
+	// Empty says which empty queue this is, when there are no rows.
+	Empty string `json:"empty,omitempty"`
+	// Explain is the sentence the page shows under Empty.
+	Explain string `json:"explain,omitempty"`
+	// AtRisk is the radar's at-risk list, which works with or without an AI key.
+	AtRisk []gardener.AtRisk `json:"atRisk"`
+	// SweptAt is when the baseline was recorded; zero when nothing was swept yet.
+	SweptAt time.Time `json:"sweptAt,omitzero"`
+}
+
+// QueueRow is one open proposal as a reviewer sees it.
+type QueueRow struct {
+	ProposalID  string               `json:"proposalId"`
+	TestID      string               `json:"testId"`
+	TestName    string               `json:"testName"`
+	BaseVersion int                  `json:"baseVersion"`
+	Strategy    gardener.Strategy    `json:"strategy"`
+	Diff        []gardener.DiffEntry `json:"diff"`
+	// Stale says the test was edited since the proposal was computed: approving will be
+	// refused, and Diff is empty because the steps it indexes are gone.
+	Stale      string                       `json:"stale,omitempty"`
+	Triggers   []gardener.AppChange         `json:"triggers"`
+	FailedStep string                       `json:"failedStep"`
+	Error      string                       `json:"error"`
+	StagedAt   time.Time                    `json:"stagedAt"`
+	StagedFor  string                       `json:"stagedFor"` // how long it has been staged
+	Restated   int                          `json:"restated"`
+	Notes      []gardener.Note              `json:"notes"`
+	Contract   gardener.Contract            `json:"contract"`
+	Classes    map[gardener.ChangeClass]int `json:"classes"`
+	Highest    gardener.ChangeClass         `json:"highest,omitempty"`
+	Reason     string                       `json:"reason,omitempty"`
+}
+
+// Queue returns the project's staged repairs, oldest first, or says why there are none.
+func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
+	q := Queue{ProjectID: projectID, Rows: []QueueRow{}}
+	p, err := r.Store.Project(ctx, projectID)
+	if err != nil {
+		return q, fmt.Errorf("queue: %w", err)
+	}
+	if q.AtRisk, err = r.Store.AtRisk(ctx, projectID); err != nil {
+		return q, fmt.Errorf("queue: at-risk tests of %s: %w", projectID, err)
+	}
+	if q.AtRisk == nil {
+		q.AtRisk = []gardener.AtRisk{}
+	}
+	b, err := r.Store.Baseline(ctx, projectID)
+	switch {
+	case err == nil:
+		q.SweptAt = b.At
+	case !errors.Is(err, gardener.ErrNotFound):
+		return q, fmt.Errorf("queue: %w", err)
+	}
+	open, err := r.Store.OpenProposals(ctx, projectID)
+	if err != nil {
+		return q, fmt.Errorf("queue: %w", err)
+	}
+	now := r.now()
+	for _, pr := range open {
+		row, err := r.row(ctx, pr, now)
+		if err != nil {
+			return q, err
+		}
+		q.Rows = append(q.Rows, row)
+	}
+	if len(q.Rows) == 0 {
+		q.Empty, q.Explain = emptyReason(p, !q.SweptAt.IsZero())
+	}
+	return q, nil
+}
+
+// emptyReason picks, in the spec's precedence, which empty queue a project has.
+func emptyReason(p gardener.Project, swept bool) (string, string) {
+	switch {
+	case p.AutoRepair:
+		return EmptyRepairsItself, "Auto-repair is on: fixes are applied without passing through here."
+	case p.Model == "":
+		return EmptyNeedsKey, "The radar and its at-risk list work without AI; writing a repair is the only part that needs a key."
+	case !swept:
+		return EmptyNotSwept, "No baseline yet, so nobody has looked."
+	}
+	return EmptyNothingBroken, "Every at-risk test still passes."
+}
+
+func (r *Radar) row(ctx context.Context, p gardener.Proposal, now time.Time) (QueueRow, error) {
+	row := QueueRow{ProposalID: p.ID, TestID: p.TestID, BaseVersion: p.BaseVersion, Strategy: p.Verdict.Strategy,
+		Diff: []gardener.DiffEntry{}, Triggers: p.Triggers, FailedStep: p.FailedStep, Error: p.Error,
+		StagedAt: p.StagedAt, StagedFor: now.Sub(p.StagedAt).Round(time.Second).String(), Restated: p.Restated,
+		Notes: p.Verdict.Notes, Contract: p.Verdict.Contract, Classes: gardener.Summarize(p.Verdict.Changes),
+		Highest: gardener.Highest(p.Verdict.Changes), Reason: p.Reason}
+	if row.Triggers == nil {
+		row.Triggers = []gardener.AppChange{}
+	}
+	t, err := r.Store.Test(ctx, p.TestID)
+	if err != nil {
+		return row, fmt.Errorf("queue: proposal %s: %w", p.ID, err)
+	}
+	row.TestName = t.Name
+	if t.Version != p.BaseVersion {
+		row.Stale = fmt.Sprintf("the test was edited since (version %d, proposal computed against %d): approving will be refused; sweep again for a fresh proposal", t.Version, p.BaseVersion)
+		return row, nil
+	}
+	if d := gardener.Diff(t.Steps, p.Verdict.Ops); d != nil {
+		row.Diff = d
+	}
+	return row, nil
+}
