@@ -168,18 +168,17 @@ func (b *backend) newStore(t testing.TB) *dynamo.Store {
 	if b.skip != "" {
 		t.Skipf("SKIP: %s", b.skip)
 	}
-	var httpClient *http.Client
-	if b.serial != nil {
-		httpClient = &http.Client{Transport: serialTransport{mu: b.serial, next: http.DefaultTransport}}
-	}
-	client := dynamodb.New(dynamodb.Options{
-		HTTPClient:   httpClient,
+	opts := dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(b.endpoint),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test"}, nil
 		}),
-	})
+	}
+	if b.serial != nil {
+		opts.HTTPClient = &http.Client{Transport: serialTransport{mu: b.serial, next: http.DefaultTransport}}
+	}
+	client := dynamodb.New(opts)
 	name := fmt.Sprintf("gardener-%d", tables.Add(1))
 	s := dynamo.New(client, name)
 	if err := s.CreateTable(context.Background()); err != nil {
