@@ -1,11 +1,258 @@
 package handler
 
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/radar"
+)
+
+// radarFor builds the radar of a project; the tender is built only when a model is configured,
+// since the radar and its at-risk list work without an AI key.
+func (d Deps) radarFor(ctx context.Context, p gardener.Project) (*radar.Radar, error) {
+	r := &radar.Radar{Runner: d.Runner, Store: d.Store, Now: d.Now, Log: d.log(), BaseURL: d.BaseURLs[p.ID], StepTimeout: d.StepTimeout}
+	if p.Model != "" {
+		t, err := d.tender(ctx, p, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.Tender = t
+	}
+	return r, nil
+}
+
+// SweepCompleted is the detail of the radar's "Radar Sweep Completed" event.
+type SweepCompleted struct {
+	ProjectID string `json:"projectId"`
+	SweepID   string `json:"sweepId"`
+	Changes   int    `json:"changes"`
+	AtRisk    int    `json:"atRisk"`
+}
+
+// SweepInput is the staging selection's input, taken from the event by the state machine.
+type SweepInput struct {
+	ProjectID string `json:"projectId"`
+	SweepID   string `json:"sweepId"`
+}
+
+// Item is one test of a staging pass.
+type Item struct {
+	ProjectID string `json:"projectId"`
+	TestID    string `json:"testId"`
+	SweepID   string `json:"sweepId,omitempty"`
+}
+
+// Selection is what the staging machine routes on. Every field the Choice states read is always
+// present: a Choice on a missing field fails the execution.
+type Selection struct {
+	ProjectID string   `json:"projectId"`
+	SweepID   string   `json:"sweepId"`
+	Skipped   bool     `json:"skipped"`
+	Reason    string   `json:"reason,omitempty"`
+	Count     int      `json:"count"`
+	Items     []Item   `json:"items"`
+	Deferred  []string `json:"deferred"`
+}
+
+// StagingSelect chooses the tests of a staging pass: none for a project that repairs itself, at
+// most 10 for the others, longest at risk first; the rest are named in the pass summary (one
+// log line, written by the radar) and stay at risk for the next sweep.
+func (d Deps) StagingSelect(ctx context.Context, in SweepInput) (Selection, error) {
+	if in.ProjectID == "" {
+		return Selection{}, &BadEventError{Reason: "the sweep event names no project"}
+	}
+	p, err := d.Store.Project(ctx, in.ProjectID)
+	if err != nil {
+		return Selection{}, err
+	}
+	r, err := d.radarFor(ctx, p)
+	if err != nil {
+		return Selection{}, err
+	}
+	sel, err := r.Select(ctx, in.ProjectID)
+	if err != nil {
+		return Selection{}, err
+	}
+	out := Selection{ProjectID: in.ProjectID, SweepID: in.SweepID, Skipped: sel.Skipped != "", Reason: sel.Skipped, Items: []Item{}, Deferred: sel.Deferred}
+	for _, id := range sel.Selected {
+		out.Items = append(out.Items, Item{ProjectID: in.ProjectID, TestID: id})
+	}
+	out.Count = len(out.Items)
+	return out, nil
+}
+
 // DryRunResult is what the staging machine's dry-run state returns: whether the test still
 // passes with no AI (then nothing is proposed), whether it was skipped (the flag re-checked per
 // test), and the gate the ladder in propose mode runs under.
 type DryRunResult struct {
-	Passed  bool   `json:"passed"`
-	Skipped bool   `json:"skipped"`
-	Reason  string `json:"reason,omitempty"`
-	Gate    Gate   `json:"gate"`
+	Passed     bool   `json:"passed"`
+	Skipped    bool   `json:"skipped"`
+	Reason     string `json:"reason,omitempty"`
+	FailedStep string `json:"failedStep,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Gate       Gate   `json:"gate"`
+}
+
+// DryRun replays one at-risk test with no model call.
+func (d Deps) DryRun(ctx context.Context, it Item) (DryRunResult, error) {
+	p, err := d.Store.Project(ctx, it.ProjectID)
+	if err != nil {
+		return DryRunResult{}, err
+	}
+	r, err := d.radarFor(ctx, gardener.Project{ID: p.ID})
+	if err != nil {
+		return DryRunResult{}, err
+	}
+	res, err := r.DryRun(ctx, it.ProjectID, it.TestID)
+	if err != nil {
+		return DryRunResult{}, err
+	}
+	out := DryRunResult{Passed: res.Passed, Skipped: res.Skipped != "", Reason: res.Skipped, FailedStep: res.FailedStep, Error: res.Error,
+		Gate: Gate{Eligible: !res.Passed && res.Skipped == "", RunID: res.RunID, ProjectID: it.ProjectID, TestID: it.TestID, Mode: gardener.ModePropose}}
+	d.log().Info("dry-run", "project", it.ProjectID, "test", it.TestID, "passed", out.Passed, "skipped", out.Reason, "failed_step", out.FailedStep)
+	return out, nil
+}
+
+// ProposeResult is what the propose state returns. Outcome is always set, for the Choice.
+type ProposeResult struct {
+	Outcome    ladder.Outcome        `json:"outcome"`
+	Staged     gardener.StageOutcome `json:"staged,omitempty"`
+	ProposalID string                `json:"proposalId,omitempty"`
+	Restated   int                   `json:"restated"`
+	Reason     string                `json:"reason,omitempty"`
+	ModelCalls int                   `json:"modelCalls"`
+}
+
+// Propose climbs the ladder in propose mode for a test whose dry-run failed and stages a green
+// proof through the lifecycle (persist checks the stored proof, the lifecycle screens the ops
+// again); a ladder that ends without one files a triage issue.
+func (d Deps) Propose(ctx context.Context, g Gate) (ProposeResult, error) {
+	if !g.Eligible {
+		return ProposeResult{}, &BadEventError{Reason: "propose was asked for a test whose dry-run did not fail"}
+	}
+	p, err := d.Store.Project(ctx, g.ProjectID)
+	if err != nil {
+		return ProposeResult{}, err
+	}
+	r, err := d.radarFor(ctx, p)
+	if err != nil {
+		return ProposeResult{}, err
+	}
+	res, err := r.Propose(ctx, g.ProjectID, g.TestID, nil)
+	if err != nil {
+		return ProposeResult{}, err
+	}
+	out := ProposeResult{Outcome: res.Outcome, Staged: res.Staged, ProposalID: res.ProposalID, Restated: res.Restated, Reason: res.Reason, ModelCalls: res.ModelCalls}
+	if res.Skipped != "" {
+		out.Outcome, out.Reason = ladder.NoFix, res.Skipped
+	}
+	return out, nil
+}
+
+// StagingState is the staging machine's state when the summary runs.
+type StagingState struct {
+	Selection Selection `json:"selection"`
+	Results   []struct {
+		Item
+		DryRun   *DryRunResult  `json:"dryRun,omitempty"`
+		Proposed *ProposeResult `json:"proposed,omitempty"`
+		Error    *StateError    `json:"error,omitempty"`
+	} `json:"results"`
+}
+
+// StagingSummary is the pass summary: what was dry-run, what still passes, what was staged, and
+// what waits for the next pass. It is written to the server log, one line, and returned.
+type StagingSummary struct {
+	ProjectID string   `json:"projectId"`
+	DryRun    []string `json:"dryRun"`
+	Passing   []string `json:"passing"`
+	Staged    []string `json:"staged"`
+	NotStaged []string `json:"notStaged"`
+	Failed    []string `json:"failed"`
+	Deferred  []string `json:"deferred"`
+}
+
+// Summary writes the pass summary.
+func (d Deps) Summary(ctx context.Context, st StagingState) (StagingSummary, error) {
+	s := StagingSummary{ProjectID: st.Selection.ProjectID, DryRun: []string{}, Passing: []string{}, Staged: []string{}, NotStaged: []string{}, Failed: []string{}, Deferred: st.Selection.Deferred}
+	for _, r := range st.Results {
+		s.DryRun = append(s.DryRun, r.TestID)
+		switch {
+		case r.Error != nil:
+			s.Failed = append(s.Failed, fmt.Sprintf("%s (%s)", r.TestID, r.Error.Error))
+		case r.DryRun != nil && r.DryRun.Passed:
+			s.Passing = append(s.Passing, r.TestID)
+		case r.Proposed != nil && r.Proposed.Outcome == ladder.Staged:
+			s.Staged = append(s.Staged, r.TestID)
+		case r.Proposed != nil:
+			s.NotStaged = append(s.NotStaged, r.TestID)
+		}
+	}
+	d.log().InfoContext(ctx, "staging pass summary", "project", s.ProjectID, "dry_run", s.DryRun, "passing", s.Passing, "staged", s.Staged, "not_staged", s.NotStaged, "failed", s.Failed, "deferred", s.Deferred)
+	return s, nil
+}
+
+// RadarEvent starts a sweep: the schedule's event (Detail empty: every project in Projects) or
+// a request for one project.
+type RadarEvent struct {
+	Detail struct {
+		ProjectID string `json:"projectId"`
+	} `json:"detail"`
+}
+
+// RadarReport is what a sweep run did, per project.
+type RadarReport struct {
+	Sweeps []SweepCompleted `json:"sweeps"`
+	// Skipped names projects not swept and why (radar off, no baseline recorded yet).
+	Skipped map[string]string `json:"skipped,omitempty"`
+}
+
+// Radar sweeps projects with no model call and puts one "Radar Sweep Completed" event per
+// project on the bus, which starts the staging machine. A project without a baseline gets one
+// recorded instead ("Nothing has been swept yet" until then).
+func (d Deps) Radar(projects []string) func(context.Context, RadarEvent) (RadarReport, error) {
+	return func(ctx context.Context, ev RadarEvent) (RadarReport, error) {
+		ids := projects
+		if ev.Detail.ProjectID != "" {
+			ids = []string{ev.Detail.ProjectID}
+		}
+		out := RadarReport{Sweeps: []SweepCompleted{}, Skipped: map[string]string{}}
+		for _, id := range ids {
+			p, err := d.Store.Project(ctx, id)
+			if err != nil {
+				return out, err
+			}
+			if !p.Radar {
+				out.Skipped[id] = "the radar is off"
+				continue
+			}
+			r, err := d.radarFor(ctx, gardener.Project{ID: p.ID})
+			if err != nil {
+				return out, err
+			}
+			if _, err := d.Store.Baseline(ctx, id); errors.Is(err, gardener.ErrNotFound) {
+				if _, err := r.RecordBaseline(ctx, id); err != nil {
+					return out, err
+				}
+				out.Skipped[id] = "no baseline yet: one was recorded, the next sweep compares with it"
+				continue
+			} else if err != nil {
+				return out, err
+			}
+			res, err := r.Sweep(ctx, id)
+			if err != nil {
+				return out, err
+			}
+			sc := SweepCompleted{ProjectID: id, SweepID: "sweep-" + res.At.UTC().Format("20060102T150405.000"), Changes: len(res.Changes), AtRisk: len(res.AtRisk)}
+			if err := d.Events.PutEvent(ctx, "Radar Sweep Completed", sc); err != nil {
+				return out, err
+			}
+			d.log().Info("radar sweep", "project", id, "sweep", sc.SweepID, "changes", sc.Changes, "at_risk", sc.AtRisk, "ms", res.Millis)
+			out.Sweeps = append(out.Sweeps, sc)
+		}
+		return out, nil
+	}
 }
