@@ -185,16 +185,24 @@ func (s *Store) TriageIssues(ctx context.Context, projectID string) ([]gardener.
 	})
 }
 
+// decodeAll decodes the records a listing returned. Chunks of a large record share its
+// partition and sort after it, so a range over a partition returns them too; they are read
+// through their record, never on their own.
 func decodeAll[T any](ctx context.Context, s *Store, list func() ([]item, error)) ([]T, error) {
 	items, err := list()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]T, len(items))
-	for i, it := range items {
-		if err := s.decodeDoc(ctx, it, &out[i]); err != nil {
+	var out []T
+	for _, it := range items {
+		if strings.Contains(getS(it, "SK"), "#CHUNK#") {
+			continue
+		}
+		var v T
+		if err := s.decodeDoc(ctx, it, &v); err != nil {
 			return nil, err
 		}
+		out = append(out, v)
 	}
 	return out, nil
 }

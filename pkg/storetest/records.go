@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -221,6 +222,34 @@ var recordCases = []testCase{
 		}
 		if left, _ := f.store.AtRisk(f.ctx, "p-queue"); len(left) != 2 {
 			t.Fatalf("after clear: %+v", left)
+		}
+	}},
+	{name: "BigRecordsInListings", run: func(t *testing.T, f *fixture) {
+		huge := noise(4, 450_000)
+		for i, outcome := range []string{"small", huge, "small again"} {
+			c := gardener.ModelCall{TestID: "t-auto", Ask: "diagnosis", Model: "builtin", Outcome: outcome, At: epoch.Add(time.Duration(i) * time.Minute)}
+			if err := f.store.AddModelCall(f.ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			ch := change(fmt.Sprintf("c-%d", i), "http://app.test/login", "f")
+			ch.Detail, ch.At = outcome, epoch.Add(time.Duration(i)*time.Minute)
+			if err := f.store.PutAppChange(f.ctx, ch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		calls, err := f.store.ModelCalls(f.ctx, "t-auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(calls) != 3 || calls[1].Outcome != huge || calls[0].Outcome != "small again" {
+			t.Fatalf("model calls: %d, the large one intact: %v", len(calls), len(calls) == 3 && calls[1].Outcome == huge)
+		}
+		changes, err := f.store.AppChanges(f.ctx, "p-queue", epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(changes) != 3 || changes[1].Detail != huge {
+			t.Fatalf("app changes: %d, the large one intact: %v", len(changes), len(changes) == 3 && changes[1].Detail == huge)
 		}
 	}},
 	{name: "ModelCallsNewestFirst", run: func(t *testing.T, f *fixture) {
