@@ -34,9 +34,6 @@ var Routes = []string{
 	"GET /executions/{executionId}",
 }
 
-// QueueView renders a project's staged queue, or why it is empty; the radar provides it.
-type QueueView func(ctx context.Context, projectID string) (any, error)
-
 // Caller is who is calling, from the JWT the HttpApi authorizer verified.
 type Caller struct {
 	ID       string
@@ -67,14 +64,14 @@ func callerOf(req events.APIGatewayV2HTTPRequest) (Caller, bool) {
 	return c, c.ID != ""
 }
 
-// API serves the HttpApi. queue renders the queue view.
-func (d Deps) API(queue QueueView) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+// API serves the HttpApi.
+func (d Deps) API() func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		caller, ok := callerOf(req)
 		if !ok {
 			return reply(http.StatusUnauthorized, errBody("no verified caller")), nil
 		}
-		body, status := d.route(ctx, queue, caller, req)
+		body, status := d.route(ctx, caller, req)
 		d.log().Info("api", "route", req.RouteKey, "caller", caller.ID, "status", status)
 		return reply(status, body), nil
 	}
@@ -111,7 +108,7 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-func (d Deps) route(ctx context.Context, queue QueueView, c Caller, req events.APIGatewayV2HTTPRequest) (any, int) {
+func (d Deps) route(ctx context.Context, c Caller, req events.APIGatewayV2HTTPRequest) (any, int) {
 	p := req.PathParameters
 	life := d.life()
 	forbid := func(project string) (any, int, bool) {
@@ -152,7 +149,7 @@ func (d Deps) route(ctx context.Context, queue QueueView, c Caller, req events.A
 	}
 	switch req.RouteKey {
 	case "GET /projects/{projectId}/queue":
-		v, err := queue(ctx, project)
+		v, err := d.queue(ctx, project)
 		if err != nil {
 			return fail(err)
 		}

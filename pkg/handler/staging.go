@@ -256,3 +256,9 @@ func (d Deps) Radar(projects []string) func(context.Context, RadarEvent) (RadarR
 		return out, nil
 	}
 }
+
+// queue renders a project's staged queue, or which of the empty reasons applies.
+func (d Deps) queue(ctx context.Context, projectID string) (radar.Queue, error) {
+	r := &radar.Radar{Runner: d.Runner, Store: d.Store, Now: d.Now, Log: d.log()}
+	return r.Queue(ctx, projectID)
+}
