@@ -56,17 +56,17 @@ func compileRule(v any, top bool) (*rule, error) {
 		case "Next":
 			s, ok := x.(string)
 			if !ok || s == "" {
-				return nil, fmt.Errorf("Next must be a state name")
+				return nil, fmt.Errorf("field Next must be a state name")
 			}
 			r.next = s
 		case "Variable":
 			s, ok := x.(string)
 			if !ok {
-				return nil, fmt.Errorf("Variable must be a path string")
+				return nil, fmt.Errorf("field Variable must be a path string")
 			}
 			p, err := parsePath(s, true)
 			if err != nil {
-				return nil, fmt.Errorf("Variable: %w", err)
+				return nil, fmt.Errorf("field Variable: %w", err)
 			}
 			r.variable = p
 		case "And", "Or":
@@ -89,7 +89,7 @@ func compileRule(v any, top bool) (*rule, error) {
 		case "Not":
 			c, err := compileRule(x, false)
 			if err != nil {
-				return nil, fmt.Errorf("Not: %w", err)
+				return nil, fmt.Errorf("rule Not: %w", err)
 			}
 			r.not = c
 			ops = append(ops, k)
@@ -117,7 +117,7 @@ func compileRule(v any, top bool) (*rule, error) {
 	case r.op != "" && r.variable == nil:
 		return nil, fmt.Errorf("%s needs Variable", r.op)
 	case r.op == "" && r.variable != nil:
-		return nil, fmt.Errorf("And, Or and Not take no Variable")
+		return nil, fmt.Errorf("rules And, Or and Not take no Variable")
 	}
 	return r, nil
 }

@@ -57,7 +57,7 @@ func Parse(definition []byte, cfg Config) (*Machine, error) {
 	}
 	top, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("state machine definition is a %s, not an object", typeName(v))
+		return nil, fmt.Errorf("state machine definition must be a JSON object, got a JSON %s", typeName(v))
 	}
 	c := &compiler{}
 	root := c.compileGraph("machine", top, "TimeoutSeconds", "Version")

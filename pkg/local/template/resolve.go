@@ -238,7 +238,7 @@ func (t *Template) ref(name string) (any, error) {
 	}
 	r, ok := t.resources[name]
 	if !ok {
-		return nil, fmt.Errorf("Ref %s: no parameter or resource of that name", name)
+		return nil, fmt.Errorf("intrinsic Ref %s: no parameter or resource of that name", name)
 	}
 	switch r.Type {
 	case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine":
