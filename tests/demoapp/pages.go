@@ -85,7 +85,7 @@ type page struct {
 }
 
 // V reports whether the variant being served is name.
-func (p page) V(name string) bool { return p.Variant == name }
+func (p page) V(name string) bool { return includes(p.Variant, name) }
 
 // renamedClasses is the design-system rename of the classes-renamed variant.
 var renamedClasses = map[string]string{
@@ -101,7 +101,7 @@ var renamedClasses = map[string]string{
 
 // C returns the class name the variant uses for a baseline class.
 func (p page) C(class string) string {
-	if p.Variant == vClassesRenamed {
+	if includes(p.Variant, vClassesRenamed) {
 		if r, ok := renamedClasses[class]; ok {
 			return r
 		}
@@ -125,7 +125,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, name st
 		p.CartCount = c.count()
 		a.mu.Unlock()
 	}
-	if p.Shop && p.Variant == vCookieBanner {
+	if p.Shop && includes(p.Variant, vCookieBanner) {
 		ck, err := r.Cookie(consentCookie)
 		p.BannerOpen = err != nil || ck.Value == ""
 	}
@@ -234,7 +234,7 @@ func (a *App) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, pass := r.PostForm.Get("username"), r.PostForm.Get("password")
-	if user != demoUser || pass != demoPassword || a.variantOf(r) == vLoginBroken {
+	if user != demoUser || pass != demoPassword || includes(a.variantOf(r), vLoginBroken) {
 		a.render(w, r, http.StatusOK, "login", page{Title: "Login", Error: "Invalid username or password.", Form: map[string]string{"username": user}})
 		return
 	}
@@ -317,7 +317,7 @@ func (a *App) cartView(r *http.Request, delivery string) cartData {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	lines := a.linesOf(c)
-	return cartData{Lines: lines, Totals: computeTotals(lines, delivery, a.variantOf(r) == vWrongTotal), Delivery: delivery, Options: deliveries}
+	return cartData{Lines: lines, Totals: computeTotals(lines, delivery, includes(a.variantOf(r), vWrongTotal)), Delivery: delivery, Options: deliveries}
 }
 
 func (a *App) cartPage(w http.ResponseWriter, r *http.Request) {
@@ -343,7 +343,7 @@ var paymentFields = []struct{ ID, Name, Label string }{
 func readShipping(r *http.Request, variant string) (shipping, map[string]string, map[string]string) {
 	form, errs := map[string]string{}, map[string]string{}
 	for _, f := range shippingFields {
-		if f.Name == "phone" && variant != vRequiredField {
+		if f.Name == "phone" && !includes(variant, vRequiredField) {
 			continue
 		}
 		v := strings.TrimSpace(r.PostForm.Get(f.Name))
@@ -376,7 +376,7 @@ func readPayment(r *http.Request, form, errs map[string]string) {
 }
 
 func (a *App) shippingPage(w http.ResponseWriter, r *http.Request) {
-	if a.variantOf(r) == vCheckoutMerged {
+	if includes(a.variantOf(r), vCheckoutMerged) {
 		http.Redirect(w, r, "/checkout", http.StatusSeeOther)
 		return
 	}
@@ -423,7 +423,7 @@ func (a *App) savedShipping(r *http.Request) (shipping, bool) {
 
 func (a *App) paymentPage(w http.ResponseWriter, r *http.Request) {
 	s, ok := a.savedShipping(r)
-	if !ok || a.variantOf(r) == vCheckoutMerged {
+	if !ok || includes(a.variantOf(r), vCheckoutMerged) {
 		http.Redirect(w, r, "/checkout/shipping", http.StatusSeeOther)
 		return
 	}
@@ -454,7 +454,7 @@ func (a *App) placePayment(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) checkoutMerged(w http.ResponseWriter, r *http.Request) {
-	if a.variantOf(r) != vCheckoutMerged {
+	if !includes(a.variantOf(r), vCheckoutMerged) {
 		http.Redirect(w, r, "/checkout/shipping", http.StatusSeeOther)
 		return
 	}
@@ -462,7 +462,7 @@ func (a *App) checkoutMerged(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *App) placeMerged(w http.ResponseWriter, r *http.Request) {
-	if a.variantOf(r) != vCheckoutMerged {
+	if !includes(a.variantOf(r), vCheckoutMerged) {
 		http.Error(w, "checkout: this version of the shop checks out in two steps, at /checkout/shipping", http.StatusNotFound)
 		return
 	}
@@ -481,7 +481,7 @@ func (a *App) placeMerged(w http.ResponseWriter, r *http.Request) {
 
 // placeOrder turns the request's cart into an order and shows its confirmation.
 func (a *App) placeOrder(w http.ResponseWriter, r *http.Request, s shipping) {
-	wrong := a.variantOf(r) == vWrongTotal
+	wrong := includes(a.variantOf(r), vWrongTotal)
 	c := a.cartOf(r)
 	a.mu.Lock()
 	lines := a.linesOf(c)

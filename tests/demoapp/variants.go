@@ -243,4 +243,27 @@ func VariantNames() []string {
 	return names
 }
 
-func knownVariant(name string) bool { return slices.Contains(VariantNames(), name) }
+// knownVariant accepts a variant name, or several joined with "+" ("id-renamed+moved-button"):
+// drift accumulates in a real app, and the demo lets it accumulate here too.
+func knownVariant(name string) bool {
+	parts := strings.Split(name, "+")
+	seen := map[string]bool{}
+	for _, p := range parts {
+		if seen[p] || !slices.Contains(VariantNames(), p) || (p == BaselineName && len(parts) > 1) {
+			return false
+		}
+		seen[p] = true
+	}
+	return true
+}
+
+// includes reports whether the variant being served (one name, or several joined with "+")
+// includes name.
+func includes(variant, name string) bool {
+	for _, p := range strings.Split(variant, "+") {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}

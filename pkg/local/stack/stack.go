@@ -1,0 +1,336 @@
+// Package stack is Drift Gardener's AWS stack on one machine (DESIGN.md §7). It reads
+// template.yaml for all of its wiring — each state machine's definition and substitutions, each
+// function's logical id, the EventBridge rule patterns, the schedule, the HttpApi routes — runs
+// the same ASL files in the in-process interpreter, calls the same handlers through
+// aws-lambda-go's handler wrapper (the JSON round trip of Lambda), matches rules on an
+// in-process bus, fires the schedule from a local timer, serves the routes on localhost, and
+// logs what would go to SNS.
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/asl"
+	"github.com/driftgardener/gardener/pkg/local/eventbus"
+	"github.com/driftgardener/gardener/pkg/local/template"
+)
+
+// EventSource is the source of the events the gardener itself puts on the bus.
+const EventSource = "drift-gardener"
+
+// Config is what a local stack runs with. Deps is filled in by New with the stack's own bus,
+// notifier and starter; the caller gives the store, the runner and the models.
+type Config struct {
+	Template string
+	Deps     handler.Deps
+	// Projects are what the scheduled radar sweeps.
+	Projects []string
+	// Parameters override the template's parameter defaults.
+	Parameters map[string]string
+	Log        *slog.Logger
+	// OnNotify is called with every message published to the auto-repair topic.
+	OnNotify func(Message)
+}
+
+// Message is one SNS publish, as the local stack logs it.
+type Message struct {
+	Subject string          `json:"subject"`
+	Body    json.RawMessage `json:"body"`
+	At      time.Time       `json:"at"`
+}
+
+// Stack is a running local stack.
+type Stack struct {
+	cfg       Config
+	tpl       *template.Template
+	deps      handler.Deps
+	invokers  map[string]asl.Invoker
+	machines  map[string]*asl.Machine
+	Bus       *eventbus.Bus
+	Scheduler *eventbus.Scheduler
+	log       *slog.Logger
+
+	mu         sync.Mutex
+	executions map[string]*execution
+	messages   []Message
+	wg         sync.WaitGroup
+}
+
+type execution struct {
+	arn, name, machine string
+	input              json.RawMessage
+	done               bool
+	result             *asl.Execution
+}
+
+// New builds the stack from the template: one invoker per function, one machine per state
+// machine, a bus rule per EventBridge event, a schedule per Schedule event.
+func New(cfg Config) (*Stack, error) {
+	tpl, err := template.Load(cfg.Template, cfg.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{cfg: cfg, tpl: tpl, invokers: map[string]asl.Invoker{}, machines: map[string]*asl.Machine{}, executions: map[string]*execution{}, log: cfg.Log}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.Bus = eventbus.New(cfg.Deps.Now)
+	s.Scheduler = eventbus.NewScheduler(cfg.Deps.Now)
+	s.deps = cfg.Deps
+	s.deps.Notifier, s.deps.Events, s.deps.Starter = s, s, s
+	if s.deps.Log == nil {
+		s.deps.Log = s.log
+	}
+	if err := s.wireFunctions(); err != nil {
+		return nil, err
+	}
+	if err := s.wireMachines(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Template is the template the stack was built from.
+func (s *Stack) Template() *template.Template { return s.tpl }
+
+// wireFunctions wraps each function's handler in aws-lambda-go's handler, so every call makes the
+// JSON round trip it makes in Lambda, and refuses a template function without a handler.
+func (s *Stack) wireFunctions() error {
+	reg := s.deps.Registry(s.cfg.Projects)
+	var missing []string
+	for id := range s.tpl.Functions {
+		h, ok := reg[id]
+		if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		wrapped := lambda.NewHandler(h)
+		name := id
+		s.invokers[id] = func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			out, err := wrapped.Invoke(ctx, in)
+			if err != nil {
+				s.log.Info("function error", "function", name, "error", err.Error(), "type", fmt.Sprintf("%T", err))
+				return nil, err
+			}
+			return out, nil
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("local stack: no handler for the template's functions %s", strings.Join(missing, ", "))
+	}
+	for id, f := range s.tpl.Functions {
+		for _, ev := range f.Events {
+			if ev.Type != "Schedule" && ev.Type != "ScheduleV2" {
+				continue
+			}
+			inv := s.invokers[id]
+			if err := s.Scheduler.Add(id+"."+ev.Name, ev.Schedule, func(ctx context.Context, event json.RawMessage) error {
+				_, err := inv(ctx, event)
+				return err
+			}); err != nil {
+				return fmt.Errorf("local stack: schedule of %s: %w", id, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Stack) wireMachines() error {
+	for id, sm := range s.tpl.StateMachines {
+		def, err := s.tpl.Definition(id)
+		if err != nil {
+			return err
+		}
+		m, err := asl.Parse(def, asl.Config{Name: id, ARN: sm.ARN(), Now: s.deps.Now, Resolve: s.resolve})
+		if err != nil {
+			return fmt.Errorf("local stack: state machine %s: %w", id, err)
+		}
+		s.machines[id] = m
+		for _, ev := range sm.Events {
+			if ev.Type != "EventBridgeRule" {
+				continue
+			}
+			machine := id
+			if err := s.Bus.AddRule(id+"."+ev.Name, ev.Pattern, func(ctx context.Context, event json.RawMessage) error {
+				_, err := s.start(ctx, machine, "", event)
+				return err
+			}); err != nil {
+				return fmt.Errorf("local stack: rule %s of %s: %w", ev.Name, id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// resolve maps a Task's Resource (a function ARN after substitution) to its invoker.
+func (s *Stack) resolve(resource string) (asl.Invoker, error) {
+	id, ok := template.FunctionFromARN(resource)
+	if !ok {
+		return nil, fmt.Errorf("resource %s is not a function of the template", resource)
+	}
+	inv, ok := s.invokers[id]
+	if !ok {
+		return nil, fmt.Errorf("no function %s", id)
+	}
+	return inv, nil
+}
+
+// Invoke calls one function by logical id with a JSON payload, as `sam local invoke` does.
+func (s *Stack) Invoke(ctx context.Context, function string, payload []byte) (json.RawMessage, error) {
+	inv, ok := s.invokers[function]
+	if !ok {
+		return nil, fmt.Errorf("no function %s in the template", function)
+	}
+	return inv(ctx, payload)
+}
+
+// Publish implements handler.Notifier: the local stand-in for the SNS topic logs the message.
+func (s *Stack) Publish(_ context.Context, subject string, message any) error {
+	b, err := json.Marshal(message)
+	if err != nil {
+		return fmt.Errorf("local sns: %w", err)
+	}
+	m := Message{Subject: subject, Body: b, At: s.now()}
+	s.mu.Lock()
+	s.messages = append(s.messages, m)
+	s.mu.Unlock()
+	s.log.Info("sns publish", "subject", subject, "message", string(b))
+	if s.cfg.OnNotify != nil {
+		s.cfg.OnNotify(m)
+	}
+	return nil
+}
+
+// Messages returns what was published so far.
+func (s *Stack) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.messages...)
+}
+
+// PutEvent implements handler.Publisher on the in-process bus.
+func (s *Stack) PutEvent(ctx context.Context, detailType string, detail any) error {
+	b, err := json.Marshal(detail)
+	if err != nil {
+		return fmt.Errorf("local events: %w", err)
+	}
+	_, err = s.Bus.Put(ctx, eventbus.Entry{Source: EventSource, DetailType: detailType, Detail: b})
+	return err
+}
+
+// Start implements handler.Starter: it starts an execution in the background. A second start
+// with the same name and input returns the same execution; with another input it is refused,
+// as Step Functions refuses it.
+func (s *Stack) Start(ctx context.Context, machine, name string, input any) (string, error) {
+	b, err := json.Marshal(input)
+	if err != nil {
+		return "", fmt.Errorf("local states: %w", err)
+	}
+	id := machine
+	if i := strings.LastIndex(machine, ":"); i >= 0 {
+		id = machine[i+1:]
+	}
+	return s.start(ctx, id, name, b)
+}
+
+// ExecutionExistsError is a start under a name already used with another input.
+type ExecutionExistsError struct{ Name string }
+
+func (e *ExecutionExistsError) Error() string {
+	return fmt.Sprintf("execution %s already exists with another input", e.Name)
+}
+
+func (s *Stack) start(_ context.Context, machine, name string, input json.RawMessage) (string, error) {
+	m, ok := s.machines[machine]
+	if !ok {
+		return "", fmt.Errorf("no state machine %s in the template", machine)
+	}
+	if name == "" {
+		name = fmt.Sprintf("%s-%d", strings.ToLower(machine), s.now().UnixNano())
+	}
+	arn := strings.Replace(m.ARN(), ":stateMachine:", ":execution:", 1) + ":" + name
+	s.mu.Lock()
+	if prior, ok := s.executions[arn]; ok {
+		s.mu.Unlock()
+		if string(prior.input) != string(input) {
+			return "", &ExecutionExistsError{Name: name}
+		}
+		return arn, nil
+	}
+	ex := &execution{arn: arn, name: name, machine: machine, input: input}
+	s.executions[arn] = ex
+	s.mu.Unlock()
+	s.log.Info("execution started", "machine", machine, "execution", name)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		// An execution outlives the request that started it, as in Step Functions.
+		res, err := m.Run(context.Background(), name, input)
+		s.mu.Lock()
+		ex.done, ex.result = true, res
+		s.mu.Unlock()
+		switch {
+		case err != nil:
+			s.log.Error("execution", "machine", machine, "execution", name, "error", err.Error())
+		case res.Status != asl.StatusSucceeded:
+			s.log.Warn("execution ended", "machine", machine, "execution", name, "status", res.Status, "error", res.Failure.Error, "cause", res.Failure.Cause)
+		default:
+			s.log.Info("execution ended", "machine", machine, "execution", name, "status", res.Status)
+		}
+	}()
+	return arn, nil
+}
+
+// Describe implements handler.Starter.
+func (s *Stack) Describe(_ context.Context, executionID string) (string, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ex, ok := s.executions[executionID]
+	if !ok {
+		return "", "", &ExecutionNotFoundError{ID: executionID}
+	}
+	if !ex.done || ex.result == nil {
+		return "RUNNING", "", nil
+	}
+	return string(ex.result.Status), string(ex.result.Output), nil
+}
+
+// ExecutionNotFoundError names an execution the stack never started.
+type ExecutionNotFoundError struct{ ID string }
+
+func (e *ExecutionNotFoundError) Error() string { return "no execution " + e.ID }
+
+// Executions returns the finished executions of a machine, oldest first.
+func (s *Stack) Executions(machine string) []*asl.Execution {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*asl.Execution
+	for _, ex := range s.executions {
+		if ex.machine == machine && ex.done && ex.result != nil {
+			out = append(out, ex.result)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].StartTime.Before(out[j].StartTime) })
+	return out
+}
+
+// Wait blocks until every execution started so far (and any they started) has ended.
+func (s *Stack) Wait() { s.wg.Wait() }
+
+func (s *Stack) now() time.Time {
+	if s.deps.Now != nil {
+		return s.deps.Now()
+	}
+	return time.Now()
+}
