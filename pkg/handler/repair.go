@@ -83,6 +83,13 @@ func (d Deps) Eligibility(ctx context.Context, in RepairInput) (Gate, error) {
 		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
 	}
 	g.ProjectID = p.ID
+	if run.TestVersion != 0 && run.TestVersion != t.Version {
+		// The failure was of a version that is gone (a propagated heal or a person's edit wrote
+		// another): the test's next run says whether the new version needs a repair.
+		g.Reason = fmt.Sprintf("run %s failed on version %d of test %s, which is at version %d now", run.ID, run.TestVersion, t.ID, t.Version)
+		d.log().Info("not eligible", "run", run.ID, "test", t.ID, "reason", g.Reason)
+		return g, nil
+	}
 	if g.By != "" {
 		err = gardener.EligibleManual(p, t, &run)
 		if !p.AutoRepair {
