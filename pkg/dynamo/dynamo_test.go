@@ -123,7 +123,9 @@ func start(name, path, install string, args func(port int) []string) backend {
 		return b
 	}
 	b.cmd = exec.Command(bin, args(port)...)
-	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig ends the backend even when the test binary dies without reaching stop (a
+	// panic, a timeout), so no server outlives the tests that started it.
+	b.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := b.cmd.Start(); err != nil {
 		b.skip = fmt.Sprintf("%s did not start: %v; %s", name, err, install)
 		b.cmd = nil
