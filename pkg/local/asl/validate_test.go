@@ -3,6 +3,8 @@ package asl_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +226,52 @@ func BenchmarkMapOfTasks(b *testing.B) {
 		if err != nil || ex.Status != asl.StatusSucceeded {
 			b.Fatal(err, ex.Failure)
 		}
+	}
+}
+
+func TestErrorName(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{&ThrottlingError{}, "ThrottlingError"},
+		{ModelRefusedError{}, "ModelRefusedError"},
+		{errors.New("x"), "errorString"},
+		{fmt.Errorf("ctx: %w", &ThrottlingError{}), "wrapError"},
+		{&asl.Failure{Name: "Custom.Name"}, "Custom.Name"},
+		{context.DeadlineExceeded, "deadlineExceededError"},
+	}
+	for _, tc := range cases {
+		if got := asl.ErrorName(tc.err); got != tc.want {
+			t.Errorf("ErrorName(%T) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestIntrinsicFailures(t *testing.T) {
+	cases := []struct{ expr, cause string }{
+		{"States.Format('{} and {}', $.s)", "2 placeholders but 1 values"},
+		{"States.Format('{}', $.obj)", "only strings, numbers, booleans and null format"},
+		{"States.StringToJson($.s)", "not JSON"},
+		{"States.ArrayGetItem($.list, 5)", "index 5 is outside an array of 2"},
+		{"States.ArrayPartition($.list, 0)", "chunk size 0 must be positive"},
+		{"States.ArrayLength($.s)", "expected an array, got a string"},
+		{"States.MathAdd($.s, 1)", "expected an integer, got a string"},
+		{"States.MathAdd(1.5, 1)", "expected an integer, got 1.5"},
+		{"States.Hash($.s, 'SHA-3')", "unknown hash algorithm"},
+		{"States.Base64Decode('***')", "not base64"},
+		{"States.JsonMerge($.obj, $.obj, true)", "deep merge is not supported"},
+		{"States.ArrayRange(1, 5000, 1)", "more than 1000 items"},
+		{"States.ArrayLength($.missing)", "path $.missing does not exist"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.expr, func(t *testing.T) {
+			def, _ := json.Marshal(map[string]any{"StartAt": "P", "States": map[string]any{"P": map[string]any{
+				"Type": "Pass", "Parameters": map[string]any{"x.$": tc.expr}, "End": true}}})
+			ex := run(t, string(def), `{"s":"not json","list":[1,2],"obj":{"a":1}}`, asl.Config{})
+			if ex.Status != asl.StatusFailed || ex.Failure.Name != asl.ErrIntrinsicFailure || !strings.Contains(ex.Failure.Cause, tc.cause) {
+				t.Errorf("status %s failure %+v, want States.IntrinsicFailure with %q", ex.Status, ex.Failure, tc.cause)
+			}
+		})
 	}
 }

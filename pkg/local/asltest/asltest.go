@@ -53,6 +53,18 @@ func Validate(t testing.TB, paths ...string) {
 	}
 }
 
+// ValidateDefinition validates a definition held in memory, such as the one
+// template.Template.Definition returns with its placeholders substituted; name labels it in
+// failures.
+func ValidateDefinition(t testing.TB, name string, definition []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), filepath.Base(name))
+	if err := os.WriteFile(path, definition, 0o644); err != nil {
+		t.Fatalf("asltest: write %s: %v", name, err)
+	}
+	Validate(t, path)
+}
+
 // toolDir finds node_modules/.bin at the module root above the working directory.
 func toolDir() (string, error) {
 	wd, err := os.Getwd()

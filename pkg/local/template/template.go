@@ -155,6 +155,12 @@ type resource struct {
 	Properties map[string]any
 }
 
+// Property returns a resource property as written (intrinsics in long form), for values the
+// typed fields do not carry; resolve it with ResolveString.
+func (t *Template) Property(logicalID, name string) any {
+	return t.resources[logicalID].Properties[name]
+}
+
 // Load reads and parses the template at path. overrides replace parameter defaults, as
 // sam deploy --parameter-overrides does.
 func Load(path string, overrides map[string]string) (*Template, error) {

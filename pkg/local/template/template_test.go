@@ -312,3 +312,69 @@ func TestFixtureLints(t *testing.T) {
 		t.Errorf("cfn-lint rejects testdata/template.yaml (%v):\n%s", err, out)
 	}
 }
+
+// TestResolveString covers each intrinsic the local stack resolves, in short form.
+func TestResolveString(t *testing.T) {
+	tpl, err := template.Parse([]byte(`
+Parameters:
+  Stage: {Type: String, Default: dev}
+  Names: {Type: CommaDelimitedList, Default: "a,b,c"}
+Conditions:
+  IsDev: !Equals [!Ref Stage, dev]
+  Both: !And [!Condition IsDev, !Not [!Equals [!Ref Stage, prod]]]
+Mappings:
+  Sizes: {dev: {Memory: 512}}
+Resources:
+  Fn: {Type: AWS::Serverless::Function, Properties: {Handler: bootstrap, Runtime: provided.al2023}}
+  Topic: {Type: AWS::SNS::Topic}
+  Queue: {Type: AWS::SQS::Queue}
+  Values:
+    Type: AWS::SSM::Parameter
+    Properties:
+      Sub: !Sub "${Stage}-${Fn.Arn}-${AWS::Region}-${AWS::AccountId}-${!Literal}"
+      SubVars: !Sub ["${X}/${Stage}", {X: !Ref Topic}]
+      Join: !Join [":", [a, !Ref Stage, !GetAtt Topic.TopicName]]
+      Select: !Select [1, !Split [",", "x,y,z"]]
+      If: !If [Both, yes, no]
+      Map: !FindInMap [Sizes, !Ref Stage, Memory]
+      B64: !Base64 hi
+      Other: !GetAtt Queue.Arn
+      StackRef: !Ref AWS::StackName
+      Import: !ImportValue shared
+      AZ: !Select [0, !GetAZs ""]
+      Missing: !Ref Nowhere
+      BadAttr: !GetAtt Topic.Nope
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ key, want, err string }{
+		{"Sub", "dev-arn:aws:lambda:local:000000000000:function:Fn-local-000000000000-${Literal}", ""},
+		{"SubVars", "arn:aws:sns:local:000000000000:Topic/dev", ""},
+		{"Join", "a:dev:Topic", ""},
+		{"Select", "y", ""},
+		{"If", "yes", ""},
+		{"Map", "512", ""},
+		{"B64", "aGk=", ""},
+		{"Other", "arn:aws:local:local:000000000000:AWS-SQS-Queue/Queue", ""},
+		{"StackRef", "local", ""},
+		{"Import", "", "Fn::ImportValue cannot be resolved on the local stack"},
+		{"AZ", "", "Fn::GetAZs cannot be resolved"},
+		{"Missing", "", "Ref Nowhere: no parameter or resource"},
+		{"BadAttr", "", "attribute Nope of a AWS::SNS::Topic has no local value"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.key, func(t *testing.T) {
+			got, err := tpl.ResolveString(tpl.Property("Values", tc.key))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("got %q, %v; want an error containing %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
