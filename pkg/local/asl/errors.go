@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 )
@@ -94,14 +93,14 @@ func lambdaFailure(err error) *Failure {
 }
 
 // matches reports whether an ErrorEquals list handles the error name: States.ALL matches any
-// error, States.TaskFailed any error a task raised (every name outside States.* but itself),
-// and otherwise names must be equal.
+// error, States.TaskFailed any but States.Timeout (as the Step Functions documentation puts
+// it), and otherwise names must be equal. Terminal errors never get this far.
 func matches(errorEquals []string, name string) bool {
 	for _, want := range errorEquals {
 		switch {
 		case want == name, want == ErrAll:
 			return true
-		case want == ErrTaskFailed && !strings.HasPrefix(name, "States."):
+		case want == ErrTaskFailed && name != ErrTimeout:
 			return true
 		}
 	}
