@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -146,7 +147,7 @@ func start() {
 			// A pyenv shim exits 127 when the active Python has no moto: not installed.
 			var exit *exec.ExitError
 			if errors.As(waitErr, &exit) && exit.ExitCode() == 127 {
-				server.skip = fmt.Sprintf("moto_server not found (%s: %s): %s", bin, server.log, Install)
+				server.skip = fmt.Sprintf("moto_server not found (%s: %s): %s", bin, strings.TrimSpace(server.log.String()), Install)
 				return
 			}
 			server.err = fmt.Errorf("%s exited before answering on %s: %v; its output: %s", bin, addr, waitErr, server.log)
