@@ -312,3 +312,40 @@ func TestScheduler(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkPut measures one put through a bus of ten rules (about the local stack's wiring),
+// eight of which match.
+func BenchmarkPut(b *testing.B) {
+	bus := eventbus.New(nil)
+	noop := func(context.Context, json.RawMessage) error { return nil }
+	for i, p := range []string{
+		`{"detail-type":["Run Failed"],"detail":{"trigger":["scheduled-suite","worker"],"control":[false],"probe":[{"exists":false}]}}`,
+		`{"detail-type":["Radar Sweep Completed"],"detail":{"atRisk":[{"numeric":[">",0]}]}}`,
+		`{"source":[{"prefix":"driftgardener."}]}`,
+		`{"detail":{"browser":[{"equals-ignore-case":"chromium"}]}}`,
+		`{"detail":{"trigger":[{"anything-but":{"prefix":"probe"}}]}}`,
+		`{"detail":{"$or":[{"control":[true]},{"durationMs":[{"numeric":["<",10]}]}]}}`,
+		`{"detail":{"trigger":[{"wildcard":"sched*-suite"}]}}`,
+		`{"detail":{"ip":[{"cidr":"10.0.0.0/8"}]}}`,
+		`{"detail":{"test":{"status":["active"]}}}`,
+		`{"detail":{"steps":{"kind":["assert"],"ok":[false]}}}`,
+	} {
+		if err := bus.AddRule(string(rune('a'+i)), []byte(p), noop); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ev struct {
+		Detail json.RawMessage `json:"detail"`
+	}
+	if err := json.Unmarshal([]byte(runFailed), &ev); err != nil {
+		b.Fatal(err)
+	}
+	entry := eventbus.Entry{Source: "driftgardener.platform", DetailType: "Run Failed", Detail: ev.Detail}
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := bus.Put(context.Background(), entry)
+		if err != nil || len(d.Matched) != 8 { // all but the radar rule and the $or
+			b.Fatal(err, d.Matched)
+		}
+	}
+}
