@@ -173,6 +173,10 @@ func (r *run) callFailure(loc gardener.Locator, err error) *failure {
 	if why := r.s.crashReason(); why != "" {
 		return fail(gardener.ErrBrowserCrash, "%s", why)
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// A timeout is a timeout; diagnose asks the browser whether it is hung.
+		return fail(gardener.ErrTimeout, "the page did not answer %s in time", loc)
+	}
 	return fail(gardener.ErrBrowserCrash, "the browser failed a command: %v", err)
 }
 

@@ -19,7 +19,7 @@ var axeJS string
 
 // a11yMinTimeout is the least time an audit gets when its step sets none: axe on a large page
 // takes longer than the default step timeout.
-const a11yMinTimeout = 15 * time.Second
+const a11yMinTimeout = 30 * time.Second
 
 // visibility is what the runtime's visibility() reports.
 type visibility struct {

@@ -23,8 +23,9 @@ const (
 	probeTimeout = 300 * time.Millisecond
 	// healthTimeout bounds the ping that tells a slow step from a hung browser.
 	healthTimeout = 2 * time.Second
-	// openTimeout bounds the creation of a replay's tab.
-	openTimeout = 15 * time.Second
+	// openTimeout bounds the creation of a replay's tab: a second when the machine is idle,
+	// far more when many replays start at once on two loaded cores.
+	openTimeout = 60 * time.Second
 )
 
 // failure is why a step did not do what it should.
@@ -42,6 +43,7 @@ func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
 // run is one replay in progress.
 type run struct {
 	s        *session
+	testID   string
 	ro       gardener.ReplayOptions
 	timeout  time.Duration
 	vars     map[string]string
@@ -86,7 +88,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 	if ro.StepTimeout > 0 {
 		timeout = ro.StepTimeout
 	}
-	r := &run{s: s, ro: ro, timeout: timeout, vars: map[string]string{}}
+	r := &run{s: s, ro: ro, timeout: timeout, vars: map[string]string{}, testID: t.ID}
 	for k, v := range ro.Variables {
 		r.vars[k] = v
 	}
@@ -202,6 +204,7 @@ func (r *run) top(i int, st gardener.Step) *failure {
 	rec.URLAfter = r.s.currentURL()
 	rec.Passed = f == nil
 	rec.Millis = time.Since(start).Milliseconds()
+	r.notify(*rec)
 	return f
 }
 
@@ -219,7 +222,14 @@ func (r *run) step(path string, st gardener.Step, vars map[string]string) *failu
 	rec.Passed = f == nil
 	rec.Millis = time.Since(start).Milliseconds()
 	r.records = append(r.records, rec)
+	r.notify(rec)
 	return f
+}
+
+func (r *run) notify(rec gardener.StepRecord) {
+	if r.s.opts.OnStep != nil {
+		r.s.opts.OnStep(r.testID, rec)
+	}
 }
 
 func (r *run) stepTimeout(st gardener.Step) time.Duration {

@@ -34,6 +34,10 @@ type Options struct {
 	StepTimeout time.Duration
 	// ArtifactDir receives the PNGs of screenshot steps; empty keeps them in memory only.
 	ArtifactDir string
+	// OnStep, when set, is called with each step record as soon as the step has run (an intent
+	// block's own record after its inner steps), for a live log. It is called from the
+	// replaying goroutine and must not block.
+	OnStep func(testID string, rec gardener.StepRecord)
 	// Snapshot caps; zero takes the defaults above.
 	MaxCandidates    int
 	MaxSnapshotBytes int

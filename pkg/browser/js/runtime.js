@@ -355,11 +355,21 @@
     return out;
   }
 
-  const neighborRadius = 50;
+  // Neighbours are looked for close by first, then further out for an element that stands
+  // alone (a form's submit button below its fields).
+  const neighborRadii = [50, 150];
 
   function neighborWords(el, rect, boxes) {
-    const x0 = rect.x - neighborRadius, y0 = rect.y - neighborRadius;
-    const x1 = rect.x + rect.width + neighborRadius, y1 = rect.y + rect.height + neighborRadius;
+    for (const radius of neighborRadii) {
+      const w = neighborWithin(el, rect, boxes, radius);
+      if (w.length) return w;
+    }
+    return [];
+  }
+
+  function neighborWithin(el, rect, boxes, radius) {
+    const x0 = rect.x - radius, y0 = rect.y - radius;
+    const x1 = rect.x + rect.width + radius, y1 = rect.y + rect.height + radius;
     const near = [];
     for (const b of boxes) {
       if (el.contains(b.node)) continue;

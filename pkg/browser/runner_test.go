@@ -1,0 +1,342 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+func TestLocatorForms(t *testing.T) {
+	cases := []struct{ locator, wantID string }{
+		{"#save", "save"},
+		{"css=button#save", "save"},
+		{"xpath=//button[@title='Save the order']", "save"},
+		{"xpath=//button[text()='Save']/text()", "save"},
+		{"text=Delete order", "open-modal"},
+		{`text="Save"`, "save"},
+		{"role=button[name=\"Save\"]", "save"},
+		{"role=link[name=\"Partner site\"]", "ext"},
+		{"role=searchbox", "search"},
+		{"role=combobox[name=\"Country\"]", "country"},
+		{"role=checkbox[name=\"I accept the terms\"]", "terms"},
+		{"role=heading[name=\"Dashboard\"]", ""},
+		{"label=Country", "country"},
+		{"label=Delivery date", "when"},
+		{"label=accept the", "terms"},
+		{"placeholder=Search orders", "search"},
+		{`placeholder="Search orders"`, "search"},
+		{"testid=total", "total"},
+	}
+	r := needBrowser(t)
+	srv := fixture(t)
+	var js strings.Builder
+	js.WriteString(`[{"kind":"goto","url":"/dashboard.html"}`)
+	for _, c := range cases {
+		fmt.Fprintf(&js, `,{"kind":"assertVisible","locator":%q}`, c.locator)
+	}
+	js.WriteString(`]`)
+	rep := replayOK(t, r, srv.URL, steps(t, js.String()), gardener.ReplayOptions{})
+	if !rep.Result.Passed {
+		t.Fatalf("run failed: %s", rep.Result.Message)
+	}
+	for i, c := range cases {
+		fp := rep.Result.Steps[i+1].Element
+		if fp == nil {
+			t.Errorf("%s: no fingerprint recorded", c.locator)
+			continue
+		}
+		if fp.ID != c.wantID {
+			t.Errorf("%s found <%s id=%q>, want id %q", c.locator, fp.Tag, fp.ID, c.wantID)
+		}
+	}
+	// A quoted text is exact: "Sav" is not the button's whole text.
+	rep = replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"text=\"Sav\"","timeoutMs":300}]`), gardener.ReplayOptions{})
+	if rep.Result.ErrorKind != gardener.ErrElementNotFound {
+		t.Errorf(`text="Sav" gave %s (%s), want element-not-found`, rep.Result.ErrorKind, rep.Result.Message)
+	}
+}
+
+func TestFingerprintFields(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/login.html"},{"kind":"click","locator":"label=Email"},{"kind":"click","locator":"testid=login-submit"}]`), gardener.ReplayOptions{})
+	email, submit := rep.Result.Steps[1].Element, rep.Result.Steps[2].Element
+	if email == nil || submit == nil {
+		t.Fatalf("missing fingerprints: %+v", rep.Result.Steps)
+	}
+	checks := []struct {
+		field     string
+		got, want any
+	}{
+		{"tag", email.Tag, "INPUT"},
+		{"id", email.ID, "email"},
+		{"name", email.Name, "email"},
+		{"xpath", email.XPath, "/html[1]/body[1]/main[1]/form[1]/input[1]"},
+		{"idxpath", email.IdxPath, "//*[@id='email']"},
+		{"role", email.Role, "textbox"},
+		{"accessibleName", email.AccessibleName, "Email"},
+		{"label", email.Label, "Email"},
+		{"type", email.Type, "email"},
+		{"formId", email.FormID, "login-form"},
+		{"aria", email.ARIA["aria-describedby"], "email-error"},
+		{"isButton", email.IsButton, false},
+		{"frame", email.Frame, ""},
+		{"submit tag", submit.Tag, "BUTTON"},
+		{"submit idxpath", submit.IdxPath, "//*[@id='login-form']/button[1]"},
+		{"submit classList", strings.Join(submit.ClassList, " "), "btn btn-primary"},
+		{"submit isButton", submit.IsButton, true},
+		{"submit visibleText", strings.Join(submit.VisibleText, " "), "Sign in"},
+		{"submit testId", submit.TestID, "login-submit"},
+		{"submit accessibleName", submit.AccessibleName, "Sign in"},
+		{"submit role", submit.Role, "button"},
+		{"submit shape", submit.Shape, float64(int(submit.Location.Width*100/submit.Location.Height + 0.5))},
+		{"submit area", submit.Area, submit.Location.Width * submit.Location.Height},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("%s = %v, want %v", c.field, c.got, c.want)
+		}
+	}
+	if submit.Location.Width <= 0 || submit.Location.Y <= 0 {
+		t.Errorf("location %+v is not a box on the page", submit.Location)
+	}
+	if len(submit.NeighborText) == 0 {
+		t.Errorf("no neighbour text around the submit button")
+	}
+	if len(email.Placeholder) != 0 || rep.Result.Steps[2].Element.Href != "" {
+		t.Errorf("unexpected placeholder/href: %+v", email)
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	st := steps(t, `[{"kind":"goto","url":"/dashboard.html"}]`)
+	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{SnapshotAtEnd: true, Screenshot: true})
+	snap := rep.Snapshot
+	if snap == nil || snap.Truncated || len(snap.Candidates) < 20 {
+		t.Fatalf("snapshot at end: %+v", snap)
+	}
+	if !strings.Contains(snap.Text, "Plain accessible text.") || !strings.HasSuffix(snap.URL, "/dashboard.html") || !strings.Contains(snap.Title, "Dashboard") {
+		t.Errorf("snapshot text/url/title: %q %q %q", snap.Text, snap.URL, snap.Title)
+	}
+	if len(snap.Screenshot) < 8 || string(snap.Screenshot[1:4]) != "PNG" {
+		t.Errorf("screenshot is not a PNG (%d bytes)", len(snap.Screenshot))
+	}
+	for _, c := range snap.Candidates {
+		if c.ID == "modal" || c.ID == "menu" {
+			t.Errorf("hidden element %s in the snapshot", c.ID)
+		}
+	}
+	caps := []struct {
+		name string
+		opts Options
+	}{
+		{"count", Options{MaxCandidates: 5}},
+		{"bytes", Options{MaxSnapshotBytes: 2000}},
+		{"text", Options{MaxText: 50}},
+	}
+	for _, c := range caps {
+		t.Run(c.name, func(t *testing.T) {
+			small := New(c.opts)
+			defer small.Close()
+			rep := replayOK(t, small, srv.URL, st, gardener.ReplayOptions{SnapshotAtEnd: true})
+			s := rep.Snapshot
+			if !s.Truncated {
+				t.Errorf("snapshot not marked truncated")
+			}
+			switch c.name {
+			case "count":
+				if len(s.Candidates) != 5 {
+					t.Errorf("%d candidates, want 5", len(s.Candidates))
+				}
+			case "bytes":
+				if len(s.Candidates) == 0 || len(s.Candidates) > 10 {
+					t.Errorf("%d candidates under a 2000-byte cap", len(s.Candidates))
+				}
+			case "text":
+				if len(s.Text) > 50 {
+					t.Errorf("text of %d bytes over a 50-byte cap", len(s.Text))
+				}
+			}
+		})
+	}
+}
+
+func TestFailingRunSnapshotIsTakenAtTheFailure(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"text=Delete order"},{"kind":"click","locator":"#gone","timeoutMs":300},{"kind":"goto","url":"/login.html"}]`), gardener.ReplayOptions{})
+	res := rep.Result
+	if res.Passed || res.FailedIndex != 2 || res.FailedStep != "3" {
+		t.Fatalf("want a failure at step 3 (index 2), got %+v", res)
+	}
+	if len(res.Steps) != 3 || res.Steps[2].Passed || !res.Steps[1].Passed {
+		t.Errorf("step records: %+v", res.Steps)
+	}
+	found := false
+	for _, c := range rep.Snapshot.Candidates {
+		found = found || c.AccessibleName == "Confirm"
+	}
+	if !found {
+		t.Errorf("the snapshot does not show the modal open when step 3 failed")
+	}
+}
+
+func TestProbes(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	toast := steps(t, `[{"kind":"assertToast","text":"Order saved"}]`)[0]
+	title := steps(t, `[{"kind":"assert","assert":"title","condition":"contains","expected":"Dashboard"}]`)[0]
+	missing := steps(t, `[{"kind":"assert","assert":"text","locator":"#nothing","condition":"equals","expected":"x"}]`)[0]
+	st := steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#save"},{"kind":"assertToast","text":"Order saved"}]`)
+	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{Probes: map[int][]gardener.Step{1: {toast, title, missing}, 2: {toast}}})
+	if !rep.Result.Passed {
+		t.Fatalf("run failed: %s", rep.Result.Message)
+	}
+	before := rep.Probes[1]
+	if len(before) != 3 {
+		t.Fatalf("probes before step 2: %+v", before)
+	}
+	if before[0].Passed || before[0].Error != "" {
+		t.Errorf("the toast check passed before the click that shows it: %+v", before[0])
+	}
+	if !before[1].Passed || before[1].Observed == "" {
+		t.Errorf("the title check should hold before the click: %+v", before[1])
+	}
+	if before[2].Passed || before[2].Error == "" {
+		t.Errorf("a check that cannot run should carry an error: %+v", before[2])
+	}
+	if after := rep.Probes[2]; len(after) != 1 || !after[0].Passed || after[0].Path != "3" {
+		t.Errorf("the toast probe after the click: %+v", after)
+	}
+	if len(rep.Result.Steps) != 3 {
+		t.Errorf("probes added step records: %d records", len(rep.Result.Steps))
+	}
+}
+
+func TestBlockedNavigation(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	cases := []struct {
+		name, steps, mention string
+		allowed              []string
+	}{
+		{"goto another origin", `{"kind":"goto","url":"http://example.invalid/"}`, "http://example.invalid/", nil},
+		{"click a link out", `{"kind":"click","locator":"#ext"}`, "http://example.invalid/", nil},
+		{"metadata address even when allowed", `{"kind":"click","locator":"#meta"}`, "169.254.169.254", []string{srv.URL, "http://169.254.169.254"}},
+		{"redirect out", `{"kind":"click","locator":"#go-redirect"}`, "http://example.invalid/landing", nil},
+		{"goto metadata", `{"kind":"goto","url":"http://metadata.google.internal/computeMetadata/v1/"}`, "metadata", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},`+c.steps+`]`), gardener.ReplayOptions{AllowedOrigins: c.allowed})
+			res := rep.Result
+			if res.ErrorKind != gardener.ErrNavigationBlocked || res.FailedStep != "2" {
+				t.Fatalf("got %s at %s (%s), want navigation-blocked at step 2", res.ErrorKind, res.FailedStep, res.Message)
+			}
+			if !strings.Contains(res.Message, c.mention) {
+				t.Errorf("message %q does not name %s", res.Message, c.mention)
+			}
+		})
+	}
+}
+
+// TestCrashRecovery kills the browser mid-run: the run fails as a browser crash and the next
+// replay gets a new, working browser. A stopped (hung) browser is treated the same.
+func TestCrashRecovery(t *testing.T) {
+	needBrowser(t)
+	srv := fixture(t)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			r := New(Options{StepTimeout: 3 * time.Second})
+			defer r.Close()
+			if err := r.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pid := r.BrowserPID()
+			go func() {
+				time.Sleep(1500 * time.Millisecond)
+				_ = syscall.Kill(pid, sig)
+			}()
+			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#never-there"}]`), gardener.ReplayOptions{})
+			if sig == syscall.SIGSTOP {
+				defer syscall.Kill(pid, syscall.SIGKILL)
+			}
+			res := rep.Result
+			if res.ErrorKind != gardener.ErrBrowserCrash {
+				t.Fatalf("got %s (%s), want browser-crash", res.ErrorKind, res.Message)
+			}
+			if !strings.Contains(res.Message, "browser") {
+				t.Errorf("message %q does not say the browser failed", res.Message)
+			}
+			rep = replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#save"}]`), gardener.ReplayOptions{StepTimeout: 20 * time.Second})
+			if !rep.Result.Passed {
+				t.Fatalf("the replay after the crash failed: %s", rep.Result.Message)
+			}
+			if r.BrowserPID() == pid {
+				t.Errorf("the browser was not relaunched")
+			}
+		})
+	}
+}
+
+// TestConcurrentReplays runs replays in parallel in one browser, each in its own context, and
+// checks that Close leaves no goroutine behind.
+func TestConcurrentReplays(t *testing.T) {
+	needBrowser(t)
+	srv := fixture(t)
+	before := runtime.NumGoroutine()
+	r := New(Options{StepTimeout: 10 * time.Second})
+	st := steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"fill","locator":"#search","value":"kiwi"},{"kind":"press","locator":"#search","key":"Enter"},{"kind":"assert","assert":"text","locator":"#result","condition":"equals","expected":"Results for kiwi"}]`)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rep, err := r.Replay(context.Background(), gardener.Test{ID: "c", Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL})
+			if err != nil || !rep.Result.Passed {
+				errs <- fmt.Sprintf("%v %s", err, rep.Result.Message)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Replay(context.Background(), gardener.Test{ID: "c", Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL}); err != ErrClosed {
+		t.Errorf("Replay after Close: %v, want ErrClosed", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestCanceledContext(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(800*time.Millisecond, cancel)
+	_, err := r.Replay(ctx, gardener.Test{ID: "x", Steps: steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"wait","for":"time","ms":5000}]`)}, gardener.ReplayOptions{BaseURL: srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Errorf("Replay with a canceled context: %v, want a context error", err)
+	}
+}
