@@ -175,3 +175,22 @@ func TestNewRefusesNoBus(t *testing.T) {
 		t.Fatal("New with no bus returned no error")
 	}
 }
+
+// BenchmarkPutEvent is one PutEvent round trip to moto_server, on a bus without rules.
+func BenchmarkPutEvent(b *testing.B) {
+	cfg := mototest.Config(b)
+	bus := mototest.Name("bench-bus")
+	if _, err := awseb.NewFromConfig(cfg).CreateEventBus(context.Background(), &awseb.CreateEventBusInput{Name: aws.String(bus)}); err != nil {
+		b.Fatal(err)
+	}
+	eb, err := eventbridge.New(cfg, bus)
+	if err != nil {
+		b.Fatal(err)
+	}
+	detail := map[string]any{"projectId": "p-1", "atRisk": []string{"t-1", "t-2"}}
+	for b.Loop() {
+		if err := eb.PutEvent(context.Background(), sweepCompleted, detail); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

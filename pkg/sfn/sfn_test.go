@@ -33,7 +33,7 @@ const (
 )
 
 // machine creates a state machine with definition on the server.
-func machine(t *testing.T, cfg aws.Config, definition string) string {
+func machine(t testing.TB, cfg aws.Config, definition string) string {
 	t.Helper()
 	out, err := awssfn.NewFromConfig(cfg).CreateStateMachine(context.Background(), &awssfn.CreateStateMachineInput{
 		Name:       aws.String(mototest.Name("repair")),
@@ -237,6 +237,20 @@ func TestDescribeMissing(t *testing.T) {
 		var nf *gardener.NotFoundError
 		if !errors.As(err, &nf) || nf.ID != id || !errors.Is(err, gardener.ErrNotFound) {
 			t.Errorf("Describe(%q) error %v (%T), want a *gardener.NotFoundError for it", id, err, err)
+		}
+	}
+}
+
+// BenchmarkStart is one Start round trip to moto_server (recording backend), each under a new
+// name.
+func BenchmarkStart(b *testing.B) {
+	cfg := mototest.Config(b)
+	arn := machine(b, cfg, pass)
+	m := sfn.New(cfg)
+	input := handler.RepairInput{Detail: handler.RunFailed{RunID: "r-1", ProjectID: "p-1", TestID: "t-1"}}
+	for b.Loop() {
+		if _, err := m.Start(context.Background(), arn, mototest.Name("bench"), input); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -198,3 +198,30 @@ func FuzzSubject(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPublish is one Publish round trip to moto_server, to a topic without subscribers.
+func BenchmarkPublish(b *testing.B) {
+	cfg := mototest.Config(b)
+	client := awssns.NewFromConfig(cfg)
+	created, err := client.CreateTopic(context.Background(), &awssns.CreateTopicInput{Name: aws.String(mototest.Name("bench"))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	topic, err := sns.New(cfg, aws.ToString(created.TopicArn))
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := handler.Notification{Kind: handler.NotifyStaged, ProjectID: "p-1", TestID: "t-1", ProposalID: "pr-1", Subject: "Repair staged for review: t-1"}
+	for b.Loop() {
+		if err := topic.Publish(context.Background(), n.Subject, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSubject(b *testing.B) {
+	s := strings.Repeat("Auto-repaired: checkout-flow é ", 10)
+	for b.Loop() {
+		sns.Subject(s)
+	}
+}
