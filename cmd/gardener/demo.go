@@ -1,0 +1,497 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/local/eventbus"
+	"github.com/driftgardener/gardener/pkg/local/stack"
+	"github.com/driftgardener/gardener/pkg/radar"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+func init() {
+	register("demo", command{summary: "the main job on the local stack: drift, repairs, triage, radar, the queue", run: runDemo})
+}
+
+// The demo's drift accumulates as a real app's does: each phase adds to what came before.
+const (
+	demoDrift      = "id-renamed+label-renamed+moved-button"
+	demoRegression = demoDrift + "+wrong-total"
+	demoDrift2     = demoDrift + "+button-text+classes-renamed"
+	platformSource = "test-platform"
+	reviewer       = "reviewer@example.com"
+)
+
+// demo is one run of the demo: the app, the stack, and what it has seen.
+type demo struct {
+	ctx    context.Context
+	out    io.Writer
+	app    *demoapp.App
+	appURL string
+	l      *local
+	api    *httptest.Server
+	token  string
+	start  time.Time
+	runs   int
+	fails  []string
+	counts map[string]int
+	// verbose prints each failing run's message as the suite reports it.
+	verbose bool
+}
+
+func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o localOptions
+	fs.StringVar(&o.template, "template", "", "template.yaml to read the wiring from (default: found from the working directory up)")
+	fs.StringVar(&o.state, "state", "", "directory of the embedded store (default: a fresh temporary directory)")
+	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint instead of the embedded store")
+	fs.StringVar(&o.region, "region", "us-east-1", "AWS region (DynamoDB endpoint, Bedrock)")
+	fs.DurationVar(&o.stepTimeout, "step-timeout", 10*time.Second, "default time limit of a replayed step")
+	logFile := fs.String("log", "", "write the stack's JSON log lines to this file")
+	verbose := fs.Bool("v", false, "print why each failing run failed")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if o.state == "" {
+		dir, err := os.MkdirTemp("", "gardener-demo-")
+		if err != nil {
+			fmt.Fprintln(stderr, "gardener demo:", err)
+			return 2
+		}
+		defer os.RemoveAll(dir)
+		o.state = dir
+	}
+	if *logFile != "" {
+		f, err := os.Create(*logFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "gardener demo:", err)
+			return 2
+		}
+		defer f.Close()
+		o.log = f
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	d := &demo{ctx: ctx, out: stdout, start: time.Now(), counts: map[string]int{}, token: "Bearer " + stack.DevToken(reviewer, "demo"), verbose: *verbose}
+	if err := d.run(o); err != nil {
+		fmt.Fprintln(stderr, "gardener demo:", err)
+		return 1
+	}
+	if len(d.fails) > 0 {
+		fmt.Fprintf(stdout, "\nDEMO CHECKS FAILED (%d):\n", len(d.fails))
+		for _, f := range d.fails {
+			fmt.Fprintln(stdout, "  - "+f)
+		}
+		return 1
+	}
+	return 0
+}
+
+func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.out, format+"\n", args...) }
+
+func (d *demo) phase(n int, title string) {
+	d.say("\n== %d. %s  [%.0fs]", n, title, time.Since(d.start).Seconds())
+}
+
+// check records a failed expectation; the demo goes on and reports all of them at the end.
+func (d *demo) check(ok bool, format string, args ...any) {
+	if !ok {
+		msg := fmt.Sprintf(format, args...)
+		d.fails = append(d.fails, msg)
+		d.say("   ✗ %s", msg)
+	}
+}
+
+func (d *demo) run(o localOptions) error {
+	d.app = demoapp.New()
+	appSrv := httptest.NewServer(d.app.Handler())
+	defer appSrv.Close()
+	d.appURL = appSrv.URL
+	o.projects = []string{"demo"}
+	o.baseURLs = map[string]string{"demo": d.appURL}
+	o.onNotify = func(m stack.Message) { d.counts["sns"]++; d.say("   ✉ SNS %s", m.Subject) }
+	l, err := startLocal(d.ctx, o)
+	if err != nil {
+		return err
+	}
+	d.l = l
+	defer l.close()
+	d.api = httptest.NewServer(l.Handler())
+	defer d.api.Close()
+	tpl := l.Template()
+	d.say("Drift Gardener demo — the stack of template.yaml on one machine: %d functions, %d state machines, %d API routes; the demo shop at %s",
+		len(tpl.Functions), len(tpl.StateMachines), len(tpl.Routes), d.appURL)
+	if err := d.seed(); err != nil {
+		return err
+	}
+
+	d.phase(1, "Baseline: the scheduled suite runs green and records what every test does")
+	if failed := d.suite(); len(failed) > 0 {
+		return fmt.Errorf("the suite is not green on the baseline: %v", failed)
+	}
+
+	d.phase(2, "The app drifts ("+demoDrift+"): the suite fails and auto-repair runs the repair state machine")
+	must(d.app.SetVariant(demoDrift))
+	failed := d.suite()
+	d.check(len(failed) >= 3, "the drift should break several tests, it broke %v", failed)
+	d.repairFailures(failed)
+	still := d.suite()
+	d.check(len(still) == 0, "after auto-repair the suite should be green, still failing: %v", still)
+	d.showRepairs(failed)
+
+	d.phase(3, "A regression (wrong total): the ladder refuses to repair it and files a triage issue")
+	must(d.app.SetVariant(demoRegression))
+	before := d.versions()
+	regressed := d.suite()
+	d.check(len(regressed) == 1 && regressed[0] == "cart-total", "the regression should break cart-total only, it broke %v", regressed)
+	d.repairFailures(regressed)
+	d.check(equalMaps(before, d.versions()), "the regression must write nothing to any test")
+	issues, _ := d.l.store.TriageIssues(d.ctx, "demo")
+	for _, is := range issues {
+		d.say("   triage %s: %s at step %s — %s", is.TestID, is.Classification, is.FailedStep, strings.Join(is.Evidence, "; "))
+	}
+	d.check(len(issues) >= 1 && issues[0].Classification == gardener.AppBug, "the regression should be triaged as an app bug")
+	must(d.app.SetVariant(demoDrift)) // the team fixes the bug
+
+	d.phase(4, "The project switches to proposing (auto-repair off); the radar records a baseline")
+	var proj gardener.Project
+	d.api2("PUT", "/projects/demo/settings", map[string]any{"autoRepair": false}, http.StatusOK, &proj)
+	d.check(!proj.AutoRepair, "the settings route should turn auto-repair off")
+	var q radar.Queue
+	d.api2("GET", "/projects/demo/queue", nil, http.StatusOK, &q)
+	d.say("   queue: %q", q.Empty)
+	d.fireRadar()
+	d.api2("GET", "/projects/demo/queue", nil, http.StatusOK, &q)
+	d.say("   queue: %q", q.Empty)
+
+	d.phase(5, "The app drifts again ("+strings.TrimPrefix(demoDrift2, demoDrift+"+")+"): a radar sweep, a staging pass through the capped Map, the queue")
+	must(d.app.SetVariant(demoDrift2))
+	before = d.versions()
+	d.fireRadar()
+	d.check(equalMaps(before, d.versions()), "the proposing gardener must write nothing to a test")
+	d.api2("GET", "/projects/demo/queue", nil, http.StatusOK, &q)
+	for _, r := range q.Rows {
+		d.say("   staged %s for %s (failed at step %s; %d trigger(s), restated %d)", r.ProposalID, r.TestID, r.FailedStep, len(r.Triggers), r.Restated)
+		for _, line := range strings.Split(strings.TrimRight(gardener.RenderDiff(r.Diff), "\n"), "\n") {
+			d.say("       %s", line)
+		}
+	}
+	d.check(len(q.Rows) >= 3, "the staging pass should stage at least three proposals, it staged %d", len(q.Rows))
+
+	d.phase(6, "Review: one proposal approved, one dismissed, one stale after a person edits its test")
+	d.review(q.Rows)
+
+	d.phase(7, "Revert an auto-repair")
+	d.revert()
+
+	d.phase(8, "Summary")
+	d.summary()
+	return nil
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func (d *demo) seed() error {
+	p := demoapp.Project(d.appURL)
+	p.Plan, p.AutoRepair, p.Model, p.Radar = gardener.PlanPro, true, "builtin", true
+	if err := d.l.store.PutProject(d.ctx, p); err != nil {
+		return err
+	}
+	tests, err := demoapp.Tests()
+	if err != nil {
+		return err
+	}
+	for _, t := range tests {
+		if err := d.l.store.CreateTest(d.ctx, t); err != nil && !errors.Is(err, gardener.ErrConflict) {
+			return err
+		}
+	}
+	d.counts["tests"] = len(tests)
+	d.say("project demo: %d saved tests, auto-repair on, model builtin (no key, no tokens)", len(tests))
+	return nil
+}
+
+// suite is the scheduled suite: every active test replayed (two at a time, each in its own
+// browser context) and recorded as a scheduled run. It returns the failing test ids.
+func (d *demo) suite() []string {
+	tests, err := d.l.store.Tests(d.ctx, "demo")
+	must(err)
+	type res struct {
+		id   string
+		rep  gardener.Replay
+		test gardener.Test
+	}
+	out := make([]res, len(tests))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, t := range tests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rep, err := d.l.runner.Replay(d.ctx, t, gardener.ReplayOptions{BaseURL: d.appURL, AllowedOrigins: []string{d.appURL}})
+			if err != nil {
+				rep.Result = gardener.RunResult{Passed: false, Message: err.Error()}
+			}
+			out[i] = res{t.ID, rep, t}
+		}()
+	}
+	wg.Wait()
+	var failed []string
+	var line []string
+	for _, r := range out {
+		d.runs++
+		result := r.rep.Result
+		run := gardener.Run{ID: fmt.Sprintf("sched-%s-v%d-%d", r.id, r.test.Version, d.runs), ProjectID: "demo", TestID: r.id, TestVersion: r.test.Version, Trigger: gardener.TriggerSchedule, Result: &result, At: time.Now()}
+		must(d.l.store.PutRun(d.ctx, run))
+		if result.Passed {
+			line = append(line, r.id+" ✓")
+			continue
+		}
+		failed = append(failed, run.ID)
+		line = append(line, fmt.Sprintf("%s ✗ step %s", r.id, result.FailedStep))
+		if d.verbose {
+			d.say("   %s: %s", r.id, result.Message)
+		}
+	}
+	d.say("   suite: %s", strings.Join(line, ", "))
+	return failed
+}
+
+// repairFailures puts one "Run Failed" event per failed run on the bus, as the platform would,
+// and waits for the repair state machine each one starts. They go one at a time so the story
+// reads in order; a heal propagated to a later test makes that test's own event ineligible.
+func (d *demo) repairFailures(runs []string) {
+	for _, id := range runs {
+		run, err := d.l.store.Run(d.ctx, id)
+		must(err)
+		detail, _ := json.Marshal(map[string]any{"runId": run.ID, "projectId": run.ProjectID, "testId": run.TestID, "testVersion": run.TestVersion, "trigger": run.Trigger, "control": false, "probe": false})
+		del, err := d.l.Bus.Put(d.ctx, eventbus.Entry{Source: platformSource, DetailType: "Run Failed", Detail: detail})
+		must(err)
+		d.check(len(del.Matched) == 1, "a Run Failed event should match the repair rule once, matched %v", del.Matched)
+		d.l.Wait()
+		execs := d.l.Executions("RepairStateMachine")
+		last := execs[len(execs)-1]
+		var out struct {
+			Eligible  *bool  `json:"eligible"`
+			Reason    string `json:"reason"`
+			Persisted struct {
+				Persisted struct {
+					Outcome string `json:"outcome"`
+					Reason  string `json:"reason"`
+				} `json:"persisted"`
+			} `json:"persisted"`
+		}
+		_ = json.Unmarshal(last.Output, &out)
+		switch {
+		case last.Status != "SUCCEEDED":
+			d.check(false, "repair execution for %s ended %s: %v", run.TestID, last.Status, last.Failure)
+		case out.Eligible != nil && !*out.Eligible:
+			d.say("   %s: not eligible — %s", run.TestID, out.Reason)
+		default:
+			p := out.Persisted.Persisted
+			d.counts["outcome:"+p.Outcome]++
+			d.say("   %s: %s %s", run.TestID, p.Outcome, p.Reason)
+		}
+	}
+}
+
+func (d *demo) showRepairs(runs []string) {
+	seen := map[string]bool{}
+	for _, id := range runs {
+		run, _ := d.l.store.Run(d.ctx, id)
+		if seen[run.TestID] {
+			continue
+		}
+		seen[run.TestID] = true
+		reps, err := d.l.store.Repairs(d.ctx, run.TestID)
+		must(err)
+		d.check(len(reps) > 0, "%s has no repair record", run.TestID)
+		for _, r := range reps {
+			v := r.Verdict
+			counts := gardener.Summarize(v.Changes)
+			k, n := v.Contract.Kept()
+			d.say("   %s v%d→v%d by %s (run %s): %d repair / %d review / %d protected; contract %d of %d kept; checks proven sensitive in %d of %d; badge %v",
+				r.TestID, r.FromVersion, r.ToVersion, v.Strategy, r.RunID, counts[gardener.ClassRepair], counts[gardener.ClassReview], counts[gardener.ClassProtected], k, n, v.Sensitivity.Sensitive, v.Sensitivity.Total, r.Badge)
+			for _, line := range strings.Split(strings.TrimRight(gardener.RenderDiff(gardener.Diff(r.PreSteps, v.Ops)), "\n"), "\n") {
+				d.say("       %s", line)
+			}
+			for _, nt := range v.Notes {
+				if nt.Kind != gardener.NotePageAtFailure {
+					d.say("       ⚠ %s", nt.Text)
+				}
+			}
+			d.counts["repairs"]++
+		}
+	}
+}
+
+// fireRadar fires the radar's schedule now and waits for the staging machine it starts.
+func (d *demo) fireRadar() {
+	must(d.l.Scheduler.FireNow(d.ctx, "RadarFunction.Sweep"))
+	d.l.Wait()
+	if ex := d.l.Executions("StagingStateMachine"); len(ex) > 0 {
+		last := ex[len(ex)-1]
+		var out struct {
+			Summary struct {
+				DryRun, Passing, Staged, NotStaged, Deferred []string
+			} `json:"summary"`
+		}
+		_ = json.Unmarshal(last.Output, &out)
+		s := out.Summary
+		d.say("   staging pass (%s): dry-run %v, still passing %v, staged %v, not staged %v, waiting for the next pass %v", last.Status, s.DryRun, s.Passing, s.Staged, s.NotStaged, s.Deferred)
+	}
+}
+
+func (d *demo) review(rows []radar.QueueRow) {
+	if len(rows) < 3 {
+		return
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].TestID < rows[j].TestID })
+	var approved map[string]any
+	d.api2("POST", "/proposals/"+rows[0].ProposalID+"/approve", nil, http.StatusOK, &approved)
+	d.say("   approved %s: %s is now version %d, approved by %s", rows[0].ProposalID, rows[0].TestID, d.versions()[rows[0].TestID], reviewer)
+	d.counts["approved"]++
+	d.api2("POST", "/proposals/"+rows[1].ProposalID+"/dismiss", nil, http.StatusOK, nil)
+	d.say("   dismissed %s: it is not proposed again unless the test or the app changes", rows[1].ProposalID)
+	d.counts["dismissed"]++
+	// A person edits the third test in the builder: its steps move to a new version.
+	t, err := d.l.store.Test(d.ctx, rows[2].TestID)
+	must(err)
+	t.Steps = append(t.Steps, gardener.Step{Kind: gardener.Screenshot, Name: "edited-in-builder"})
+	_, err = d.l.store.SaveTest(d.ctx, t)
+	must(err)
+	var conflict map[string]string
+	d.api2("POST", "/proposals/"+rows[2].ProposalID+"/approve", nil, http.StatusConflict, &conflict)
+	p, err := d.l.store.Proposal(d.ctx, rows[2].ProposalID)
+	must(err)
+	d.say("   approving %s after an edit: refused (%s); the row is %s", rows[2].ProposalID, conflict["error"], p.Status)
+	d.check(p.Status == gardener.ProposalStale, "a proposal approved against an edited test should go stale, it is %s", p.Status)
+	d.counts["stale"]++
+	repairs, err := d.l.store.Repairs(d.ctx, rows[0].TestID)
+	must(err)
+	d.check(len(repairs) > 0 && repairs[0].ApprovedBy == reviewer, "the approved repair should record who approved it")
+}
+
+func (d *demo) revert() {
+	repairs, err := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
+	must(err)
+	var target *gardener.Repair
+	for i := range repairs {
+		r := repairs[i]
+		if t, err := d.l.store.Test(d.ctx, r.TestID); err == nil && r.Auto && t.Version == r.ToVersion {
+			target = &r
+		}
+	}
+	if target == nil {
+		d.check(false, "no auto-repair left to revert")
+		return
+	}
+	var conf map[string]string
+	d.api2("POST", "/repairs/"+target.ID+"/revert", map[string]any{}, http.StatusOK, &conf)
+	d.say("   confirm: %s", conf["confirmation"])
+	d.api2("POST", "/repairs/"+target.ID+"/revert", map[string]any{"confirm": true}, http.StatusOK, nil)
+	t, err := d.l.store.Test(d.ctx, target.TestID)
+	must(err)
+	d.check(sameSteps(t.Steps, target.PreSteps), "revert should restore the pre-repair steps exactly")
+	d.say("   reverted %s: %s is version %d with its %d pre-repair steps", target.ID, t.ID, t.Version, len(t.Steps))
+	d.counts["reverted"]++
+}
+
+func (d *demo) summary() {
+	tests, _ := d.l.store.Tests(d.ctx, "demo")
+	calls, tokens := 0, 0
+	for _, t := range tests {
+		mc, _ := d.l.store.ModelCalls(d.ctx, t.ID)
+		calls += len(mc)
+		for _, c := range mc {
+			tokens += c.InputTokens + c.OutputTokens
+		}
+	}
+	repairs, _ := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
+	auto, approved := 0, 0
+	for _, r := range repairs {
+		if r.Auto {
+			auto++
+		} else if r.ApprovedBy != "" {
+			approved++
+		}
+	}
+	issues, _ := d.l.store.TriageIssues(d.ctx, "demo")
+	refusals := 0
+	for _, is := range issues {
+		for _, a := range is.Attempts {
+			refusals += len(a.Refusals)
+		}
+	}
+	d.say("   tests %d; scheduled runs %d; repairs written %d (auto %d, approved %d, reverted %d); proposals dismissed %d, stale %d; triage issues %d; refusals %d; model calls %d (tokens %d); SNS events %d; %.1fs",
+		len(tests), d.runs, len(repairs), auto, approved, d.counts["reverted"], d.counts["dismissed"], d.counts["stale"], len(issues), refusals, calls, tokens, d.counts["sns"], time.Since(d.start).Seconds())
+	if len(d.fails) == 0 {
+		d.say("   every demo check passed")
+	}
+}
+
+// versions maps each test to its version.
+func (d *demo) versions() map[string]int {
+	tests, err := d.l.store.Tests(d.ctx, "demo")
+	must(err)
+	out := map[string]int{}
+	for _, t := range tests {
+		out[t.ID] = t.Version
+	}
+	return out
+}
+
+func equalMaps(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// api2 calls the local HttpApi with the reviewer's development token and decodes the answer.
+func (d *demo) api2(method, path string, body any, want int, into any) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(d.ctx, method, d.api.URL+path, rd)
+	must(err)
+	req.Header.Set("Authorization", d.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	must(err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	d.check(resp.StatusCode == want, "%s %s answered %d, want %d: %s", method, path, resp.StatusCode, want, strings.TrimSpace(string(b)))
+	if into != nil {
+		_ = json.Unmarshal(b, into)
+	}
+}

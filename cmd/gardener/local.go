@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/dynamo"
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/stack"
+	"github.com/driftgardener/gardener/pkg/modelspec"
+)
+
+// localOptions configure the stack on one machine (serve and demo).
+type localOptions struct {
+	template         string
+	state            string
+	dynamodbEndpoint string
+	table            string
+	region           string
+	bedrockEndpoint  string
+	stepTimeout      time.Duration
+	log              io.Writer
+	onNotify         func(stack.Message)
+	projects         []string
+	baseURLs         map[string]string
+}
+
+// local is a running local stack with what it was built from.
+type local struct {
+	*stack.Stack
+	store  gardener.Store
+	runner *browser.Runner
+	close  func()
+}
+
+// findTemplate looks for template.yaml from the working directory up, so the commands work from
+// anywhere inside the repository.
+func findTemplate(name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "template.yaml")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("template.yaml not found here or above: give --template")
+		}
+		dir = parent
+	}
+}
+
+// openStore is the embedded store in the state directory, or DynamoDB at an endpoint (a local
+// DynamoDB, moto_server or dynalite) when one is given.
+func openStore(ctx context.Context, o localOptions) (gardener.Store, func(), error) {
+	if o.dynamodbEndpoint != "" {
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(orDefault(o.region, "us-east-1")))
+		if err != nil {
+			return nil, nil, err
+		}
+		if cfg.Credentials == nil {
+			cfg.Credentials = aws.AnonymousCredentials{}
+		}
+		cfg.BaseEndpoint = aws.String(o.dynamodbEndpoint)
+		s := dynamo.New(dynamodb.NewFromConfig(cfg), orDefault(o.table, "drift-gardener"))
+		if err := s.CreateTable(ctx); err != nil {
+			var inUse interface{ ErrorCode() string }
+			if !errors.As(err, &inUse) || inUse.ErrorCode() != "ResourceInUseException" {
+				return nil, nil, fmt.Errorf("creating the table at %s: %w", o.dynamodbEndpoint, err)
+			}
+		}
+		return s, func() {}, nil
+	}
+	if err := os.MkdirAll(o.state, 0o755); err != nil {
+		return nil, nil, err
+	}
+	s, err := embedded.Open(filepath.Join(o.state, "gardener.db"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, func() { s.Close() }, nil
+}
+
+func startLocal(ctx context.Context, o localOptions) (*local, error) {
+	tpl, err := findTemplate(o.template)
+	if err != nil {
+		return nil, err
+	}
+	store, closeStore, err := openStore(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	runner := browser.New(browser.Options{StepTimeout: o.stepTimeout})
+	logOut := o.log
+	if logOut == nil {
+		logOut = io.Discard
+	}
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	deps := handler.Deps{
+		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log,
+		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+			return modelspec.Open(ctx, spec, modelspec.Options{Region: o.region, Endpoint: o.bedrockEndpoint})
+		},
+	}
+	st, err := stack.New(stack.Config{Template: tpl, Deps: deps, Projects: o.projects, Log: log, OnNotify: o.onNotify})
+	if err != nil {
+		runner.Close()
+		closeStore()
+		return nil, err
+	}
+	return &local{Stack: st, store: store, runner: runner, close: func() {
+		st.Wait()
+		runner.Close()
+		closeStore()
+	}}, nil
+}
