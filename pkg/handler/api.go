@@ -337,7 +337,12 @@ func (d Deps) manualRepair(ctx context.Context, c Caller, runID, body string) (a
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
 	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.ID, Rungs: m.Rungs}}
-	name := "manual-" + sanitize(run.ID) + "-" + sanitize(c.ID)
+	// Named after the run, the asker, the rungs and the ten-second window: a double click starts
+	// it once, and asking again later runs the ladder again.
+	name := fmt.Sprintf("manual-%s-%s-%s-%d", sanitize(run.ID), sanitize(c.ID), sanitize(fmt.Sprint(m.Rungs)), d.now().Unix()/10)
+	if len(name) > 80 {
+		name = name[:80]
+	}
 	id, err := d.Starter.Start(ctx, d.RepairMachine, name, in)
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
