@@ -42,14 +42,13 @@ func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
 
 // run is one replay in progress.
 type run struct {
-	s        *session
-	testID   string
-	ro       gardener.ReplayOptions
-	timeout  time.Duration
-	vars     map[string]string
-	records  []gardener.StepRecord
-	window   int // live-event sequence at the start of the last action: toasts after it count
-	snapshot *gardener.Snapshot
+	s       *session
+	testID  string
+	ro      gardener.ReplayOptions
+	timeout time.Duration
+	vars    map[string]string
+	records []gardener.StepRecord
+	window  int // live-event sequence at the start of the last action: toasts after it count
 }
 
 // replay runs one test in a new browser context of in. crashed reports that the browser
