@@ -1,0 +1,246 @@
+package radar
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/builtin"
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+// The package's browser tests share one Chromium, one demo app and one baselined state: the
+// baseline is recorded once, by the first scenario that needs it (every saved test green, then RecordBaseline) and each scenario
+// works on its own copy of that state file. Scenarios set the app's variant, so they run one
+// after another.
+var (
+	runner     *browser.Runner
+	app        *demoapp.App
+	appURL     string
+	seedState  string // the baselined state file scenarios copy
+	seedOnce   sync.Once
+	seedErr    error
+	chromeSkip string
+)
+
+func TestMain(m *testing.M) {
+	if _, err := browser.ChromePath(); err != nil {
+		chromeSkip = fmt.Sprintf("no Chromium (%v); install it with: apt-get install -y chromium", err)
+		fmt.Fprintln(os.Stderr, "SKIPPING the radar's browser tests: "+chromeSkip)
+		os.Exit(m.Run())
+	}
+	runner = browser.New(browser.Options{StepTimeout: 20 * time.Second})
+	app = demoapp.New()
+	srv := httptest.NewServer(app.Handler())
+	appURL = srv.URL
+	dir, err := os.MkdirTemp("", "radar-seed-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	seedState = filepath.Join(dir, "seed.db")
+	code := m.Run()
+	runner.Close()
+	srv.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// seed records a green run of every demo test and the project's baseline.
+func seed(path string) error {
+	ctx := context.Background()
+	store, err := embedded.Open(path)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	p := demoapp.Project(appURL)
+	p.Model = builtin.Name
+	if err := store.PutProject(ctx, p); err != nil {
+		return err
+	}
+	tests, err := demoapp.Tests()
+	if err != nil {
+		return err
+	}
+	for _, t := range tests {
+		if err := store.CreateTest(ctx, t); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	if err := recordGreen(ctx, store, tests); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "radar seed: %d green runs in %s\n", len(tests), time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	r := &Radar{Runner: runner, Store: store, Log: discard()}
+	rep, err := r.RecordBaseline(ctx, p.ID)
+	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(rep.Pages), len(rep.Unreached), time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+// recordGreen replays tests on the current variant and stores each as a scheduled green run.
+func recordGreen(ctx context.Context, store gardener.Store, tests []gardener.Test) error {
+	opts := gardener.ReplayOptions{BaseURL: appURL, AllowedOrigins: []string{appURL}}
+	return parallel(ctx, len(tests), 1, func(ctx context.Context, i int) error {
+		t := tests[i]
+		var rep gardener.Replay
+		// A loaded machine can starve a page past its step time: one retry tells that from a
+		// test that really fails.
+		for try := 0; try < 2 && !rep.Result.Passed; try++ {
+			var err error
+			if rep, err = runner.Replay(ctx, t, opts); err != nil {
+				return err
+			}
+		}
+		if !rep.Result.Passed {
+			return fmt.Errorf("demo test %s fails on the baseline: %s", t.ID, rep.Result.Message)
+		}
+		res := rep.Result
+		return store.PutRun(ctx, gardener.Run{ID: "green-" + t.ID, ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerSchedule, Result: &res, At: time.Now()})
+	})
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// counting is the built-in engine with a count of the questions asked of it.
+type counting struct {
+	builtin.Engine
+	calls atomic.Int64
+}
+
+func (c *counting) FixLocator(ctx context.Context, a gardener.LocatorAsk) (gardener.LocatorAnswer, error) {
+	c.calls.Add(1)
+	return c.Engine.FixLocator(ctx, a)
+}
+
+func (c *counting) SuggestOps(ctx context.Context, a gardener.OpsAsk) (gardener.OpsAnswer, error) {
+	c.calls.Add(1)
+	return c.Engine.SuggestOps(ctx, a)
+}
+
+func (c *counting) Diagnose(ctx context.Context, a gardener.DiagnoseAsk) (gardener.Diagnosis, error) {
+	c.calls.Add(1)
+	return c.Engine.Diagnose(ctx, a)
+}
+
+func (c *counting) DeriveIntent(ctx context.Context, a gardener.IntentAsk) (gardener.IntentAnswer, error) {
+	c.calls.Add(1)
+	return c.Engine.DeriveIntent(ctx, a)
+}
+
+// scene is one scenario: a copy of the seed state, a radar over it, the model's call count and
+// the captured log.
+type scene struct {
+	t     *testing.T
+	store *embedded.Store
+	radar *Radar
+	model *counting
+	logMu sync.Mutex
+	log   bytes.Buffer
+}
+
+// newScene copies the seed state and sets the app to variant until the test ends.
+func newScene(t *testing.T, variant string) *scene {
+	t.Helper()
+	if chromeSkip != "" {
+		t.Skip(chromeSkip)
+	}
+	seedOnce.Do(func() { seedErr = seed(seedState) })
+	if seedErr != nil {
+		t.Fatalf("recording the radar's seed state: %v", seedErr)
+	}
+	data, err := os.ReadFile(seedState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := embedded.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	app.Reset()
+	if err := app.SetVariant(variant); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		app.Reset()
+		if err := app.SetVariant(demoapp.BaselineName); err != nil {
+			t.Error(err)
+		}
+	})
+	s := &scene{t: t, store: store, model: &counting{}}
+	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
+	life := lifecycle.New(store, nil)
+	lad := &ladder.Ladder{Runner: runner, Model: s.model}
+	s.radar = &Radar{Runner: runner, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
+	return s
+}
+
+type syncWriter struct{ s *scene }
+
+func (w syncWriter) Write(b []byte) (int, error) {
+	w.s.logMu.Lock()
+	defer w.s.logMu.Unlock()
+	return w.s.log.Write(b)
+}
+
+func (s *scene) project(edit func(*gardener.Project)) {
+	s.t.Helper()
+	ctx := context.Background()
+	p, err := s.store.Project(ctx, "demo")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	edit(&p)
+	if err := s.store.PutProject(ctx, p); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *scene) sweep() SweepResult {
+	s.t.Helper()
+	res, err := s.radar.Sweep(context.Background(), "demo")
+	if err != nil {
+		s.t.Fatalf("sweep: %v", err)
+	}
+	return res
+}
+
+func (s *scene) pass() PassResult {
+	s.t.Helper()
+	res, err := s.radar.Pass(context.Background(), "demo")
+	if err != nil {
+		s.t.Fatalf("staging pass: %v", err)
+	}
+	return res
+}
+
+func (s *scene) queue() Queue {
+	s.t.Helper()
+	q, err := s.radar.Queue(context.Background(), "demo")
+	if err != nil {
+		s.t.Fatalf("queue: %v", err)
+	}
+	return q
+}

@@ -1,0 +1,272 @@
+package radar
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
+)
+
+func fp(tag, id, name, xpath string, classes ...string) gardener.Fingerprint {
+	return gardener.Fingerprint{Tag: tag, ID: id, AccessibleName: name, VisibleText: strings.Fields(name), XPath: xpath, ClassList: classes,
+		Role: map[string]string{"BUTTON": "button", "A": "link", "INPUT": "textbox"}[tag]}
+}
+
+func TestPageFingerprintIgnoresNumbersAndOrder(t *testing.T) {
+	a := []gardener.Fingerprint{fp("A", "cart", "Cart (0)", "/a"), fp("BUTTON", "save", "Save", "/b")}
+	b := []gardener.Fingerprint{fp("BUTTON", "save", "Save", "/b"), fp("A", "cart", "Cart (3)", "/a")}
+	c := []gardener.Fingerprint{fp("A", "cart", "Cart (0)", "/a"), fp("BUTTON", "save", "Save now", "/b")}
+	if pageFingerprint(a) != pageFingerprint(b) {
+		t.Error("a cart count and the order of candidates changed the page fingerprint")
+	}
+	if pageFingerprint(a) == pageFingerprint(c) {
+		t.Error("a renamed button left the page fingerprint as it was")
+	}
+}
+
+func TestDiffPage(t *testing.T) {
+	save := fp("BUTTON", "save", "Save product", "/html/body/form/button")
+	name := fp("INPUT", "name", "Name", "/html/body/form/input")
+	cancel := fp("A", "cancel", "Cancel", "/html/body/form/a")
+	cases := []struct {
+		name string
+		now  []gardener.Fingerprint
+		want []string // kind: detail prefix
+	}{
+		{"unchanged", []gardener.Fingerprint{save, name, cancel}, nil},
+		{"wrapped button moves", []gardener.Fingerprint{fp("BUTTON", "save", "Save product", "/html/body/form/div/button"), name, cancel},
+			[]string{`moved: button#save "Save product" moved from /html/body/form/button to /html/body/form/div/button`}},
+		{"renamed id changes", []gardener.Fingerprint{save, fp("INPUT", "full-name", "Name", "/html/body/form/input"), cancel},
+			[]string{`changed: input#name "Name": id "name" → "full-name"`}},
+		{"link removed, tip added", []gardener.Fingerprint{save, name, fp("P", "", "Water weekly", "/html/body/p")},
+			[]string{`removed: a#cancel "Cancel" is gone`, `added: p "Water weekly" is new`}},
+		{"numbers are not a change", []gardener.Fingerprint{save, name, cancel}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, ch := range diffPage([]gardener.Fingerprint{save, name, cancel}, c.now, "http://app") {
+				got = append(got, ch.Kind+": "+ch.Detail)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestJudge(t *testing.T) {
+	save := fp("BUTTON", "save", "Save product", "/html/body/form/button")
+	other := fp("BUTTON", "draft", "Save draft", "/html/body/form/button[2]")
+	moved := fp("BUTTON", "save", "Save product", "/html/body/aside/button")
+	cands := []gardener.Fingerprint{moved, other, fp("INPUT", "name", "Name", "/html/body/form/input")}
+	one := func(e gardener.Fingerprint) gardener.ResolvedLocator {
+		return gardener.ResolvedLocator{Count: 1, Visible: 1, Elements: []gardener.Fingerprint{e}}
+	}
+	cases := []struct {
+		name string
+		res  gardener.ResolvedLocator
+		want string // "" untouched, else a phrase of the reason
+	}{
+		{"same element", one(save), ""},
+		{"same element moved", one(moved), ""},
+		{"finds nothing", gardener.ResolvedLocator{}, "finds nothing"},
+		{"hidden", gardener.ResolvedLocator{Count: 1}, "none visible"},
+		{"ambiguous", gardener.ResolvedLocator{Count: 2, Visible: 2, Elements: []gardener.Fingerprint{moved, other}}, "2 visible elements"},
+		{"covered", gardener.ResolvedLocator{Count: 1, Visible: 1, Elements: []gardener.Fingerprint{moved}, CoveredBy: "div.cookie-banner"}, "covered by div.cookie-banner"},
+		{"another element", one(other), "not the element it found on the baseline"},
+		{"bad selector", gardener.ResolvedLocator{Error: "css=:x cannot be used"}, "cannot be used"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := judge(save, c.res, cands, "http://app", new(*similo.Page))
+			if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+				t.Errorf("judge = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestStepAtAndRel(t *testing.T) {
+	steps, err := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/a"},{"kind":"intent","goal":"g","steps":[{"kind":"click","locator":"#x"},{"kind":"click","locator":"#y"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"1": "goto /a", "2.2": "click css=#y"} {
+		if st, ok := stepAt(steps, path); !ok || !strings.HasPrefix(st.String(), want) {
+			t.Errorf("stepAt(%s) = %q, %v", path, st.String(), ok)
+		}
+	}
+	for _, bad := range []string{"0", "3", "2.3", "x", "1.1"} {
+		if _, ok := stepAt(steps, bad); ok {
+			t.Errorf("stepAt(%s) found a step", bad)
+		}
+	}
+	base, _ := url.Parse("http://127.0.0.1:8080")
+	p := &project{base: base}
+	for raw, want := range map[string]string{
+		"http://127.0.0.1:8080/products?q=fern#top": "/products?q=fern",
+		"http://127.0.0.1:8080":                     "/",
+		"https://cdn.example/x":                     "https://cdn.example/x",
+		"about:blank":                               "",
+	} {
+		if got := p.rel(raw); got != want {
+			t.Errorf("rel(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// ledger is a store with a project and n active tests, all at risk, test i first seen i minutes
+// after the first.
+func ledger(t *testing.T, n int, edit func(*gardener.Project)) (*embedded.Store, *bytes.Buffer, *Radar) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	p := gardener.Project{ID: "p", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}
+	if edit != nil {
+		edit(&p)
+	}
+	if err := store.PutProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		id := fmt.Sprintf("t%02d", n-i) // ids sort against the order of risk
+		steps, _ := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/"}]`))
+		if err := store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps}); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.MarkAtRisk(ctx, "p", []string{id}, t0.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	return store, &log, &Radar{Store: store, Log: slog.New(slog.NewJSONHandler(&log, nil))}
+}
+
+func TestSelectCapsAtTenLongestAtRiskFirst(t *testing.T) {
+	_, log, r := ledger(t, 12, nil)
+	sel, err := r.Select(context.Background(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSel := []string{"t12", "t11", "t10", "t09", "t08", "t07", "t06", "t05", "t04", "t03"}
+	if !slices.Equal(sel.Selected, wantSel) || !slices.Equal(sel.Deferred, []string{"t02", "t01"}) {
+		t.Fatalf("selected %v deferred %v", sel.Selected, sel.Deferred)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("the pass summary is %d log lines, want one:\n%s", len(lines), log)
+	}
+	var line struct {
+		Msg      string   `json:"msg"`
+		Project  string   `json:"project"`
+		Selected []string `json:"selected"`
+		Deferred []string `json:"deferred"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &line); err != nil {
+		t.Fatal(err)
+	}
+	if line.Msg != "staging pass" || line.Project != "p" || !slices.Equal(line.Deferred, []string{"t02", "t01"}) || len(line.Selected) != 10 {
+		t.Errorf("summary line %s", lines[0])
+	}
+}
+
+func TestSelectSkips(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*gardener.Project)
+		want string
+	}{
+		{"auto-repair on", func(p *gardener.Project) { p.AutoRepair = true }, "repairs itself"},
+		{"no AI key", func(p *gardener.Project) { p.Model = "" }, "needs a key"},
+		{"free plan", func(p *gardener.Project) { p.Plan = gardener.PlanFree }, "Pro feature"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			store, log, r := ledger(t, 3, c.edit)
+			sel, err := r.Select(context.Background(), "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(sel.Skipped, c.want) || len(sel.Selected) != 0 || !strings.Contains(log.String(), c.want) {
+				t.Errorf("selection %+v, log %s", sel, log)
+			}
+			if risky, _ := store.AtRisk(context.Background(), "p"); len(risky) != 3 {
+				t.Errorf("a skipped pass changed the ledger: %v", risky)
+			}
+		})
+	}
+}
+
+func TestSelectLeavesIneligibleTests(t *testing.T) {
+	store, _, r := ledger(t, 3, nil)
+	ctx := context.Background()
+	tt, _ := store.Test(ctx, "t02")
+	tt.Status = gardener.StatusPending
+	if _, err := store.SaveTest(ctx, tt); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := r.Select(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sel.Selected, []string{"t03", "t01"}) || len(sel.Ineligible) != 1 || sel.Ineligible[0].ID != "t02" {
+		t.Errorf("selection %+v", sel)
+	}
+}
+
+func TestQueueEmptyReasons(t *testing.T) {
+	cases := []struct {
+		name     string
+		edit     func(*gardener.Project)
+		baseline bool
+		want     string
+	}{
+		{"auto-repair first", func(p *gardener.Project) { p.AutoRepair, p.Model = true, "" }, false, EmptyRepairsItself},
+		{"no key before not swept", func(p *gardener.Project) { p.Model = "" }, false, EmptyNeedsKey},
+		{"no key with a baseline", func(p *gardener.Project) { p.Model = "" }, true, EmptyNeedsKey},
+		{"not swept", nil, false, EmptyNotSwept},
+		{"swept, nothing broken", nil, true, EmptyNothingBroken},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			store, _, r := ledger(t, 2, c.edit)
+			ctx := context.Background()
+			if c.baseline {
+				if err := store.PutBaseline(ctx, gardener.Baseline{ProjectID: "p", At: time.Now()}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q, err := r.Queue(ctx, "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Empty != c.want || len(q.Rows) != 0 {
+				t.Errorf("empty %q, want %q", q.Empty, c.want)
+			}
+			if len(q.AtRisk) != 2 {
+				t.Errorf("the at-risk list is %v: it must show whatever the queue says", q.AtRisk)
+			}
+			b, err := json.Marshal(q)
+			if err != nil || !bytes.Contains(b, []byte(`"empty":"`+c.want+`"`)) {
+				t.Errorf("JSON %s, %v", b, err)
+			}
+		})
+	}
+}
