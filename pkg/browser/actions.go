@@ -515,9 +515,6 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 func urlMatches(u, pattern string) bool {
 	if strings.Contains(pattern, "*") {
 		parts := strings.Split(pattern, "*")
-		if !strings.HasPrefix(u, parts[0]) && !strings.Contains(u, parts[0]) {
-			return false
-		}
 		rest := u
 		for _, p := range parts {
 			i := strings.Index(rest, p)
