@@ -19,6 +19,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/asl"
 	"github.com/driftgardener/gardener/pkg/local/eventbus"
@@ -88,6 +89,21 @@ func New(cfg Config) (*Stack, error) {
 	s.Scheduler = eventbus.NewScheduler(cfg.Deps.Now)
 	s.deps = cfg.Deps
 	s.deps.Notifier, s.deps.Events, s.deps.Starter = s, s, s
+	if s.deps.RepairMachine == "" {
+		// The API function names the machine it starts in its environment, as in AWS.
+		if f, ok := tpl.Functions["ApiFunction"]; ok {
+			switch v := f.Environment["REPAIR_STATE_MACHINE_ARN"].(type) {
+			case string:
+				s.deps.RepairMachine = v
+			case map[string]any:
+				if id, ok := v["Ref"].(string); ok {
+					if sm, ok := tpl.StateMachines[id]; ok {
+						s.deps.RepairMachine = sm.ARN()
+					}
+				}
+			}
+		}
+	}
 	if s.deps.Log == nil {
 		s.deps.Log = s.log
 	}
@@ -298,18 +314,13 @@ func (s *Stack) Describe(_ context.Context, executionID string) (string, string,
 	defer s.mu.Unlock()
 	ex, ok := s.executions[executionID]
 	if !ok {
-		return "", "", &ExecutionNotFoundError{ID: executionID}
+		return "", "", &gardener.NotFoundError{Entity: "execution", ID: executionID}
 	}
 	if !ex.done || ex.result == nil {
 		return "RUNNING", "", nil
 	}
 	return string(ex.result.Status), string(ex.result.Output), nil
 }
-
-// ExecutionNotFoundError names an execution the stack never started.
-type ExecutionNotFoundError struct{ ID string }
-
-func (e *ExecutionNotFoundError) Error() string { return "no execution " + e.ID }
 
 // Executions returns the finished executions of a machine, oldest first.
 func (s *Stack) Executions(machine string) []*asl.Execution {

@@ -1,0 +1,185 @@
+package stack
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/handler"
+)
+
+const templatePath = "../../../template.yaml"
+
+func newTestStack(t *testing.T) (*Stack, gardener.Store) {
+	t.Helper()
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	s, err := New(Config{Template: templatePath, Deps: handler.Deps{Store: store}})
+	if err != nil {
+		t.Fatalf("the stack does not build from template.yaml: %v", err)
+	}
+	t.Cleanup(s.Wait)
+	return s, store
+}
+
+// TestTemplateWiring: every function of the template has a handler (New refuses one without),
+// every state machine's placeholders and substitutions match both ways (New loads each
+// definition through the template reader, which checks it), and every route the API serves is
+// declared in the template and the other way round.
+func TestTemplateWiring(t *testing.T) {
+	s, _ := newTestStack(t)
+	tpl := s.Template()
+	var declared []string
+	for _, r := range tpl.Routes {
+		declared = append(declared, r.Method+" "+r.Path)
+		if r.Function != "ApiFunction" {
+			t.Errorf("route %s %s goes to %s", r.Method, r.Path, r.Function)
+		}
+	}
+	served := slices.Clone(handler.Routes)
+	sort.Strings(declared)
+	sort.Strings(served)
+	if strings.Join(declared, "\n") != strings.Join(served, "\n") {
+		t.Errorf("template routes and handler routes differ:\n template: %v\n handler:  %v", declared, served)
+	}
+	for _, id := range []string{"RepairStateMachine", "StagingStateMachine"} {
+		sm, ok := tpl.StateMachines[id]
+		if !ok {
+			t.Fatalf("no %s", id)
+		}
+		if _, err := os.Stat(filepath.Join("../../..", sm.DefinitionURI)); err != nil {
+			t.Errorf("%s: DefinitionUri %s: %v", id, sm.DefinitionURI, err)
+		}
+	}
+}
+
+// TestFunctionSources: each zip function's main.go exists; each image function's command is a
+// binary the Dockerfile builds from functions/<name>.
+func TestFunctionSources(t *testing.T) {
+	s, _ := newTestStack(t)
+	docker, err := os.ReadFile("../../../infra/chromium/Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, f := range s.Template().Functions {
+		var dir string
+		switch f.PackageType {
+		case "Image":
+			if len(f.Command) != 1 {
+				t.Errorf("%s: ImageConfig.Command %v", id, f.Command)
+				continue
+			}
+			dir = filepath.Base(f.Command[0])
+			if !strings.Contains(string(docker), " "+dir+" ") && !strings.Contains(string(docker), " "+dir+";") {
+				t.Errorf("%s: the Dockerfile does not build %s", id, dir)
+			}
+		default:
+			dir = strings.ToLower(strings.TrimSuffix(id, "Function"))
+		}
+		if _, err := os.Stat(filepath.Join("../../../functions", dir, "main.go")); err != nil {
+			t.Errorf("%s: functions/%s/main.go: %v", id, dir, err)
+		}
+	}
+}
+
+func TestTemplateLints(t *testing.T) {
+	lint, err := exec.LookPath("cfn-lint")
+	if err != nil {
+		t.Skip("SKIP: cfn-lint is not installed; install it with: pip install cfn-lint")
+	}
+	out, err := exec.Command(lint, templatePath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cfn-lint rejects template.yaml: %v\n%s", err, out)
+	}
+}
+
+// TestAPIAuthorization: the local API stands in for the JWT authorizer with development tokens:
+// no token is 401 before the function runs, a caller without access to the project is 403, and
+// an undeclared route is 404.
+func TestAPIAuthorization(t *testing.T) {
+	s, store := newTestStack(t)
+	ctx := context.Background()
+	if err := store.PutProject(ctx, gardener.Project{ID: "shop", Plan: gardener.PlanPro}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	cases := []struct {
+		token, path string
+		want        int
+	}{
+		{"", "/projects/shop/settings", http.StatusUnauthorized},
+		{"Bearer not-a-dev-token", "/projects/shop/settings", http.StatusUnauthorized},
+		{"Bearer " + DevToken("eve@example.com", "other"), "/projects/shop/settings", http.StatusForbidden},
+		{"Bearer " + DevToken("ann@example.com", "shop"), "/projects/shop/settings", http.StatusOK},
+		{"Bearer " + DevToken("ann@example.com", "*"), "/projects/shop/settings", http.StatusOK},
+		{"Bearer " + DevToken("ann@example.com", "shop"), "/projects/shop/nothing", http.StatusNotFound},
+		{"Bearer " + DevToken("ann@example.com", "shop"), "/proposals/none/approve", http.StatusMethodNotAllowed},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+c.path, nil)
+		if c.token != "" {
+			req.Header.Set("Authorization", c.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := c.want
+		if want == http.StatusMethodNotAllowed {
+			// GET on a POST-only route: API Gateway answers 404 for a route it does not have.
+			want = http.StatusNotFound
+		}
+		if resp.StatusCode != want {
+			t.Errorf("%s with %q: %d, want %d", c.path, c.token, resp.StatusCode, want)
+		}
+	}
+}
+
+// TestStartIsIdempotentByName: Step Functions refuses a second execution of one name with
+// another input and returns the first for the same input; so does the local stack.
+func TestStartIsIdempotentByName(t *testing.T) {
+	s, _ := newTestStack(t)
+	ctx := context.Background()
+	in := map[string]any{"detail": map[string]any{"runId": "r", "testId": "t"}}
+	a, err := s.Start(ctx, "RepairStateMachine", "same", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Start(ctx, "RepairStateMachine", "same", in)
+	if err != nil || a != b {
+		t.Fatalf("second start: %s, %v", b, err)
+	}
+	if _, err := s.Start(ctx, "RepairStateMachine", "same", map[string]any{"other": 1}); err == nil {
+		t.Fatal("a start under a used name with another input was accepted")
+	}
+	s.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _, err := s.Describe(ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != "RUNNING" || time.Now().After(deadline) {
+			// The run and test do not exist: eligibility fails and the machine fails cleanly.
+			if status != "FAILED" {
+				t.Fatalf("status %s, want FAILED for an unknown run", status)
+			}
+			break
+		}
+	}
+}
