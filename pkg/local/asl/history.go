@@ -58,6 +58,12 @@ func (r *run) record(e Event) {
 	r.exec.History = append(r.exec.History, e)
 }
 
+func (r *run) historyLen() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.exec.History)
+}
+
 // Path lists the top-level states the execution entered, in order: the route it took.
 func (e *Execution) Path() []string {
 	var out []string

@@ -25,6 +25,10 @@ const LambdaInvoke = "arn:aws:states:::lambda:invoke"
 // MaxPayload is Step Functions' limit on a state's input or output (256 KiB).
 const MaxPayload = 256 * 1024
 
+// MaxHistory is Step Functions' limit on an execution's history events; past it the execution
+// fails, which also ends a definition that loops forever.
+const MaxHistory = 25000
+
 // Config is what a Machine needs from its surroundings. Zero values work except Resolve,
 // which a machine with Task states needs.
 type Config struct {
@@ -195,6 +199,10 @@ func (rt *retrier) retryDelay(attempt int) time.Duration {
 	}
 	if rt.jitter {
 		d *= mrand.Float64()
+	}
+	// A large BackoffRate without MaxDelaySeconds overflows a Duration: wait the longest one.
+	if d*float64(time.Second) >= math.MaxInt64 {
+		return time.Duration(math.MaxInt64)
 	}
 	return time.Duration(d * float64(time.Second))
 }

@@ -40,6 +40,9 @@ func (r *run) runGraph(ctx context.Context, g *graph, input any, fr frame) (any,
 		if ctx.Err() != nil {
 			return nil, aborted(ctx)
 		}
+		if f := r.overHistory(); f != nil {
+			return nil, f
+		}
 		st := g.states[name]
 		out, next, f := r.runState(ctx, st, input, fr)
 		if f != nil {
@@ -50,6 +53,14 @@ func (r *run) runGraph(ctx context.Context, g *graph, input any, fr frame) (any,
 		}
 		input, name = out, next
 	}
+}
+
+// overHistory fails the execution once its history reaches MaxHistory events.
+func (r *run) overHistory() *Failure {
+	if n := r.historyLen(); n >= MaxHistory {
+		return fail(ErrRuntime, "the execution history reached %d events, the Step Functions limit", n)
+	}
+	return nil
 }
 
 // contextObject is $$ for a state: execution, state machine, state and, inside a Map's
@@ -280,6 +291,9 @@ func (r *run) withRetry(ctx context.Context, st *state, raw any, fr frame) (any,
 		}
 		if f.terminal() {
 			return nil, "", f
+		}
+		if hf := r.overHistory(); hf != nil {
+			return nil, "", hf
 		}
 		if i := firstMatch(st.retry, f.Name); i >= 0 && attempts[i] < st.retry[i].maxAttempts {
 			d := st.retry[i].retryDelay(attempts[i])
@@ -553,6 +567,11 @@ func (r *run) fanOut(ctx context.Context, n, limit int, job func(context.Context
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
+			break
+		}
+		if f := r.overHistory(); f != nil {
+			once.Do(func() { first = f })
+			<-sem
 			break
 		}
 		wg.Add(1)

@@ -370,6 +370,14 @@ func (t *Template) condition(name string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("condition %s is not defined", name)
 	}
+	if t.evaluating[name] {
+		return false, fmt.Errorf("condition %s depends on itself", name)
+	}
+	if t.evaluating == nil {
+		t.evaluating = map[string]bool{}
+	}
+	t.evaluating[name] = true
+	defer delete(t.evaluating, name)
 	return t.boolean(c)
 }
 

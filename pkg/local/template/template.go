@@ -57,6 +57,7 @@ type Template struct {
 
 	resources  map[string]resource
 	conditions map[string]any
+	evaluating map[string]bool // conditions being evaluated, to report a cycle
 	mappings   map[string]any
 	overrides  map[string]string
 }

@@ -378,3 +378,12 @@ Resources:
 		})
 	}
 }
+
+// BenchmarkLoad measures reading the fixture template, what the local stack does at start.
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := template.Load("testdata/template.yaml", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -13,20 +13,42 @@ import (
 // become their long form (!Ref x → {"Ref": "x"}, !GetAtt a.b → {"Fn::GetAtt": ["a", "b"]},
 // !Sub … → {"Fn::Sub": …}), numbers become json.Number, and every other value keeps its type.
 func toValue(n *yaml.Node) (any, error) {
+	c := &converter{open: map[*yaml.Node]bool{}, budget: maxNodes}
+	return c.value(n)
+}
+
+// maxNodes bounds the nodes a template may expand to, so aliases of aliases cannot multiply a
+// small file into an enormous one.
+const maxNodes = 1_000_000
+
+type converter struct {
+	open   map[*yaml.Node]bool // nodes being converted: an alias to one of them is a cycle
+	budget int
+}
+
+func (c *converter) value(n *yaml.Node) (any, error) {
+	if c.budget--; c.budget < 0 {
+		return nil, fmt.Errorf("the template expands to more than %d nodes (aliases?)", maxNodes)
+	}
+	if c.open[n] {
+		return nil, fmt.Errorf("line %d: an alias refers to a node that contains it", n.Line)
+	}
+	c.open[n] = true
+	defer delete(c.open, n)
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return toValue(n.Content[0])
+		return c.value(n.Content[0])
 	case yaml.AliasNode:
-		return toValue(n.Alias)
+		return c.value(n.Alias)
 	}
 	if fn, ok := shortForm(n.Tag); ok {
 		inner := *n
 		inner.Tag = ""
 		inner.Style &^= yaml.TaggedStyle
-		v, err := plain(&inner)
+		v, err := c.plain(&inner)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +66,7 @@ func toValue(n *yaml.Node) (any, error) {
 	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
 		return nil, fmt.Errorf("line %d: unknown tag %s", n.Line, n.Tag)
 	}
-	return plain(n)
+	return c.plain(n)
 }
 
 // shortForm maps a short-form intrinsic tag to its long name.
@@ -61,7 +83,7 @@ func shortForm(tag string) (string, bool) {
 	return "", false
 }
 
-func plain(n *yaml.Node) (any, error) {
+func (c *converter) plain(n *yaml.Node) (any, error) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
@@ -70,7 +92,7 @@ func plain(n *yaml.Node) (any, error) {
 			if k.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: a mapping key must be a scalar", k.Line)
 			}
-			v, err := toValue(n.Content[i+1])
+			v, err := c.value(n.Content[i+1])
 			if err != nil {
 				return nil, err
 			}
@@ -79,8 +101,8 @@ func plain(n *yaml.Node) (any, error) {
 		return m, nil
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := toValue(c)
+		for _, item := range n.Content {
+			v, err := c.value(item)
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +134,7 @@ func plain(n *yaml.Node) (any, error) {
 		}
 		return n.Value, nil
 	case yaml.AliasNode:
-		return toValue(n.Alias)
+		return c.value(n.Alias)
 	}
 	return nil, fmt.Errorf("line %d: unexpected YAML node", n.Line)
 }
