@@ -9,11 +9,13 @@ import (
 )
 
 // resolveTimeout bounds the resolution of one locator at the end of a replay: the page has
-// settled, so a locator finds what it finds now.
-const resolveTimeout = 2 * time.Second
+// settled, so a locator finds what it finds now; the bound is for a renderer starved of CPU.
+const resolveTimeout = 5 * time.Second
 
 // resolveAll answers ReplayOptions.Resolve on the page where the replay stopped, with the same
 // locator resolution and fingerprints the steps use, so a radar sweep compares like with like.
+// A locator the page gave no answer for (it hung, or the browser failed the command) is left
+// out: that says nothing about the locator, and a sweep must not read it as a change.
 func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLocator {
 	out := make(map[string]gardener.ResolvedLocator, len(locs))
 	for _, loc := range locs {
@@ -27,11 +29,10 @@ func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLo
 		cancel()
 		if err != nil {
 			var je *jsError
-			if errors.As(err, &je) {
-				res = gardener.ResolvedLocator{Error: loc.String() + " cannot be used: " + je.msg}
-			} else {
-				res = gardener.ResolvedLocator{Error: "the page did not answer while resolving " + loc.String() + ": " + err.Error()}
+			if !errors.As(err, &je) {
+				continue
 			}
+			res = gardener.ResolvedLocator{Error: loc.String() + " cannot be used: " + je.msg}
 		}
 		out[key] = res
 	}

@@ -42,7 +42,8 @@ type Replay struct {
 	Result   RunResult             `json:"result"`
 	Snapshot *Snapshot             `json:"snapshot,omitempty"`
 	Probes   map[int][]ProbeResult `json:"probes,omitempty"`
-	// Resolved answers ReplayOptions.Resolve, keyed by Locator.String().
+	// Resolved answers ReplayOptions.Resolve, keyed by Locator.String(); a locator the page
+	// gave no answer for (it hung) is absent.
 	Resolved map[string]ResolvedLocator `json:"resolved,omitempty"`
 }
 

@@ -185,7 +185,7 @@ func (r *Radar) baselinePage(ctx context.Context, p *project, page string, locs 
 		}
 		pb.Fingerprint = pageFingerprint(pb.Candidates)
 		for _, l := range resolve {
-			if res := rep.Resolved[l.String()]; seen(res) {
+			if res, ok := rep.Resolved[l.String()]; ok && seen(res) {
 				pb.Elements[l.String()] = res.Elements[0]
 			} else {
 				pb.Unseen = append(pb.Unseen, l.String())

@@ -46,7 +46,9 @@ type PageSweep struct {
 	// Unreached says why the page could not be visited (its setup test or route failed);
 	// its locators were not judged this sweep.
 	Unreached string `json:"unreached,omitempty"`
-	Millis    int64  `json:"ms"`
+	// Unjudged are locators the page gave no answer for (it hung): not judged this sweep.
+	Unjudged []string `json:"unjudged,omitempty"`
+	Millis   int64    `json:"ms"`
 }
 
 // TestAtRisk is a test a change touched: the steps whose locators no longer find their
@@ -174,7 +176,7 @@ func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBasel
 	if err != nil {
 		return f, err
 	}
-	defer func() { f.sweep.Millis = time.Since(start).Milliseconds() }()
+	f.sweep.Millis = time.Since(start).Milliseconds()
 	if !rep.Result.Passed {
 		f.sweep.Unreached = rep.Result.Message
 		return f, nil
@@ -212,7 +214,12 @@ func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBasel
 	for _, l := range resolve {
 		key := l.String()
 		b := pb.Elements[key]
-		why := judge(b, rep.Resolved[key], cands, origin, &page)
+		res, answered := rep.Resolved[key]
+		if !answered {
+			f.sweep.Unjudged = append(f.sweep.Unjudged, key)
+			continue
+		}
+		why := judge(b, res, cands, origin, &page)
 		if why == "" {
 			continue
 		}
@@ -225,7 +232,7 @@ func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBasel
 		}
 		if !ok {
 			kind := Changed
-			if res := rep.Resolved[key]; res.Visible > 1 || res.CoveredBy != "" {
+			if res.Visible > 1 || res.CoveredBy != "" {
 				kind = Added
 			}
 			id = newChange(kind, key+" "+why).ID

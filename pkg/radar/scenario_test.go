@@ -1,0 +1,183 @@
+package radar
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// staged lists the tests a pass staged a new proposal for.
+func staged(ps PassResult) []string {
+	var out []string
+	for _, p := range ps.Proposed {
+		if p.Staged == gardener.StagedNew {
+			out = append(out, p.TestID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func atRiskIDs(sw SweepResult) []string {
+	var out []string
+	for _, r := range sw.AtRisk {
+		out = append(out, r.TestID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestNeutralChangeStagesNothing(t *testing.T) {
+	s := newScene(t, "neutral-tips")
+	sw := s.sweep()
+	changedPages := 0
+	for _, p := range sw.Pages {
+		if p.Changed {
+			changedPages++
+		}
+	}
+	if changedPages == 0 || len(sw.Changes) == 0 {
+		t.Errorf("the sweep saw no change on the pages the variant changes: %+v", sw.Pages)
+	}
+	if len(sw.AtRisk) != 0 {
+		t.Errorf("tests that merely visit a changed page are at risk: %+v", sw.AtRisk)
+	}
+	ps := s.pass()
+	if len(ps.Proposed) != 0 || s.model.calls.Load() != 0 {
+		t.Errorf("proposed %+v with %d model calls; want nothing and no call", ps.Proposed, s.model.calls.Load())
+	}
+	if q := s.queue(); q.Empty != EmptyNothingBroken {
+		t.Errorf("queue %+v", q)
+	}
+}
+
+func TestAutoRepairProjectStagesNothing(t *testing.T) {
+	s := newScene(t, "button-wrapper")
+	s.project(func(p *gardener.Project) { p.AutoRepair = true })
+	sw := s.sweep()
+	if !slices.Contains(atRiskIDs(sw), "create-product") {
+		t.Fatalf("the radar works whatever the mode; at risk: %v", atRiskIDs(sw))
+	}
+	ps := s.pass()
+	if ps.Selection.Skipped == "" || len(ps.DryRuns) != 0 || len(ps.Proposed) != 0 || s.model.calls.Load() != 0 {
+		t.Errorf("an auto-repair project's pass did something: %+v", ps)
+	}
+	if q := s.queue(); q.Empty != EmptyRepairsItself || len(q.AtRisk) == 0 {
+		t.Errorf("queue %+v", q)
+	}
+}
+
+func TestAutoRepairSwitchedOnMidPassIsRechecked(t *testing.T) {
+	s := newScene(t, "button-wrapper")
+	s.sweep()
+	sel, err := s.radar.Select(context.Background(), "demo")
+	if err != nil || !slices.Contains(sel.Selected, "create-product") {
+		t.Fatalf("selection %+v, %v", sel, err)
+	}
+	s.project(func(p *gardener.Project) { p.AutoRepair = true })
+	d, err := s.radar.DryRun(context.Background(), "demo", "create-product")
+	if err != nil || !strings.Contains(d.Skipped, "repairs itself") || d.RunID != "" {
+		t.Errorf("dry-run after the switch: %+v, %v", d, err)
+	}
+	pr, err := s.radar.Propose(context.Background(), "demo", "create-product", nil)
+	if err != nil || pr.Skipped == "" || s.model.calls.Load() != 0 {
+		t.Errorf("propose after the switch: %+v, %v, %d calls", pr, err, s.model.calls.Load())
+	}
+}
+
+func TestNoKeyKeepsRadarAndAtRiskList(t *testing.T) {
+	s := newScene(t, "button-wrapper")
+	s.project(func(p *gardener.Project) { p.Model = "" })
+	sw := s.sweep()
+	ps := s.pass()
+	q := s.queue()
+	if !slices.Contains(atRiskIDs(sw), "create-product") || ps.Selection.Skipped == "" || q.Empty != EmptyNeedsKey || len(q.AtRisk) == 0 {
+		t.Errorf("at risk %v, pass %+v, queue %+v", atRiskIDs(sw), ps.Selection, q)
+	}
+}
+
+func TestSecondSweepRestates(t *testing.T) {
+	s := newScene(t, "button-wrapper")
+	s.sweep()
+	first := s.pass()
+	if got := staged(first); !slices.Equal(got, []string{"create-product"}) {
+		t.Fatalf("first pass staged %v: %+v", got, first.Proposed)
+	}
+	s.sweep()
+	second := s.pass()
+	q := s.queue()
+	if len(q.Rows) != 1 {
+		t.Fatalf("%d open rows after a second sweep over the same change, want 1: %+v", len(q.Rows), q.Rows)
+	}
+	row := q.Rows[0]
+	if row.Restated != 1 || row.TestID != "create-product" {
+		t.Errorf("row restated %d times, want 1: %+v (second pass %+v)", row.Restated, row, second.Proposed)
+	}
+	if len(row.Diff) == 0 || len(row.Triggers) == 0 || row.FailedStep != "4" || row.Error == "" {
+		t.Errorf("row lacks its diff, trigger or failure: %+v", row)
+	}
+	for _, c := range row.Triggers {
+		if c.URL != "/products/new" {
+			t.Errorf("trigger on %s: %+v", c.URL, c)
+		}
+	}
+	b, err := json.Marshal(q)
+	if err != nil || !strings.Contains(string(b), `"restated":1`) {
+		t.Errorf("queue JSON %s, %v", b, err)
+	}
+}
+
+func TestCapDefersToNextPass(t *testing.T) {
+	s := newScene(t, "cookie-banner")
+	ctx := context.Background()
+	sw, err := s.radar.Sweep(ctx, capID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.AtRisk) != 12 {
+		t.Fatalf("%d cap tests at risk, want 12: %+v", len(sw.AtRisk), sw)
+	}
+	first, err := s.radar.Pass(ctx, capID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.DryRuns) != 10 || !slices.Equal(first.Selection.Deferred, []string{"cap-11", "cap-12"}) {
+		t.Fatalf("first pass dry-ran %d, deferred %v", len(first.DryRuns), first.Selection.Deferred)
+	}
+	var line struct {
+		Msg      string   `json:"msg"`
+		Deferred []string `json:"deferred"`
+	}
+	logged := strings.Split(strings.TrimSpace(s.log.String()), "\n")
+	if len(logged) != 1 || json.Unmarshal([]byte(logged[0]), &line) != nil || line.Msg != "staging pass" || !slices.Equal(line.Deferred, []string{"cap-11", "cap-12"}) {
+		t.Errorf("the pass summary is not one line naming the deferred tests:\n%s", s.log.String())
+	}
+	left, _ := s.store.AtRisk(ctx, capID)
+	if len(left) != 2 {
+		t.Fatalf("ledger after the first pass: %+v", left)
+	}
+	// The next sweep sees the same change and marks all twelve again; the two deferred keep
+	// their first-seen time, so the next pass takes them first.
+	if _, err := s.radar.Sweep(ctx, capID); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.radar.Pass(ctx, capID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Selection.Selected) < 2 || !slices.Equal(second.Selection.Selected[:2], []string{"cap-11", "cap-12"}) {
+		t.Errorf("the next pass did not take the deferred tests first: %v", second.Selection.Selected)
+	}
+	for _, d := range append(first.DryRuns, second.DryRuns...) {
+		if !d.Passed {
+			t.Errorf("dry-run of %s failed: %s", d.TestID, d.Error)
+		}
+	}
+	if s.model.calls.Load() != 0 {
+		t.Errorf("%d model calls for tests that still pass", s.model.calls.Load())
+	}
+}
