@@ -571,3 +571,29 @@ func TestIntrinsics(t *testing.T) {
 		"split":["a","b","c"],
 		"nested":2}`)
 }
+
+// TestConcurrentExecutions runs one Machine from many goroutines, as the local stack does
+// when several runs fail at once; run with -race.
+func TestConcurrentExecutions(t *testing.T) {
+	h := handlers{"DryRunFunction": func(ctx context.Context, in map[string]any) (map[string]any, error) {
+		return map[string]any{"green": true}, nil
+	}}
+	m := load(t, "map.asl.json", h, &recorder{})
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex, err := m.Run(context.Background(), fmt.Sprintf("exec-%d", i), json.RawMessage(`{"project":"p1","tests":[{"id":"a"},{"id":"b"},{"id":"c"}]}`))
+			if err != nil || ex.Status != asl.StatusSucceeded {
+				errs <- fmt.Sprintf("execution %d: %v %+v", i, err, ex)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
