@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -212,19 +211,12 @@ func must(err error) {
 }
 
 func (d *demo) seed() error {
-	p := demoapp.Project(d.appURL)
-	p.Plan, p.AutoRepair, p.Model, p.Radar = gardener.PlanPro, true, "builtin", true
-	if err := d.l.store.PutProject(d.ctx, p); err != nil {
+	if err := seedDemo(d.ctx, d.l, d.appURL); err != nil {
 		return err
 	}
-	tests, err := demoapp.Tests()
+	tests, err := d.l.store.Tests(d.ctx, "demo")
 	if err != nil {
 		return err
-	}
-	for _, t := range tests {
-		if err := d.l.store.CreateTest(d.ctx, t); err != nil && !errors.Is(err, gardener.ErrConflict) {
-			return err
-		}
 	}
 	d.counts["tests"] = len(tests)
 	d.say("project demo: %d saved tests, auto-repair on, model builtin (no key, no tokens)", len(tests))
