@@ -184,7 +184,7 @@ func (c *counting) DeriveIntent(ctx context.Context, a gardener.IntentAsk) (gard
 // scene is one scenario: a copy of the seed state, a radar over it, the model's call count and
 // the captured log.
 type scene struct {
-	t     *testing.T
+	t     testing.TB
 	store *embedded.Store
 	radar *Radar
 	model *counting
@@ -193,7 +193,7 @@ type scene struct {
 }
 
 // newScene copies the seed state and sets the app to variant until the test ends.
-func newScene(t *testing.T, variant string) *scene {
+func newScene(t testing.TB, variant string) *scene {
 	t.Helper()
 	if chromeSkip != "" {
 		t.Skip(chromeSkip)
