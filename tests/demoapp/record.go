@@ -7,8 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Event is one thing the app saw: an element clicked, filled or (un)checked in the page, or a
@@ -27,6 +29,11 @@ type Event struct {
 	Fields map[string]string `json:"fields,omitempty"` // request: the form or JSON fields posted
 	// Variant is the variant the app served when the event happened.
 	Variant string `json:"variant"`
+	// at orders the record: the page's clock for element events, the server's for requests.
+	// Beacons travel on their own connections and can arrive after the navigation a click
+	// caused, so arrival order is not the order things happened in. Both clocks are the same
+	// machine's in every use of the demo app.
+	at time.Time
 }
 
 // Event types.
@@ -47,30 +54,41 @@ const maxBody = 1 << 20
 type recorder struct {
 	mu      sync.Mutex
 	events  []Event
-	seq     int
 	dropped int
 }
 
-// add appends an event. A fill of the same element as the last event replaces that event's
-// value rather than adding another: the page reports a field while it is typed into and again
-// when it changes, and only the value it ended with is what the step entered.
+// add inserts an event in time order. A fill of the same element as the event before it
+// replaces that event's value rather than adding another, and a fill that repeats the element's
+// last recorded value is dropped: the page reports a field while it is typed into and again when
+// it changes, and only the value it ended with is what the step entered.
 func (r *recorder) add(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if n := len(r.events); e.Type == EventFill && n > 0 {
-		last := &r.events[n-1]
-		if last.Type == EventFill && last.Key == e.Key && last.Page == e.Page {
-			last.Value = e.Value
-			return
+	i := len(r.events)
+	for i > 0 && r.events[i-1].at.After(e.at) {
+		i--
+	}
+	if e.Type == EventFill {
+		for j := i - 1; j >= 0; j-- {
+			prev := &r.events[j]
+			if prev.Type != EventFill || prev.Key != e.Key || prev.Page != e.Page {
+				continue
+			}
+			if j == i-1 {
+				prev.Value, prev.at = e.Value, e.at
+				return
+			}
+			if prev.Value == e.Value {
+				return
+			}
+			break
 		}
 	}
 	if len(r.events) >= maxEvents {
 		r.dropped++
 		return
 	}
-	r.seq++
-	e.Seq = r.seq
-	r.events = append(r.events, e)
+	r.events = slices.Insert(r.events, i, e)
 }
 
 func (r *recorder) snapshot() ([]Event, int) {
@@ -79,6 +97,7 @@ func (r *recorder) snapshot() ([]Event, int) {
 	out := make([]Event, len(r.events))
 	for i, e := range r.events {
 		out[i] = e
+		out[i].Seq = i + 1
 		if e.Fields != nil {
 			out[i].Fields = make(map[string]string, len(e.Fields))
 			for k, v := range e.Fields {
@@ -92,7 +111,7 @@ func (r *recorder) snapshot() ([]Event, int) {
 func (r *recorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events, r.seq, r.dropped = nil, 0, 0
+	r.events, r.dropped = nil, 0
 }
 
 // pageEvent is what the page's script posts for one element event.
@@ -101,6 +120,9 @@ type pageEvent struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 	Page  string `json:"page"`
+	// At is when it happened by the page's clock, in milliseconds since the Unix epoch; zero
+	// means "when it arrived".
+	At float64 `json:"at"`
 }
 
 // recordPage stores a batch of element events posted by the page's script.
@@ -126,8 +148,13 @@ func (a *App) recordPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v := a.variantOf(r)
+	now := time.Now()
 	for _, e := range batch {
-		a.rec.add(Event{Type: e.Type, Key: e.Key, Value: e.Value, Page: e.Page, Variant: v})
+		at := now
+		if e.At > 0 {
+			at = time.UnixMicro(int64(e.At * 1000))
+		}
+		a.rec.add(Event{Type: e.Type, Key: e.Key, Value: e.Value, Page: e.Page, Variant: v, at: at})
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -173,12 +200,13 @@ func (a *App) recordRequests(next http.Handler) http.Handler {
 			return
 		}
 		fields := postedFields(r)
+		at := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
-		a.rec.add(Event{Type: EventRequest, Method: r.Method, Path: r.URL.RequestURI(), Status: sw.status, Fields: fields, Variant: a.variantOf(r)})
+		a.rec.add(Event{Type: EventRequest, Method: r.Method, Path: r.URL.RequestURI(), Status: sw.status, Fields: fields, Variant: a.variantOf(r), at: at})
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -185,5 +187,31 @@ func TestSwitchUnderLoad(t *testing.T) {
 		if e.Variant == "" {
 			t.Errorf("event %d has no variant", e.Seq)
 		}
+	}
+}
+
+// TestRecordOrdersByTheTimeThingsHappened: a beacon that arrives late (after the navigation its
+// click caused, say) takes its place by the page's clock; a fill that repeats the element's last
+// recorded value adds nothing.
+func TestRecordOrdersByTheTimeThingsHappened(t *testing.T) {
+	app := New()
+	c := newClient(t, app)
+	for _, batch := range []string{
+		`[{"type":"fill","key":"price","value":"32.00","page":"/p","at":1000},{"type":"fill","key":"category","value":"indoor","page":"/p","at":2000}]`,
+		`[{"type":"click","key":"save","page":"/p","at":4000}]`,
+		`[{"type":"fill","key":"price","value":"32.00","page":"/p","at":3000}]`,
+		`[{"type":"click","key":"featured","page":"/p","at":2500}]`,
+	} {
+		if status, _, body := c.do(http.MethodPost, "/__record", "text/plain", batch); status != http.StatusNoContent {
+			t.Fatalf("POST /__record = %d %s", status, body)
+		}
+	}
+	var got []string
+	for _, e := range app.Events() {
+		got = append(got, strconv.Itoa(e.Seq)+":"+e.Type+":"+e.Key)
+	}
+	want := []string{"1:fill:price", "2:fill:category", "3:click:featured", "4:click:save"}
+	if !slices.Equal(got, want) {
+		t.Errorf("record = %v, want %v", got, want)
 	}
 }

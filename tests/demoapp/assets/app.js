@@ -26,6 +26,12 @@
     send(events);
   }
 
+  // now is the page's clock in epoch milliseconds: the record orders events by it, because
+  // beacons can arrive after the navigation a click caused.
+  function now() {
+    return performance.timeOrigin + performance.now();
+  }
+
   function ownKey(el) {
     return el && el.getAttribute ? el.getAttribute("data-demo-key") || "" : "";
   }
@@ -36,13 +42,13 @@
 
   document.addEventListener("click", function (e) {
     var el = e.target && e.target.closest ? e.target.closest("[data-demo-key]") : null;
-    flush(el ? { type: "click", key: ownKey(el), page: location.pathname } : null);
+    flush(el ? { type: "click", key: ownKey(el), page: location.pathname, at: now() } : null);
   }, true);
 
   document.addEventListener("input", function (e) {
     var el = e.target, key = ownKey(el);
     if (!key || isToggle(el)) return;
-    pending[key] = { type: "fill", key: key, value: el.value, page: location.pathname };
+    pending[key] = { type: "fill", key: key, value: el.value, page: location.pathname, at: now() };
     clearTimeout(timer);
     timer = setTimeout(function () { flush(null); }, 250);
   }, true);
@@ -51,10 +57,10 @@
     var el = e.target, key = ownKey(el);
     if (!key) return;
     if (isToggle(el)) {
-      flush({ type: "check", key: key, value: String(el.checked), page: location.pathname });
+      flush({ type: "check", key: key, value: String(el.checked), page: location.pathname, at: now() });
       return;
     }
-    pending[key] = { type: "fill", key: key, value: el.value, page: location.pathname };
+    pending[key] = { type: "fill", key: key, value: el.value, page: location.pathname, at: now() };
     flush(null);
   }, true);
 
