@@ -189,8 +189,9 @@ func TestCapDefersToNextPass(t *testing.T) {
 // changed" is read as the radar reads it: a locator a test uses now finds nothing, several
 // elements, a covered element, another element, or its page now ends elsewhere. That covers
 // the cookie banner (the elements are covered) and the merged checkout and the new required
-// field (the pages reached along the checkout test's own steps end elsewhere); see the note
-// on TestNeutralChangeStagesNothing for what it leaves out.
+// field (the pages reached along the checkout test's own steps end elsewhere). It leaves out
+// a change the radar cannot see by visiting pages: an element that only exists after an
+// interaction (an alert after a failed submit) is "unseen" on the baseline and never judged.
 func TestDriftStagesExactlyTheTouchedTests(t *testing.T) {
 	for _, v := range demoapp.Variants() {
 		if v.Kind != demoapp.Drift {
