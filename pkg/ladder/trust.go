@@ -181,6 +181,18 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 		return m
 	}
 	green, now := recs(*lastGreen), recs(proof)
+	// sentBy holds, per proof step, the requests it sent together with those recorded by its
+	// neighbours in run order: a page sends some requests once a step has settled (a beacon, a
+	// debounced save), and whether this run or the last green one recorded them under the step
+	// or the next is a matter of timing, not of behaviour.
+	sentBy := map[string][]gardener.Request{}
+	for i, r := range proof.Steps {
+		var sent []gardener.Request
+		for j := max(i-1, 0); j <= min(i+1, len(proof.Steps)-1); j++ {
+			sent = append(sent, proof.Steps[j].Requests...)
+		}
+		sentBy[r.Path] = sent
+	}
 	for _, p := range pairs {
 		if p.before == nil {
 			continue
@@ -214,7 +226,7 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 				continue
 			}
 			path := requestPath(rq.URL)
-			kept := p.after != nil && slices.ContainsFunc(after.Requests, func(o gardener.Request) bool {
+			kept := p.after != nil && slices.ContainsFunc(sentBy[p.aPath], func(o gardener.Request) bool {
 				return o.Method == rq.Method && requestPath(o.URL) == path
 			})
 			add(gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+// repairCLI runs `gardener repair --json` in-process and decodes its one object.
+func repairCLI(t *testing.T, args ...string) (repairOutput, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := dispatch(append([]string{"repair"}, append(args, "--json")...), strings.NewReader(""), &out, &errb)
+	var o repairOutput
+	if code != 2 {
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+			t.Fatalf("exit %d, output is not one JSON object: %v\n%s\nstderr:\n%s", code, err, out.String(), errb.String())
+		}
+	}
+	t.Logf("exit %d: %s (%s)", code, o.Outcome, o.Reason)
+	return o, code
+}
+
+// shop serves the demo app and writes the login test to a file.
+func shop(t *testing.T) (*demoapp.App, string, string) {
+	t.Helper()
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	app := demoapp.New()
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	b, err := demoapp.TestJSON("login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "login.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return app, srv.URL, file
+}
+
+// TestRepairJSONDriftIsRepaired: the first run records the green run; after the password field's
+// id drifts, the built-in engine repairs the test with no model call, and --write writes it.
+func TestRepairJSONDriftIsRepaired(t *testing.T) {
+	app, url, file := shop(t)
+	state := t.TempDir()
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state)
+	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {
+		t.Fatalf("first run: exit %d, %+v", code, o)
+	}
+	must(app.SetVariant("id-renamed"))
+	o, code = repairCLI(t, file, "--base-url", url, "--state", state, "--write")
+	if code != 0 || o.Outcome != ladder.Repaired {
+		t.Fatalf("drift: exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
+	}
+	if len(o.Ops) != 1 || o.Ops[0].Index != 3 || o.Ops[0].Step.Locator.String() == "css=#password" {
+		t.Errorf("ops %v", o.Ops)
+	}
+	if o.ModelCalls != 0 || o.Tokens.Input != 0 || o.Strategy != gardener.StrategySelfHeal || o.Version != 2 {
+		t.Errorf("model calls %d, tokens %+v, strategy %s, version %d", o.ModelCalls, o.Tokens, o.Strategy, o.Version)
+	}
+	if o.Sensitivity == nil || o.Sensitivity.Total == 0 || !o.Contract.AllKept() || len(o.Changes) != 1 {
+		t.Errorf("sensitivity %+v, contract %+v, changes %+v", o.Sensitivity, o.Contract, o.Changes)
+	}
+	written, err := os.ReadFile(file)
+	must(err)
+	tt, err := gardener.DecodeTest(written)
+	if err != nil || tt.Version != 2 || tt.Steps[3].Locator != o.Ops[0].Step.Locator {
+		t.Fatalf("--write wrote %+v, %v", tt, err)
+	}
+	// The written test is green against the drifted app, and its fill reaches the password field.
+	app.ResetRecord()
+	o, code = repairCLI(t, file, "--base-url", url, "--state", state)
+	if code != 0 || o.Outcome != ladder.NoFix {
+		t.Fatalf("the repaired test is not green: %s", o.Reason)
+	}
+	hit := false
+	for _, e := range app.Events() {
+		hit = hit || e.Type == demoapp.EventFill && e.Key == "login-password" && e.Value == "demo123"
+	}
+	if !hit {
+		t.Error("the repaired fill did not reach the password field")
+	}
+}
+
+// TestRepairJSONRegressionIsTriaged: a login that stays on /login is a regression: nothing is
+// written and a triage issue names the evidence.
+func TestRepairJSONRegressionIsTriaged(t *testing.T) {
+	app, url, file := shop(t)
+	state := t.TempDir()
+	if _, code := repairCLI(t, file, "--base-url", url, "--state", state); code != 0 {
+		t.Fatal("baseline")
+	}
+	must(app.SetVariant("login-broken"))
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
+	if code != 1 || o.Outcome != ladder.Triaged || o.Version != 1 || len(o.Ops) != 0 {
+		t.Fatalf("exit %d, outcome %s, version %d, ops %v", code, o.Outcome, o.Version, o.Ops)
+	}
+	if o.Triage == nil || o.Triage.Classification != gardener.AppBug || len(o.Triage.Evidence) == 0 {
+		t.Fatalf("triage %+v", o.Triage)
+	}
+	b, _ := os.ReadFile(file)
+	if tt, _ := gardener.DecodeTest(b); tt.Version != 1 {
+		t.Error("the test file was written")
+	}
+}
+
+// TestRepairJSONReportsRefusals: a model that answers a regression by rewriting the test's
+// expectations (recorded Converse answers, served the way Bedrock serves them) is refused at
+// every step, and the outcome says so rather than "no fix found".
+func TestRepairJSONReportsRefusals(t *testing.T) {
+	app, url, file := shop(t)
+	state := t.TempDir()
+	calls := 0
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ToolConfig struct {
+				ToolChoice struct {
+					Tool struct{ Name string } `json:"tool"`
+				} `json:"toolChoice"`
+			} `json:"toolConfig"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &req); err != nil || !strings.HasSuffix(r.URL.Path, "/converse") {
+			http.Error(w, "not a Converse request", http.StatusBadRequest)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", "converse", req.ToolConfig.ToolChoice.Tool.Name+".json"))
+		if err != nil {
+			http.Error(w, "no recorded answer", http.StatusInternalServerError)
+			return
+		}
+		calls++
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	}))
+	defer fake.Close()
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	args := []string{file, "--base-url", url, "--state", state, "--model", "bedrock:anthropic.test-model", "--region", "us-east-1", "--bedrock-endpoint", fake.URL}
+	if _, code := repairCLI(t, args...); code != 0 {
+		t.Fatal("baseline")
+	}
+	must(app.SetVariant("login-broken"))
+	o, code := repairCLI(t, args...)
+	if code != 1 || o.Outcome != ladder.Refused || o.Reason != "every proposed change was refused" {
+		t.Fatalf("exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
+	}
+	if len(o.Refusals) < 2 || !strings.Contains(o.Refusals[0].Reason, `"url contains /dashboard" to "url contains /login"`) && !strings.Contains(o.Refusals[0].Reason, "URL awaited") {
+		t.Errorf("refusals %+v", o.Refusals)
+	}
+	if o.ModelCalls == 0 || o.Tokens.Input == 0 || calls != o.ModelCalls {
+		t.Errorf("model calls %d (server saw %d), tokens %+v", o.ModelCalls, calls, o.Tokens)
+	}
+	if o.Version != 1 {
+		t.Error("a refused repair wrote the test")
+	}
+}
+
+func TestRepairBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	must(os.WriteFile(bad, []byte(`{"id":"x","steps":[{"kind":"click","locator":"role=button[name=Go]"}]}`), 0o644))
+	for _, args := range [][]string{
+		{bad, "--base-url", "http://127.0.0.1:1"},
+		{filepath.Join(dir, "missing.json"), "--base-url", "http://127.0.0.1:1"},
+		{bad},
+		{bad, "--base-url", "ftp://x"},
+		{bad, "--base-url", "http://127.0.0.1:1", "--mode", "sometimes"},
+	} {
+		var out, errb bytes.Buffer
+		if code := dispatch(append([]string{"repair"}, args...), strings.NewReader(""), &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+	var out, errb bytes.Buffer
+	dispatch([]string{"repair", bad, "--base-url", "http://127.0.0.1:1"}, strings.NewReader(""), &out, &errb)
+	if !strings.Contains(errb.String(), `step 1 (click), field "locator": malformed locator`) {
+		t.Errorf("the error does not name the step and field: %s", errb.String())
+	}
+}
