@@ -1,4 +1,7 @@
 // Seedling Supply: the shop's only script. Plain JS, no libraries, nothing loaded from the network.
+// It is loaded in <head> without defer and only listens on the document, so every handler is in
+// place before the first element exists: a test that clicks as soon as a button is in the DOM
+// gets the same behaviour as one that waits for the load event.
 (function () {
   "use strict";
 
@@ -251,58 +254,64 @@
   });
 
   // ---- Product filters ----------------------------------------------------------------------
-  var filters = document.getElementById("filters");
-  if (filters) {
-    var rows = Array.prototype.slice.call(document.querySelectorAll(".product-row"));
-    var applyFilters = function () {
-      var q = filters.elements.namedItem("q").value.trim().toLowerCase();
-      var c = filters.elements.namedItem("category").value;
-      var inStock = filters.elements.namedItem("inStock").checked;
-      var shown = 0;
-      rows.forEach(function (row) {
-        var show = (!q || row.getAttribute("data-name").toLowerCase().indexOf(q) >= 0) &&
-          (!c || row.getAttribute("data-category") === c) &&
-          (!inStock || parseInt(row.getAttribute("data-stock"), 10) > 0);
-        row.hidden = !show;
-        if (show) shown++;
-      });
-      setText("result-count", shown + (shown === 1 ? " product" : " products"));
-    };
-    filters.addEventListener("submit", function (e) { e.preventDefault(); });
-    filters.addEventListener("input", applyFilters);
-    filters.addEventListener("change", applyFilters);
+  function applyFilters(filters) {
+    var q = filters.elements.namedItem("q").value.trim().toLowerCase();
+    var c = filters.elements.namedItem("category").value;
+    var inStock = filters.elements.namedItem("inStock").checked;
+    var shown = 0;
+    document.querySelectorAll(".product-row").forEach(function (row) {
+      var show = (!q || row.getAttribute("data-name").toLowerCase().indexOf(q) >= 0) &&
+        (!c || row.getAttribute("data-category") === c) &&
+        (!inStock || parseInt(row.getAttribute("data-stock"), 10) > 0);
+      row.hidden = !show;
+      if (show) shown++;
+    });
+    setText("result-count", shown + (shown === 1 ? " product" : " products"));
   }
 
+  function onFilter(e) {
+    if (e.target.form && e.target.form.id === "filters") applyFilters(e.target.form);
+  }
+  document.addEventListener("input", onFilter);
+  document.addEventListener("change", onFilter);
+  document.addEventListener("submit", function (e) {
+    if (e.target.id === "filters") e.preventDefault();
+  });
+
   // ---- Delete dialog ------------------------------------------------------------------------
-  var modal = document.getElementById("delete-modal");
-  var opener = document.getElementById("delete-product");
-  if (modal && opener) {
-    var closeModal = function () {
-      modal.hidden = true;
-      opener.focus();
-    };
-    opener.addEventListener("click", function () {
+  function closeModal(modal) {
+    modal.hidden = true;
+    var opener = document.getElementById("delete-product");
+    if (opener) opener.focus();
+  }
+
+  document.addEventListener("click", function (e) {
+    var modal = document.getElementById("delete-modal");
+    if (!modal || !e.target.closest) return;
+    if (e.target.closest("#delete-product")) {
       modal.hidden = false;
       modal.querySelector("[data-modal-cancel]").focus();
-    });
-    modal.querySelector("[data-modal-cancel]").addEventListener("click", closeModal);
-    modal.addEventListener("click", function (e) { if (e.target === modal) closeModal(); });
-    document.addEventListener("keydown", function (e) {
-      if (e.key === "Escape" && !modal.hidden) closeModal();
-    });
-    var confirmBtn = modal.querySelector("[data-modal-confirm]");
-    confirmBtn.addEventListener("click", function () {
-      call("DELETE", "/api/products/" + confirmBtn.getAttribute("data-product-id")).then(function (res) {
+    } else if (e.target === modal || e.target.closest("[data-modal-cancel]")) {
+      closeModal(modal);
+    } else if (e.target.closest("[data-modal-confirm]")) {
+      var id = e.target.closest("[data-modal-confirm]").getAttribute("data-product-id");
+      var actions = document.getElementById("delete-actions");
+      call("DELETE", "/api/products/" + id).then(function (res) {
         if (res.ok) {
           location.href = "/products";
           return;
         }
-        formError(document.getElementById("delete-actions"), "Could not delete: " + (res.data.error || "HTTP " + res.status));
+        formError(actions, "Could not delete: " + (res.data.error || "HTTP " + res.status));
       }).catch(function (err) {
-        formError(document.getElementById("delete-actions"), "Could not delete: " + err.message);
+        formError(actions, "Could not delete: " + err.message);
       });
-    });
-  }
+    }
+  });
+
+  document.addEventListener("keydown", function (e) {
+    var modal = document.getElementById("delete-modal");
+    if (e.key === "Escape" && modal && !modal.hidden) closeModal(modal);
+  });
 
   // ---- Cart quantities ----------------------------------------------------------------------
   document.addEventListener("change", function (e) {
@@ -341,15 +350,17 @@
   });
 
   // ---- Cookie banner ------------------------------------------------------------------------
-  var banner = document.getElementById("cookie-banner");
-  if (banner) {
-    banner.querySelector("[data-consent=accepted]").focus();
-    banner.addEventListener("click", function (e) {
-      var choice = e.target.closest ? e.target.closest("[data-consent]") : null;
-      if (!choice) return;
-      document.cookie = "ss_consent=" + choice.getAttribute("data-consent") + "; path=/; SameSite=Lax";
-      banner.remove();
-      document.querySelector(".page").removeAttribute("inert");
-    });
-  }
+  document.addEventListener("click", function (e) {
+    var choice = e.target.closest ? e.target.closest("[data-consent]") : null;
+    var banner = document.getElementById("cookie-banner");
+    if (!choice || !banner) return;
+    document.cookie = "ss_consent=" + choice.getAttribute("data-consent") + "; path=/; SameSite=Lax";
+    banner.remove();
+    document.querySelector(".page").removeAttribute("inert");
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var accept = document.querySelector("#cookie-banner [data-consent=accepted]");
+    if (accept) accept.focus();
+  });
 })();
