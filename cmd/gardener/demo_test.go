@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+)
+
+// TestDemo runs `gardener demo` — the whole scenario on the local stack — and holds it to every
+// outcome the demo checks (auto-repairs proven green, the regression triaged with nothing
+// written, the proposing gardener writing nothing, proposals staged, approved, dismissed and
+// gone stale, a revert that restores the pre-repair steps exactly) and to the story it tells.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP: the demo takes minutes; run without -short")
+	}
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	var out bytes.Buffer
+	code := runDemo([]string{"-v"}, strings.NewReader(""), &out, &out)
+	text := out.String()
+	t.Log(text)
+	if code != 0 {
+		t.Fatalf("gardener demo exited %d", code)
+	}
+	for _, want := range []string{
+		"== 1. Baseline", "== 2. The app drifts", "repaired", "== 3. A regression", "triage cart-total: app-bug",
+		"== 4. The project switches to proposing", "Nothing has been swept yet", "== 5.", "staged prop-",
+		"approved prop-", "dismissed prop-", "the row is stale", "reverted run-", "== 8. Summary", "every demo check passed",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the demo never says %q", want)
+		}
+	}
+}
