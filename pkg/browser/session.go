@@ -143,6 +143,15 @@ func (s *session) onEvent(ev any) {
 		if e.FrameID == s.mainFrame {
 			s.url = e.URL
 			s.navigations = append(s.navigations, e.URL)
+			s.loading = false // a same-document navigation loads nothing
+		}
+		s.mu.Unlock()
+	case *page.EventFrameRequestedNavigation:
+		// A click on a link asks for the navigation before the load starts; count it as
+		// loading so the action's settle waits for it (and for the gate's verdict).
+		s.mu.Lock()
+		if e.FrameID == s.mainFrame {
+			s.loading = true
 		}
 		s.mu.Unlock()
 	case *page.EventFrameStartedLoading:
@@ -428,7 +437,9 @@ func (s *session) requestsSince(m mark) []gardener.Request {
 // or streams is never idle; the next step's own waiting takes it from there.
 func (s *session) settle(ctx context.Context, since mark) {
 	const settleMax = 3 * time.Second
-	const quiet = 2
+	// Four quiet looks (100ms) before an action counts as done: on a loaded machine the
+	// events of a navigation a click started can lag the click by tens of milliseconds.
+	const quiet = 4
 	deadline := time.Now().Add(settleMax)
 	idle := 0
 	for time.Now().Before(deadline) {

@@ -247,8 +247,10 @@
     return el.textContent;
   }
 
+  // A quoted locator value matches the whole text; a bare one any part of it. Case counts in
+  // both: "Username" is not "Email or username", and a heal must not find the wrong field.
   function textMatches(hay, want, exact) {
-    return exact ? norm(hay) === norm(want) : lower(hay).includes(lower(want));
+    return exact ? norm(hay) === norm(want) : norm(hay).includes(norm(want));
   }
 
   // resolve returns every element the locator matches, in document order; errors in the
@@ -356,8 +358,8 @@
   }
 
   // Neighbours are looked for close by first, then further out for an element that stands
-  // alone (a form's submit button below its fields).
-  const neighborRadii = [50, 150];
+  // alone (a submit button beside a field without text), and at last anywhere, nearest first.
+  const neighborRadii = [50, 150, Infinity];
 
   function neighborWords(el, rect, boxes) {
     for (const radius of neighborRadii) {
