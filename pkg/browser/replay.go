@@ -21,6 +21,9 @@ const (
 	// probeTimeout bounds one probe check: the page has settled, so a check either holds
 	// now or it does not.
 	probeTimeout = 300 * time.Millisecond
+	// navigationTimeout is the least a goto gets when it sets no timeout of its own: loading a
+	// page is not waiting for an element, and a slow server must not look like drift.
+	navigationTimeout = 30 * time.Second
 	// healthTimeout bounds the ping that tells a slow step from a hung browser.
 	healthTimeout = 2 * time.Second
 	// openTimeout bounds the creation of a replay's tab: a second when the machine is idle,
@@ -237,6 +240,9 @@ func (r *run) stepTimeout(st gardener.Step) time.Duration {
 	}
 	if st.Kind == gardener.A11yAudit && r.timeout < a11yMinTimeout {
 		return a11yMinTimeout
+	}
+	if st.Kind == gardener.Goto && r.timeout < navigationTimeout {
+		return navigationTimeout
 	}
 	return r.timeout
 }
