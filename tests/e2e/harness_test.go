@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 // shop is one demo app with its own store, tests and project: the unit a scenario works on.
 type shop struct {
-	t      *testing.T
+	t      testing.TB
 	app    *demoapp.App
 	url    string
 	store  *embedded.Store
@@ -48,7 +48,7 @@ type shop struct {
 	runSeq int
 }
 
-func newShop(t *testing.T, model gardener.Model, autoRepair bool) *shop {
+func newShop(t testing.TB, model gardener.Model, autoRepair bool) *shop {
 	t.Helper()
 	app := demoapp.New()
 	srv := httptest.NewServer(app.Handler())

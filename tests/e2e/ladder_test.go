@@ -112,7 +112,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 
 // inserts counts the steps the repairs of a test added: each may hit one element the original
 // never did (the cookie banner's accept button, a new required field).
-func inserts(t *testing.T, s *shop, id string) int {
+func inserts(t testing.TB, s *shop, id string) int {
 	repairs, err := s.store.Repairs(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+// BenchmarkRepair measures, per drift variant, the gardener's wall time for one failing test as
+// a ratio to one green replay of the same repaired test in the same run (the floor is about 2:
+// reproduce and prove), with the sensitivity replay reported on its own, and the model calls and
+// tokens per repair (zero for the built-in engine). Run with -benchtime 1x: each iteration is a
+// whole repair.
+//
+//	go test -run '^$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
+func BenchmarkRepair(b *testing.B) {
+	for _, v := range demoapp.Variants() {
+		if v.Kind != demoapp.Drift {
+			continue
+		}
+		id := brokenTests(v)[0]
+		b.Run(v.Name+"/"+id, func(b *testing.B) {
+			var ratio, sens, calls, tokens, total float64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s := newShop(b, builtinModel(), true)
+				s.tender.Ladder.Progress = nil
+				tt := s.test(id)
+				rep, _ := s.replay(tt)
+				if !rep.Result.Passed {
+					b.Fatalf("%s is not green on the baseline", id)
+				}
+				s.record(tt, rep, gardener.TriggerSchedule)
+				if err := s.app.SetVariant(v.Name); err != nil {
+					b.Fatal(err)
+				}
+				failing, _ := s.replay(tt)
+				run := s.record(tt, failing, gardener.TriggerSchedule)
+				b.StartTimer()
+				start := time.Now()
+				got, err := s.tender.Tend(context.Background(), tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Options: s.opts, NoPropagate: true})
+				wall := time.Since(start)
+				b.StopTimer()
+				if err != nil || got.Result.Proof == nil {
+					b.Fatalf("%s under %s: %v, outcome %s", id, v.Name, err, got.Result.Outcome)
+				}
+				fixed := tt
+				fixed.Steps = got.Result.Steps
+				t0 := time.Now()
+				green, _ := s.replay(fixed)
+				one := time.Since(t0)
+				if !green.Result.Passed {
+					b.Fatalf("the repaired %s is not green", id)
+				}
+				ratio += float64(wall-time.Duration(got.Result.Timings.Sensitivity)*time.Millisecond) / float64(one)
+				sens += float64(got.Result.Timings.Sensitivity) / float64(one.Milliseconds())
+				calls += float64(len(got.Result.ModelCalls))
+				tokens += float64(got.Result.Usage.InputTokens + got.Result.Usage.OutputTokens)
+				total += float64(wall.Milliseconds())
+			}
+			n := float64(b.N)
+			b.ReportMetric(ratio/n, "x-replay")
+			b.ReportMetric(sens/n, "sensitivity-x-replay")
+			b.ReportMetric(calls/n, "model-calls")
+			b.ReportMetric(tokens/n, "tokens")
+			b.ReportMetric(total/n, "ms/repair")
+		})
+	}
+}
