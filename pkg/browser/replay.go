@@ -24,8 +24,9 @@ const (
 	// navigationTimeout is the least a goto gets when it sets no timeout of its own: loading a
 	// page is not waiting for an element, and a slow server must not look like drift.
 	navigationTimeout = 30 * time.Second
-	// healthTimeout bounds the ping that tells a slow step from a hung browser.
-	healthTimeout = 2 * time.Second
+	// healthTimeout bounds the ping that tells a slow step from a hung browser. Generous,
+	// because a false verdict relaunches the browser under every concurrent replay.
+	healthTimeout = 10 * time.Second
 	// openTimeout bounds the creation of a replay's tab: a second when the machine is idle,
 	// far more when many replays start at once on two loaded cores.
 	openTimeout = 60 * time.Second
