@@ -42,6 +42,7 @@ var samples = map[string]sample{
 	"run-failed.json":          {function: "EligibilityFunction"},
 	"gate.json":                {function: "SelfHealFunction", browser: true},
 	"rung-result.json":         {function: "PersistFunction", wantErr: "UnprovenError"},
+	"propagate.json":           {function: "PropagateFunction"},
 	"triage.json":              {function: "TriageFunction"},
 	"notification.json":        {function: "NotifyFunction"},
 	"radar-schedule.json":      {function: "RadarFunction", browser: true},

@@ -12,6 +12,7 @@ func (d Deps) Registry(projects []string) map[string]any {
 		"SuggestFixFunction":     d.Rung(gardener.StrategySuggestFix),
 		"DiagnoseFunction":       d.Rung(gardener.StrategyDiagnose),
 		"PersistFunction":        d.Persist,
+		"PropagateFunction":      d.Propagate,
 		"TriageFunction":         d.Triage,
 		"NotifyFunction":         d.Notify,
 		"RadarFunction":          d.Radar(projects),

@@ -262,3 +262,72 @@ func (d Deps) Triage(ctx context.Context, in TriageInput) (PersistResult, error)
 type BadEventError struct{ Reason string }
 
 func (e *BadEventError) Error() string { return "bad event: " + e.Reason }
+
+// PropagateInput is what the propagate state reads: the winning rung's result.
+type PropagateInput struct {
+	Winner RungResult `json:"winner"`
+}
+
+// PropagateResult names every other test the heal reached and what became of it.
+type PropagateResult struct {
+	Propagated []tend.PropagatedWrite `json:"propagated"`
+}
+
+// Propagate carries a written locator heal to the project's other tests that use the same
+// locator, each proven by its own green re-run, with no model call; one that does not go green
+// is left alone and named. It runs after persist, in the Chromium image.
+func (d Deps) Propagate(ctx context.Context, in PropagateInput) (PropagateResult, error) {
+	dec := in.Winner.Decision
+	out := PropagateResult{Propagated: []tend.PropagatedWrite{}}
+	if !in.Winner.Green || dec.Verdict == nil {
+		return out, nil
+	}
+	before, err := d.Store.Test(ctx, dec.TestID)
+	if err != nil {
+		return out, err
+	}
+	if before.Version != dec.BaseVersion {
+		// The fix was written: the steps it was found on are its repair's pre-repair steps.
+		repairs, err := d.Store.Repairs(ctx, dec.TestID)
+		if err != nil {
+			return out, err
+		}
+		found := false
+		for _, r := range repairs {
+			if r.FromVersion == dec.BaseVersion {
+				before.Steps, before.Version, found = r.PreSteps, r.FromVersion, true
+				break
+			}
+		}
+		if !found {
+			return out, nil
+		}
+	}
+	p, err := d.Store.Project(ctx, dec.ProjectID)
+	if err != nil {
+		return out, err
+	}
+	tender, err := d.tender(ctx, p, nil)
+	if err != nil {
+		return out, err
+	}
+	job := tend.Job{TestID: dec.TestID, Mode: dec.Mode, By: dec.By, Options: d.replayOptions(p)}
+	if dec.RunID != "" {
+		run, err := d.Store.Run(ctx, dec.RunID)
+		if err != nil {
+			return out, err
+		}
+		job.Run = &run
+	}
+	props, err := tender.Propagate(ctx, job, before, *dec.Verdict)
+	if err != nil {
+		return out, err
+	}
+	if props != nil {
+		out.Propagated = props
+	}
+	for _, pw := range props {
+		d.log().Info("propagated", "from", dec.TestID, "test", pw.TestID, "green", pw.Green, "reason", pw.Reason)
+	}
+	return out, nil
+}

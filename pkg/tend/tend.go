@@ -137,7 +137,7 @@ func (t *Tender) Tend(ctx context.Context, job Job) (Tended, error) {
 	}
 	out.Persisted = p
 	if !job.NoPropagate && dec.Green() && res.Verdict != nil {
-		if out.Propagated, err = t.propagate(ctx, job, before, *res.Verdict); err != nil {
+		if out.Propagated, err = t.Propagate(ctx, job, before, *res.Verdict); err != nil {
 			return out, err
 		}
 	}
@@ -321,9 +321,10 @@ func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) 
 	return Persisted{Outcome: d.Outcome, Triage: tr, Reason: d.Reason}, nil
 }
 
-// propagate gives the project's other active tests that use a healed locator the same change,
-// each proven by its own re-run, and writes each green one the way the original was written.
-func (t *Tender) propagate(ctx context.Context, job Job, before gardener.Test, v gardener.Verdict) ([]PropagatedWrite, error) {
+// Propagate gives the project's other active tests that use a locator the verdict healed (on
+// before, the healed test as the fix found it) the same change, each proven by its own re-run
+// with no model call, and writes each green one the way the original was written.
+func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v gardener.Verdict) ([]PropagatedWrite, error) {
 	projectID := before.ProjectID
 	changes := ladder.HealedLocators(before.Steps, v)
 	if len(changes) == 0 {
