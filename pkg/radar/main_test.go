@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "SKIPPING the radar's browser tests: "+chromeSkip)
 		os.Exit(m.Run())
 	}
-	runner = browser.New(browser.Options{StepTimeout: 20 * time.Second})
+	runner = browser.New(browser.Options{StepTimeout: 10 * time.Second})
 	app = demoapp.New()
 	srv := httptest.NewServer(app.Handler())
 	appURL = srv.URL
