@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -192,9 +193,14 @@ func TestCapDefersToNextPass(t *testing.T) {
 // field (the pages reached along the checkout test's own steps end elsewhere). It leaves out
 // a change the radar cannot see by visiting pages: an element that only exists after an
 // interaction (an alert after a failed submit) is "unseen" on the baseline and never judged.
+//
+// By default three variants run, one of each way a change reaches a locator (a selector that
+// finds nothing, an element something covers, a page that now ends elsewhere); the whole table
+// takes most of an hour on a loaded two-core machine and runs with GARDENER_FULL_MATRIX=1.
 func TestDriftStagesExactlyTheTouchedTests(t *testing.T) {
+	full := os.Getenv("GARDENER_FULL_MATRIX") == "1"
 	for _, v := range demoapp.Variants() {
-		if v.Kind != demoapp.Drift {
+		if v.Kind != demoapp.Drift || !full && !slices.Contains([]string{"id-renamed", "cookie-banner", "checkout-merged"}, v.Name) {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
