@@ -295,14 +295,19 @@ func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 	if why := r.s.crashReason(); why != "" {
 		return fail(gardener.ErrBrowserCrash, "%s", why)
 	}
-	if f.kind == gardener.ErrTimeout || f.kind == gardener.ErrBrowserCrash {
-		if !browserAnswers(r.s.in) {
-			r.s.markCrashed("the browser stopped answering")
-			return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", healthTimeout, timeout)
-		}
-		if !r.pageAnswers() {
-			return fail(gardener.ErrBrowserCrash, "the page stopped answering (its renderer is hung) during the step's %s", timeout)
-		}
+	// Any step that waited may have waited on a browser that stopped: a hung browser's last
+	// answer ("no such element yet") must not pass for the app's. One ping settles it; a
+	// healthy browser answers at once.
+	switch f.kind {
+	case gardener.ErrBadStep, gardener.ErrNavigationBlocked, gardener.ErrHTTP:
+		return f
+	}
+	if !browserAnswers(r.s.in) {
+		r.s.markCrashed("the browser stopped answering")
+		return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", healthTimeout, timeout)
+	}
+	if !r.pageAnswers() {
+		return fail(gardener.ErrBrowserCrash, "the page stopped answering (its renderer is hung) during the step's %s", timeout)
 	}
 	return f
 }
