@@ -45,6 +45,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		ans.Reason = "no confident match for the " + from + ": " + m.Reason
 		return ans, nil
 	}
+	if n := otherStepsElement(page, ask, m.Index); n != "" {
+		// The closest element is the one another step of the test acts on: moving this step
+		// there would do that step's action twice (a "Continue" that became the form's only
+		// "Place order"). Abstain and let the drift rules try the flow without the step.
+		ans.Reason = fmt.Sprintf("the closest element is the one step %s acts on", n)
+		return ans, nil
+	}
 	current := ask.Step.Target()
 	for _, s := range page.Locators(m.Index) {
 		l, err := gardener.ParseLocator(s)
@@ -191,4 +198,25 @@ func locatorTrouble(k gardener.ErrorKind) bool {
 		return true
 	}
 	return false
+}
+
+// otherStepsElement names the step, other than the one being healed, whose element on its last
+// green run is candidate i of the page, or "".
+func otherStepsElement(page *similo.Page, ask gardener.LocatorAsk, i int) string {
+	if ask.LastGreen == nil || ask.Recorded == nil {
+		return ""
+	}
+	for _, r := range ask.LastGreen.Steps {
+		if r.Element == nil || r.Kind != gardener.Click {
+			continue
+		}
+		if m := (similo.Engine{}).LocateOn(page, *r.Element); m.Index == i && !sameElement(*r.Element, *ask.Recorded) {
+			return r.Path
+		}
+	}
+	return ""
+}
+
+func sameElement(a, b gardener.Fingerprint) bool {
+	return a.XPath == b.XPath && a.Tag == b.Tag && strings.Join(a.VisibleText, " ") == strings.Join(b.VisibleText, " ")
 }

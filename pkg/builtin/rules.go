@@ -125,8 +125,9 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	if strings.Contains(ask.Result.FailedStep, ".") {
 		return nil, ""
 	}
-	target, _ := targetOf(s, recorded(ask.LastGreen, ask.Result.FailedStep))
-	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() {
+	rec := recorded(ask.LastGreen, ask.Result.FailedStep)
+	target, _ := targetOf(s, rec)
+	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, gardener.LocatorAsk{Failure: ask.Failure, Recorded: rec}, m.Index) == "" {
 		return nil, ""
 	}
 	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
