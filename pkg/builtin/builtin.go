@@ -146,11 +146,11 @@ func (e Engine) DeriveIntent(ctx context.Context, ask gardener.IntentAsk) (garde
 		return out, nil
 	}
 	step := ask.Block.Steps[inner]
-	if !locatorTrouble(ask.Result.ErrorKind) || step.Target().IsZero() {
+	if !ask.Result.ErrorKind.LocatorTrouble() || step.Target().IsZero() {
 		out.Reason = fmt.Sprintf("step %s failed with %s, which re-deriving its element cannot fix", ask.Result.FailedStep, ask.Result.ErrorKind)
 		return out, nil
 	}
-	la := gardener.LocatorAsk{Failure: ask.Failure, Index: ask.Index, Inner: inner, Step: step, Recorded: recorded(ask.LastGreen, ask.Result.FailedStep)}
+	la := gardener.LocatorAsk{Failure: ask.Failure, Index: ask.Index, Inner: inner, Step: step, Recorded: ask.LastGreen.Element(ask.Result.FailedStep)}
 	ans, err := e.FixLocator(ctx, la)
 	if err != nil || ans.Locator.IsZero() {
 		out.Reason = ans.Reason
@@ -177,27 +177,6 @@ func innerIndex(path string) int {
 		return -1
 	}
 	return n - 1
-}
-
-func recorded(lg *gardener.RunResult, path string) *gardener.Fingerprint {
-	if lg == nil {
-		return nil
-	}
-	for _, r := range lg.Steps {
-		if r.Path == path && r.Element != nil {
-			fp := *r.Element
-			return &fp
-		}
-	}
-	return nil
-}
-
-func locatorTrouble(k gardener.ErrorKind) bool {
-	switch k {
-	case gardener.ErrElementNotFound, gardener.ErrAmbiguousElement, gardener.ErrTimeout:
-		return true
-	}
-	return false
 }
 
 // otherStepsElement names the step, other than the one being healed, whose element on its last

@@ -62,7 +62,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	}
 	if r.ErrorKind == gardener.ErrElementNotFound && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
 		s := failedStep(ask.Test, r.FailedStep)
-		target, _ := targetOf(s, recorded(ask.LastGreen, r.FailedStep))
+		target, _ := targetOf(s, ask.LastGreen.Element(r.FailedStep))
 		if m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); m.Abstained() {
 			add(gardener.AppBug, "the element of step %s (%s) is gone with nothing similar on the page", r.FailedStep, s.Target())
 		}

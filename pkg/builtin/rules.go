@@ -125,7 +125,7 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	if strings.Contains(ask.Result.FailedStep, ".") {
 		return nil, ""
 	}
-	rec := recorded(ask.LastGreen, ask.Result.FailedStep)
+	rec := ask.LastGreen.Element(ask.Result.FailedStep)
 	target, _ := targetOf(s, rec)
 	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, gardener.LocatorAsk{Failure: ask.Failure, Recorded: rec}, m.Index) == "" {
 		return nil, ""
@@ -136,7 +136,7 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 
 func actionFailed(ask gardener.OpsAsk) bool {
 	s := ask.Test.Steps[ask.Result.FailedIndex]
-	return (s.IsAction() || s.Kind == gardener.Intent || s.Kind == gardener.Wait) && locatorTrouble(ask.Result.ErrorKind)
+	return (s.IsAction() || s.Kind == gardener.Intent || s.Kind == gardener.Wait) && ask.Result.ErrorKind.LocatorTrouble()
 }
 
 func clickable(c gardener.Fingerprint) bool {

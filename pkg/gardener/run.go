@@ -18,6 +18,30 @@ const (
 	ErrBadStep           ErrorKind = "bad-step"
 )
 
+// LocatorTrouble reports whether a failure is about finding an element: the only failures a
+// new locator can fix.
+func (k ErrorKind) LocatorTrouble() bool {
+	switch k {
+	case ErrElementNotFound, ErrAmbiguousElement, ErrTimeout:
+		return true
+	}
+	return false
+}
+
+// Element returns a copy of the fingerprint the run recorded for the step at path, or nil.
+func (r *RunResult) Element(path string) *Fingerprint {
+	if r == nil {
+		return nil
+	}
+	for _, s := range r.Steps {
+		if s.Path == path && s.Element != nil {
+			fp := *s.Element
+			return &fp
+		}
+	}
+	return nil
+}
+
 // ConsoleMessage is one message the page wrote to its console.
 type ConsoleMessage struct {
 	Level string `json:"level"`

@@ -107,11 +107,11 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 	if step.Kind == gardener.Intent {
 		return c.rederive(ctx, ri, t, rep, fi, bi)
 	}
-	if !locatorTrouble(res.ErrorKind) || step.Target().IsZero() {
+	if !res.ErrorKind.LocatorTrouble() || step.Target().IsZero() {
 		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
 		return nil, nil
 	}
-	ask := gardener.LocatorAsk{Failure: c.failure(t, rep), Index: fi, Inner: -1, Step: step, Recorded: c.recorded(strconv.Itoa(bi + 1))}
+	ask := gardener.LocatorAsk{Failure: c.failure(t, rep), Index: fi, Inner: -1, Step: step, Recorded: c.req.LastGreen.Element(strconv.Itoa(bi + 1))}
 	t0 := c.l.now()
 	ans, err := c.l.Model.FixLocator(ctx, ask)
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
@@ -138,7 +138,7 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 // the proof shows the first one does not resolve to exactly one element: no model call.
 func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int) *gardener.Op {
 	alts := c.alts[bi]
-	if len(alts) == 0 || !locatorTrouble(rep.Result.ErrorKind) || strings.Contains(rep.Result.FailedStep, ".") {
+	if len(alts) == 0 || !rep.Result.ErrorKind.LocatorTrouble() || strings.Contains(rep.Result.FailedStep, ".") {
 		return nil
 	}
 	c.alts[bi] = alts[1:]
@@ -171,29 +171,6 @@ func (c *climb) rederive(ctx context.Context, ri int, t gardener.Test, rep garde
 	nb.Steps = gardener.CloneSteps(ans.Steps)
 	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategyIntent, Message: fmt.Sprintf("step %d: intent %q re-derived as %d steps", bi+1, block.Goal, len(nb.Steps))})
 	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &nb}, nil
-}
-
-// recorded finds the fingerprint the last green run recorded for the step at path.
-func (c *climb) recorded(path string) *gardener.Fingerprint {
-	if c.req.LastGreen == nil {
-		return nil
-	}
-	for _, r := range c.req.LastGreen.Steps {
-		if r.Path == path && r.Element != nil {
-			fp := *r.Element
-			return &fp
-		}
-	}
-	return nil
-}
-
-// locatorTrouble reports whether a failure is about finding an element.
-func locatorTrouble(k gardener.ErrorKind) bool {
-	switch k {
-	case gardener.ErrElementNotFound, gardener.ErrAmbiguousElement, gardener.ErrTimeout:
-		return true
-	}
-	return false
 }
 
 // applyWithOrigin applies ops and also returns, for every resulting step, the base index it
