@@ -179,17 +179,30 @@ func innerIndex(path string) int {
 	return n - 1
 }
 
-// otherStepsElement names the step, other than the one being healed, whose element on its last
-// green run is candidate i of the page, or "".
+// otherStepsElement names the step after the one being healed whose element on its last green
+// run is candidate i of the page, or "". Only later steps count: moving this step onto a later
+// step's element would do that step's action early (a "Continue" that became the form's only
+// "Place order"). An earlier step's element is no such risk — the flow already did its action,
+// and a login button on another page may well look like this page's submit button.
 func otherStepsElement(page *similo.Page, ask gardener.LocatorAsk, i int) string {
 	if ask.LastGreen == nil || ask.Recorded == nil {
 		return ""
 	}
+	// The healed step's place in the run is where its recorded element first appears: the ask's
+	// indices count steps of the test being repaired, which earlier ops may have shifted.
+	after := false
 	for _, r := range ask.LastGreen.Steps {
-		if r.Element == nil || r.Kind != gardener.Click {
+		if r.Element == nil {
 			continue
 		}
-		if m := (similo.Engine{}).LocateOn(page, *r.Element); m.Index == i && !sameElement(*r.Element, *ask.Recorded) {
+		if sameElement(*r.Element, *ask.Recorded) {
+			after = true
+			continue
+		}
+		if !after || r.Kind != gardener.Click {
+			continue
+		}
+		if m := (similo.Engine{}).LocateOn(page, *r.Element); m.Index == i {
 			return r.Path
 		}
 	}
