@@ -61,7 +61,10 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.state, "state", "", "directory of the embedded store (default: a fresh temporary directory)")
 	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint instead of the embedded store")
 	fs.StringVar(&o.region, "region", "us-east-1", "AWS region (DynamoDB endpoint, Bedrock)")
-	fs.DurationVar(&o.stepTimeout, "step-timeout", 10*time.Second, "default time limit of a replayed step")
+	// The demo shop answers from this process in milliseconds, and the demo is about failures:
+	// every failing step waits out the whole limit (in the suite, each rung's reproduction and
+	// each red proof), so a serve-sized limit would make most of the demo's time waiting.
+	fs.DurationVar(&o.stepTimeout, "step-timeout", 3*time.Second, "default time limit of a replayed step")
 	logFile := fs.String("log", "", "write the stack's JSON log lines to this file")
 	verbose := fs.Bool("v", false, "print why each failing run failed")
 	if err := fs.Parse(args); err != nil {
@@ -223,8 +226,8 @@ func (d *demo) seed() error {
 	return nil
 }
 
-// suite is the scheduled suite: every active test replayed (two at a time, each in its own
-// browser context) and recorded as a scheduled run. It returns the failing test ids.
+// suite is the scheduled suite: every active test replayed (four at a time, each in its own
+// browser context; a failing test spends most of its run waiting for an element) and recorded as a scheduled run. It returns the failing test ids.
 func (d *demo) suite() []string {
 	tests, err := d.l.store.Tests(d.ctx, "demo")
 	must(err)
@@ -235,7 +238,7 @@ func (d *demo) suite() []string {
 	}
 	out := make([]res, len(tests))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
+	sem := make(chan struct{}, 4)
 	for i, t := range tests {
 		wg.Add(1)
 		go func() {

@@ -157,9 +157,14 @@ func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string,
 	if err != nil {
 		return res, r.callFailure(loc, err)
 	}
-	if res.State == "ok" {
+	switch res.State {
+	case "ok":
 		rec.Element = r.fingerprint(ctx)
 		return res, nil
+	case "covered", "disabled":
+		// The locator found its one element and something else stopped the action: the record
+		// says which element, so a repair can tell a covered button from a lost one.
+		rec.Element = r.fingerprint(ctx)
 	}
 	return res, targetFailure(loc, res, timeout)
 }

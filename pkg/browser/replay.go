@@ -104,6 +104,12 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			}
 			rep.Probes[i] = r.probe(i, checks)
 		}
+		if locs, ok := ro.Views[i]; ok && ctx.Err() == nil {
+			if rep.Views == nil {
+				rep.Views = map[int]gardener.View{}
+			}
+			rep.Views[i] = r.view(locs)
+		}
 		if i == len(t.Steps) {
 			break
 		}
@@ -354,6 +360,18 @@ type snapshotResult struct {
 	Candidates []gardener.Fingerprint `json:"candidates"`
 	Text       string                 `json:"text"`
 	Truncated  bool                   `json:"truncated"`
+}
+
+// view is the page as it is now: its URL, a snapshot and the locators resolved.
+func (r *run) view(locs []gardener.Locator) gardener.View {
+	r.s.mu.Lock()
+	v := gardener.View{URL: r.s.url}
+	r.s.mu.Unlock()
+	v.Snapshot = r.takeSnapshot()
+	if len(locs) > 0 {
+		v.Resolved = r.resolveAll(locs)
+	}
+	return v
 }
 
 // takeSnapshot captures the page as it is now, capped by count and bytes.

@@ -190,6 +190,35 @@ func TestFailingRunSnapshotIsTakenAtTheFailure(t *testing.T) {
 	}
 }
 
+// TestViews visits two pages in one replay and looks at each after its goto; a run that fails
+// before a view has none.
+func TestViews(t *testing.T) {
+	r := needBrowser(t)
+	srv := fixture(t)
+	save := gardener.MustLocator("#save")
+	email := gardener.MustLocator("#email")
+	st := steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"goto","url":"/login.html"}]`)
+	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{Views: map[int][]gardener.Locator{1: {save, email}, 2: {email}}})
+	if !rep.Result.Passed {
+		t.Fatalf("run failed: %s", rep.Result.Message)
+	}
+	first, second := rep.Views[1], rep.Views[2]
+	if !strings.HasSuffix(first.URL, "/dashboard.html") || first.Snapshot == nil || len(first.Snapshot.Candidates) == 0 {
+		t.Errorf("view of the dashboard: %s, snapshot %v", first.URL, first.Snapshot != nil)
+	}
+	if first.Resolved[save.String()].Visible != 1 || first.Resolved[email.String()].Count != 0 {
+		t.Errorf("locators on the dashboard: %+v", first.Resolved)
+	}
+	if !strings.HasSuffix(second.URL, "/login.html") || second.Resolved[email.String()].Visible != 1 {
+		t.Errorf("view of the login page: %s %+v", second.URL, second.Resolved)
+	}
+	st = steps(t, `[{"kind":"goto","url":"/missing-page"},{"kind":"goto","url":"/login.html"}]`)
+	rep = replayOK(t, r, srv.URL, st, gardener.ReplayOptions{Views: map[int][]gardener.Locator{1: nil, 2: nil}})
+	if rep.Result.Passed || len(rep.Views) != 0 {
+		t.Errorf("a run failing at its first goto has views %v", rep.Views)
+	}
+}
+
 func TestProbes(t *testing.T) {
 	r := needBrowser(t)
 	srv := fixture(t)

@@ -45,6 +45,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		ans.Reason = "no confident match for the " + from + ": " + m.Reason
 		return ans, nil
 	}
+	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && m.Index < len(ask.Snapshot) && sameElement(*found, ask.Snapshot[m.Index]) {
+		// The failing locator still finds the element the last green run used; something else
+		// (a banner over it, a disabled state) stopped the step, and another name for the same
+		// element stops the same way. The drift rules deal with what is in the way.
+		ans.Reason = "the step's locator still finds the element it used on the last green run; a new locator cannot fix what stops the step"
+		return ans, nil
+	}
 	if n := otherStepsElement(page, ask, m.Index); n != "" {
 		// The closest element is the one another step of the test acts on: moving this step
 		// there would do that step's action twice (a "Continue" that became the form's only

@@ -84,3 +84,27 @@ func TestFixLocatorIgnoresEarlierStepsAndTheSameElement(t *testing.T) {
 		t.Fatalf("no locator for the wrapped save button: %s", ans.Reason)
 	}
 }
+
+// A button a cookie banner covers is found by its old locator: another name for the same button
+// is covered just the same, so self-heal abstains and the banner is left to the drift rules.
+func TestFixLocatorAbstainsWhenTheLocatorStillFindsItsElement(t *testing.T) {
+	add := button("add-to-cart", "Add to cart", "/html/body/main/div/button", 300)
+	green := []gardener.StepRecord{clickRecord("1", add)}
+	now := add
+	now.XPath, now.IdxPath = "/html/body/div/main/div/button", "/html/body/div/main/div/button"
+	a := ask(t, 0, clickStep(t, "css=.product-info .add-to-cart"), green, []gardener.Fingerprint{now})
+	a.Result.ErrorKind = gardener.ErrTimeout
+	a.Result.Steps = []gardener.StepRecord{{Path: "1", Kind: gardener.Click, Element: &now}}
+	ans, err := Engine{}.FixLocator(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Locator.IsZero() || !strings.Contains(ans.Reason, "still finds") {
+		t.Fatalf("answer %s (%s), want an abstention", ans.Locator, ans.Reason)
+	}
+	// The same page, but the failing step found nothing: the moved button is healed.
+	a.Result.Steps = []gardener.StepRecord{{Path: "1", Kind: gardener.Click}}
+	if ans, _ = (Engine{}).FixLocator(context.Background(), a); ans.Locator.IsZero() {
+		t.Fatalf("no locator for a button the step no longer finds: %s", ans.Reason)
+	}
+}

@@ -35,6 +35,18 @@ type ReplayOptions struct {
 	// radar sweep: does a locator a test uses still find its one element?). The answers are in
 	// Replay.Resolved, keyed by the locator's string form.
 	Resolve []Locator
+	// Views asks, for top-level step index i (len(steps): after the last step), for a view of
+	// the page just before step i runs: its URL, a snapshot, and each locator resolved. A radar
+	// visits several pages in one replay this way, paying for one browser context and one login
+	// instead of one per page. A run that fails before step i has no view i.
+	Views map[int][]Locator
+}
+
+// View is the page as one ReplayOptions.Views entry saw it.
+type View struct {
+	URL      string                     `json:"url"`
+	Snapshot *Snapshot                  `json:"snapshot,omitempty"`
+	Resolved map[string]ResolvedLocator `json:"resolved,omitempty"`
 }
 
 // Replay is what one replay produced.
@@ -45,6 +57,8 @@ type Replay struct {
 	// Resolved answers ReplayOptions.Resolve, keyed by Locator.String(); a locator the page
 	// gave no answer for (it hung) is absent.
 	Resolved map[string]ResolvedLocator `json:"resolved,omitempty"`
+	// Views answers ReplayOptions.Views, by step index.
+	Views map[int]View `json:"views,omitempty"`
 }
 
 // MaxResolvedElements caps the fingerprints a ResolvedLocator carries: two are enough to show a

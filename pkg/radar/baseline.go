@@ -125,13 +125,7 @@ func (r *Radar) RecordBaseline(ctx context.Context, projectID string) (BaselineR
 		}
 	}
 	pages := slices.Sorted(maps.Keys(locs))
-	results := make([]*gardener.PageBaseline, len(pages))
-	why := make([]string, len(pages))
-	err = parallel(ctx, len(pages), r.concurrency(), func(ctx context.Context, i int) error {
-		var err error
-		results[i], why[i], err = r.baselinePage(ctx, p, pages[i], locs[pages[i]], routes[pages[i]])
-		return err
-	})
+	results, why, err := r.baselinePages(ctx, p, pages, locs, routes)
 	if err != nil {
 		return rep, err
 	}
@@ -150,52 +144,75 @@ func (r *Radar) RecordBaseline(ctx context.Context, projectID string) (BaselineR
 	return rep, nil
 }
 
-// baselinePage tries the ways to reach a page, cheapest and least intrusive first, and keeps
-// the one that shows the most of its locators; nil and why when none ends on the page.
-func (r *Radar) baselinePage(ctx context.Context, p *project, page string, locs map[string]gardener.Locator, route *gardener.PageRoute) (*gardener.PageBaseline, string, error) {
-	plans := []visitPlan{{Page: page}}
-	if p.setup != nil {
-		plans = append(plans, visitPlan{Page: page, NeedsSession: true})
+// baselinePages tries the ways to reach each page, cheapest and least intrusive first —
+// directly, after the setup test, along the first steps of a test that reached it — and keeps,
+// per page, the visit that shows the most of its locators; nil and why for a page no visit
+// ends on. Each way is one round over the pages still short of locators, so the pages of a
+// round share replays.
+func (r *Radar) baselinePages(ctx context.Context, p *project, pages []string, locs map[string]map[string]gardener.Locator, routes map[string]*gardener.PageRoute) ([]*gardener.PageBaseline, []string, error) {
+	best := make([]*gardener.PageBaseline, len(pages))
+	why := make([]string, len(pages))
+	resolve := make([][]gardener.Locator, len(pages))
+	for i, page := range pages {
+		why[i] = "no visit was tried"
+		for _, k := range slices.Sorted(maps.Keys(locs[page])) {
+			resolve[i] = append(resolve[i], locs[page][k])
+		}
 	}
-	if route != nil {
-		plans = append(plans, visitPlan{Page: page, Via: route})
+	done := func(i int) bool { return best[i] != nil && len(best[i].Unseen) == 0 }
+	rounds := []func(i int) (visitPlan, bool){
+		func(i int) (visitPlan, bool) { return visitPlan{Page: pages[i]}, true },
+		func(i int) (visitPlan, bool) { return visitPlan{Page: pages[i], NeedsSession: true}, p.setup != nil },
+		func(i int) (visitPlan, bool) {
+			return visitPlan{Page: pages[i], Via: routes[pages[i]]}, routes[pages[i]] != nil
+		},
 	}
-	resolve := make([]gardener.Locator, 0, len(locs))
-	for _, k := range slices.Sorted(maps.Keys(locs)) {
-		resolve = append(resolve, locs[k])
-	}
-	var best *gardener.PageBaseline
-	why := "no visit was tried"
-	for _, plan := range plans {
-		rep, err := r.visit(ctx, p, plan, resolve)
-		if err != nil {
-			return nil, "", err
-		}
-		if !rep.Result.Passed {
-			why = "the visit failed: " + rep.Result.Message
-			continue
-		}
-		if got := p.rel(rep.Result.FinalURL); got != page {
-			why = "a visit ends at " + got
-			continue
-		}
-		pb := &gardener.PageBaseline{URL: page, Elements: map[string]gardener.Fingerprint{}, NeedsSession: plan.NeedsSession, Via: plan.Via}
-		if rep.Snapshot != nil {
-			pb.Candidates = rep.Snapshot.Candidates
-		}
-		pb.Fingerprint = pageFingerprint(pb.Candidates)
-		for _, l := range resolve {
-			if res, ok := rep.Resolved[l.String()]; ok && seen(res) {
-				pb.Elements[l.String()] = res.Elements[0]
-			} else {
-				pb.Unseen = append(pb.Unseen, l.String())
+	for n, round := range rounds {
+		var idx []int
+		var plans []visitPlan
+		var res [][]gardener.Locator
+		for i := range pages {
+			if done(i) {
+				continue
+			}
+			if plan, ok := round(i); ok {
+				idx, plans, res = append(idx, i), append(plans, plan), append(res, resolve[i])
 			}
 		}
-		if best == nil || len(pb.Elements) > len(best.Elements) {
-			best = pb
+		if len(idx) == 0 {
+			continue
 		}
-		if len(pb.Unseen) == 0 {
-			break
+		// A direct visit that ends elsewhere is the common case (the page needs a session); a
+		// later round's is not, and is confirmed on its own.
+		visits, err := r.visitAll(ctx, p, plans, res, n > 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, i := range idx {
+			v := visits[k]
+			if !v.Reached {
+				why[i] = "the visit failed: " + v.Message
+				continue
+			}
+			if got := p.rel(v.URL); got != pages[i] {
+				why[i] = "a visit ends at " + got
+				continue
+			}
+			pb := &gardener.PageBaseline{URL: pages[i], Elements: map[string]gardener.Fingerprint{}, NeedsSession: plans[k].NeedsSession, Via: plans[k].Via}
+			if v.Snapshot != nil {
+				pb.Candidates = v.Snapshot.Candidates
+			}
+			pb.Fingerprint = pageFingerprint(pb.Candidates)
+			for _, l := range resolve[i] {
+				if res, ok := v.Resolved[l.String()]; ok && seen(res) {
+					pb.Elements[l.String()] = res.Elements[0]
+				} else {
+					pb.Unseen = append(pb.Unseen, l.String())
+				}
+			}
+			if best[i] == nil || len(pb.Elements) > len(best[i].Elements) {
+				best[i] = pb
+			}
 		}
 	}
 	return best, why, nil

@@ -185,6 +185,7 @@ func (c *counting) DeriveIntent(ctx context.Context, a gardener.IntentAsk) (gard
 // the captured log.
 type scene struct {
 	t     testing.TB
+	path  string
 	store *embedded.Store
 	radar *Radar
 	model *counting
@@ -202,7 +203,50 @@ func newScene(t testing.TB, variant string) *scene {
 	if seedErr != nil {
 		t.Fatalf("recording the radar's seed state: %v", seedErr)
 	}
-	data, err := os.ReadFile(seedState)
+	return openScene(t, seedState, variant)
+}
+
+// sweptSeeds holds, per variant, the seed state after one sweep of the demo project.
+var (
+	sweptMu    sync.Mutex
+	sweptSeeds = map[string]string{}
+)
+
+// newSweptScene is newScene after a sweep of the demo project under variant. Scenarios that
+// differ only in what they do after the sweep share one: a sweep visits every baseline page,
+// which is most of a scenario's time.
+func newSweptScene(t testing.TB, variant string) *scene {
+	t.Helper()
+	sweptMu.Lock()
+	defer sweptMu.Unlock()
+	path, ok := sweptSeeds[variant]
+	if !ok {
+		s := newScene(t, variant)
+		s.sweep()
+		if err := s.store.Close(); err != nil {
+			t.Fatal(err)
+		}
+		path = filepath.Join(filepath.Dir(seedState), "swept-"+variant+".db")
+		if err := copyFile(s.path, path); err != nil {
+			t.Fatal(err)
+		}
+		sweptSeeds[variant] = path
+	}
+	return openScene(t, path, variant)
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o600)
+}
+
+// openScene opens a copy of the state file at from and sets the app to variant.
+func openScene(t testing.TB, from, variant string) *scene {
+	t.Helper()
+	data, err := os.ReadFile(from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +269,7 @@ func newScene(t testing.TB, variant string) *scene {
 			t.Error(err)
 		}
 	})
-	s := &scene{t: t, store: store, model: &counting{}}
+	s := &scene{t: t, path: path, store: store, model: &counting{}}
 	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
 	life := lifecycle.New(store, nil)
 	lad := &ladder.Ladder{Runner: runner, Model: s.model}

@@ -88,14 +88,26 @@ func (r *Radar) Sweep(ctx context.Context, projectID string) (SweepResult, error
 	}
 	res := SweepResult{ProjectID: projectID, At: r.now(), Changes: []gardener.AppChange{}, AtRisk: []TestAtRisk{}}
 	pages := slices.Sorted(maps.Keys(b.Pages))
-	found := make([]pageFinding, len(pages))
-	err = parallel(ctx, len(pages), r.concurrency(), func(ctx context.Context, i int) error {
-		var err error
-		found[i], err = r.sweepPage(ctx, p, b.Pages[pages[i]], res.At)
-		return err
-	})
+	plans := make([]visitPlan, len(pages))
+	resolves := make([][]gardener.Locator, len(pages))
+	for i, page := range pages {
+		pb := b.Pages[page]
+		plans[i] = visitPlan{Page: pb.URL, NeedsSession: pb.NeedsSession, Via: pb.Via}
+		for _, k := range slices.Sorted(maps.Keys(pb.Elements)) {
+			l, err := gardener.ParseLocator(k)
+			if err != nil {
+				return SweepResult{}, fmt.Errorf("radar: baseline of page %s holds a malformed locator: %w", pb.URL, err)
+			}
+			resolves[i] = append(resolves[i], l)
+		}
+	}
+	visits, err := r.visitAll(ctx, p, plans, resolves, true)
 	if err != nil {
 		return SweepResult{}, err
+	}
+	found := make([]pageFinding, len(pages))
+	for i, page := range pages {
+		found[i] = r.sweepPage(p, b.Pages[page], resolves[i], visits[i], res.At)
 	}
 	touched := map[string]map[string]touch{} // page → locator → what touched it
 	for i := range pages {
@@ -161,29 +173,15 @@ type pageFinding struct {
 	touched map[string]touch
 }
 
-func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBaseline, at time.Time) (pageFinding, error) {
-	start := time.Now()
-	f := pageFinding{sweep: PageSweep{URL: pb.URL}, touched: map[string]touch{}}
-	resolve := make([]gardener.Locator, 0, len(pb.Elements))
-	for _, k := range slices.Sorted(maps.Keys(pb.Elements)) {
-		l, err := gardener.ParseLocator(k)
-		if err != nil {
-			return f, fmt.Errorf("radar: baseline of page %s holds a malformed locator: %w", pb.URL, err)
-		}
-		resolve = append(resolve, l)
-	}
-	rep, err := r.visit(ctx, p, visitPlan{Page: pb.URL, NeedsSession: pb.NeedsSession, Via: pb.Via}, resolve)
-	if err != nil {
-		return f, err
-	}
-	f.sweep.Millis = time.Since(start).Milliseconds()
-	if !rep.Result.Passed {
-		f.sweep.Unreached = rep.Result.Message
-		return f, nil
+func (r *Radar) sweepPage(p *project, pb gardener.PageBaseline, resolve []gardener.Locator, v pageVisit, at time.Time) pageFinding {
+	f := pageFinding{sweep: PageSweep{URL: pb.URL, Millis: v.Millis}, touched: map[string]touch{}}
+	if !v.Reached {
+		f.sweep.Unreached = v.Message
+		return f
 	}
 	var cands []gardener.Fingerprint
-	if rep.Snapshot != nil {
-		cands = rep.Snapshot.Candidates
+	if v.Snapshot != nil {
+		cands = v.Snapshot.Candidates
 	}
 	f.sweep.Fingerprint = pageFingerprint(cands)
 	f.sweep.Changed = f.sweep.Fingerprint != pb.Fingerprint
@@ -195,7 +193,7 @@ func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBasel
 	origin := p.base.Scheme + "://" + p.base.Host
 	byBase := map[int]string{} // baseline candidate → the change that involves it
 	ended := ""                // the change that says the page now ends elsewhere
-	if got := p.rel(rep.Result.FinalURL); got != pb.URL {
+	if got := p.rel(v.URL); got != pb.URL {
 		// A redirect, a merged step: diffing another page against the baseline says nothing,
 		// and every locator the page loses is touched by that one change.
 		f.sweep.EndedAt, f.sweep.Changed = got, true
@@ -214,7 +212,7 @@ func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBasel
 	for _, l := range resolve {
 		key := l.String()
 		b := pb.Elements[key]
-		res, answered := rep.Resolved[key]
+		res, answered := v.Resolved[key]
 		if !answered {
 			f.sweep.Unjudged = append(f.sweep.Unjudged, key)
 			continue
@@ -240,7 +238,7 @@ func (r *Radar) sweepPage(ctx context.Context, p *project, pb gardener.PageBasel
 		}
 		f.touched[key] = touch{why: why, change: id}
 	}
-	return f, nil
+	return f
 }
 
 // judge says why a locator is touched by a change, or "" when it still finds the element it

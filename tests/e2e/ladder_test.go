@@ -185,6 +185,9 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 				if rep.Result.Passed {
 					t.Fatalf("%s passes under regression %s", id, v.Name)
 				}
+				if rep.Result.FailedStep != v.Breaks[id] {
+					t.Errorf("%s fails at step %s, the variant says %s", id, rep.Result.FailedStep, v.Breaks[id])
+				}
 				run := s.record(tt, rep, gardener.TriggerSchedule)
 				got, err := s.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.opts})
 				if err != nil {

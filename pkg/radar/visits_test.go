@@ -1,0 +1,123 @@
+package radar
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// pagesRunner plays a site without a browser: a goto reaches its page unless the page is in
+// fail (the step fails) or in redirect (it ends on another page); setup steps are clicks.
+type pagesRunner struct {
+	fail, redirect map[string]string
+	mu             sync.Mutex
+	replays        [][]string // the gotos of each replay
+}
+
+func (f *pagesRunner) Replay(_ context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
+	var rep gardener.Replay
+	var gotos []string
+	here := "about:blank"
+	for i := 0; i <= len(t.Steps); i++ {
+		if _, ok := o.Views[i]; ok {
+			if rep.Views == nil {
+				rep.Views = map[int]gardener.View{}
+			}
+			rep.Views[i] = gardener.View{URL: here, Snapshot: &gardener.Snapshot{URL: here}}
+		}
+		if i == len(t.Steps) {
+			break
+		}
+		s := t.Steps[i]
+		if s.Kind != gardener.Goto {
+			continue
+		}
+		gotos = append(gotos, s.URL)
+		if why, ok := f.fail[s.URL]; ok {
+			rep.Result = gardener.RunResult{FailedIndex: i, Message: why, FinalURL: here}
+			f.record(gotos)
+			return rep, nil
+		}
+		here = o.BaseURL + s.URL
+		if to, ok := f.redirect[s.URL]; ok {
+			here = o.BaseURL + to
+		}
+	}
+	rep.Result = gardener.RunResult{Passed: true, FinalURL: here}
+	if o.SnapshotAtEnd {
+		rep.Snapshot = &gardener.Snapshot{URL: here}
+	}
+	f.record(gotos)
+	return rep, nil
+}
+
+func (f *pagesRunner) record(gotos []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.replays = append(f.replays, gotos)
+}
+
+func TestVisitAllSharesReplaysAndNeverLosesAPage(t *testing.T) {
+	base, _ := url.Parse("http://shop.test")
+	setup := gardener.Test{ID: "login", Steps: []gardener.Step{{Kind: gardener.Click}}}
+	p := &project{base: base, setup: &setup, opts: gardener.ReplayOptions{BaseURL: "http://shop.test"}}
+	pages := []string{"/a", "/b", "/c", "/d", "/e", "/f"}
+	plans := make([]visitPlan, len(pages))
+	for i, pg := range pages {
+		plans[i] = visitPlan{Page: pg, NeedsSession: i >= 3}
+	}
+	resolves := make([][]gardener.Locator, len(pages))
+
+	run := &pagesRunner{fail: map[string]string{"/b": "HTTP 500"}, redirect: map[string]string{"/e": "/login"}}
+	r := &Radar{Runner: run, Concurrency: 1}
+	visits, err := r.visitAll(context.Background(), p, plans, resolves, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range visits {
+		switch pages[i] {
+		case "/b":
+			if v.Reached || !strings.Contains(v.Message, "HTTP 500") {
+				t.Errorf("/b: %+v, want the failure", v)
+			}
+		case "/e":
+			if !v.Reached || p.rel(v.URL) != "/login" {
+				t.Errorf("/e: %+v, want the redirect", v)
+			}
+		default:
+			if !v.Reached || p.rel(v.URL) != pages[i] || v.Snapshot == nil {
+				t.Errorf("%s: %+v", pages[i], v)
+			}
+		}
+	}
+	// One concurrent replay: the direct pages share one, the session pages another; /b failed
+	// there, so /b and /c (never reached) are visited alone, as is /e (confirmed: it ended
+	// elsewhere).
+	want := [][]string{{"/a", "/b"}, {"/d", "/e", "/f"}, {"/b"}, {"/c"}, {"/e"}}
+	if len(run.replays) != len(want) {
+		t.Fatalf("replays %v, want %v", run.replays, want)
+	}
+	for i := range want {
+		if !slices.Equal(run.replays[i], want[i]) {
+			t.Fatalf("replays %v, want %v", run.replays, want)
+		}
+	}
+}
+
+func TestChunks(t *testing.T) {
+	idx := []int{1, 2, 3, 4, 5}
+	for n, want := range map[int]string{0: "[[1 2 3 4 5]]", 1: "[[1 2 3 4 5]]", 2: "[[1 2] [3 4 5]]", 5: "[[1] [2] [3] [4] [5]]", 9: "[[1] [2] [3] [4] [5]]"} {
+		if got := fmt.Sprint(chunks(idx, n)); got != want {
+			t.Errorf("chunks(%d) = %s, want %s", n, got, want)
+		}
+	}
+	if chunks(nil, 3) != nil {
+		t.Error("chunks of nothing")
+	}
+}
