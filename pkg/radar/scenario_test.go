@@ -25,13 +25,18 @@ func staged(ps PassResult) []string {
 	return out
 }
 
-func atRiskIDs(sw SweepResult) []string {
+// sortedIDs lists, sorted, the test id of each row.
+func sortedIDs[T any](rows []T, id func(T) string) []string {
 	var out []string
-	for _, r := range sw.AtRisk {
-		out = append(out, r.TestID)
+	for _, r := range rows {
+		out = append(out, id(r))
 	}
 	slices.Sort(out)
 	return out
+}
+
+func atRiskIDs(sw SweepResult) []string {
+	return sortedIDs(sw.AtRisk, func(r TestAtRisk) string { return r.TestID })
 }
 
 func TestNeutralChangeStagesNothing(t *testing.T) {
@@ -60,12 +65,7 @@ func TestNeutralChangeStagesNothing(t *testing.T) {
 
 // atRiskInQueue lists the at-risk tests the queue view shows.
 func atRiskInQueue(q Queue) []string {
-	var out []string
-	for _, r := range q.AtRisk {
-		out = append(out, r.TestID)
-	}
-	slices.Sort(out)
-	return out
+	return sortedIDs(q.AtRisk, func(r gardener.AtRisk) string { return r.TestID })
 }
 
 func TestAutoRepairProjectStagesNothing(t *testing.T) {
