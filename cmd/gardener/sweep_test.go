@@ -72,7 +72,7 @@ func TestSweepStagesOnTheDemoApp(t *testing.T) {
 		files[id+".json"] = string(b)
 	}
 	dir, state := testDir(t, files), t.TempDir()
-	args := []string{"sweep", "--tests", dir, "--base-url", srv.URL, "--state", state, "--step-timeout", "20s"}
+	args := []string{"sweep", "--tests", dir, "--base-url", srv.URL, "--state", state, "--step-timeout", "4s"}
 
 	var out, errOut bytes.Buffer
 	if code := dispatch(args, nil, &out, &errOut); code != 0 {

@@ -44,7 +44,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "SKIPPING the radar's browser tests: "+chromeSkip)
 		os.Exit(m.Run())
 	}
-	runner = browser.New(browser.Options{StepTimeout: 10 * time.Second})
+	// A failing step waits out the whole limit, and the scenarios fail steps on purpose (dry-runs
+	// of drifted tests, reproductions, red proofs): short, yet long enough for a passing step on
+	// a loaded machine.
+	runner = browser.New(browser.Options{StepTimeout: 4 * time.Second})
 	app = demoapp.New()
 	srv := httptest.NewServer(app.Handler())
 	appURL = srv.URL

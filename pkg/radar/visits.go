@@ -23,75 +23,63 @@ func visitOf(rep gardener.Replay) pageVisit {
 	return pageVisit{Reached: rep.Result.Passed, Message: rep.Result.Message, URL: rep.Result.FinalURL, Snapshot: rep.Snapshot, Resolved: rep.Resolved, Millis: rep.Result.Millis}
 }
 
-// visitAll visits each plan's page, resolving its locators there. Plans that reach their page
-// by a plain goto (after the setup test, or directly) share replays: one browser context, and
-// the setup test once, per chunk of pages instead of per page — most of what a visit costs. A
-// page a shared replay did not reach (an earlier page of the chunk failed, the setup test
-// failed) is visited again on its own, and so, with confirm, is one the shared replay found ending
-// elsewhere (an earlier page of the chunk may have ended the session): sharing never makes a
-// page look moved.
+// visitAll visits each plan's page, resolving its locators there. Visits share replays where
+// they can: pages reached by a plain goto (directly, or after the setup test) share one browser
+// context, and the setup test runs once, per chunk of pages instead of per page — most of what a
+// visit costs; pages reached along the first steps of the same test share one replay of the
+// longest of those prefixes. A page a shared replay did not reach (an earlier page or step
+// failed) is visited again on its own, and so, with confirm, is one the shared replay found
+// ending elsewhere (an earlier page may have ended the session): sharing never makes a page look
+// moved.
 func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, resolves [][]gardener.Locator, confirm bool) ([]pageVisit, error) {
 	out := make([]pageVisit, len(plans))
 	got := make([]bool, len(plans))
-	var direct, session, alone []int
+	var direct, session []int
+	via := map[string][]int{}
+	var viaTests []string
 	for i, pl := range plans {
 		switch {
 		case pl.Via != nil:
-			alone = append(alone, i)
+			if via[pl.Via.TestID] == nil {
+				viaTests = append(viaTests, pl.Via.TestID)
+			}
+			via[pl.Via.TestID] = append(via[pl.Via.TestID], i)
 		case pl.NeedsSession && p.setup != nil:
 			session = append(session, i)
 		default:
 			direct = append(direct, i)
 		}
 	}
-	type job struct {
-		pages   []int
-		session bool
-	}
-	var jobs []job
+	var gotos, routes []visitJob
 	for _, g := range []struct {
 		idx     []int
 		session bool
 	}{{direct, false}, {session, true}} {
 		for _, chunk := range chunks(g.idx, r.concurrency()) {
-			if len(chunk) == 1 {
-				alone = append(alone, chunk[0])
-				continue
-			}
-			jobs = append(jobs, job{chunk, g.session})
+			gotos = append(gotos, visitJob{pages: chunk, session: g.session})
 		}
 	}
-	var single []job
-	for _, i := range alone {
-		single = append(single, job{pages: []int{i}})
+	for _, id := range viaTests {
+		routes = append(routes, visitJob{pages: via[id], via: id})
 	}
-	run := func(jobs []job) error {
+	run := func(jobs []visitJob) error {
 		return parallel(ctx, len(jobs), r.concurrency(), func(ctx context.Context, j int) error {
-			pages := jobs[j].pages
-			if len(pages) == 1 {
-				rep, err := r.visit(ctx, p, plans[pages[0]], resolves[pages[0]])
-				if err != nil {
-					return err
-				}
-				out[pages[0]], got[pages[0]] = visitOf(rep), true
-				return nil
-			}
-			return r.visitChunk(ctx, p, jobs[j].session, pages, plans, resolves, confirm, out, got)
+			return r.visitJob(ctx, p, jobs[j], plans, resolves, confirm, out, got)
 		})
 	}
-	// The shared replays go first and the visits along a test's steps after them: those steps
-	// may write (add to a cart, create a product), and a page should look as the app left it,
-	// not as this sweep did.
-	if err := run(jobs); err != nil {
+	// The shared goto replays go first and the visits along a test's steps after them: those
+	// steps may write (add to a cart, create a product), and a page should look as the app left
+	// it, not as this sweep did.
+	if err := run(gotos); err != nil {
 		return nil, err
 	}
-	if err := run(single); err != nil {
+	if err := run(routes); err != nil {
 		return nil, err
 	}
-	var again []job
+	var again []visitJob
 	for i := range plans {
 		if !got[i] {
-			again = append(again, job{pages: []int{i}})
+			again = append(again, visitJob{pages: []int{i}, alone: true})
 		}
 	}
 	if err := run(again); err != nil {
@@ -100,30 +88,67 @@ func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, res
 	return out, nil
 }
 
-// visitChunk replays [setup steps,] goto page 1, goto page 2, … with a view of each page after
-// its goto. It fills out and got for the pages it reached (with confirm: reached and stayed on).
-func (r *Radar) visitChunk(ctx context.Context, p *project, session bool, pages []int, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
+// visitJob is one replay of visitAll: pages reached by gotos (after the setup test with
+// session), or along the first steps of test via, or one page alone by its own plan.
+type visitJob struct {
+	pages   []int
+	session bool
+	via     string
+	alone   bool
+}
+
+// visitJob replays one job with a view of each page where it is reached, and fills out and got
+// for the pages it reached (with confirm, and more than one page: reached and stayed on).
+func (r *Radar) visitJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
+	if job.alone || len(job.pages) == 1 && job.via == "" {
+		i := job.pages[0]
+		rep, err := r.visit(ctx, p, plans[i], resolves[i])
+		if err != nil {
+			return err
+		}
+		out[i], got[i] = visitOf(rep), true
+		return nil
+	}
 	var steps []gardener.Step
-	if session {
-		steps = gardener.CloneSteps(p.setup.Steps)
+	at := make([]int, len(job.pages)) // the view before step at[k] is page k's
+	switch {
+	case job.via != "":
+		t, ok := p.tests[job.via]
+		if !ok {
+			return nil // each page is visited alone, which names what is missing
+		}
+		longest := 0
+		for k, i := range job.pages {
+			at[k] = plans[i].Via.Steps
+			longest = max(longest, at[k])
+		}
+		if longest > len(t.Steps) {
+			return nil
+		}
+		steps = gardener.CloneSteps(t.Steps[:longest])
+	default:
+		if job.session {
+			steps = gardener.CloneSteps(p.setup.Steps)
+		}
+		for k, i := range job.pages {
+			steps = append(steps, gardener.Step{Kind: gardener.Goto, URL: plans[i].Page})
+			at[k] = len(steps)
+		}
 	}
 	opts := p.opts
 	opts.Views = map[int][]gardener.Locator{}
-	at := make([]int, len(pages))
-	for k, i := range pages {
-		steps = append(steps, gardener.Step{Kind: gardener.Goto, URL: plans[i].Page})
-		at[k] = len(steps) // the view before the next step: the page the goto reached
-		opts.Views[at[k]] = resolves[i]
+	for k, i := range job.pages {
+		opts.Views[at[k]] = append(opts.Views[at[k]], resolves[i]...)
 	}
 	start := time.Now()
-	rep, err := r.Runner.Replay(ctx, gardener.Test{ID: fmt.Sprintf("radar:%d pages", len(pages)), ProjectID: p.ID, Steps: steps}, opts)
+	rep, err := r.Runner.Replay(ctx, gardener.Test{ID: fmt.Sprintf("radar:%d pages", len(job.pages)), ProjectID: p.ID, Steps: steps}, opts)
 	if err != nil {
-		return fmt.Errorf("radar: visiting %d pages: %w", len(pages), err)
+		return fmt.Errorf("radar: visiting %d pages: %w", len(job.pages), err)
 	}
-	share := time.Since(start).Milliseconds() / int64(len(pages))
-	for k, i := range pages {
+	share := time.Since(start).Milliseconds() / int64(len(job.pages))
+	for k, i := range job.pages {
 		v, ok := rep.Views[at[k]]
-		if !ok || confirm && p.rel(v.URL) != plans[i].Page {
+		if !ok || confirm && len(job.pages) > 1 && p.rel(v.URL) != plans[i].Page {
 			continue
 		}
 		out[i] = pageVisit{Reached: true, URL: v.URL, Snapshot: v.Snapshot, Resolved: v.Resolved, Millis: share}

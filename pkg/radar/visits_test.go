@@ -66,12 +66,15 @@ func (f *pagesRunner) record(gotos []string) {
 func TestVisitAllSharesReplaysAndNeverLosesAPage(t *testing.T) {
 	base, _ := url.Parse("http://shop.test")
 	setup := gardener.Test{ID: "login", Steps: []gardener.Step{{Kind: gardener.Click}}}
-	p := &project{base: base, setup: &setup, opts: gardener.ReplayOptions{BaseURL: "http://shop.test"}}
-	pages := []string{"/a", "/b", "/c", "/d", "/e", "/f"}
+	route := gardener.Test{ID: "checkout", Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/x"}, {Kind: gardener.Goto, URL: "/y"}, {Kind: gardener.Goto, URL: "/z"}, {Kind: gardener.Goto, URL: "/w"}}}
+	p := &project{base: base, setup: &setup, tests: map[string]gardener.Test{"checkout": route}, opts: gardener.ReplayOptions{BaseURL: "http://shop.test"}}
+	pages := []string{"/a", "/b", "/c", "/d", "/e", "/f", "/y", "/w"}
 	plans := make([]visitPlan, len(pages))
 	for i, pg := range pages {
 		plans[i] = visitPlan{Page: pg, NeedsSession: i >= 3}
 	}
+	plans[6].Via = &gardener.PageRoute{TestID: "checkout", Steps: 2}
+	plans[7].Via = &gardener.PageRoute{TestID: "checkout", Steps: 4}
 	resolves := make([][]gardener.Locator, len(pages))
 
 	run := &pagesRunner{fail: map[string]string{"/b": "HTTP 500"}, redirect: map[string]string{"/e": "/login"}}
@@ -96,10 +99,11 @@ func TestVisitAllSharesReplaysAndNeverLosesAPage(t *testing.T) {
 			}
 		}
 	}
-	// One concurrent replay: the direct pages share one, the session pages another; /b failed
+	// One concurrent replay: the direct pages share one, the session pages another, the two
+	// pages along the checkout test's steps a third (its first four steps, once); /b failed
 	// there, so /b and /c (never reached) are visited alone, as is /e (confirmed: it ended
 	// elsewhere).
-	want := [][]string{{"/a", "/b"}, {"/d", "/e", "/f"}, {"/b"}, {"/c"}, {"/e"}}
+	want := [][]string{{"/a", "/b"}, {"/d", "/e", "/f"}, {"/x", "/y", "/z", "/w"}, {"/b"}, {"/c"}, {"/e"}}
 	if len(run.replays) != len(want) {
 		t.Fatalf("replays %v, want %v", run.replays, want)
 	}
