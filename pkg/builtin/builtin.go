@@ -52,7 +52,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		ans.Reason = "the step's locator still finds the element it used on the last green run; a new locator cannot fix what stops the step"
 		return ans, nil
 	}
-	if n := otherStepsElement(page, ask, m.Index); n != "" {
+	if n := otherStepsElement(page, ask.LastGreen, ask.Recorded, m.Index); n != "" {
 		// The closest element is the one another step of the test acts on: moving this step
 		// there would do that step's action twice (a "Continue" that became the form's only
 		// "Place order"). Abstain and let the drift rules try the flow without the step.
@@ -191,18 +191,18 @@ func innerIndex(path string) int {
 // step's element would do that step's action early (a "Continue" that became the form's only
 // "Place order"). An earlier step's element is no such risk — the flow already did its action,
 // and a login button on another page may well look like this page's submit button.
-func otherStepsElement(page *similo.Page, ask gardener.LocatorAsk, i int) string {
-	if ask.LastGreen == nil || ask.Recorded == nil {
+func otherStepsElement(page *similo.Page, lastGreen *gardener.RunResult, recorded *gardener.Fingerprint, i int) string {
+	if lastGreen == nil || recorded == nil {
 		return ""
 	}
 	// The healed step's place in the run is where its recorded element first appears: the ask's
 	// indices count steps of the test being repaired, which earlier ops may have shifted.
 	after := false
-	for _, r := range ask.LastGreen.Steps {
+	for _, r := range lastGreen.Steps {
 		if r.Element == nil {
 			continue
 		}
-		if sameElement(*r.Element, *ask.Recorded) {
+		if sameElement(*r.Element, *recorded) {
 			after = true
 			continue
 		}

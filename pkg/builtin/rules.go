@@ -127,7 +127,7 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	}
 	rec := ask.LastGreen.Element(ask.Result.FailedStep)
 	target, _ := targetOf(s, rec)
-	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, gardener.LocatorAsk{Failure: ask.Failure, Recorded: rec}, m.Index) == "" {
+	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, ask.LastGreen, rec, m.Index) == "" {
 		return nil, ""
 	}
 	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
