@@ -87,6 +87,11 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		}
 		lastFail = rep.Result.FailedStep
 		ops = mergeOps(sc.Allowed, *op)
+		for _, more := range c.sameElementLater(*op) {
+			if healed[more.Index] == 0 && !touches(ops, more.Index) {
+				ops = mergeOps(ops, more)
+			}
+		}
 	}
 }
 
@@ -212,6 +217,47 @@ func identity(n int) []int {
 
 // mergeOps adds a replace of one base step to a set of ops, taking the place of an earlier
 // replace of the same step.
+// sameElementLater carries a heal of base step bi to the later top-level steps that used the
+// same failing locator for what the last green run recorded as the same element (a test that
+// adds two products clicks "Add to cart" twice): each would otherwise cost a red proof of its
+// own before being healed the same way. The proof still judges the whole candidate.
+func (c *climb) sameElementLater(op gardener.Op) []gardener.Op {
+	bi := op.Index
+	if op.Kind != gardener.OpReplace || op.Step == nil || bi < 0 || bi >= len(c.base.Steps) || c.req.LastGreen == nil {
+		return nil
+	}
+	old := c.base.Steps[bi].Target()
+	rec := c.req.LastGreen.Element(strconv.Itoa(bi + 1))
+	if old.IsZero() || rec == nil {
+		return nil
+	}
+	var out []gardener.Op
+	for j := bi + 1; j < len(c.base.Steps); j++ {
+		st := c.base.Steps[j]
+		if st.Kind == gardener.Intent || st.Kind != c.base.Steps[bi].Kind || st.Target() != old {
+			continue
+		}
+		other := c.req.LastGreen.Element(strconv.Itoa(j + 1))
+		if other == nil || !sameIdentity(*rec, *other) {
+			continue
+		}
+		fixed := st.Clone()
+		if fixed.Kind == gardener.A11yAudit {
+			fixed.Scope = op.Step.Target()
+		} else {
+			fixed.Locator = op.Step.Target()
+		}
+		out = append(out, gardener.Op{Kind: gardener.OpReplace, Index: j, Step: &fixed})
+	}
+	return out
+}
+
+// sameIdentity compares what names an element to a user, not where it sits on the page.
+func sameIdentity(a, b gardener.Fingerprint) bool {
+	return a.Tag == b.Tag && a.Role == b.Role && a.AccessibleName == b.AccessibleName && a.TestID == b.TestID &&
+		a.Label == b.Label && a.Type == b.Type && a.ID == b.ID && a.Name == b.Name
+}
+
 func mergeOps(ops []gardener.Op, add gardener.Op) []gardener.Op {
 	out := make([]gardener.Op, 0, len(ops)+1)
 	for _, op := range ops {
@@ -221,6 +267,16 @@ func mergeOps(ops []gardener.Op, add gardener.Op) []gardener.Op {
 		out = append(out, op)
 	}
 	return append(out, add)
+}
+
+// touches reports whether ops already change base step i.
+func touches(ops []gardener.Op, i int) bool {
+	for _, op := range ops {
+		if op.Kind != gardener.OpInsert && op.Index == i {
+			return true
+		}
+	}
+	return false
 }
 
 func rederivedBlocks(base []gardener.Step, ops []gardener.Op) []int {

@@ -66,6 +66,12 @@ type Request struct {
 	LastGreen *gardener.RunResult
 	// Failure is the failing replay when the caller has one; otherwise the ladder reproduces it.
 	Failure *gardener.Replay
+	// Reported is the failure as the triggering run recorded it, on the test's current
+	// version. When self-heal is the only rung asked for and that failure is one no new
+	// locator can fix, the ladder says so without reproducing it: each rung of the state
+	// machine is its own Lambda, and a reproduction is a whole replay that waits out the
+	// failing step.
+	Reported *gardener.RunResult
 	// Staged is an open proposal for this test; a fix already proven is replayed first at zero
 	// model cost ("a heal is paid for once").
 	Staged *gardener.Proposal
@@ -173,6 +179,17 @@ func (l *Ladder) emit(e Event) {
 }
 
 func (c *climb) run(ctx context.Context) error {
+	if c.req.Failure == nil && c.nothingToHeal() {
+		fr := *c.req.Reported
+		c.fail = gardener.Replay{Result: fr}
+		c.res.FailedRun = &fr
+		c.res.Failure = &FailureSummary{Step: fr.FailedStep, ErrorKind: fr.ErrorKind, Message: fr.Message, URL: fr.FinalURL}
+		c.res.Rungs = append(c.res.Rungs, RungReport{Rung: gardener.StrategySelfHeal})
+		why := fmt.Sprintf("no candidate: run %s failed at step %s with %s, which a new locator cannot fix; not replayed", c.req.RunID, fr.FailedStep, fr.ErrorKind)
+		c.attempt(0, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: why})
+		c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategySelfHeal, Message: why})
+		return c.finish(ctx, nil)
+	}
 	if c.req.Failure != nil {
 		c.fail = *c.req.Failure
 	} else {
@@ -232,6 +249,30 @@ func (c *climb) run(ctx context.Context) error {
 	return c.finish(ctx, nil)
 }
 
+// nothingToHeal reports whether the reported failure alone shows that a self-heal-only climb
+// has nothing to try: the failing step is outside an intent block and failed for a reason other
+// than finding its element, and no staged fix is waiting to be replayed. A stale report (the
+// app changed again since the run) costs at most this one pass: the next failing run reports
+// afresh, and the later rungs reproduce for themselves.
+func (c *climb) nothingToHeal() bool {
+	r := c.req.Reported
+	if r == nil || r.Passed || r.ErrorKind == "" || r.TestID != c.base.ID || r.TestVersion != c.base.Version {
+		return false
+	}
+	if len(c.req.Rungs) != 1 || c.req.Rungs[0] != gardener.StrategySelfHeal {
+		return false
+	}
+	if s := c.req.Staged; s != nil && s.Status == gardener.ProposalProposed && s.BaseVersion == c.base.Version && len(s.Verdict.Ops) > 0 {
+		return false
+	}
+	fi := r.FailedIndex
+	if fi < 0 || fi >= len(c.base.Steps) {
+		return false
+	}
+	step := c.base.Steps[fi]
+	return step.Kind != gardener.Intent && (!r.ErrorKind.LocatorTrouble() || step.Target().IsZero())
+}
+
 // selfHeal asks for a corrected locator for the failing step, or re-derives the intent block
 // the failing step sits in.
 func (c *climb) selfHeal(ctx context.Context, ri int) error {
@@ -239,7 +280,7 @@ func (c *climb) selfHeal(ctx context.Context, ri int) error {
 	if err != nil || op == nil {
 		return err
 	}
-	return c.try(ctx, ri, c.res.Rungs[ri].Rung, []gardener.Op{*op})
+	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append([]gardener.Op{*op}, c.sameElementLater(*op)...))
 }
 
 func (c *climb) suggestFix(ctx context.Context, ri int) error {

@@ -3,6 +3,7 @@ package ladder
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -105,4 +106,105 @@ func TestSelfHealLeavesAssertionFailuresAlone(t *testing.T) {
 	if res.Outcome != Triaged || res.Rungs[0].Attempts[0].Outcome != "no candidate: step 4 failed with assertion-failed, which a new locator cannot fix" {
 		t.Fatalf("%s %+v", res.Outcome, res.Rungs)
 	}
+}
+
+// A self-heal rung on its own (one Lambda of the state machine) does not reproduce a failure
+// that the run already shows no locator can fix; one that a locator may fix is reproduced.
+func TestSelfHealSkipsReproducingWhatNoLocatorFixes(t *testing.T) {
+	reported := failing().Result
+	reported.TestVersion = 1
+	l := &Ladder{Runner: noBrowser{t}, Model: scripted{}}
+	res, err := l.Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Reported: &reported, RunID: "run-1", Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "no candidate: run run-1 failed at step 4 with assertion-failed, which a new locator cannot fix; not replayed"
+	if res.Outcome != Triaged || res.Timings.Replays != 0 || res.Rungs[0].Attempts[0].Outcome != want || res.Triage == nil || res.Triage.FailedStep != "4" {
+		t.Fatalf("%s replays=%d %+v triage %+v", res.Outcome, res.Timings.Replays, res.Rungs, res.Triage)
+	}
+
+	for name, mutate := range map[string]func(*Request){
+		"locator trouble": func(r *Request) {
+			r.Reported.ErrorKind, r.Reported.FailedStep, r.Reported.FailedIndex = gardener.ErrElementNotFound, "3", 2
+		},
+		"other rungs too":    func(r *Request) { r.Rungs = append(r.Rungs, gardener.StrategySuggestFix) },
+		"older test version": func(r *Request) { r.Reported.TestVersion = 0 },
+		"staged fix to retry": func(r *Request) {
+			r.Staged = &gardener.Proposal{Status: gardener.ProposalProposed, BaseVersion: 1, Verdict: gardener.Verdict{Ops: []gardener.Op{{Kind: gardener.OpDelete, Index: 0}}}}
+		},
+	} {
+		rep := reported
+		req := Request{Test: test(), Mode: gardener.ModeApply, Reported: &rep, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}}
+		mutate(&req)
+		replays := &counting{}
+		if _, err := (&Ladder{Runner: replays, Model: scripted{}}).Repair(context.Background(), req); err != nil {
+			t.Fatal(name, err)
+		}
+		if replays.n == 0 {
+			t.Errorf("%s: the ladder did not reproduce the failure", name)
+		}
+	}
+}
+
+// counting answers every replay with the same assertion failure and counts them.
+type counting struct{ n int }
+
+func (c *counting) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	c.n++
+	r := failing()
+	r.Result.TestVersion = t.Version
+	return *r, nil
+}
+
+// A heal reaches the later steps that used the same locator for the same recorded element,
+// so one green proof covers them all; a step with that locator for another element is left
+// to its own proof.
+func TestHealCarriesToLaterStepsOnTheSameElement(t *testing.T) {
+	old, healed := gardener.MustLocator("css=.add"), gardener.MustLocator(`role=button[name="Add to cart"]`)
+	steps := []gardener.Step{
+		{Kind: gardener.Goto, URL: "/p/1"},
+		{Kind: gardener.Click, Locator: old},
+		{Kind: gardener.Goto, URL: "/p/2"},
+		{Kind: gardener.Click, Locator: old},
+		{Kind: gardener.Click, Locator: old},
+	}
+	add := gardener.Fingerprint{Tag: "button", Role: "button", AccessibleName: "Add to cart"}
+	other := gardener.Fingerprint{Tag: "button", Role: "button", AccessibleName: "Add to wishlist"}
+	green := &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{
+		{Path: "1", Passed: true}, {Path: "2", Element: &add, Passed: true}, {Path: "3", Passed: true},
+		{Path: "4", Element: &add, Passed: true}, {Path: "5", Element: &other, Passed: true},
+	}}
+	var proofs []gardener.Test
+	runner := runnerFunc(func(tt gardener.Test) gardener.Replay {
+		proofs = append(proofs, tt)
+		for i, st := range tt.Steps {
+			if st.Kind == gardener.Click && st.Locator == old {
+				return gardener.Replay{Result: gardener.RunResult{TestID: tt.ID, TestVersion: tt.Version, FailedIndex: i, FailedStep: strconv.Itoa(i + 1), ErrorKind: gardener.ErrElementNotFound}}
+			}
+		}
+		return gardener.Replay{Result: gardener.RunResult{TestID: tt.ID, TestVersion: tt.Version, Passed: true}}
+	})
+	tst := gardener.Test{ID: "t", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps}
+	l := &Ladder{Runner: runner, Model: scripted{locator: gardener.LocatorAnswer{Locator: healed}}}
+	res, err := l.Repair(context.Background(), Request{Test: tst, Mode: gardener.ModeApply, LastGreen: green, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proofs) < 2 {
+		t.Fatalf("%d replays", len(proofs))
+	}
+	first := proofs[1] // proofs[0] reproduced the failure
+	if first.Steps[1].Locator != healed || first.Steps[3].Locator != healed || first.Steps[4].Locator != old {
+		t.Fatalf("first candidate: %v / %v / %v", first.Steps[1].Locator, first.Steps[3].Locator, first.Steps[4].Locator)
+	}
+	// Step 5 names another element: its own red proof and its own heal, then green.
+	if res.Outcome != Repaired || len(proofs) != 3 {
+		t.Fatalf("%s after %d replays: %s", res.Outcome, len(proofs), res.Reason)
+	}
+}
+
+type runnerFunc func(gardener.Test) gardener.Replay
+
+func (f runnerFunc) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	return f(t), nil
 }

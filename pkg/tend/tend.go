@@ -169,6 +169,9 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 	}
 	if job.Run != nil {
 		req.RunID = job.Run.ID
+		if job.Run.Result != nil && job.Run.TestVersion == test.Version {
+			req.Reported = job.Run.Result
+		}
 	}
 	if green, err := t.Store.LastGreenRun(ctx, test.ID); err == nil && green.Result != nil && green.TestVersion == test.Version {
 		req.LastGreen = green.Result
