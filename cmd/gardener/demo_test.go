@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("gardener demo exited %d", code)
 	}
 	for _, want := range []string{
-		"== 1. Baseline", "== 2. The app drifts", "repaired", "== 3. A regression", "triage cart-total: app-bug",
+		"== 1. Baseline", "== 2. The app drifts", "repaired", "== 3. The next scheduled run", "triage cart-total: app-bug",
 		"== 4. The project switches to proposing", "Nothing has been swept yet", "== 5.", "staged prop-",
 		"approved prop-", "dismissed prop-", "the row is stale", "reverted run-", "== 8. Summary", "every demo check passed",
 	} {
