@@ -218,6 +218,10 @@ func classifyPair(b, a Step, path string) Change {
 			}
 		}
 		return c
+	case b.Kind == Intent:
+		// The block's markers, goal and values are the test's own, as when it is removed.
+		c.Class, c.Detail = ClassProtected, fmt.Sprintf("intent block replaced by a %s step", a.Kind)
+		return c
 	case b.IsCheck():
 		if fields := protectedDiff(b, a); len(fields) > 0 {
 			c.Class, c.Detail = ClassProtected, "check changed: "+strings.Join(fields, ", ")
@@ -226,7 +230,7 @@ func classifyPair(b, a Step, path string) Change {
 	case b.Kind != a.Kind:
 		c.Class, c.Detail = ClassReview, fmt.Sprintf("%s became %s", b.Kind, a.Kind)
 		return c
-	case isPlainWait(b):
+	case isPlainWait(b) && isPlainWait(a):
 		c.Class, c.Detail = ClassRepair, "wait changed"
 		return c
 	}

@@ -53,10 +53,9 @@ func Diff(base []Step, ops []Op) []DiffEntry {
 	return out
 }
 
-// Lines renders the entry for a terminal or a log:
-//
-//   - step 4  click role=button[name="Login"]
-//   - step 4  click role=button[name="Sign in"]
+// Lines renders the entry for a terminal or a log, each line naming the step (1-based) it
+// touches: a replace is the line `- step 4  click role=button[name="Login"]` followed by
+// `+ step 4  click role=button[name="Sign in"]`.
 func (e DiffEntry) Lines() []string {
 	var out []string
 	switch e.Op {

@@ -75,7 +75,6 @@ func Screen(steps []Step, ops []Op) Screening {
 			s.Allowed = append(s.Allowed, op)
 			continue
 		}
-		touched[op.Index] = true
 		base := steps[op.Index]
 		path := strconv.Itoa(op.Index + 1)
 		var after *Step
@@ -91,33 +90,15 @@ func Screen(steps []Step, ops []Op) Screening {
 	return s
 }
 
+// malformed says why op cannot be screened: it would not apply, or its step would not decode.
 func malformed(n int, op Op, touched map[int]bool) string {
-	switch op.Kind {
-	case OpInsert:
-		if op.Index < 0 || op.Index > n {
-			return fmt.Sprintf("the insert refers to position %d but the test has %d steps", op.Index+1, n)
-		}
-	case OpReplace, OpDelete:
-		if op.Index < 0 || op.Index >= n {
-			return fmt.Sprintf("the %s refers to step %d but the test has %d steps", op.Kind, op.Index+1, n)
-		}
-		if touched[op.Index] {
-			return fmt.Sprintf("a second change to step %d in the same proposal", op.Index+1)
-		}
-	default:
-		return fmt.Sprintf("unknown operation %q", op.Kind)
+	if reason := opProblem(n, op, touched); reason != "" {
+		return reason
 	}
-	if op.Kind == OpDelete {
-		if op.Step != nil {
-			return "a delete carries no step"
+	if op.Step != nil {
+		if err := ValidateStep(*op.Step); err != nil {
+			return fmt.Sprintf("the proposed step is malformed: %v", err)
 		}
-		return ""
-	}
-	if op.Step == nil {
-		return fmt.Sprintf("the %s carries no step", op.Kind)
-	}
-	if err := ValidateStep(*op.Step); err != nil {
-		return fmt.Sprintf("the proposed step is malformed: %v", err)
 	}
 	return ""
 }
@@ -223,7 +204,19 @@ func protectedDiff(b, a Step) []string {
 	add("reportOnly", b.ReportOnly != a.ReportOnly)
 	add("for", b.For != a.For)
 	add("url", b.URL != a.URL)
+	// Whatever else a check carries is protected too, so a field added to Step later is refused
+	// until someone decides otherwise, rather than slipping through unnamed.
+	if len(out) == 0 && !withoutFreeFields(b).Equal(withoutFreeFields(a)) {
+		out = append(out, "step")
+	}
 	return out
+}
+
+// withoutFreeFields is a check with what a repair may change cleared: how its element is found
+// (locator, an audit's scope) and how long it is waited for.
+func withoutFreeFields(s Step) Step {
+	s.Locator, s.Scope, s.TimeoutMs = Locator{}, Locator{}, 0
+	return s
 }
 
 // describeCheckChange writes the refusal for a changed check in the words of the spec.
@@ -246,6 +239,8 @@ func describeCheckChange(b, a Step, path string) string {
 			return fmt.Sprintf("changing the rules of the accessibility audit at step %s from [%s] to [%s].", path, strings.Join(b.Rules, ","), strings.Join(a.Rules, ","))
 		}
 		return fmt.Sprintf("changing the threshold of the accessibility audit at step %s from %s to %s.", path, b.Threshold, a.Threshold)
+	case b.Kind == Wait && a.For != WaitURL:
+		return fmt.Sprintf("turning the wait for URL %q at step %s into a wait for %s.", b.URL, path, a.For)
 	case b.Kind == Wait:
 		return fmt.Sprintf("changing the URL awaited at step %s from %q to %q.", path, b.URL, a.URL)
 	case b.Kind == AssertConsole || b.Kind == AssertRequest:

@@ -1,6 +1,8 @@
 package gardener
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,37 +29,112 @@ var checkRows = []struct {
 	{"wait url", Step{Kind: Wait, For: WaitURL, URL: "/dashboard"}},
 }
 
-// mutation changes one aspect of a check; applies says whether the aspect exists on the step.
+// verdict is what the table says a repair may do with one aspect of a check.
+type verdict string
+
+const (
+	refused verdict = "refused"
+	allowed verdict = "allowed"
+)
+
+// mutation changes one aspect of a check. The matrix runs every mutation on every row; a row a
+// mutation does not apply to is listed in na with the reason, and the test checks that the
+// mutation indeed finds nothing to act on there, so no cell of the matrix is skipped silently.
 type mutation struct {
 	name    string
-	mutate  func(Step) (Step, bool)
-	allowed bool // what the table says for every row the mutation applies to
+	mutate  func(Step) (Step, bool) // nil: the step is deleted; false: nothing to act on
+	verdict verdict                 // for every row it applies to
+	says    string                  // a part of the refusal's reason at the top level
+	na      map[string]string       // row → why the mutation does not apply to it
 }
 
-var mutations = []mutation{
-	{"delete", nil, false},
-	{"change condition", func(s Step) (Step, bool) {
+// apply returns the mutated step (nil for a delete) and whether the mutation applies.
+func (m mutation) apply(s Step) (*Step, bool) {
+	if m.mutate == nil {
+		return nil, true
+	}
+	after, ok := m.mutate(s.Clone())
+	return &after, ok
+}
+
+// Row groups of the table, for the na lists.
+var (
+	assertRows     = []string{"assert url", "assert text", "assert title", "assert value", "assert variable"}
+	visibilityRows = []string{"assertVisible", "assertHidden", "assertToast", "assertModal", "assertValidationError"}
+)
+
+// na builds a row → reason map: every row of checkRows except keep, each with why.
+func na(why string, keep ...string) map[string]string {
+	out := map[string]string{}
+	for _, r := range checkRows {
+		if !slices.Contains(keep, r.row) {
+			out[r.row] = why
+		}
+	}
+	return out
+}
+
+// with merges na maps, the later reason winning for a row both name.
+func with(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
+}
+
+// only keeps the entries of m for the given rows.
+func only(m map[string]string, rows ...string) map[string]string {
+	out := map[string]string{}
+	for _, r := range rows {
+		if why, ok := m[r]; ok {
+			out[r] = why
+		}
+	}
+	return out
+}
+
+var floorMutations = []mutation{
+	{name: "delete", verdict: refused, says: "deleting the check"},
+	{name: "change condition", verdict: refused, says: "rewriting the expectation", mutate: func(s Step) (Step, bool) {
 		if s.Condition == "" {
 			return s, false
 		}
 		s.Condition = map[Condition]Condition{Equals: Contains, Contains: Equals, Matches: Equals}[s.Condition]
 		return s, true
-	}, false},
-	{"change expected", func(s Step) (Step, bool) {
+	}, na: na("only an assert compares with a condition; the other checks' conditions are their kind, pattern or match (their own mutations)", assertRows...)},
+	{name: "change expected", verdict: refused, says: "rewriting the expectation", mutate: func(s Step) (Step, bool) {
 		if s.Kind != Assert {
 			return s, false
 		}
 		s.Expected = "/login"
 		return s, true
-	}, false},
-	{"change actual", func(s Step) (Step, bool) {
+	}, na: na("only an assert has an expected value; the text a visibility check expects is 'change expected text'", assertRows...)},
+	{name: "change actual", verdict: refused, says: "rewriting the expectation", mutate: func(s Step) (Step, bool) {
 		if s.Subject != SubjectVariable {
 			return s, false
 		}
 		s.Actual = "${other}"
 		return s, true
-	}, false},
-	{"flip visible/hidden", func(s Step) (Step, bool) {
+	}, na: na("only an assert of a variable has an actual expression", "assert variable")},
+	{name: "change what is asserted", verdict: refused, says: "rewriting the expectation", mutate: func(s Step) (Step, bool) {
+		switch s.Subject {
+		case SubjectURL:
+			s.Subject = SubjectTitle
+		case SubjectTitle:
+			s.Subject = SubjectURL
+		case SubjectText:
+			s.Subject = SubjectValue
+		case SubjectValue:
+			s.Subject = SubjectText
+		case SubjectVariable:
+			s.Subject, s.Actual = SubjectTitle, ""
+		default:
+			return s, false
+		}
+		return s, true
+	}, na: na("only an assert has a subject (url, text, title, value, variable)", assertRows...)},
+	{name: "flip visible/hidden", verdict: refused, says: "flipping the check", mutate: func(s Step) (Step, bool) {
 		switch s.Kind {
 		case AssertVisible:
 			s.Kind = AssertHidden
@@ -67,162 +144,278 @@ var mutations = []mutation{
 			return s, false
 		}
 		return s, true
-	}, false},
-	{"change expected text", func(s Step) (Step, bool) {
+	}, na: with(
+		na("not a visibility check", visibilityRows...),
+		only(na("has no hidden counterpart: flipping it is replacing it with another kind ('replace with another check kind')"), "assertToast", "assertModal", "assertValidationError"),
+	)},
+	{name: "change expected text", verdict: refused, says: "changing the text expected", mutate: func(s Step) (Step, bool) {
 		if s.Text == "" {
 			return s, false
 		}
 		s.Text = "Something else"
 		return s, true
-	}, false},
-	{"loosen threshold", func(s Step) (Step, bool) {
+	}, na: na("has no expected text; an assert's expected value is 'change expected'", visibilityRows...)},
+	{name: "drop expected text", verdict: refused, says: "changing the text expected", mutate: func(s Step) (Step, bool) {
+		if s.Text == "" || s.Kind == AssertToast {
+			return s, false
+		}
+		s.Text = ""
+		return s, true
+	}, na: with(
+		na("has no expected text", visibilityRows...),
+		only(na("its text is required: a toast without one is malformed (TestScreenRefusesMalformedOps)"), "assertToast"),
+	)},
+	{name: "loosen threshold", verdict: refused, says: "loosening the accessibility audit", mutate: func(s Step) (Step, bool) {
 		if s.Threshold == "" {
 			return s, false
 		}
 		s.Threshold = "critical"
 		return s, true
-	}, false},
-	{"make report-only", func(s Step) (Step, bool) {
+	}, na: na("only an a11yAudit has a threshold", "a11yAudit threshold")},
+	// The table lets a repair move an audit's scope only; a stricter threshold is still a change
+	// to what the test asserts, which is a person's to make.
+	{name: "tighten threshold", verdict: refused, says: "changing the threshold", mutate: func(s Step) (Step, bool) {
+		if s.Threshold == "" {
+			return s, false
+		}
+		s.Threshold = "minor"
+		return s, true
+	}, na: na("only an a11yAudit has a threshold", "a11yAudit threshold")},
+	{name: "make report-only", verdict: refused, says: "report-only", mutate: func(s Step) (Step, bool) {
 		if s.Kind != A11yAudit {
 			return s, false
 		}
 		s.Threshold, s.ReportOnly = "", true
 		return s, true
-	}, false},
-	{"drop rules", func(s Step) (Step, bool) {
+	}, na: na("only an a11yAudit can report without failing", "a11yAudit threshold")},
+	{name: "drop rules", verdict: refused, says: "changing the rules", mutate: func(s Step) (Step, bool) {
 		if len(s.Rules) == 0 {
 			return s, false
 		}
 		s.Rules = s.Rules[:1]
 		return s, true
-	}, false},
-	{"change rules", func(s Step) (Step, bool) {
+	}, na: na("only an a11yAudit has rules", "a11yAudit threshold")},
+	{name: "change rules", verdict: refused, says: "changing the rules", mutate: func(s Step) (Step, bool) {
 		if len(s.Rules) == 0 {
 			return s, false
 		}
 		s.Rules = []string{"region", "label"}
 		return s, true
-	}, false},
-	{"change level", func(s Step) (Step, bool) {
+	}, na: na("only an a11yAudit has rules", "a11yAudit threshold")},
+	{name: "change level", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
 		if s.Level == "" {
 			return s, false
 		}
 		s.Level = "warning"
 		return s, true
-	}, false},
-	{"change console pattern", func(s Step) (Step, bool) {
+	}, na: na("only an assertConsole has a level", "assertConsole")},
+	{name: "change console pattern", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
 		if s.Kind != AssertConsole {
 			return s, false
 		}
 		s.Pattern = "nothing-will-match"
 		return s, true
-	}, false},
-	{"change expected match", func(s Step) (Step, bool) {
+	}, na: na("only an assertConsole has a message pattern", "assertConsole")},
+	{name: "change expected match", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
 		if s.Expect == "" {
 			return s, false
 		}
 		s.Expect = ExpectMatch
 		return s, true
-	}, false},
-	{"change method", func(s Step) (Step, bool) {
+	}, na: na("only an assertConsole expects a match or no match", "assertConsole")},
+	{name: "change method", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
 		if s.Method == "" {
 			return s, false
 		}
 		s.Method = "GET"
 		return s, true
-	}, false},
-	{"change status", func(s Step) (Step, bool) {
+	}, na: na("only an assertRequest has a method", "assertRequest")},
+	{name: "change status", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
 		if s.Kind != AssertRequest {
 			return s, false
 		}
 		s.Status = 500
 		return s, true
-	}, false},
-	{"change URL pattern", func(s Step) (Step, bool) {
+	}, na: na("only an assertRequest has a status", "assertRequest")},
+	{name: "drop status (any status)", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
+		if s.Status == 0 {
+			return s, false
+		}
+		s.Status = 0
+		return s, true
+	}, na: na("only an assertRequest has a status", "assertRequest")},
+	{name: "change URL pattern", verdict: refused, says: "changing what the check", mutate: func(s Step) (Step, bool) {
 		if s.URLPattern == "" {
 			return s, false
 		}
 		s.URLPattern = "/api/other"
 		return s, true
-	}, false},
-	{"change wait URL", func(s Step) (Step, bool) {
+	}, na: na("only an assertRequest has a URL pattern", "assertRequest")},
+	{name: "change wait URL", verdict: refused, says: "changing the URL awaited", mutate: func(s Step) (Step, bool) {
 		if s.Kind != Wait {
 			return s, false
 		}
 		s.URL = "/login"
 		return s, true
-	}, false},
-	{"replace with another kind", func(s Step) (Step, bool) {
+	}, na: na("only a wait for a URL awaits a URL (an assert of the url is 'change expected')", "wait url")},
+	{name: "wait for an element instead", verdict: refused, says: "turning the wait for URL", mutate: func(s Step) (Step, bool) {
+		if s.Kind != Wait {
+			return s, false
+		}
+		s.For, s.URL, s.Locator = WaitElement, "", MustLocator("css=main")
+		return s, true
+	}, na: na("only a wait can wait for something else", "wait url")},
+	{name: "replace with a non-check", verdict: refused, says: "replacing the check", mutate: func(s Step) (Step, bool) {
 		return Step{Kind: Screenshot, Name: "instead"}, true
-	}, false},
-	{"move locator", func(s Step) (Step, bool) {
+	}},
+	{name: "replace with another check kind", verdict: refused, says: "replacing the check", mutate: func(s Step) (Step, bool) {
+		if s.Kind == AssertToast {
+			return Step{Kind: AssertModal, Text: s.Text}, true
+		}
+		return Step{Kind: AssertToast, Text: "anything"}, true
+	}},
+	{name: "move locator", verdict: allowed, mutate: func(s Step) (Step, bool) {
 		if s.Locator.IsZero() {
 			return s, false
 		}
 		s.Locator = MustLocator(`role=region[name="Moved"]`)
 		return s, true
-	}, true},
-	{"move scope", func(s Step) (Step, bool) {
+	}, na: with(
+		only(na("reads no element (the page's URL, its title, a variable)"), "assert url", "assert title", "assert variable"),
+		only(na("the table's '—': it reads the console or the network, no element"), "assertConsole", "assertRequest"),
+		only(na("its element is its scope: 'move scope'"), "a11yAudit threshold"),
+		only(na("the table's '—': it awaits a URL, no element"), "wait url"),
+	)},
+	{name: "move scope", verdict: allowed, mutate: func(s Step) (Step, bool) {
 		if s.Kind != A11yAudit {
 			return s, false
 		}
 		s.Scope = MustLocator("css=#content")
 		return s, true
-	}, true},
-	{"longer timeout", func(s Step) (Step, bool) {
+	}, na: na("only an a11yAudit has a scope; the other rows' element is 'move locator'", "a11yAudit threshold")},
+	{name: "longer timeout", verdict: allowed, mutate: func(s Step) (Step, bool) {
 		s.TimeoutMs = 15000
 		return s, true
-	}, true},
+	}},
 }
 
+// TestFloorMatrix runs every row of the DESIGN.md §4.2 table against every mutation, at the top
+// level and inside an intent block, and checks the floor's verdict, the refusal's step, kind and
+// reason, and that the change class agrees (refused exactly when the class is protected).
 func TestFloorMatrix(t *testing.T) {
-	covered := map[string]int{}
-	for _, row := range checkRows {
-		for _, m := range mutations {
-			var op Op
-			if m.mutate == nil {
-				op = Op{Kind: OpDelete, Index: 1}
-			} else {
-				after, ok := m.mutate(row.step.Clone())
-				if !ok {
-					continue
-				}
-				op = Op{Kind: OpReplace, Index: 1, Step: &after}
+	rows := map[string]bool{}
+	for _, r := range checkRows {
+		rows[r.row] = true
+		if err := ValidateStep(r.step); err != nil {
+			t.Fatalf("row %q: the row's step is malformed: %v", r.row, err)
+		}
+	}
+	for _, m := range floorMutations {
+		for r, why := range m.na {
+			if !rows[r] || why == "" {
+				t.Errorf("mutation %q: n/a entry %q is not a row of the table or gives no reason", m.name, r)
 			}
-			covered[row.row]++
-			t.Run(row.row+"/"+m.name, func(t *testing.T) {
-				steps := []Step{{Kind: Goto, URL: "/"}, row.step, {Kind: Click, Locator: MustLocator("css=#next")}}
-				if err := ValidateStep(row.step); err != nil {
-					t.Fatalf("row step is malformed: %v", err)
-				}
-				got := Screen(steps, []Op{op})
-				if m.allowed {
-					if len(got.Refusals) != 0 || got.Outcome() != SomeAllowed {
-						t.Fatalf("want allowed, got refusals %v", got.Refusals)
-					}
-					return
-				}
-				if len(got.Allowed) != 0 || len(got.Refusals) != 1 {
-					t.Fatalf("want one refusal, got allowed=%v refusals=%v", got.Allowed, got.Refusals)
-				}
-				r := got.Refusals[0]
-				if r.Path != "2" || r.Index != 1 || r.Kind != row.step.Kind || r.Op != 0 {
-					t.Errorf("refusal names %+v, want step 2 of kind %s", r, row.step.Kind)
-				}
-				if !strings.HasPrefix(r.String(), "Refused: ") || !strings.Contains(r.Reason, "step 2") {
-					t.Errorf("refusal reason %q does not name the step", r.Reason)
-				}
-				if got.Outcome() != AllRefused {
-					t.Errorf("outcome %s, want %s", got.Outcome(), AllRefused)
-				}
-			})
 		}
 	}
 	for _, row := range checkRows {
-		// Every row must meet at least delete, one protected change, and one free change.
-		if covered[row.row] < 3 {
-			t.Errorf("row %q exercised by only %d mutations", row.row, covered[row.row])
+		for _, m := range floorMutations {
+			t.Run(row.row+"/"+m.name, func(t *testing.T) {
+				after, applies := m.apply(row.step)
+				if why, isNA := m.na[row.row]; isNA {
+					if applies {
+						t.Fatalf("the table says n/a (%s), but the mutation changes %s", why, row.step)
+					}
+					t.Logf("n/a: %s", why)
+					return
+				}
+				if !applies {
+					t.Fatalf("the mutation finds nothing to change in %s: mark the row n/a with the reason", row.step)
+				}
+				if after != nil {
+					if err := ValidateStep(*after); err != nil {
+						t.Fatalf("the mutated step is malformed, so the screen would refuse it for that alone: %v", err)
+					}
+				}
+				t.Run("top level", func(t *testing.T) {
+					steps := []Step{{Kind: Goto, URL: "/"}, row.step, {Kind: Click, Locator: MustLocator("css=#next")}}
+					op := Op{Kind: OpDelete, Index: 1}
+					if after != nil {
+						op = Op{Kind: OpReplace, Index: 1, Step: after}
+					}
+					expectVerdict(t, steps, []Op{op}, m.verdict, "2", row.step.Kind, m.says)
+				})
+				t.Run("inside a block", func(t *testing.T) {
+					block := Step{Kind: Intent, Goal: "reach the page", Values: map[string]string{"who": "demo"}, Steps: []Step{
+						{Kind: Click, Locator: MustLocator("css=#open")}, row.step, {Kind: Screenshot, Name: "there"},
+					}}
+					steps := []Step{{Kind: Goto, URL: "/"}, block, {Kind: Click, Locator: MustLocator("css=#next")}}
+					re := block.Clone()
+					if after == nil {
+						re.Steps = slices.Delete(re.Steps, 1, 2)
+					} else {
+						re.Steps[1] = after.Clone()
+					}
+					expectVerdict(t, steps, []Op{{Kind: OpReplace, Index: 1, Step: &re}}, m.verdict, "2.2", row.step.Kind, "")
+				})
+			})
 		}
+		t.Run(row.row+"/move out of block", func(t *testing.T) {
+			block := Step{Kind: Intent, Goal: "reach the page", Steps: []Step{{Kind: Click, Locator: MustLocator("css=#open")}, row.step}}
+			steps := []Step{{Kind: Goto, URL: "/"}, block}
+			re := block.Clone()
+			re.Steps = re.Steps[:1]
+			moved := row.step.Clone()
+			ops := []Op{{Kind: OpReplace, Index: 1, Step: &re}, {Kind: OpInsert, Index: 2, Step: &moved}}
+			got := Screen(steps, ops)
+			if len(got.Refusals) != 1 || got.Refusals[0].Path != "2.2" || got.Refusals[0].Op != 0 {
+				t.Fatalf("want the block rewrite refused at step 2.2, got %+v", got.Refusals)
+			}
+			// The insert alone adds a check, which a repair may; with the rewrite refused the
+			// check stays in its block and the copy outside is only an extra check.
+			if len(got.Allowed) != 1 || got.Allowed[0].Kind != OpInsert {
+				t.Errorf("allowed %v", got.Allowed)
+			}
+		})
+	}
+}
+
+// expectVerdict screens ops against steps and checks the verdict, the refused step's path and
+// kind, the reason (says, when given), the outcome, and that the change class agrees.
+func expectVerdict(t *testing.T, steps []Step, ops []Op, want verdict, path string, kind StepKind, says string) {
+	t.Helper()
+	got := Screen(steps, ops)
+	changed, err := ApplySteps(steps, ops)
+	if err != nil {
+		t.Fatalf("ops do not apply: %v", err)
+	}
+	class := Highest(Classify(steps, changed))
+	if want == allowed {
+		if len(got.Refusals) != 0 || got.Outcome() != SomeAllowed {
+			t.Fatalf("want allowed, got refusals %v", got.Refusals)
+		}
+		if class == ClassProtected || class == "" {
+			t.Errorf("an allowed change is classed %q", class)
+		}
+		return
+	}
+	if len(got.Allowed) != 0 || len(got.Refusals) != 1 {
+		t.Fatalf("want one refusal, got allowed=%v refusals=%v", got.Allowed, got.Refusals)
+	}
+	r := got.Refusals[0]
+	if r.Path != path || r.Index != ops[0].Index || r.Kind != kind || r.Op != 0 {
+		t.Errorf("refusal names %+v, want step %s of kind %s", r, path, kind)
+	}
+	if !strings.HasPrefix(r.String(), "Refused: ") || !strings.Contains(r.Reason, "step "+path+" ") || !strings.HasSuffix(r.Reason, floorRationale) {
+		t.Errorf("refusal reason %q does not name step %s or end with the floor's rationale", r.Reason, path)
+	}
+	if says != "" && !strings.Contains(r.Reason, says) {
+		t.Errorf("refusal reason %q does not say %q", r.Reason, says)
+	}
+	if got.Outcome() != AllRefused {
+		t.Errorf("outcome %s, want %s", got.Outcome(), AllRefused)
+	}
+	if class != ClassProtected {
+		t.Errorf("a refused change is classed %q, want protected", class)
 	}
 }
 
@@ -242,25 +435,85 @@ func TestFloorSpecWording(t *testing.T) {
 	}
 }
 
-// nonChecks may be changed or removed freely by a repair.
+// TestFloorNonChecksAreFree: waits for an element or a time, screenshots, extracts and
+// report-only audits are not checks (DESIGN.md §4.2, below the table), nor are actions; a repair
+// may delete them, replace them with another kind, or change any of their fields, at the top
+// level and inside a block.
 func TestFloorNonChecksAreFree(t *testing.T) {
-	free := []Step{
-		{Kind: Wait, For: WaitElement, Locator: MustLocator("css=#list")},
-		{Kind: Wait, For: WaitTime, Ms: 500},
-		{Kind: Screenshot, Name: "after-login"},
-		{Kind: Extract, Locator: MustLocator("css=#total"), Variable: "total"},
-		{Kind: A11yAudit, ReportOnly: true, Rules: []string{"label"}},
-		{Kind: Click, Locator: MustLocator("css=#go")},
-		{Kind: Fill, Locator: MustLocator("css=#q"), Value: "x"},
+	free := []struct {
+		step    Step
+		changes []func(*Step)
+	}{
+		{Step{Kind: Wait, For: WaitElement, Locator: MustLocator("css=#list")}, []func(*Step){
+			func(s *Step) { s.Locator = MustLocator("css=#items") },
+			func(s *Step) { s.State = "hidden" },
+			func(s *Step) { s.For, s.Locator, s.Ms = WaitTime, Locator{}, 800 },
+			func(s *Step) { s.TimeoutMs = 2000 },
+		}},
+		{Step{Kind: Wait, For: WaitTime, Ms: 500}, []func(*Step){
+			func(s *Step) { s.Ms = 50 },
+			func(s *Step) { s.For, s.Ms, s.Locator = WaitElement, 0, MustLocator("css=#ready") },
+		}},
+		{Step{Kind: Screenshot, Name: "after-login"}, []func(*Step){
+			func(s *Step) { s.Name = "other" },
+			func(s *Step) { s.Locator = MustLocator("css=main") },
+		}},
+		{Step{Kind: Extract, Locator: MustLocator("css=#total"), Variable: "total"}, []func(*Step){
+			func(s *Step) { s.Locator = MustLocator("testid=total") },
+			func(s *Step) { s.Variable = "sum" },
+			func(s *Step) { s.Attribute = "data-cents" },
+		}},
+		{Step{Kind: A11yAudit, ReportOnly: true, Rules: []string{"label"}}, []func(*Step){
+			func(s *Step) { s.Rules = nil },
+			func(s *Step) { s.Scope = MustLocator("css=main") },
+			func(s *Step) { s.Rules = []string{"region"} },
+		}},
+		{Step{Kind: Click, Locator: MustLocator("css=#go")}, []func(*Step){
+			func(s *Step) { s.Locator = MustLocator(`role=button[name="Go"]`) },
+			func(s *Step) { s.Kind = Hover },
+		}},
+		{Step{Kind: Fill, Locator: MustLocator("css=#q"), Value: "x"}, []func(*Step){
+			func(s *Step) { s.Value = "y" },
+			func(s *Step) { s.Kind = Select },
+		}},
 	}
-	replacement := Step{Kind: Hover, Locator: MustLocator("text=Menu")}
-	for _, s := range free {
-		steps := []Step{{Kind: Goto, URL: "/"}, s}
-		for _, op := range []Op{{Kind: OpDelete, Index: 1}, {Kind: OpReplace, Index: 1, Step: &replacement}} {
-			got := Screen(steps, []Op{op})
-			if len(got.Refusals) != 0 || len(got.Allowed) != 1 {
-				t.Errorf("%s of %s: refusals %v", op.Kind, s, got.Refusals)
+	hover := Step{Kind: Hover, Locator: MustLocator("text=Menu")}
+	for _, f := range free {
+		if f.step.IsCheck() {
+			t.Fatalf("%s is a check", f.step)
+		}
+		afters := []*Step{nil, &hover}
+		for _, change := range f.changes {
+			a := f.step.Clone()
+			change(&a)
+			if err := ValidateStep(a); err != nil {
+				t.Fatalf("change of %s is malformed: %v", f.step, err)
 			}
+			afters = append(afters, &a)
+		}
+		for _, a := range afters {
+			name := "delete " + f.step.String()
+			op := Op{Kind: OpDelete, Index: 1}
+			if a != nil {
+				name = f.step.String() + " → " + a.String()
+				op = Op{Kind: OpReplace, Index: 1, Step: a}
+			}
+			t.Run(name, func(t *testing.T) {
+				steps := []Step{{Kind: Goto, URL: "/"}, f.step}
+				if got := Screen(steps, []Op{op}); len(got.Refusals) != 0 || len(got.Allowed) != 1 {
+					t.Errorf("top level: refusals %v", got.Refusals)
+				}
+				block := Step{Kind: Intent, Goal: "g", Steps: []Step{{Kind: Click, Locator: MustLocator("css=#a")}, f.step}}
+				re := block.Clone()
+				if a == nil {
+					re.Steps = re.Steps[:1]
+				} else {
+					re.Steps[1] = a.Clone()
+				}
+				if got := Screen([]Step{block}, []Op{{Kind: OpReplace, Index: 0, Step: &re}}); len(got.Refusals) != 0 {
+					t.Errorf("inside a block: refusals %v", got.Refusals)
+				}
+			})
 		}
 	}
 }
@@ -322,6 +575,14 @@ func TestScreenOutcomes(t *testing.T) {
 	if mixed.Outcome() != SomeAllowed || len(mixed.Allowed) != 1 || len(mixed.Refusals) != 1 {
 		t.Errorf("mixed: %+v", mixed)
 	}
+	// Ops that cannot apply are proposed changes too: refusing them all is not "no fix found".
+	if got := Screen(steps, []Op{{Kind: OpDelete, Index: 7}}); got.Outcome() != AllRefused {
+		t.Errorf("only a malformed op: %s", got.Outcome())
+	}
+	// An empty list, as a model with no fix answers, is no proposal.
+	if got := Screen(steps, []Op{}); got.Outcome() != NothingProposed || len(got.Refusals) != 0 {
+		t.Errorf("an empty op list: %s", got.Outcome())
+	}
 }
 
 func TestScreenRefusesMalformedOps(t *testing.T) {
@@ -337,6 +598,9 @@ func TestScreenRefusesMalformedOps(t *testing.T) {
 		{"two changes to one step", []Op{{Kind: OpDelete, Index: 1}, {Kind: OpDelete, Index: 1}}},
 		{"replace without a step", []Op{{Kind: OpReplace, Index: 1}}},
 		{"malformed step", []Op{{Kind: OpReplace, Index: 1, Step: &bad}}},
+		{"toast without its text", []Op{{Kind: OpInsert, Index: 1, Step: &Step{Kind: AssertToast}}}},
+		{"insert without a step", []Op{{Kind: OpInsert, Index: 1}}},
+		{"delete carrying a step", []Op{{Kind: OpDelete, Index: 1, Step: &steps[0]}}},
 		{"unknown op", []Op{{Kind: "move", Index: 1}}},
 	}
 	for _, c := range cases {

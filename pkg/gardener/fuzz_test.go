@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -15,6 +16,9 @@ func FuzzDecodeSteps(f *testing.F) {
 	f.Add([]byte(`[{"kind":"wait","for":"element","locator":"xpath=//a","state":"hidden"}]`))
 	f.Add([]byte(`[{"kind":"goto","url":"/","url":"/x"}]`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`[{"kind":"intent","goal":"g","steps":{"kind":"goto"}}]`))
+	f.Add([]byte(`[{"kind":"click","locator":"id=login"},{"kind":"a11yAudit","reportOnly":true,"rules":["label"]}]`))
+	f.Add([]byte(`[{"kind":"assertRequest","method":"POST","urlPattern":"^/api/(a|b)$","status":201},{"kind":"assertConsole","level":"error","pattern":"x","expect":"noMatch"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		steps, err := DecodeSteps(data)
 		if err != nil {
@@ -39,13 +43,22 @@ func FuzzDecodeSteps(f *testing.F) {
 	})
 }
 
-// flatChecks lists the protected view of every check, with the intent block it sits in (-1 at
-// top level counted by goal), in order.
+// keptCheck reports whether check a is check b with at most its locator, scope or timeout
+// changed, the only parts of a check the table (DESIGN.md §4.2) lets a repair change. It compares
+// whole steps rather than naming fields, so it does not share a blind spot with protectedDiff.
+func keptCheck(b, a Step) bool {
+	b.Locator, b.Scope, b.TimeoutMs = Locator{}, Locator{}, 0
+	a.Locator, a.Scope, a.TimeoutMs = Locator{}, Locator{}, 0
+	return b.Equal(a)
+}
+
+// flatCheck is a check with the goal of the intent block it sits in ("" at the top level).
 type flatCheck struct {
 	block string
 	step  Step
 }
 
+// flatChecks lists every check of steps in order, those inside blocks included.
 func flatChecks(steps []Step) []flatCheck {
 	var out []flatCheck
 	for _, s := range steps {
@@ -66,26 +79,37 @@ func flatChecks(steps []Step) []flatCheck {
 
 // FuzzScreenKeepsChecks is the floor's property: no op sequence that passes the screen removes or
 // changes a protected field of any check, or moves one in or out of a block. The fuzzer drives a
-// small op language over a test that holds every check kind.
+// small op language over a test that holds every check kind, top level and inside a block: four
+// bytes an op (kind, index, a step from the pool, a mutation of the floor matrix applied to it or
+// to one of a block's inner steps). The seed corpus, which `go test` runs, tries every mutation
+// of every check in place and inside the block.
 func FuzzScreenKeepsChecks(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
-	f.Add([]byte{1, 9, 0, 2, 14, 3, 1, 20, 5})
-	f.Add([]byte{2, 27, 7, 2, 26, 1, 0, 0, 4})
-	f.Add([]byte{1, 26, 3, 1, 26, 12, 2, 11, 9, 1, 21, 30})
-	base := everyKind()
-	base = append(base, Step{Kind: Intent, Goal: "checkout", Steps: []Step{
-		{Kind: Click, Locator: MustLocator("css=#pay")},
-		{Kind: AssertToast, Text: "Paid"},
-		{Kind: Assert, Subject: SubjectURL, Condition: Contains, Expected: "/done"},
-	}})
-	pool := append(everyKind(), base[len(base)-1])
+	base, pool := fuzzBase()
+	for i, s := range base {
+		for m := range floorMutations {
+			if s.IsCheck() {
+				f.Add([]byte{1, byte(i), byte(i), byte(m)})
+			}
+			if s.Kind == Intent {
+				for inner := range s.Steps {
+					f.Add([]byte{1, byte(i), byte(i), byte(m), byte(1 + inner)})
+				}
+			}
+		}
+	}
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+	f.Add([]byte{1, 9, 0, 2, 14, 3, 1, 20, 5, 2, 11, 0})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		var ops []Op
-		for i := 0; i+2 < len(prog) && len(ops) < 12; i += 3 {
+		for i := 0; i+3 < len(prog) && len(ops) < 12; i += 4 {
 			kind := []OpKind{OpInsert, OpReplace, OpDelete}[int(prog[i])%3]
 			idx := int(prog[i+1]) % (len(base) + 2)
 			src := pool[int(prog[i+2])%len(pool)].Clone()
-			mutateForFuzz(&src, prog[i+2])
+			inner := 0
+			if i+4 < len(prog) {
+				inner = int(prog[i+4])
+			}
+			mutateForFuzz(&src, prog[i+3], inner)
 			op := Op{Kind: kind, Index: idx}
 			if kind != OpDelete {
 				op.Step = &src
@@ -100,10 +124,15 @@ func FuzzScreenKeepsChecks(f *testing.F) {
 		if err != nil {
 			t.Fatalf("allowed ops do not apply: %v", err)
 		}
+		// The oracle is independent of the screen's own protectedDiff: a check is kept when
+		// nothing but its locator, scope and timeout differ, in the same block, in order.
+		kept := func(w, g flatCheck) bool {
+			return w.block == g.block && keptCheck(w.step, g.step)
+		}
 		want, got := flatChecks(base), flatChecks(after)
 		j := 0
 		for _, w := range want {
-			for j < len(got) && (got[j].block != w.block || len(protectedDiff(w.step, got[j].step)) > 0) {
+			for j < len(got) && !kept(w, got[j]) {
 				j++
 			}
 			if j == len(got) {
@@ -114,22 +143,36 @@ func FuzzScreenKeepsChecks(f *testing.F) {
 	})
 }
 
-// mutateForFuzz perturbs a pool step so the fuzzer reaches both free and protected changes.
-func mutateForFuzz(s *Step, b byte) {
-	switch b % 5 {
-	case 1:
-		if !s.Locator.IsZero() {
-			s.Locator = MustLocator("css=#moved")
+// fuzzBase is the test the fuzzer edits — one step of every kind and a block holding checks —
+// and the pool its ops draw steps from: the same steps, so an op can replace a step with a
+// mutated copy of itself.
+func fuzzBase() (base, pool []Step) {
+	base = append(everyKind(), Step{Kind: Intent, Goal: "checkout", Values: map[string]string{"card": "4242"}, Steps: []Step{
+		{Kind: Click, Locator: MustLocator("css=#pay")},
+		{Kind: AssertToast, Text: "Paid"},
+		{Kind: Assert, Subject: SubjectURL, Condition: Contains, Expected: "/done"},
+		{Kind: A11yAudit, Threshold: "serious", Rules: []string{"label"}},
+		{Kind: Wait, For: WaitURL, URL: "/receipt"},
+	}})
+	return base, CloneSteps(base)
+}
+
+// mutateForFuzz applies the floor matrix's mutation m to s, or, for a block and inner > 0, to
+// the block's inner step inner-1 (a delete removes that inner step).
+func mutateForFuzz(s *Step, m byte, inner int) {
+	mut := floorMutations[int(m)%len(floorMutations)]
+	if s.Kind == Intent && inner > 0 {
+		k := (inner - 1) % len(s.Steps)
+		after, ok := mut.apply(s.Steps[k])
+		switch {
+		case after == nil && len(s.Steps) > 1:
+			s.Steps = slices.Delete(s.Steps, k, k+1)
+		case after != nil && ok:
+			s.Steps[k] = *after
 		}
-	case 2:
-		if s.Expected != "" {
-			s.Expected += "!"
-		}
-	case 3:
-		if s.Kind == Intent && len(s.Steps) > 1 {
-			s.Steps = s.Steps[1:]
-		}
-	case 4:
-		s.TimeoutMs = 1000
+		return
+	}
+	if after, ok := mut.apply(*s); after != nil && ok {
+		*s = *after
 	}
 }

@@ -57,11 +57,18 @@ func ParseLocator(s string) (Locator, error) {
 	kind, rest := ByCSS, s
 	if i := strings.Index(s, "="); i > 0 {
 		prefix := s[:i]
+		known := false
 		for _, k := range locatorKinds {
 			if prefix == string(k) {
-				kind, rest = k, strings.TrimSpace(s[i+1:])
+				kind, rest, known = k, strings.TrimSpace(s[i+1:]), true
 				break
 			}
+		}
+		// A word followed by "=" is never CSS ("=" belongs inside [attribute] brackets), so
+		// `id=login` or `Text=Sign in` is a misspelt form, refused now rather than read as a
+		// selector that matches nothing at replay time.
+		if !known && isPrefixWord(prefix) {
+			return Locator{}, &LocatorError{in, fmt.Sprintf("unknown locator form %q (css, xpath, text, role, label, placeholder or testid)", prefix+"=")}
 		}
 	}
 	if rest == "" {
@@ -158,6 +165,18 @@ func (l *Locator) UnmarshalJSON(b []byte) error {
 	}
 	*l = p
 	return nil
+}
+
+// isPrefixWord reports whether s could only be meant as a locator form's name: letters, digits,
+// '-' and '_', starting with a letter.
+func isPrefixWord(s string) bool {
+	for i, r := range s {
+		letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || ((r < '0' || r > '9') && r != '-' && r != '_')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isRoleName(s string) bool {

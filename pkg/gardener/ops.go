@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 )
 
 // OpKind is the kind of a step operation.
@@ -57,9 +58,11 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		if len(wire.Step) == 0 || string(wire.Step) == "null" {
 			return fmt.Errorf("op %s at index %d: field \"step\" is required", wire.Kind, op.Index)
 		}
-		s, err := decodeStep(wire.Step, fmt.Sprintf("of %s at index %d", wire.Kind, op.Index))
+		// The step is numbered as a person counts the position it takes (or replaces), so an
+		// error inside an intent block reads "step 3.2", as it would in the test itself.
+		s, err := decodeStep(wire.Step, strconv.Itoa(op.Index+1))
 		if err != nil {
-			return err
+			return fmt.Errorf("op %s at index %d: %w", wire.Kind, op.Index, err)
 		}
 		op.Step = &s
 	case OpDelete:
@@ -106,30 +109,43 @@ func (e *OpError) Error() string {
 func ValidateOps(n int, ops []Op) error {
 	touched := map[int]bool{}
 	for i, op := range ops {
-		switch op.Kind {
-		case OpInsert:
-			if op.Index < 0 || op.Index > n {
-				return &OpError{i, op.Index, fmt.Sprintf("insert index out of range [0, %d]", n)}
-			}
-		case OpReplace, OpDelete:
-			if op.Index < 0 || op.Index >= n {
-				return &OpError{i, op.Index, fmt.Sprintf("%s index out of range [0, %d)", op.Kind, n)}
-			}
-			if touched[op.Index] {
-				return &OpError{i, op.Index, "a second replace or delete of the same step"}
-			}
-			touched[op.Index] = true
-		default:
-			return &OpError{i, op.Index, fmt.Sprintf("unknown op %q", op.Kind)}
-		}
-		if op.Kind == OpDelete && op.Step != nil {
-			return &OpError{i, op.Index, "a delete carries no step"}
-		}
-		if op.Kind != OpDelete && op.Step == nil {
-			return &OpError{i, op.Index, fmt.Sprintf("an %s needs a step", op.Kind)}
+		if reason := opProblem(n, op, touched); reason != "" {
+			return &OpError{i, op.Index, reason}
 		}
 	}
 	return nil
+}
+
+// opProblem says what makes op unable to apply to n steps after the ops that touched the base
+// steps in touched, or "" when it applies; it records a replace or delete in touched. ValidateOps
+// and the floor's Screen both use it, so an op Screen lets through always applies.
+func opProblem(n int, op Op, touched map[int]bool) string {
+	switch op.Kind {
+	case OpInsert:
+		if op.Index < 0 || op.Index > n {
+			return fmt.Sprintf("insert index out of range [0, %d]: the test has %d steps", n, n)
+		}
+		if op.Step == nil {
+			return "an insert needs a step"
+		}
+	case OpReplace, OpDelete:
+		if op.Index < 0 || op.Index >= n {
+			return fmt.Sprintf("%s index out of range [0, %d): the test has %d steps", op.Kind, n, n)
+		}
+		if touched[op.Index] {
+			return fmt.Sprintf("a second replace or delete of step %d", op.Index+1)
+		}
+		if op.Kind == OpDelete && op.Step != nil {
+			return "a delete carries no step"
+		}
+		if op.Kind == OpReplace && op.Step == nil {
+			return "a replace needs a step"
+		}
+		touched[op.Index] = true
+	default:
+		return fmt.Sprintf("unknown op %q (insert, replace or delete)", op.Kind)
+	}
+	return ""
 }
 
 // ApplySteps returns a new step list with the ops applied; the input is not modified.

@@ -89,9 +89,11 @@ func TestOpJSON(t *testing.T) {
 		`{"op":"move","index":1}`:    `"move" is not one of`,
 		`{"op":"delete"}`:            `"index" is required`,
 		`{"op":"replace","index":1}`: `"step" is required`,
-		`{"op":"delete","index":1,"step":{"kind":"goto","url":"/"}}`: `does not apply`,
-		`{"op":"insert","index":0,"step":{"kind":"click"}}`:          `field "locator": is required`,
-		`{"op":"insert","index":0,"why":"x","step":{}}`:              `unknown field "why"`,
+		`{"op":"delete","index":1,"step":{"kind":"goto","url":"/"}}`:                                                          `does not apply`,
+		`{"op":"insert","index":0,"step":{"kind":"click"}}`:                                                                   `field "locator": is required`,
+		`{"op":"insert","index":0,"why":"x","step":{}}`:                                                                       `unknown field "why"`,
+		`{"op":"replace","index":2,"step":{"kind":"click","locator":"css=("}}`:                                                `op replace at index 2: step 3 (click), field "locator": malformed locator`,
+		`{"op":"replace","index":2,"step":{"kind":"intent","goal":"g","steps":[{"kind":"goto","url":"/"},{"kind":"click"}]}}`: `op replace at index 2: step 3.2 (click), field "locator": is required`,
 	} {
 		var op Op
 		if err := json.Unmarshal([]byte(bad), &op); err == nil || !strings.Contains(err.Error(), want) {
@@ -118,7 +120,7 @@ func TestDiff(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	b, _ := json.Marshal(Diff(tt.Steps, ops))
-	for _, frag := range []string{`"op":"delete","index":1,"step":"2","before":{"kind":"fill"`, `"op":"replace","index":2,"step":"3","before":{"kind":"click","locator":"role=button[name=\"Login\"]"},"after":{"kind":"click","locator":"role=button[name=\"Sign in\"]"}`} {
+	for _, frag := range []string{`"op":"delete","index":1,"step":"2","before":{"kind":"fill"`, `"op":"replace","index":2,"step":"3","before":{"kind":"click","locator":"role=button[name=\"Login\"]"},"after":{"kind":"click","locator":"role=button[name=\"Sign in\"]"}`, `{"op":"insert","index":2,"step":"3","after":{"kind":"click","locator":"text=Accept"}}`} {
 		if !strings.Contains(string(b), frag) {
 			t.Errorf("JSON diff lacks %s\n%s", frag, b)
 		}
@@ -136,6 +138,10 @@ func TestDiffIntentBlock(t *testing.T) {
 	want := "~ step 1  intent \"log in\" (2 steps)\n  - step 1.2  click css=#login\n  + step 1.2  click css=#signin\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	b, _ := json.Marshal(Diff([]Step{block}, []Op{{Kind: OpReplace, Index: 0, Step: &re}}))
+	if frag := `"inner":[{"class":"review","before":{"kind":"click","locator":"css=#login"},"after":{"kind":"click","locator":"css=#signin"},"path":"1.2"`; !strings.Contains(string(b), frag) {
+		t.Errorf("JSON diff lacks the changed inner step %s\n%s", frag, b)
 	}
 }
 
@@ -183,6 +189,33 @@ func TestClassify(t *testing.T) {
 			return s
 		}), []ChangeClass{ClassProtected}},
 		{"check removed", mod(func(s []Step) []Step { return s[:3] }), []ChangeClass{ClassProtected}},
+		{"check replaced by an action", mod(func(s []Step) []Step {
+			s[3] = Step{Kind: Click, Locator: MustLocator("css=#x")}
+			return s
+		}), []ChangeClass{ClassProtected}},
+		{"action removed", mod(func(s []Step) []Step { return append(s[:1:1], s[2:]...) }), []ChangeClass{ClassReview}},
+		{"url changed", mod(func(s []Step) []Step {
+			s[0].URL = "/signin"
+			return s
+		}), []ChangeClass{ClassReview}},
+		{"label locator becomes a role with the same name", mod(func(s []Step) []Step {
+			s[1].Locator = MustLocator(`role=textbox[name="Email"]`)
+			return s
+		}), []ChangeClass{ClassRepair}},
+		{"label locator becomes a css selector", mod(func(s []Step) []Step {
+			s[1].Locator = MustLocator("css=#email")
+			return s
+		}), []ChangeClass{ClassReview}},
+		{"test id names another element", mod(func(s []Step) []Step {
+			s[2].Locator = MustLocator("testid=signin")
+			return s
+		}), []ChangeClass{ClassReview}},
+		{"check added", mod(func(s []Step) []Step {
+			return append(s, Step{Kind: AssertVisible, Locator: MustLocator("css=#hello")})
+		}), []ChangeClass{ClassReview}},
+		{"wait for a URL added", mod(func(s []Step) []Step {
+			return append(s, Step{Kind: Wait, For: WaitURL, URL: "/dashboard"})
+		}), []ChangeClass{ClassReview}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -221,5 +254,31 @@ func TestClassifyIntentTakesTheHighestInnerClass(t *testing.T) {
 	re.Goal = "skip"
 	if got := Classify([]Step{block}, []Step{re}); got[0].Class != ClassProtected {
 		t.Errorf("a goal change is protected, got %s", got[0].Class)
+	}
+}
+
+func TestClassifyWaitsAndBlocks(t *testing.T) {
+	waitEl := Step{Kind: Wait, For: WaitElement, Locator: MustLocator("css=#list")}
+	block := Step{Kind: Intent, Goal: "log in", Steps: []Step{{Kind: Click, Locator: MustLocator("css=#login")}}}
+	cases := []struct {
+		name          string
+		before, after []Step
+		want          ChangeClass
+	}{
+		{"wait for an element dropped", []Step{{Kind: Goto, URL: "/"}, waitEl}, []Step{{Kind: Goto, URL: "/"}}, ClassRepair},
+		{"wait for an element becomes a wait for a time", []Step{waitEl}, []Step{{Kind: Wait, For: WaitTime, Ms: 300}}, ClassRepair},
+		{"wait for an element becomes a wait for a URL", []Step{waitEl}, []Step{{Kind: Wait, For: WaitURL, URL: "/done"}}, ClassReview},
+		{"wait for a URL dropped", []Step{{Kind: Goto, URL: "/"}, {Kind: Wait, For: WaitURL, URL: "/done"}}, []Step{{Kind: Goto, URL: "/"}}, ClassProtected},
+		{"wait for a URL becomes a wait for an element", []Step{{Kind: Wait, For: WaitURL, URL: "/done"}}, []Step{waitEl}, ClassProtected},
+		{"intent block replaced by an action", []Step{block}, []Step{{Kind: Click, Locator: MustLocator("css=#login")}}, ClassProtected},
+		{"intent block removed", []Step{{Kind: Goto, URL: "/"}, block}, []Step{{Kind: Goto, URL: "/"}}, ClassProtected},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Classify(c.before, c.after)
+			if Highest(got) != c.want || len(got) != 1 {
+				t.Fatalf("got %+v, want one change of class %s", got, c.want)
+			}
+		})
 	}
 }

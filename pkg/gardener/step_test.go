@@ -26,6 +26,8 @@ func TestParseLocator(t *testing.T) {
 		{"placeholder=Search…", Locator{Kind: ByPlaceholder, Value: "Search…"}, "placeholder=Search…"},
 		{"testid=submit-order", Locator{Kind: ByTestID, Value: "submit-order"}, "testid=submit-order"},
 		{"a[href*=\"x=1\"]", Locator{Kind: ByCSS, Value: `a[href*="x=1"]`}, `css=a[href*="x=1"]`},
+		{"input[type=email]", Locator{Kind: ByCSS, Value: "input[type=email]"}, "css=input[type=email]"},
+		{"css=id=login", Locator{Kind: ByCSS, Value: "id=login"}, "css=id=login"},
 	}
 	for _, c := range cases {
 		got, err := ParseLocator(c.in)
@@ -63,6 +65,9 @@ func TestParseLocator(t *testing.T) {
 		`role=button[name="a\q"]`:   "escape",
 		`role=button[name="a"]]`:    "unterminated",
 		"xpath=//div[contains(.,')": "unterminated",
+		"id=login":                  `unknown locator form "id="`,
+		"Text=Sign in":              `unknown locator form "Text="`,
+		"data-test=x":               `unknown locator form "data-test="`,
 	}
 	for in, want := range bad {
 		_, err := ParseLocator(in)
@@ -84,7 +89,13 @@ func TestDecodeStepsErrorsNameStepAndField(t *testing.T) {
 		{"missing required", `[{"kind":"fill","locator":"#a"}]`, `step 1 (fill), field "value": is required`},
 		{"malformed locator", `[{"kind":"goto","url":"/"},{"kind":"click","locator":"role=button[name=Go]"}]`, `step 2 (click), field "locator": malformed locator`},
 		{"inside a block", `[{"kind":"intent","goal":"log in","steps":[{"kind":"goto","url":"/"},{"kind":"fill","locator":"css=div[","value":"x"}]}]`, `step 1.2 (fill), field "locator": malformed locator "css=div[": unclosed '['`},
-		{"unknown field in a block", `[{"kind":"intent","goal":"g","steps":[{"kind":"click","locator":"#a","wat":1}]}]`, `step 1.1 (click), field "wat"`},
+		{"unknown field in a block", `[{"kind":"intent","goal":"g","steps":[{"kind":"click","locator":"#a","wat":1}]}]`, `step 1.1 (click), field "wat": unknown field`},
+		{"unknown kind in a block", `[{"kind":"goto","url":"/"},{"kind":"intent","goal":"g","steps":[{"kind":"goto","url":"/"},{"kind":"teleport"}]}]`, `step 2.2, field "kind": unknown step kind "teleport"`},
+		{"missing required in a block", `[{"kind":"intent","goal":"g","steps":[{"kind":"fill","locator":"#a"}]}]`, `step 1.1 (fill), field "value": is required`},
+		{"missing kind in a block", `[{"kind":"intent","goal":"g","steps":[{"url":"/"}]}]`, `step 1.1, field "kind": is required`},
+		{"block steps not a list", `[{"kind":"goto","url":"/"},{"kind":"intent","goal":"g","steps":{"kind":"goto"}}]`, `step 2 (intent), field "steps": must be a JSON array of steps`},
+		{"block without goal", `[{"kind":"intent","steps":[{"kind":"goto","url":"/"}]}]`, `step 1 (intent), field "goal": is required`},
+		{"bare locator with an unknown form", `[{"kind":"click","locator":"id=login"}]`, `step 1 (click), field "locator": malformed locator "id=login": unknown locator form "id="`},
 		{"wrong type", `[{"kind":"assertRequest","method":"GET","urlPattern":"/x","status":"200"}]`, `step 1 (assertRequest), field "status": must be an integer`},
 		{"bad enum", `[{"kind":"assert","assert":"colour","condition":"equals","expected":"x"}]`, `step 1 (assert), field "assert": "colour" is not one of url, text, title, value, variable`},
 		{"assert text without locator", `[{"kind":"assert","assert":"text","condition":"equals","expected":"x"}]`, `field "locator": is required for an assert of text`},
@@ -192,7 +203,9 @@ func TestDecodeTest(t *testing.T) {
 		`{"id":"t1","steps":[{"kind":"goto","url":"/"}],"owner":"x"}`:     `unknown field "owner"`,
 		`{"steps":[{"kind":"goto","url":"/"}]}`:                           `"id" is required`,
 		`{"id":"t1","status":"live","steps":[{"kind":"goto","url":"/"}]}`: `"live" is not one of`,
-		`{"id":"t1"}`: `"steps" is required`,
+		`{"id":"t1"}`:              `"steps" is required`,
+		`{"id":"t1","steps":null}`: `"steps" is required`,
+		`{"id":"t1","steps":[]}`:   `"steps" must hold at least one step`,
 		`{"id":"t1","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"css=("}]}`: `test t1: step 2 (click), field "locator"`,
 	} {
 		if _, err := DecodeTest([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {

@@ -211,6 +211,10 @@ func decodeStepList(data []byte, prefix string) ([]Step, error) {
 	if err := json.Unmarshal(data, &raws); err != nil {
 		return nil, fmt.Errorf("steps must be a JSON array: %w", err)
 	}
+	return decodeRawSteps(raws, prefix)
+}
+
+func decodeRawSteps(raws []json.RawMessage, prefix string) ([]Step, error) {
 	steps := make([]Step, 0, len(raws))
 	for i, raw := range raws {
 		s, err := decodeStep(raw, prefix+strconv.Itoa(i+1))
@@ -266,7 +270,13 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 			return Step{}, &StepError{Path: path, Kind: kind, Field: k, Reason: reason}
 		}
 		if k == "steps" {
-			inner, err := decodeStepList(obj[k], path+".")
+			// Checked here rather than in decodeStepList so that a block whose steps are not a
+			// list is reported at the block's own position and field, like every other field.
+			var raws []json.RawMessage
+			if err := json.Unmarshal(obj[k], &raws); err != nil {
+				return Step{}, &StepError{Path: path, Kind: kind, Field: k, Reason: "must be a JSON array of steps"}
+			}
+			inner, err := decodeRawSteps(raws, path+".")
 			if err != nil {
 				return Step{}, err
 			}

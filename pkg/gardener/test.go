@@ -65,6 +65,8 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	if strings.TrimSpace(wire.ID) == "" {
 		return fmt.Errorf("test: field \"id\" is required")
 	}
+	// A hand-written test file (what `gardener run` and `repair` read) names no review status:
+	// it is in service.
 	if wire.Status == "" {
 		wire.Status = StatusActive
 	}
@@ -74,12 +76,17 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	if wire.Version < 0 {
 		return fmt.Errorf("test %s: field \"version\" must not be negative", wire.ID)
 	}
-	if len(wire.Steps) == 0 {
+	// "steps": null is as absent as no "steps" at all; a test with no steps replays nothing and
+	// so would pass every run, which no repair or edit may leave behind either.
+	if len(wire.Steps) == 0 || string(bytes.TrimSpace(wire.Steps)) == "null" {
 		return fmt.Errorf("test %s: field \"steps\" is required", wire.ID)
 	}
 	steps, err := DecodeSteps(wire.Steps)
 	if err != nil {
 		return fmt.Errorf("test %s: %w", wire.ID, err)
+	}
+	if len(steps) == 0 {
+		return fmt.Errorf("test %s: field \"steps\" must hold at least one step", wire.ID)
 	}
 	*t = Test{ID: wire.ID, ProjectID: wire.ProjectID, Name: wire.Name, Status: wire.Status, Version: wire.Version, Steps: steps}
 	return nil
