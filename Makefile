@@ -40,8 +40,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./pkg/browser/
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/radar/
-	$(GO) test -run '^$$' -bench BenchmarkStage -benchtime 2000x ./pkg/embedded/
-	$(GO) test -run '^$$' -bench BenchmarkStageMoto -benchtime 100x ./pkg/dynamo/
+	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)$$' -benchtime 2000x ./pkg/embedded/
+	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)(Moto|Dynalite)$$' -benchtime 100x ./pkg/dynamo/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeSteps -fuzztime 30s ./pkg/gardener/

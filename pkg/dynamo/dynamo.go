@@ -6,7 +6,8 @@
 // Keys are strings: PK (partition) and SK (sort). Two global secondary indexes, GSI1
 // (GSI1PK, GSI1SK) and GSI2 (GSI2PK, GSI2SK), project all attributes. TTL is on the numeric
 // attribute "expires" (epoch seconds). Times in keys are UTC, fixed width
-// (2006-01-02T15:04:05.000000000Z), so they sort as they happen. CreateTable makes exactly this.
+// (2006-01-02T15:04:05.000000000Z), so they sort as they happen. CreateTable makes exactly this,
+// and template.yaml declares the same for deployments.
 //
 //	record             PK                SK                      GSI1PK / GSI1SK                GSI2PK / GSI2SK
 //	project            P#<project>       PROJECT
@@ -16,13 +17,25 @@
 //	model call         T#<test>          CALL#<time>#<nonce>
 //	run                R#<run>           RUN                     T#<test>#GREEN / <time>#<run>   (green, not control/probe only)
 //	proposal           PR#<proposal>     PROPOSAL                T#<test>#PROPOSALS / <staged>#<id>  P#<project>#OPEN / <staged>#<id> (while proposed)
-//	restatement        PR#<proposal>     PROPOSAL (kind=restated, into=<open proposal>)
+//	restatement        PR#<proposal>     PROPOSAL
 //	repair             RP#<repair>       REPAIR                  T#<test>#REPAIRS / <time>#<id>  P#<project>#REPAIRS / <time>#<id>
 //	triage issue       TR#<issue>        TRIAGE                  P#<project>#TRIAGE / <time>#<id>
 //	baseline           P#<project>       BASELINE
 //	app change         P#<project>       CHANGE#<time>#<id>
 //	at-risk entry      P#<project>       RISK#<test>
 //	document chunk     <owner PK>        <owner SK>#CHUNK#<gen>#<n>
+//
+// Attributes beside the keys, the ones conditions and updates name:
+//
+//	test               testVersion (N)                  the version a save or a repair is conditional on
+//	open guard         openId (S), baseVersion (N)      the test's one open proposal and the version it was computed on
+//	dismissals         changes (SS)                     change fingerprints dismissed at that test version
+//	proposal           kind = "proposal", rowStatus, baseVersion, restated (N), triggers (M: "c:<change id>" → JSON),
+//	                   updatedAt, decidedBy, decidedAt
+//	restatement        kind = "restated", restatedInto  the open proposal a restating proposal was recorded on
+//	repair             badged (BOOL), reviewedBy, revertedAt, revertedBy
+//	at-risk entry      firstSeen, lastSeen
+//	chunk              data (B)
 //
 // Runs and app changes carry "expires" (their time plus Store.Retention) unless Retention is
 // zero; nothing else expires.
@@ -36,8 +49,15 @@
 // its generation, so a reader never sees a half-written one: a single-record write puts its
 // chunks first and then the record, conditionally; a lifecycle step puts chunks and record in
 // one transaction, and deletes the chunks of the version it replaces in the same transaction.
-// Attributes that change after a write (a proposal's status, restated count and triggers; a
-// repair's badge, reviewer and revert) are kept beside the document and laid over it on read.
+// A reader holding a record that was replaced meanwhile (or an index entry that lags the table)
+// finds its chunks gone and reads the record again. Attributes that change after a write (a
+// proposal's status, restated count and triggers; a repair's badge, reviewer and revert) are
+// kept beside the document and laid over it on read.
+//
+// A transaction carries at most 4 MB, so an approve or an auto-apply, which writes the test's
+// new steps and the repair's copy of the old ones together, needs a test whose compressed JSON
+// is under about 2 MB, half of that; the conformance suite's big test, 630 KB of barely
+// compressible values, compresses to 470 KB.
 //
 // # Atomic steps
 //
@@ -51,7 +71,12 @@
 // add the change fingerprints to the test version's dismissal set. When a transaction is
 // cancelled the step re-reads what it acts on: a moved version is a *gardener.StaleError, a row
 // no longer proposed or an id already written a *gardener.ConflictError, and a plain write
-// conflict is retried. Queries on the GSIs are eventually consistent on DynamoDB itself.
+// conflict is retried after a jittered wait. Queries on the GSIs are eventually consistent on
+// DynamoDB itself; no condition reads them.
+//
+// MarkAtRisk is one UpdateItem per test rather than a transaction: a sweep may mark more tests
+// than a transaction holds, each mark is idempotent, and a failed sweep that is delivered again
+// completes the marks it left.
 package dynamo
 
 import (
@@ -64,7 +89,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -245,8 +272,44 @@ func chunkKeys(it item) []item {
 	return keys
 }
 
-// decodeDoc reads the body of a stored record into v, fetching its chunks when it has them.
-func (s *Store) decodeDoc(ctx context.Context, it item, v any) error {
+// chunksMissingError is a record whose chunks are not all there: it was replaced (and its old
+// chunks deleted) after it was read.
+type chunksMissingError struct {
+	pk, sk      string
+	found, want int
+}
+
+func (e *chunksMissingError) Error() string {
+	return fmt.Sprintf("read %s %s: %d of its %d chunks found", e.pk, e.sk, e.found, e.want)
+}
+
+// rereads bounds how often decodeDoc follows a record that keeps being replaced under it.
+const rereads = 3
+
+// decodeDoc reads the body of a stored record into v and returns the record it decoded. A
+// record whose chunks are gone was replaced after it was read (a save between the read and the
+// chunk query, or an index entry that lags the table), so it is read again from the table and
+// decoded as it is now; the returned record is that one.
+func (s *Store) decodeDoc(ctx context.Context, it item, v any) (item, error) {
+	for attempt := 0; ; attempt++ {
+		err := s.decodeBody(ctx, it, v)
+		var missing *chunksMissingError
+		if !errors.As(err, &missing) || attempt == rereads {
+			return it, err
+		}
+		now, gerr := s.get(ctx, missing.pk, missing.sk)
+		if gerr != nil {
+			return it, gerr
+		}
+		if now == nil || getS(now, "gen") == getS(it, "gen") {
+			return it, err // not replaced: the chunks are lost, which no retry mends
+		}
+		it = now
+	}
+}
+
+// decodeBody reads the body of one record into v, fetching its chunks when it has them.
+func (s *Store) decodeBody(ctx context.Context, it item, v any) error {
 	pk, sk := getS(it, "PK"), getS(it, "SK")
 	var data []byte
 	if b, ok := it["doc"].(*types.AttributeValueMemberB); ok {
@@ -261,7 +324,7 @@ func (s *Store) decodeDoc(ctx context.Context, it item, v any) error {
 			return err
 		}
 		if len(chunks) != getN(it, "chunks") {
-			return fmt.Errorf("read %s %s: %d of its %d chunks found", pk, sk, len(chunks), getN(it, "chunks"))
+			return &chunksMissingError{pk: pk, sk: sk, found: len(chunks), want: getN(it, "chunks")}
 		}
 		for _, c := range chunks {
 			b, _ := c["data"].(*types.AttributeValueMemberB)
@@ -308,7 +371,7 @@ func (s *Store) getDoc(ctx context.Context, pk, sk, entity, id string, v any) (i
 	if it == nil {
 		return nil, &gardener.NotFoundError{Entity: entity, ID: id}
 	}
-	return it, s.decodeDoc(ctx, it, v)
+	return s.decodeDoc(ctx, it, v)
 }
 
 // query runs a query to its last page.
@@ -391,11 +454,21 @@ func conditionFailed(err error) bool {
 
 // maxAttempts bounds how often a lifecycle step re-reads and retries after its transaction was
 // cancelled without a condition explaining why (a concurrent transaction on the same records).
-const maxAttempts = 8
+// Twenty sweeps restating one row at once on DynamoDB cancel each other in turn, so the last of
+// them may need about as many rounds as there are sweeps.
+const maxAttempts = 24
+
+// backoff is the wait before attempt+1: a random point in a window that doubles from 5ms up to
+// 200ms. The randomness is the point: transactions that collided and waited alike would collide
+// again.
+func backoff(attempt int) time.Duration {
+	window := min(200*time.Millisecond, 5*time.Millisecond<<min(attempt, 6))
+	return time.Millisecond + time.Duration(mrand.Int64N(int64(window)))
+}
 
 // step runs a lifecycle step: build re-reads what the step acts on, returns the typed error
-// that a refusal deserves or the writes (none: nothing to do); a cancelled transaction goes round again, so a lost
-// race ends in build's typed error on the next read.
+// that a refusal deserves or the writes (none: nothing to do); a cancelled transaction goes
+// round again, so a lost race ends in build's typed error on the next read.
 func (s *Store) step(ctx context.Context, what string, build func() ([]types.TransactWriteItem, error)) error {
 	for attempt := 0; ; attempt++ {
 		writes, err := build()
@@ -417,7 +490,7 @@ func (s *Store) step(ctx context.Context, what string, build func() ([]types.Tra
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * 5 * time.Millisecond):
+		case <-time.After(backoff(attempt)):
 		}
 	}
 }
@@ -476,7 +549,7 @@ func (s *Store) txDoc(it item, v any, cond string, values item) ([]types.Transac
 }
 
 func need(what, v string) error {
-	if v == "" {
+	if strings.TrimSpace(v) == "" {
 		return fmt.Errorf("dynamo store: %s is required", what)
 	}
 	return nil

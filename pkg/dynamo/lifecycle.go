@@ -61,7 +61,8 @@ func (s *Store) readProposal(ctx context.Context, id string) (gardener.Proposal,
 
 func (s *Store) decodeProposal(ctx context.Context, it item) (gardener.Proposal, error) {
 	var p gardener.Proposal
-	if err := s.decodeDoc(ctx, it, &p); err != nil {
+	it, err := s.decodeDoc(ctx, it, &p)
+	if err != nil {
 		return p, err
 	}
 	p.Status = gardener.ProposalStatus(getS(it, "rowStatus"))
@@ -145,6 +146,12 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (gardene
 			return append(writes, s.txPut(g, "attribute_not_exists(PK)", nil)), err
 		}
 		openID, base := getS(guard, "openId"), getN(guard, "baseVersion")
+		if openID == p.ID {
+			// Another delivery of p staged it between the two reads above.
+			row, err := s.readProposal(ctx, p.ID)
+			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: row}
+			return nil, err
+		}
 		switch {
 		case p.BaseVersion == base:
 			marker := key("PR#"+p.ID, "PROPOSAL")
@@ -351,7 +358,8 @@ func (s *Store) WriteRepair(ctx context.Context, w gardener.WriteRepair) (garden
 
 func (s *Store) decodeRepair(ctx context.Context, it item) (gardener.Repair, error) {
 	var r gardener.Repair
-	if err := s.decodeDoc(ctx, it, &r); err != nil {
+	it, err := s.decodeDoc(ctx, it, &r)
+	if err != nil {
 		return r, err
 	}
 	r.Badge = getBool(it, "badged")

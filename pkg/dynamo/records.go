@@ -62,7 +62,7 @@ func (s *Store) Tests(ctx context.Context, projectID string) ([]gardener.Test, e
 	}
 	out := make([]gardener.Test, len(items))
 	for i, it := range items {
-		if err := s.decodeDoc(ctx, it, &out[i]); err != nil {
+		if _, err := s.decodeDoc(ctx, it, &out[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +164,8 @@ func (s *Store) LastGreenRun(ctx context.Context, testID string) (r gardener.Run
 	if len(out.Items) == 0 {
 		return r, &gardener.NotFoundError{Entity: "green run of test", ID: testID}
 	}
-	return r, s.decodeDoc(ctx, out.Items[0], &r)
+	_, err = s.decodeDoc(ctx, out.Items[0], &r)
+	return r, err
 }
 
 // PutTriageIssue records a triage issue.
@@ -199,7 +200,7 @@ func decodeAll[T any](ctx context.Context, s *Store, list func() ([]item, error)
 			continue
 		}
 		var v T
-		if err := s.decodeDoc(ctx, it, &v); err != nil {
+		if _, err := s.decodeDoc(ctx, it, &v); err != nil {
 			return nil, err
 		}
 		out = append(out, v)

@@ -54,3 +54,7 @@ func TestOpenBadPath(t *testing.T) {
 func BenchmarkStage(b *testing.B) {
 	storetest.BenchmarkStage(b, func(t testing.TB) gardener.Store { return open(t) })
 }
+
+func BenchmarkSaveTest(b *testing.B) {
+	storetest.BenchmarkSaveTest(b, func(t testing.TB) gardener.Store { return open(t) })
+}

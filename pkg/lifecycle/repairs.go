@@ -73,7 +73,7 @@ func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
 	}
 	steps, err := prepare(t, f.BaseVersion, f.Verdict.Ops)
 	if err != nil {
-		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+		return s.duplicateOr(ctx, id, fmt.Errorf("apply fix for run %s: %w", f.RunID, err))
 	}
 	r := gardener.Repair{
 		ID:          id,
@@ -91,13 +91,19 @@ func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
 	}
 	written, err := s.store.WriteRepair(ctx, gardener.WriteRepair{Steps: steps, Repair: r})
 	if err != nil {
-		// A concurrent delivery of the same event may have won: that is the duplicate case.
-		if prior, perr := s.store.Repair(ctx, id); perr == nil {
-			return s.duplicate(ctx, prior)
-		}
-		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
+		return s.duplicateOr(ctx, id, fmt.Errorf("apply fix for run %s: %w", f.RunID, err))
 	}
 	return Applied{Test: written, Repair: r}, nil
+}
+
+// duplicateOr answers a write that failed: when the run's repair exists now, a concurrent
+// delivery of the same event wrote it (and moved the test past the version this one read, or
+// won the write), which is the duplicate case; otherwise err stands.
+func (s *Service) duplicateOr(ctx context.Context, repairID string, err error) (Applied, error) {
+	if prior, perr := s.store.Repair(ctx, repairID); perr == nil {
+		return s.duplicate(ctx, prior)
+	}
+	return Applied{}, err
 }
 
 func (s *Service) duplicate(ctx context.Context, prior gardener.Repair) (Applied, error) {

@@ -92,6 +92,9 @@ var lifecycleCases = []testCase{
 		if len(rows) != 2 || rows[0].ID != "pr-v4" || rows[0].Status != gardener.ProposalProposed {
 			t.Fatalf("rows of t-login, newest first: %+v", rows)
 		}
+		if open, err := f.svc.Queue(f.ctx, "p-queue"); err != nil || len(open) != 1 || open[0].ID != "pr-v4" {
+			t.Fatalf("queue after supersede: %+v, %v; want pr-v4 alone", open, err)
+		}
 		_, err = f.store.StageProposal(f.ctx, proposal("pr-v3b", 3))
 		wantAs[*gardener.StaleError](t, "store: stage below the open row's version", err)
 	}},
@@ -207,6 +210,32 @@ var lifecycleCases = []testCase{
 		if err != nil || st.Outcome != gardener.StagedNew {
 			t.Fatalf("the test changed: %+v, %v; want staged", st, err)
 		}
+
+		// A proposal staged from apply mode has no triggers: the fix itself is what was dismissed.
+		if _, err := f.svc.Dismiss(f.ctx, "pr-4", "grace@example.com"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Stage(f.ctx, proposal("pr-5", 4)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Dismiss(f.ctx, "pr-5", "grace@example.com"); err != nil {
+			t.Fatal(err)
+		}
+		st, err = f.svc.Stage(f.ctx, proposal("pr-6", 4))
+		if err != nil || st.Outcome != gardener.StagedDeclined {
+			t.Fatalf("the same trigger-less fix again: %+v, %v; want declined", st, err)
+		}
+		other := proposal("pr-7", 4)
+		other.Verdict = verdict("#sign-in-button")
+		st, err = f.svc.Stage(f.ctx, other)
+		if err != nil || st.Outcome != gardener.StagedNew {
+			t.Fatalf("another trigger-less fix: %+v, %v; want staged", st, err)
+		}
+		for _, id := range []string{"pr-2", "pr-6"} {
+			if _, err := f.store.Proposal(f.ctx, id); !errors.Is(err, gardener.ErrNotFound) {
+				t.Fatalf("declined proposal %s left a row: %v", id, err)
+			}
+		}
 	}},
 	{name: "AutoApplyRecordBadgeReviewRevert", atomic: true, run: func(t *testing.T, f *fixture) {
 		before := f.test(t, "t-auto")
@@ -261,7 +290,11 @@ var lifecycleCases = []testCase{
 		if rv.Test.Version != 5 || rv.Repair.RevertedBy != "grace@example.com" || rv.Repair.RevertedAt.IsZero() || rv.Confirmation != text {
 			t.Fatalf("revert: %+v", rv)
 		}
-		wantSteps(t, "reverted test", f.test(t, "t-auto").Steps, before.Steps)
+		reverted := f.test(t, "t-auto")
+		wantSteps(t, "reverted test", reverted.Steps, before.Steps)
+		if reverted.Status != gardener.StatusActive || reverted.Name != before.Name {
+			t.Fatalf("revert changed more than the steps: status %s name %q", reverted.Status, reverted.Name)
+		}
 		_, err = f.svc.Revert(f.ctx, r.ID, "grace@example.com")
 		wantAs[*gardener.ConflictError](t, "revert twice", err)
 		if v := f.test(t, "t-auto").Version; v != 5 {
@@ -322,9 +355,17 @@ var lifecycleCases = []testCase{
 		queueRun := f.failedRun(t, "run-queue", "t-login", nil)
 		_, err = f.svc.ApplyFix(f.ctx, lifecycle.Fix{RunID: queueRun, BaseVersion: 3, Verdict: verdict("#signin")})
 		wantErr(t, "auto-apply on a queue project", err, gardener.ErrIneligible)
-		manual, err := f.svc.ApplyFix(f.ctx, lifecycle.Fix{RunID: queueRun, BaseVersion: 3, Verdict: verdict("#signin"), By: "grace@example.com"})
+		pending := f.test(t, "t-login")
+		pending.Status = gardener.StatusPending
+		if _, err := f.store.SaveTest(f.ctx, pending); err != nil {
+			t.Fatal(err)
+		}
+		manual, err := f.svc.ApplyFix(f.ctx, lifecycle.Fix{RunID: queueRun, BaseVersion: 4, Verdict: verdict("#signin"), By: "grace@example.com"})
 		if err != nil || manual.Repair.Auto || manual.Repair.Badge || manual.Repair.ApprovedBy != "grace@example.com" {
 			t.Fatalf("manual fix: %+v, %v", manual.Repair, err)
+		}
+		if got := f.test(t, "t-login"); got.Version != 5 || got.Status != gardener.StatusPending {
+			t.Fatalf("after a manual fix of a pending test: version %d status %s; want 5 and still pending", got.Version, got.Status)
 		}
 		if v := f.test(t, "t-auto").Version; v != 3 {
 			t.Fatalf("refused fixes moved t-auto to version %d", v)
@@ -373,14 +414,43 @@ var lifecycleCases = []testCase{
 				return err
 			},
 			"queue": func() error { _, err := f.svc.Queue(f.ctx, "nope"); return err },
+			"store apply": func() error {
+				_, err := f.store.ApplyProposal(f.ctx, gardener.ApplyProposal{ProposalID: "nope", TestID: "t-login", BaseVersion: 3,
+					Steps: loginTest("t-login", "p-queue").Steps, Repair: gardener.Repair{ID: "proposal-nope", TestID: "t-login", FromVersion: 3}})
+				return err
+			},
+			"store write repair": func() error {
+				_, err := f.store.WriteRepair(f.ctx, gardener.WriteRepair{Steps: loginTest("nope", "p-auto").Steps,
+					Repair: gardener.Repair{ID: "run-nope", TestID: "nope", FromVersion: 3}})
+				return err
+			},
+			"store revert": func() error {
+				_, err := f.store.RevertRepair(f.ctx, gardener.RevertRepair{RepairID: "nope", By: "grace"})
+				return err
+			},
+			"revert confirmation": func() error { _, err := f.svc.RevertConfirmation(f.ctx, "nope"); return err },
+			"mark reviewed":       func() error { _, err := f.svc.MarkReviewed(f.ctx, "nope", "grace"); return err },
+			"repairs since":       func() error { _, err := f.svc.RepairsSince(f.ctx, "nope", epoch); return err },
+			"repair history":      func() error { _, err := f.svc.RepairHistory(f.ctx, "nope"); return err },
+			"apply fix, unknown test": func() error {
+				run := f.failedRun(t, "run-for-nobody", "t-auto", nil)
+				_, err := f.svc.ApplyFix(f.ctx, lifecycle.Fix{RunID: run, TestID: "nope", BaseVersion: 3, Verdict: verdict("#signin")})
+				return err
+			},
 		}
 		for what, call := range calls {
 			wantAs[*gardener.NotFoundError](t, what, call())
 		}
+		if v := f.test(t, "t-login").Version; v != 3 {
+			t.Fatalf("calls on unknown ids moved t-login to version %d", v)
+		}
+		if rs, _ := f.store.Repairs(f.ctx, "t-auto"); len(rs) != 0 {
+			t.Fatalf("calls on unknown ids left repairs: %+v", rs)
+		}
 	}},
 	{name: "BigRepairRoundTrip", atomic: true, run: func(t *testing.T, f *fixture) {
 		big := loginTest("t-big", "p-auto")
-		big.Steps = bigSteps(3, 450)
+		big.Steps = BigSteps(3, bigStepCount)
 		if err := f.store.CreateTest(f.ctx, big); err != nil {
 			t.Fatal(err)
 		}

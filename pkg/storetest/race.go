@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
 )
 
 // stagers is how many sweeps stage for one test at the same moment in the race cases.
@@ -40,8 +41,11 @@ var raceCases = []testCase{
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(open) != 1 || open[0].Restated != stagers-1 || len(open[0].Triggers) != stagers {
-			t.Fatalf("open rows %d, restated %d, triggers %d; want 1, %d, %d", len(open), open[0].Restated, len(open[0].Triggers), stagers-1, stagers)
+		if len(open) != 1 {
+			t.Fatalf("%d open rows, want 1: %+v", len(open), open)
+		}
+		if open[0].Restated != stagers-1 || len(open[0].Triggers) != stagers {
+			t.Fatalf("open row restated %d times with %d triggers; want %d and %d", open[0].Restated, len(open[0].Triggers), stagers-1, stagers)
 		}
 		if rows, _ := f.store.TestProposals(f.ctx, "t-login"); len(rows) != 1 {
 			t.Fatalf("%d rows for the test, want 1", len(rows))
@@ -66,14 +70,88 @@ var raceCases = []testCase{
 			wantAs[*gardener.ConflictError](t, fmt.Sprintf("round %d loser", round), loser)
 			row := f.proposal(t, id)
 			after := f.test(t, "t-login")
-			repairs, _ := f.store.Repairs(f.ctx, "t-login")
-			if approveErr == nil {
-				if row.Status != gardener.ProposalApplied || after.Version != base+1 || len(repairs) == 0 || repairs[0].ProposalID != id {
-					t.Fatalf("round %d, approve won: row %s, version %d, repairs %d", round, row.Status, after.Version, len(repairs))
-				}
-			} else if row.Status != gardener.ProposalDismissed || after.Version != base {
-				t.Fatalf("round %d, dismiss won: row %s, version %d", round, row.Status, after.Version)
+			_, repairErr := f.store.Repair(f.ctx, "proposal-"+id)
+			remembered, err := f.store.Dismissed(f.ctx, gardener.DismissalOf(row))
+			if err != nil {
+				t.Fatal(err)
 			}
+			// The loser must have written nothing: no dismissal memory beside an applied row,
+			// no repair or new version beside a dismissed one.
+			if approveErr == nil {
+				if row.Status != gardener.ProposalApplied || after.Version != base+1 || repairErr != nil || remembered {
+					t.Fatalf("round %d, approve won: row %s, version %d, repair %v, dismissal remembered %v", round, row.Status, after.Version, repairErr, remembered)
+				}
+			} else if row.Status != gardener.ProposalDismissed || after.Version != base || !errors.Is(repairErr, gardener.ErrNotFound) || !remembered {
+				t.Fatalf("round %d, dismiss won: row %s, version %d, repair %v, dismissal remembered %v", round, row.Status, after.Version, repairErr, remembered)
+			}
+		}
+	}},
+	{name: "RaceSameProposal", atomic: true, run: func(t *testing.T, f *fixture) {
+		// A redelivered event stages the same proposal id from several workers at once.
+		var wg sync.WaitGroup
+		outcomes := make([]gardener.StageOutcome, stagers)
+		errs := make([]error, stagers)
+		for i := range stagers {
+			wg.Go(func() {
+				st, err := f.svc.Stage(f.ctx, proposal("pr-same", 3, change("c-1", "http://app.test/login", "f1")))
+				outcomes[i], errs[i] = st.Outcome, err
+			})
+		}
+		wg.Wait()
+		counts := map[gardener.StageOutcome]int{}
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("stager %d: %v", i, err)
+			}
+			counts[outcomes[i]]++
+		}
+		if counts[gardener.StagedNew] != 1 || counts[gardener.StagedDuplicate] != stagers-1 {
+			t.Fatalf("outcomes %v, want 1 staged and %d duplicates", counts, stagers-1)
+		}
+		rows, err := f.store.TestProposals(f.ctx, "t-login")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || rows[0].ID != "pr-same" || rows[0].Restated != 0 || len(rows[0].Triggers) != 1 {
+			t.Fatalf("rows %+v, want pr-same once, never restated", rows)
+		}
+	}},
+	{name: "RaceDuplicateApply", atomic: true, run: func(t *testing.T, f *fixture) {
+		// At-least-once delivery: the same failed run's repair arrives at several workers at once.
+		before := f.test(t, "t-auto")
+		run := f.failedRun(t, "run-1", "t-auto", nil)
+		const workers = 8
+		var wg sync.WaitGroup
+		results := make([]lifecycle.Applied, workers)
+		errs := make([]error, workers)
+		for i := range workers {
+			wg.Go(func() {
+				results[i], errs[i] = f.svc.ApplyFix(f.ctx, lifecycle.Fix{RunID: run, BaseVersion: before.Version, Verdict: verdict("#signin")})
+			})
+		}
+		wg.Wait()
+		written := 0
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("worker %d: %v", i, err)
+			}
+			if !results[i].Duplicate {
+				written++
+			}
+			if results[i].Repair.ID != "run-run-1" {
+				t.Fatalf("worker %d answered with repair %q", i, results[i].Repair.ID)
+			}
+		}
+		if written != 1 {
+			t.Fatalf("%d workers wrote the repair, want 1", written)
+		}
+		after := f.test(t, "t-auto")
+		if after.Version != before.Version+1 {
+			t.Fatalf("version %d, want %d: the run's fix must change the test once", after.Version, before.Version+1)
+		}
+		wantSteps(t, "repaired once", after.Steps, mustApply(t, before.Steps, verdict("#signin").Ops))
+		if rs, _ := f.store.Repairs(f.ctx, "t-auto"); len(rs) != 1 {
+			t.Fatalf("%d repairs, want 1", len(rs))
 		}
 	}},
 	{name: "RaceApproveEdit", atomic: true, run: func(t *testing.T, f *fixture) {

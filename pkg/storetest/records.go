@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,52 @@ var recordCases = []testCase{
 			}
 		}
 	}},
+	{name: "BadInputRefusedWritingNothing", run: func(t *testing.T, f *fixture) {
+		cases := []struct {
+			what string // a word the error must name
+			call func() error
+		}{
+			{"project id", func() error { return f.store.PutProject(f.ctx, gardener.Project{Name: "nameless"}) }},
+			{"test id", func() error {
+				return f.store.CreateTest(f.ctx, gardener.Test{ProjectID: "p-queue", Steps: loginTest("x", "p-queue").Steps})
+			}},
+			{"run id", func() error { return f.store.PutRun(f.ctx, gardener.Run{TestID: "t-login"}) }},
+			{"triage issue id", func() error { return f.store.PutTriageIssue(f.ctx, gardener.TriageIssue{ProjectID: "p-queue"}) }},
+			{"test id", func() error { return f.store.AddModelCall(f.ctx, gardener.ModelCall{Ask: "locator"}) }},
+			{"project id", func() error { return f.store.PutBaseline(f.ctx, gardener.Baseline{}) }},
+			{"app change id", func() error { return f.store.PutAppChange(f.ctx, gardener.AppChange{ProjectID: "p-queue"}) }},
+			{"project id", func() error { return f.store.PutAppChange(f.ctx, gardener.AppChange{ID: "c-1"}) }},
+			{"test id", func() error { return f.store.MarkAtRisk(f.ctx, "p-queue", []string{"t-a", "", "t-b"}, epoch) }},
+			{"proposal id", func() error { _, err := f.store.StageProposal(f.ctx, gardener.Proposal{TestID: "t-login"}); return err }},
+			{"test id", func() error { _, err := f.store.StageProposal(f.ctx, gardener.Proposal{ID: "pr-x"}); return err }},
+			{"repair id", func() error {
+				_, err := f.store.WriteRepair(f.ctx, gardener.WriteRepair{Repair: gardener.Repair{TestID: "t-login"}})
+				return err
+			}},
+			{`"applied" is not`, func() error {
+				_, err := f.store.CloseProposal(f.ctx, gardener.CloseProposal{ProposalID: "pr-x", Status: gardener.ProposalApplied})
+				return err
+			}},
+		}
+		for i, c := range cases {
+			err := c.call()
+			if err == nil || !strings.Contains(err.Error(), c.what) {
+				t.Errorf("case %d: error %v, want one naming %s", i, err, c.what)
+			}
+		}
+		if risk, _ := f.store.AtRisk(f.ctx, "p-queue"); len(risk) != 0 {
+			t.Errorf("a refused MarkAtRisk marked %+v", risk)
+		}
+		if tests, _ := f.store.Tests(f.ctx, "p-queue"); len(tests) != 1 {
+			t.Errorf("refused writes left tests: %+v", tests)
+		}
+		if rows, _ := f.store.TestProposals(f.ctx, "t-login"); len(rows) != 0 {
+			t.Errorf("refused writes left proposals: %+v", rows)
+		}
+		if v := f.test(t, "t-login").Version; v != 3 {
+			t.Errorf("refused writes moved t-login to version %d", v)
+		}
+	}},
 	{name: "TestsVersionsAndListing", run: func(t *testing.T, f *fixture) {
 		if err := f.store.CreateTest(f.ctx, loginTest("t-login", "p-queue")); err == nil {
 			t.Fatal("creating an existing test: no error")
@@ -98,12 +145,12 @@ var recordCases = []testCase{
 	}},
 	{name: "BigTestRoundTrip", run: func(t *testing.T, f *fixture) {
 		big := loginTest("t-big", "p-queue")
-		big.Steps = bigSteps(1, 700)
+		big.Steps = BigSteps(1, bigStepCount+100)
 		if err := f.store.CreateTest(f.ctx, big); err != nil {
 			t.Fatal(err)
 		}
 		wantSteps(t, "big test", f.test(t, "t-big").Steps, big.Steps)
-		big.Steps = bigSteps(2, 500)
+		big.Steps = BigSteps(2, bigStepCount)
 		if _, err := f.store.SaveTest(f.ctx, big); err != nil {
 			t.Fatal(err)
 		}

@@ -195,9 +195,14 @@ func wantAs[E error](t *testing.T, what string, err error) E {
 	return e
 }
 
-// bigSteps is a step list whose JSON is about n KiB and compresses poorly, so a driver cannot
-// fit it in one DynamoDB item by compression alone.
-func bigSteps(seed uint64, n int) []gardener.Step {
+// bigStepCount is the size of the big tests of the suite: the smallest BigSteps that no
+// compression fits in one DynamoDB item.
+const bigStepCount = 600
+
+// BigSteps is a step list of n fill steps with 1000-byte values, seeded, whose JSON compresses
+// poorly: from n = 600 on, its gzip-compressed JSON is over DynamoDB's 400 KB item limit (a test
+// of this package checks it), so a driver cannot store it in one item by compression alone.
+func BigSteps(seed uint64, n int) []gardener.Step {
 	steps := []gardener.Step{{Kind: gardener.Goto, URL: "/form"}}
 	for i := range n {
 		steps = append(steps, gardener.Step{Kind: gardener.Fill, Locator: gardener.MustLocator(fmt.Sprintf("#field-%d", i)), Value: noise(seed+uint64(i), 1000)})
