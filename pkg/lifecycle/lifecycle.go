@@ -68,9 +68,15 @@ func (e *RevertRefusedError) Error() string {
 func (e *RevertRefusedError) Is(target error) bool { return target == gardener.ErrStale }
 
 // prepare re-screens ops against the test they are written to and applies them to a copy.
+// Staleness is judged first: against another version the ops' indices name other steps, so
+// screening them there would refuse (or allow) changes nobody proposed, and the row must go
+// stale rather than be refused.
 func prepare(t gardener.Test, baseVersion int, ops []gardener.Op) ([]gardener.Step, error) {
 	if len(ops) == 0 {
 		return nil, &RefusedError{TestID: t.ID, Err: errors.New("the fix has no operations")}
+	}
+	if t.Version != baseVersion {
+		return nil, &gardener.StaleError{TestID: t.ID, BaseVersion: baseVersion, Version: t.Version}
 	}
 	if sc := gardener.Screen(t.Steps, ops); len(sc.Refusals) > 0 {
 		return nil, &RefusedError{TestID: t.ID, Refusals: sc.Refusals}

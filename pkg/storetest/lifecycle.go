@@ -172,6 +172,24 @@ var lifecycleCases = []testCase{
 			t.Fatalf("a refused approve left repairs: %+v", rs)
 		}
 	}},
+	// An edit that puts a check where the proposal's op points: judged against the old version
+	// the op would replace that check, yet the row must go stale, not be refused as unsafe.
+	{name: "ApproveAfterEditMovingACheckIsStale", atomic: true, run: func(t *testing.T, f *fixture) {
+		if _, err := f.svc.Stage(f.ctx, proposal("pr-1", 3)); err != nil {
+			t.Fatal(err)
+		}
+		edit := f.test(t, "t-login")
+		check := gardener.Step{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=form")}
+		edit.Steps = append(edit.Steps[:2], append([]gardener.Step{check}, edit.Steps[2:]...)...)
+		if _, err := f.svc.EditTest(f.ctx, edit); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.svc.Approve(f.ctx, "pr-1", "grace@example.com")
+		wantAs[*gardener.StaleError](t, "approve after an edit that moved a check under the op", err)
+		if p := f.proposal(t, "pr-1"); p.Status != gardener.ProposalStale {
+			t.Fatalf("row: %s, want stale", p.Status)
+		}
+	}},
 	{name: "DismissRemembers", atomic: true, run: func(t *testing.T, f *fixture) {
 		c1 := change("c-1", "http://app.test/login", "f1")
 		if _, err := f.svc.Stage(f.ctx, proposal("pr-1", 3, c1)); err != nil {
