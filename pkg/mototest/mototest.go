@@ -33,7 +33,7 @@ import (
 const Region = "us-east-1"
 
 // Install says how to get moto_server; it is part of the skip message.
-const Install = "install it with pip install 'moto[server]'"
+const Install = "install it with: apt-get install -y pipx && pipx install 'moto[server]'"
 
 // startTimeout bounds how long moto_server may take to answer; a cold Python start with moto's
 // imports takes a few seconds on a loaded 2-core machine.

@@ -98,7 +98,7 @@ func TestFunctionSources(t *testing.T) {
 func TestTemplateLints(t *testing.T) {
 	lint, err := exec.LookPath("cfn-lint")
 	if err != nil {
-		t.Skip("SKIP: cfn-lint is not installed; install it with: pip install cfn-lint")
+		t.Skip("SKIP: cfn-lint is not installed; install it with: apt-get install -y pipx && pipx install cfn-lint")
 	}
 	out, err := exec.Command(lint, templatePath).CombinedOutput()
 	if err != nil {

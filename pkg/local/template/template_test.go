@@ -305,7 +305,7 @@ func describe(v any) string {
 func TestFixtureLints(t *testing.T) {
 	bin, err := exec.LookPath("cfn-lint")
 	if err != nil {
-		t.Skip("SKIP: cfn-lint is not installed; install it with `pip install cfn-lint` to lint the fixture template")
+		t.Skip("SKIP: cfn-lint is not installed; install it with `apt-get install -y pipx && pipx install cfn-lint` to lint the fixture template")
 	}
 	out, err := exec.Command(bin, "testdata/template.yaml").CombinedOutput()
 	if err != nil {
