@@ -194,7 +194,7 @@ func (r *Radar) baselinePages(ctx context.Context, p *project, pages []string, l
 				why[i] = "the visit failed: " + v.Message
 				continue
 			}
-			if got := p.rel(v.URL); got != pages[i] {
+			if got := p.rel(v.URL); !samePage(plans[k].Via, got, pages[i]) {
 				why[i] = "a visit ends at " + got
 				continue
 			}

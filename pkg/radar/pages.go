@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,14 +30,33 @@ func stable(s string) string {
 	return numbers.ReplaceAllString(strings.Join(strings.Fields(s), " "), "#")
 }
 
+// samePage reports whether a visit that ended at got reached the baselined page want. A page
+// reached along a test's first steps carries in its URL the ids those steps just created
+// (/products/9, ?order=SS-1005): every replay of the route writes to the app afresh, so there
+// the numbers are the app's bookkeeping, not which page it is. A page visited directly keeps
+// its exact URL: ending at another number there is a real redirect.
+func samePage(via *gardener.PageRoute, got, want string) bool {
+	return got == want || via != nil && stable(got) == stable(want)
+}
+
 // pageFingerprint summarises a page's structure: the sorted tag, role, name, id, test id and
 // classes of its candidate elements, numbers blanked. A different value means the page changed.
+// The items of a list or table count by their shape alone, once: a row added or removed is
+// the app's data (a product someone created), not its structure.
 func pageFingerprint(cands []gardener.Fingerprint) string {
 	lines := make([]string, 0, len(cands))
+	rows := map[string]bool{}
 	for _, c := range cands {
+		if inRow(c) {
+			rows[shape(c)] = true
+			continue
+		}
 		cls := slices.Clone(c.ClassList)
 		slices.Sort(cls)
 		lines = append(lines, strings.Join([]string{c.Tag, c.Role, stable(c.AccessibleName), c.ID, c.TestID, c.Name, c.Type, strings.Join(cls, " ")}, "|"))
+	}
+	for r := range rows {
+		lines = append(lines, "row:"+r)
 	}
 	slices.Sort(lines)
 	h := sha256.New()
@@ -45,6 +65,33 @@ func pageFingerprint(cands []gardener.Fingerprint) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// rowItem matches the list-item and table-row steps of an XPath.
+var rowItem = regexp.MustCompile(`/(tr|li)\[[0-9]+\]`)
+
+// inRow reports whether an element is, or sits inside, an item of a list or a table row.
+func inRow(c gardener.Fingerprint) bool { return rowItem.MatchString(c.XPath) }
+
+// xpathIndices are the positions of an XPath's steps.
+var xpathIndices = regexp.MustCompile(`\[[0-9]+\]`)
+
+// shape is what an element is apart from its words and its place among its siblings: the same
+// for every row of a product table, and for the same cell of each.
+func shape(c gardener.Fingerprint) string {
+	cls := slices.Clone(c.ClassList)
+	slices.Sort(cls)
+	return strings.Join([]string{strings.ToLower(c.Tag), c.Role, stable(c.ID), stable(c.TestID), c.Name, c.Type,
+		stable(hrefPath(c.Href)), strings.Join(cls, " "), xpathIndices.ReplaceAllString(c.XPath, "")}, "|")
+}
+
+// hrefPath drops a link's origin, which changes with the app's port.
+func hrefPath(h string) string {
+	if u, err := url.Parse(h); err == nil && u.Host != "" {
+		u.Scheme, u.Host = "", ""
+		return u.String()
+	}
+	return h
 }
 
 // attr is one attribute by which a person would say an element changed.
@@ -159,10 +206,24 @@ func diffPage(base, now []gardener.Fingerprint, origin string) []elementChange {
 			}
 		}
 	}
+	// A row of a list or table that comes or goes, where rows of its shape stay, is the app's
+	// data changing (a product created, an order placed), not its structure.
+	baseShapes, nowShapes := map[string]bool{}, map[string]bool{}
+	for _, b := range base {
+		if inRow(b) {
+			baseShapes[shape(b)] = true
+		}
+	}
+	for _, c := range now {
+		if inRow(c) {
+			nowShapes[shape(c)] = true
+		}
+	}
 	var out []elementChange
 	for i, b := range base {
 		j := pair[i]
 		switch {
+		case j < 0 && inRow(b) && nowShapes[shape(b)]:
 		case j < 0:
 			out = append(out, elementChange{Kind: Removed, Detail: describe(b) + " is gone", Base: i, Now: -1})
 		case sameElement(b, now[j], origin):
@@ -173,7 +234,7 @@ func diffPage(base, now []gardener.Fingerprint, origin string) []elementChange {
 		}
 	}
 	for j, c := range now {
-		if !taken[j] {
+		if !taken[j] && !(inRow(c) && baseShapes[shape(c)]) {
 			out = append(out, elementChange{Kind: Added, Detail: describe(c) + " is new", Base: -1, Now: j})
 		}
 	}

@@ -193,7 +193,7 @@ func (r *Radar) sweepPage(p *project, pb gardener.PageBaseline, resolve []garden
 	origin := p.base.Scheme + "://" + p.base.Host
 	byBase := map[int]string{} // baseline candidate → the change that involves it
 	ended := ""                // the change that says the page now ends elsewhere
-	if got := p.rel(v.URL); got != pb.URL {
+	if got := p.rel(v.URL); !samePage(pb.Via, got, pb.URL) {
 		// A redirect, a merged step: diffing another page against the baseline says nothing,
 		// and every locator the page loses is touched by that one change.
 		f.sweep.EndedAt, f.sweep.Changed = got, true

@@ -270,3 +270,62 @@ func TestQueueEmptyReasons(t *testing.T) {
 		})
 	}
 }
+
+func TestSamePageOnARouteIgnoresTheIDsItCreates(t *testing.T) {
+	via := &gardener.PageRoute{TestID: "create-product", Steps: 17}
+	for _, c := range []struct {
+		via       *gardener.PageRoute
+		got, want string
+		same      bool
+	}{
+		{nil, "/products", "/products", true},
+		{nil, "/products/9", "/products/8", false}, // a goto that lands elsewhere is a redirect
+		{via, "/products/9", "/products/8", true},
+		{via, "/checkout/confirmation?order=SS-1005", "/checkout/confirmation?order=SS-1004", true},
+		{via, "/login", "/products/8", false},
+		{via, "/products/9/edit", "/products/8", false},
+	} {
+		if got := samePage(c.via, c.got, c.want); got != c.same {
+			t.Errorf("samePage(via=%v, %q, %q) = %v", c.via != nil, c.got, c.want, got)
+		}
+	}
+}
+
+// A product created or deleted is the app's data: rows of a table or items of a list that come
+// and go among rows of their shape are no change, and do not change the page's fingerprint.
+func TestRowsComingAndGoingAreData(t *testing.T) {
+	row := func(n int, name string) []gardener.Fingerprint {
+		tr := fmt.Sprintf("/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[%d]", n)
+		r := gardener.Fingerprint{Tag: "TR", TestID: fmt.Sprintf("product-row-%d", n), XPath: tr, VisibleText: []string{name}}
+		link := gardener.Fingerprint{Tag: "A", Role: "link", AccessibleName: name, Href: fmt.Sprintf("http://app/products/%d", n), XPath: tr + "/td[1]/a[1]"}
+		return []gardener.Fingerprint{r, link}
+	}
+	save := fp("BUTTON", "save", "Save", "/html[1]/body[1]/main[1]/button[1]")
+	base := append(append([]gardener.Fingerprint{save}, row(1, "Fern")...), row(2, "Cactus")...)
+	grown := append(slices.Clone(base), row(3, "Monstera")...)
+	shrunk := append([]gardener.Fingerprint{save}, row(1, "Fern")...)
+	for name, now := range map[string][]gardener.Fingerprint{"row added": grown, "row removed": shrunk} {
+		if ch := diffPage(base, now, "http://app"); len(ch) != 0 {
+			t.Errorf("%s: %+v", name, ch)
+		}
+		if pageFingerprint(now) != pageFingerprint(base) {
+			t.Errorf("%s changed the page fingerprint", name)
+		}
+	}
+	// Structure still counts: a new button outside the table, the table emptied, a row renamed.
+	banner := fp("BUTTON", "accept", "Accept cookies", "/html[1]/body[1]/div[1]/button[1]")
+	if ch := diffPage(base, append(slices.Clone(base), banner), "http://app"); len(ch) != 1 || ch[0].Kind != Added {
+		t.Errorf("a new button: %+v", ch)
+	}
+	if pageFingerprint(append(slices.Clone(base), banner)) == pageFingerprint(base) {
+		t.Error("a new button left the page fingerprint as it was")
+	}
+	if ch := diffPage(base, []gardener.Fingerprint{save}, "http://app"); len(ch) != 4 {
+		t.Errorf("the table emptied: %+v", ch)
+	}
+	renamed := slices.Clone(base)
+	renamed[2].AccessibleName, renamed[2].VisibleText = "Fern (sold out)", []string{"Fern (sold out)"}
+	if ch := diffPage(base, renamed, "http://app"); len(ch) != 1 || ch[0].Kind != Changed {
+		t.Errorf("a renamed row link: %+v", ch)
+	}
+}

@@ -148,7 +148,7 @@ func (r *Radar) visitJob(ctx context.Context, p *project, job visitJob, plans []
 	share := time.Since(start).Milliseconds() / int64(len(job.pages))
 	for k, i := range job.pages {
 		v, ok := rep.Views[at[k]]
-		if !ok || confirm && len(job.pages) > 1 && p.rel(v.URL) != plans[i].Page {
+		if !ok || confirm && len(job.pages) > 1 && !samePage(plans[i].Via, p.rel(v.URL), plans[i].Page) {
 			continue
 		}
 		out[i] = pageVisit{Reached: true, URL: v.URL, Snapshot: v.Snapshot, Resolved: v.Resolved, Millis: share}
