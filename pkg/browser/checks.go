@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -440,6 +441,11 @@ func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 	expr := fmt.Sprintf(`(async () => { const r = await axe.run(%s, %s); return JSON.stringify(r.violations.map(v => ({id: v.id, impact: v.impact || "minor", nodes: v.nodes.length}))); })()`, scope, optJSON)
 	out, err := r.s.eval(ctx, expr, true)
 	if err != nil {
+		var je *jsError
+		if errors.As(err, &je) {
+			// axe refuses options it does not know, an unknown rule id above all.
+			return fail(gardener.ErrBadStep, "axe-core refused the audit: %s", je.msg)
+		}
 		return r.callFailure(st.Scope, err)
 	}
 	var vs []axeViolation

@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -42,10 +45,16 @@ type instance struct {
 	dir      string // profile and cache, removed on close
 	pid      int
 	lost     <-chan struct{}
+	hung     atomic.Bool // the browser let a ping go unanswered
+	one      *oneContext // single-process: the one browser context replays share; nil otherwise
 }
 
-// alive reports whether the connection to the browser still stands.
+// alive reports whether the connection to the browser still stands and the browser answered
+// every ping so far.
 func (in *instance) alive() bool {
+	if in.hung.Load() {
+		return false
+	}
 	select {
 	case <-in.lost:
 		return false
@@ -54,6 +63,21 @@ func (in *instance) alive() bool {
 	default:
 		return true
 	}
+}
+
+// answers pings the browser itself, apart from any tab. A browser that does not answer within
+// timeout is marked hung, so the runner replaces it and no later check waits on it again.
+func (in *instance) answers(timeout time.Duration) bool {
+	if !in.alive() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(in.ctx, timeout)
+	defer cancel()
+	if _, err := cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, browser.GetVersion, cdp.Empty{}); err != nil {
+		in.hung.Store(true)
+		return false
+	}
+	return true
 }
 
 func (in *instance) close() {
@@ -118,6 +142,9 @@ func launch(opts Options) (*instance, error) {
 	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection}
 	if p := b.Process(); p != nil {
 		in.pid = p.Pid
+	}
+	if opts.SingleProcess {
+		in.one = newOneContext()
 	}
 	return in, nil
 }

@@ -1,6 +1,11 @@
 package browser
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func TestOriginGate(t *testing.T) {
 	g, err := newOriginGate("http://127.0.0.1:8080/app/", []string{})
@@ -78,5 +83,41 @@ func TestURLMatchesAndKeys(t *testing.T) {
 		if (err != nil) != c.wantErr || (err == nil && (k.key != c.key || modifierBits(mods) != c.mods)) {
 			t.Errorf("parseKeys(%q) = %+v %v %v", c.spec, k, modifierBits(mods), err)
 		}
+	}
+}
+
+// TestChromePath finds the browser as a Lambda image and a developer machine name it: CHROME_PATH
+// first, else a chromium on PATH; a missing browser is an error saying how to install one.
+func TestChromePath(t *testing.T) {
+	bin := t.TempDir()
+	chromium := filepath.Join(bin, "chromium")
+	if err := os.WriteFile(chromium, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	cases := []struct {
+		name, chromePath, path string
+		want, wantErr          string
+	}{
+		{"CHROME_PATH wins", chromium, empty, chromium, ""},
+		{"CHROME_PATH that does not exist", filepath.Join(empty, "nope"), bin, "", "CHROME_PATH=" + filepath.Join(empty, "nope")},
+		{"found on PATH", "", bin, chromium, ""},
+		{"nowhere", "", empty, "", "apt-get install -y chromium"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CHROME_PATH", c.chromePath)
+			t.Setenv("PATH", c.path)
+			got, err := ChromePath()
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("ChromePath() = %q, %v; want an error mentioning %q", got, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("ChromePath() = %q, %v; want %q", got, err, c.want)
+			}
+		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -24,9 +23,6 @@ const (
 	// navigationTimeout is the least a goto gets when it sets no timeout of its own: loading a
 	// page is not waiting for an element, and a slow server must not look like drift.
 	navigationTimeout = 30 * time.Second
-	// healthTimeout bounds the ping that tells a slow step from a hung browser. Generous,
-	// because a false verdict relaunches the browser under every concurrent replay.
-	healthTimeout = 10 * time.Second
 	// openTimeout bounds the creation of a replay's tab: a second when the machine is idle,
 	// far more when many replays start at once on two loaded cores.
 	openTimeout = 60 * time.Second
@@ -55,29 +51,55 @@ type run struct {
 	window  int // live-event sequence at the start of the last action: toasts after it count
 }
 
-// replay runs one test in a new browser context of in. crashed reports that the browser
-// itself died or hung, so the runner must launch another.
-func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro gardener.ReplayOptions) (gardener.Replay, bool, error) {
-	started := time.Now()
-	result := gardener.RunResult{TestID: t.ID, TestVersion: t.Version, FailedIndex: -1, Started: started, Steps: []gardener.StepRecord{}}
+// replay runs one test in a new browser context of in (in the cleared only context of a
+// single-process browser, whose replays the runner lets in one at a time). crashed reports that
+// the browser itself died or hung, so the runner must launch another.
+func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro gardener.ReplayOptions) (_ gardener.Replay, crashed bool, _ error) {
 	gate, err := newOriginGate(ro.BaseURL, ro.AllowedOrigins)
 	if err != nil {
 		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, err)
 	}
-	tabCtx, cancel := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext())
-	defer cancel()
+	var contextOpts []chromedp.ContextOption
+	if in.one == nil {
+		contextOpts = append(contextOpts, chromedp.WithNewBrowserContext())
+	}
+	started := time.Now()
+	result := gardener.RunResult{TestID: t.ID, TestVersion: t.Version, FailedIndex: -1, Started: started, Steps: []gardener.StepRecord{}}
+	tabCtx, cancel := chromedp.NewContext(in.ctx, contextOpts...)
+	s := newSession(in, tabCtx, opts, gate)
+	defer func() {
+		if in.one != nil {
+			in.one.loaded(s.loadedURLs())
+		}
+		if crashed {
+			// Closing the tab asks the browser, which is dead or hung: stop the browser first,
+			// so the close fails at once instead of waiting out chromedp's wait for an answer.
+			in.close()
+		}
+		cancel()
+	}()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	s := newSession(in, tabCtx, opts, gate)
 
 	watchdog := time.AfterFunc(openTimeout, cancel)
+	// A browser that hangs before the tab is open would hold the replay for all of openTimeout:
+	// once opening takes as long as a ping may, ask the browser whether it still answers.
+	healthWatch := time.AfterFunc(opts.HealthTimeout, func() {
+		if !in.answers(opts.HealthTimeout) {
+			cancel()
+		}
+	})
 	err = s.open()
+	if err == nil && in.one != nil {
+		err = in.one.clear(tabCtx, s.tgt)
+	}
 	watchdog.Stop()
+	healthWatch.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, ctx.Err())
 		}
-		if !in.alive() || !browserAnswers(in) {
+		if !in.answers(opts.HealthTimeout) {
 			result.ErrorKind = gardener.ErrBrowserCrash
 			result.Message = "the browser did not open a tab for the replay: " + err.Error()
 			result.FailedStep, result.FailedIndex = "1", 0
@@ -96,7 +118,6 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 		r.vars[k] = v
 	}
 	rep := gardener.Replay{}
-	crashed := false
 	for i := 0; i <= len(t.Steps); i++ {
 		if checks := ro.Probes[i]; len(checks) > 0 && ctx.Err() == nil {
 			if rep.Probes == nil {
@@ -128,7 +149,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			}
 			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.String(), f.detail)
 			if f.kind == gardener.ErrBrowserCrash {
-				crashed = !in.alive() || !browserAnswers(in)
+				crashed = !in.answers(opts.HealthTimeout)
 			} else {
 				rep.Snapshot = r.takeSnapshot()
 			}
@@ -171,14 +192,6 @@ func pathPrefix(path string) string {
 		}
 	}
 	return path
-}
-
-// browserAnswers pings the browser itself, apart from any tab.
-func browserAnswers(in *instance) bool {
-	ctx, cancel := context.WithTimeout(in.ctx, healthTimeout)
-	defer cancel()
-	_, err := cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, browser.GetVersion, cdp.Empty{})
-	return err == nil
 }
 
 // top runs top-level step i, an intent block with its inner steps included.
@@ -271,7 +284,8 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	return r.diagnose(f, timeout)
 }
 
-// afterAction fails an action whose navigation was blocked or answered with an HTTP error.
+// afterAction fails an action whose navigation was blocked, could not load (the browser shows
+// its own error page then) or was answered with an HTTP error.
 func (r *run) afterAction(m mark) *failure {
 	s := r.s
 	s.mu.Lock()
@@ -286,7 +300,11 @@ func (r *run) afterAction(m mark) *failure {
 		if !ok {
 			continue
 		}
-		if req := s.requests[idx]; req.Status >= 400 {
+		req := s.requests[idx]
+		if req.Failed != "" {
+			return fail(gardener.ErrNavigation, "loading %s failed: %s", req.URL, req.Failed)
+		}
+		if req.Status >= 400 {
 			return fail(gardener.ErrHTTP, "%s %s answered HTTP %d", req.Method, req.URL, req.Status)
 		}
 	}
@@ -308,9 +326,9 @@ func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 	case gardener.ErrBadStep, gardener.ErrNavigationBlocked, gardener.ErrHTTP:
 		return f
 	}
-	if !browserAnswers(r.s.in) {
+	if !r.s.in.answers(r.s.opts.HealthTimeout) {
 		r.s.markCrashed("the browser stopped answering")
-		return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", healthTimeout, timeout)
+		return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", r.s.opts.HealthTimeout, timeout)
 	}
 	if !r.pageAnswers() {
 		return fail(gardener.ErrBrowserCrash, "the page stopped answering (its renderer is hung) during the step's %s", timeout)
@@ -319,7 +337,7 @@ func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 }
 
 func (r *run) pageAnswers() bool {
-	ctx, cancel := context.WithTimeout(r.s.ctx, healthTimeout)
+	ctx, cancel := context.WithTimeout(r.s.ctx, r.s.opts.HealthTimeout)
 	defer cancel()
 	_, err := r.s.eval(ctx, "''", false)
 	return err == nil || transient(err)

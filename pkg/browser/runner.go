@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -21,13 +22,19 @@ const (
 	DefaultMaxSnapshotBytes = 2 << 20
 	// DefaultMaxText caps a snapshot's page text.
 	DefaultMaxText = 20 << 10
+	// DefaultHealthTimeout bounds the ping that tells a slow browser from a hung one. Generous,
+	// because a false verdict relaunches the browser under every concurrent replay, and on two
+	// loaded cores a healthy browser can take seconds to answer.
+	DefaultHealthTimeout = 10 * time.Second
 )
 
 // Options configures a Runner. The zero value works.
 type Options struct {
 	// ChromePath is the browser binary; empty means CHROME_PATH, then PATH (see ChromePath).
 	ChromePath string
-	// SingleProcess runs Chromium as one process, for hosts that cannot fork a zygote.
+	// SingleProcess runs Chromium as one process, for hosts that cannot fork a zygote. Such a
+	// Chromium has one browser context (a second one crashes it): replays take turns in it, and
+	// each starts with the cookies, cache and storage of the ones before cleared.
 	SingleProcess bool
 	// StepTimeout is the runner's default step timeout; ReplayOptions.StepTimeout and a step's
 	// timeoutMs take precedence.
@@ -38,6 +45,9 @@ type Options struct {
 	// block's own record after its inner steps), for a live log. It is called from the
 	// replaying goroutine and must not block.
 	OnStep func(testID string, rec gardener.StepRecord)
+	// HealthTimeout is how long the browser gets to answer a ping before it counts as hung: the
+	// ping follows a step that failed after waiting, and a tab that is slow to open.
+	HealthTimeout time.Duration
 	// Snapshot caps; zero takes the defaults above.
 	MaxCandidates    int
 	MaxSnapshotBytes int
@@ -47,7 +57,10 @@ type Options struct {
 // Runner replays tests in one shared Chromium. It is safe for concurrent use; Close stops the
 // browser.
 type Runner struct {
-	opts   Options
+	opts Options
+	// turn, for a single-process browser, holds a token while a replay runs: the browser has
+	// one context, so its replays take turns, across relaunches too.
+	turn   chan struct{}
 	mu     sync.Mutex
 	inst   *instance
 	closed bool
@@ -64,6 +77,9 @@ func New(opts Options) *Runner {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = DefaultStepTimeout
 	}
+	if opts.HealthTimeout <= 0 {
+		opts.HealthTimeout = DefaultHealthTimeout
+	}
 	if opts.MaxCandidates <= 0 {
 		opts.MaxCandidates = DefaultMaxCandidates
 	}
@@ -73,7 +89,11 @@ func New(opts Options) *Runner {
 	if opts.MaxText <= 0 {
 		opts.MaxText = DefaultMaxText
 	}
-	return &Runner{opts: opts}
+	r := &Runner{opts: opts}
+	if opts.SingleProcess {
+		r.turn = make(chan struct{}, 1)
+	}
+	return r
 }
 
 // Start launches the browser now rather than on the first replay, as a Lambda's init phase
@@ -150,6 +170,16 @@ func (r *Runner) Replay(ctx context.Context, t gardener.Test, opts gardener.Repl
 	r.active.Add(1)
 	r.mu.Unlock()
 	defer r.active.Done()
+	if r.turn != nil {
+		// Taken before the browser is, so a replay that waited gets the browser relaunched
+		// after a crash in the turn before it, not the dead one.
+		select {
+		case r.turn <- struct{}{}:
+		case <-ctx.Done():
+			return gardener.Replay{}, fmt.Errorf("replay of test %s: waiting for the single-process browser: %w", t.ID, ctx.Err())
+		}
+		defer func() { <-r.turn }()
+	}
 
 	in, err := r.instance()
 	if err != nil {

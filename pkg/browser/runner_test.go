@@ -3,6 +3,9 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -143,11 +146,19 @@ func TestSnapshot(t *testing.T) {
 		{"bytes", Options{MaxSnapshotBytes: 2000}},
 		{"text", Options{MaxText: 50}},
 	}
+	in, err := r.instance()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range caps {
 		t.Run(c.name, func(t *testing.T) {
-			small := New(c.opts)
-			defer small.Close()
-			rep := replayOK(t, small, srv.URL, st, gardener.ReplayOptions{SnapshotAtEnd: true})
+			// The caps are options of a runner; the replay runs with them in the shared
+			// browser rather than starting one of its own.
+			opts := New(c.opts).opts
+			rep, _, err := replay(context.Background(), in, opts, gardener.Test{ID: t.Name(), Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL, SnapshotAtEnd: true})
+			if err != nil {
+				t.Fatal(err)
+			}
 			s := rep.Snapshot
 			if !s.Truncated {
 				t.Errorf("snapshot not marked truncated")
@@ -279,41 +290,163 @@ func TestBlockedNavigation(t *testing.T) {
 	}
 }
 
-// TestCrashRecovery kills the browser mid-run: the run fails as a browser crash and the next
-// replay gets a new, working browser. A stopped (hung) browser is treated the same.
+// TestNavigationErrors: a page the browser cannot load, whether a goto or a click asked for it,
+// fails the step as a navigation error, and a page answered with an HTTP error as an HTTP error;
+// neither passes for the app's drift.
+func TestNavigationErrors(t *testing.T) {
+	r := needBrowser(t)
+	// A port nothing listens on: the origin is allowed, the connection is refused.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>links</title><a id="down" href="%s/">Down</a> <a id="missing" href="/missing">Missing</a>`, down)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	cases := []struct {
+		name, step string
+		kind       gardener.ErrorKind
+		message    string
+	}{
+		{"goto a server that is down", `{"kind":"goto","url":"` + down + `/"}`, gardener.ErrNavigation, "ERR_CONNECTION_REFUSED"},
+		{"click a link to a server that is down", `{"kind":"click","locator":"#down"}`, gardener.ErrNavigation, "ERR_CONNECTION_REFUSED"},
+		{"click a link to a missing page", `{"kind":"click","locator":"#missing"}`, gardener.ErrHTTP, "answered HTTP 404"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},`+c.step+`]`), gardener.ReplayOptions{AllowedOrigins: []string{srv.URL, down}})
+			res := rep.Result
+			if res.ErrorKind != c.kind || res.FailedStep != "2" {
+				t.Fatalf("got %s at step %s (%s), want %s at step 2", res.ErrorKind, res.FailedStep, res.Message, c.kind)
+			}
+			if !strings.Contains(res.Message, c.message) {
+				t.Errorf("message %q does not contain %q", res.Message, c.message)
+			}
+		})
+	}
+}
+
+// TestCrashRecovery kills or stops the browser under a replay: the run fails as a browser crash
+// and the next replay gets a new, working browser. The signal is sent when the replay reaches a
+// known point (after its first step, or before it starts), never after a guessed delay, so the
+// case tested does not depend on how loaded the machine is. One runner serves all cases: each
+// recovery must hand the next case a browser as good as a fresh one.
 func TestCrashRecovery(t *testing.T) {
 	needBrowser(t)
 	srv := fixture(t)
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
-		t.Run(sig.String(), func(t *testing.T) {
-			r := New(Options{StepTimeout: 3 * time.Second})
-			defer r.Close()
+	// sig and pid are read by OnStep, which runs on the goroutine that called Replay.
+	var sig syscall.Signal
+	var pid int
+	r := New(Options{
+		// A stopped browser is known only by a ping it leaves unanswered: a short wait for the
+		// answer keeps the test short, and a healthy browser answers well within it.
+		StepTimeout:   time.Second,
+		HealthTimeout: 3 * time.Second,
+		OnStep: func(id string, rec gardener.StepRecord) {
+			if id == "victim" && rec.Path == "1" && sig != 0 {
+				_ = syscall.Kill(pid, sig)
+			}
+		},
+	})
+	defer r.Close()
+	victim := gardener.Test{ID: "victim", Steps: steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#never-there"}]`)}
+	healthy := gardener.Test{ID: "healthy", Steps: steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#save"}]`)}
+	cases := []struct {
+		name     string
+		sig      syscall.Signal
+		midRun   bool // signal after step 1, else before the replay opens its tab
+		failedAt string
+	}{
+		{"killed mid-run", syscall.SIGKILL, true, "2"},
+		{"stopped mid-run", syscall.SIGSTOP, true, "2"},
+		{"stopped between replays", syscall.SIGSTOP, false, "1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			if err := r.Start(); err != nil {
 				t.Fatal(err)
 			}
-			pid := r.BrowserPID()
-			go func() {
-				time.Sleep(1500 * time.Millisecond)
-				_ = syscall.Kill(pid, sig)
-			}()
-			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#never-there"}]`), gardener.ReplayOptions{})
-			if sig == syscall.SIGSTOP {
-				defer syscall.Kill(pid, syscall.SIGKILL)
+			pid = r.BrowserPID()
+			sig = 0
+			if c.midRun {
+				sig = c.sig
+			} else if err := syscall.Kill(pid, c.sig); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := r.Replay(context.Background(), victim, gardener.ReplayOptions{BaseURL: srv.URL})
+			sig = 0
+			if err != nil {
+				t.Fatalf("replay: %v", err)
 			}
 			res := rep.Result
-			if res.ErrorKind != gardener.ErrBrowserCrash {
-				t.Fatalf("got %s (%s), want browser-crash", res.ErrorKind, res.Message)
+			if res.ErrorKind != gardener.ErrBrowserCrash || res.FailedStep != c.failedAt {
+				t.Fatalf("got %s at step %s (%s), want browser-crash at step %s", res.ErrorKind, res.FailedStep, res.Message, c.failedAt)
 			}
 			if !strings.Contains(res.Message, "browser") {
 				t.Errorf("message %q does not say the browser failed", res.Message)
 			}
-			rep = replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#save"}]`), gardener.ReplayOptions{StepTimeout: 20 * time.Second})
-			if !rep.Result.Passed {
-				t.Fatalf("the replay after the crash failed: %s", rep.Result.Message)
+			// The runner let go of the dead or hung browser and reaped it; a stopped one left
+			// running would hold its memory for good.
+			if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+				t.Errorf("the old browser (pid %d) is still there: kill(0) = %v", pid, err)
+			}
+			rep, err = r.Replay(context.Background(), healthy, gardener.ReplayOptions{BaseURL: srv.URL, StepTimeout: 20 * time.Second})
+			if err != nil || !rep.Result.Passed {
+				t.Fatalf("the replay after the crash failed: %v %s", err, rep.Result.Message)
 			}
 			if r.BrowserPID() == pid {
 				t.Errorf("the browser was not relaunched")
 			}
+		})
+	}
+}
+
+// TestReplaysAreIsolated: what a replay leaves in the browser (a cookie, local storage) is gone
+// for the next one, with a browser context per replay and in single-process mode, where
+// Chromium cannot create a second browser context (it crashes) and replays take turns in the one
+// it has, cleared between them. The replays start together: in single-process mode they must
+// wait for each other, not mix.
+func TestReplaysAreIsolated(t *testing.T) {
+	needBrowser(t)
+	const page = `<!doctype html><title>storage</title><p id="seen"></p><script>
+document.getElementById("seen").textContent = (localStorage.getItem("k") || "no storage") + ", " + (document.cookie || "no cookie");
+localStorage.setItem("k", "stored");
+document.cookie = "c=set; max-age=3600";
+</script>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, page) }))
+	t.Cleanup(srv.Close)
+	// The second visit shows that the page does see what it stored, within one replay.
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"no storage, no cookie"},
+		{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"stored, c=set"}]`)
+	single := New(Options{SingleProcess: true})
+	defer single.Close()
+	for _, c := range []struct {
+		name string
+		r    *Runner
+	}{{"a context each", shared}, {"single process", single}} {
+		t.Run(c.name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			for i := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rep, err := c.r.Replay(context.Background(), gardener.Test{ID: fmt.Sprint("isolated-", i), Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL})
+					if err != nil {
+						t.Errorf("replay %d: %v", i, err)
+						return
+					}
+					if !rep.Result.Passed {
+						t.Errorf("replay %d failed at step %s: %s", i, rep.Result.FailedStep, rep.Result.Message)
+					}
+				}()
+			}
+			wg.Wait()
 		})
 	}
 }

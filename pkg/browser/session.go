@@ -276,6 +276,9 @@ func (s *session) crashReason() string {
 	if why != "" {
 		return why
 	}
+	if s.in.hung.Load() {
+		return "the browser stopped answering"
+	}
 	if !s.in.alive() {
 		return "the browser process exited"
 	}
@@ -415,6 +418,17 @@ func (s *session) mark() mark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return mark{len(s.requests), s.liveSeq, len(s.console), len(s.navigations)}
+}
+
+// loadedURLs lists every URL the tab requested or navigated to.
+func (s *session) loadedURLs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	urls := make([]string, 0, len(s.requests)+len(s.navigations))
+	for _, q := range s.requests {
+		urls = append(urls, q.URL)
+	}
+	return append(urls, s.navigations...)
 }
 
 func (s *session) currentURL() string {

@@ -70,7 +70,7 @@ func runCases(t *testing.T, cases []stepCase) {
 func TestActions(t *testing.T) {
 	runCases(t, []stepCase{
 		{name: "goto relative", steps: `{"kind":"assert","assert":"title","condition":"contains","expected":"Dashboard"}`},
-		{name: "goto connection refused", steps: `{"kind":"goto","url":"http://127.0.0.1:1/"}`, failAt: "2", kind: gardener.ErrNavigationBlocked, message: "not in the allowed origins"},
+		{name: "goto another port is blocked", steps: `{"kind":"goto","url":"http://127.0.0.1:1/"}`, failAt: "2", kind: gardener.ErrNavigationBlocked, message: "not in the allowed origins"},
 		{name: "goto HTTP 404", steps: `{"kind":"goto","url":"/missing-page"}`, failAt: "2", kind: gardener.ErrHTTP, message: "answered HTTP 404"},
 		{name: "click", steps: `{"kind":"click","locator":"#covered"},{"kind":"assert","assert":"text","locator":"#result","condition":"equals","expected":"covered clicked"}`},
 		{name: "click missing element", steps: `{"kind":"click","locator":"#nope","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound, message: "no element matches css=#nope after 300ms"},
@@ -127,10 +127,12 @@ func TestChecks(t *testing.T) {
 		{name: "a11yAudit scoped passes", steps: `{"kind":"a11yAudit","scope":"#good-a11y","threshold":"minor"}`, observed: "no violations"},
 		{name: "a11yAudit threshold fails", steps: `{"kind":"a11yAudit","scope":"#bad-a11y","threshold":"serious"}`, failAt: "2", kind: gardener.ErrAssertionFailed, message: "image-alt (critical)"},
 		{name: "a11yAudit rules", steps: `{"kind":"a11yAudit","scope":"#bad-a11y","rules":["label"],"threshold":"minor"}`, failAt: "2", kind: gardener.ErrAssertionFailed, message: "label (critical)"},
+		{name: "a11yAudit unknown rule", steps: `{"kind":"a11yAudit","rules":["no-such-rule"],"threshold":"minor"}`, failAt: "2", kind: gardener.ErrBadStep, message: "axe-core refused the audit"},
 		{name: "a11yAudit report only", steps: `{"kind":"a11yAudit","scope":"#bad-a11y","reportOnly":true}`, observed: "image-alt (critical) ×1"},
 		{name: "wait element", steps: `{"kind":"click","locator":"#later"},{"kind":"wait","for":"element","locator":"#late"}`},
 		{name: "wait element hidden fails", steps: `{"kind":"wait","for":"element","locator":"#save","state":"hidden","timeoutMs":300}`, failAt: "2", kind: gardener.ErrTimeout},
 		{name: "wait element attached", steps: `{"kind":"wait","for":"element","locator":"#modal","state":"attached"}`},
+		{name: "wait time beyond the step's timeout", steps: `{"kind":"wait","for":"time","ms":2000,"timeoutMs":200}`, failAt: "2", kind: gardener.ErrTimeout, message: "ran out before the 2000ms wait ended"},
 		{name: "wait url fails", steps: `{"kind":"wait","for":"url","url":"/orders/*","timeoutMs":300}`, failAt: "2", kind: gardener.ErrAssertionFailed, message: "did not reach"},
 		{name: "screenshot", steps: `{"kind":"screenshot","name":"total.png","locator":"#total"}`, observed: "total.png ("},
 		{name: "extract attribute", steps: `{"kind":"extract","locator":"#save","attribute":"title","variable":"t"},{"kind":"assert","assert":"variable","actual":"${t}","condition":"equals","expected":"Save the order"}`},
