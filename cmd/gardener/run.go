@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -52,6 +53,17 @@ func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if file == "" || *base == "" {
 		fs.Usage()
+		return 2
+	}
+	// Refuse what no replay could use before a browser is started for it.
+	for _, u := range append([]string{*base}, allowed...) {
+		if err := checkHTTPURL(u); err != nil {
+			fmt.Fprintf(stderr, "gardener run: %v\n", err)
+			return 2
+		}
+	}
+	if *timeout < 0 {
+		fmt.Fprintf(stderr, "gardener run: --step-timeout %s is negative\n", *timeout)
 		return 2
 	}
 	data, err := os.ReadFile(file)
@@ -140,6 +152,15 @@ func stepByPath(steps []gardener.Step, path string) (gardener.Step, bool) {
 		return steps[i-1], true
 	}
 	return gardener.Step{}, false
+}
+
+// checkHTTPURL accepts an http or https URL with a host: a base URL or an allowed origin.
+func checkHTTPURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http or https URL with a host (e.g. http://127.0.0.1:8080/)", raw)
+	}
+	return nil
 }
 
 // stringList is a repeatable string flag.

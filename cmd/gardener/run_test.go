@@ -38,6 +38,9 @@ func TestRunBadInput(t *testing.T) {
 		{"unreadable", []string{"/nonexistent/test.json", "--base-url", "http://127.0.0.1:1"}, "no such file"},
 		{"strict decode names step and field", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"},{"kind":"click","locatr":"#a"}]}`), "--base-url", "http://127.0.0.1:1"}, `step 2 (click), field "locatr"`},
 		{"two files", []string{"a.json", "b.json", "--base-url", "http://x"}, "one test file at a time"},
+		{"base url without a scheme", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "127.0.0.1:8080"}, `"127.0.0.1:8080" is not an http or https URL`},
+		{"allowed origin not http", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--allow-origin", "file:///etc"}, `"file:///etc" is not an http or https URL`},
+		{"negative step timeout", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--step-timeout", "-1s"}, "--step-timeout -1s is negative"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
