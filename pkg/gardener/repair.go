@@ -81,7 +81,6 @@ type Sensitivity struct {
 	Sensitive   int      `json:"sensitive"`
 	Total       int      `json:"total"`
 	Insensitive []string `json:"insensitive,omitempty"` // paths of the checks that see nothing
-	Millis      int64    `json:"ms"`
 }
 
 // Verdict is everything a green proof established beyond "it went green".

@@ -52,8 +52,10 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		cand := c.base.Clone()
 		cand.Steps = steps
 		c.l.emit(Event{Stage: "candidate", Rung: rung, Message: candidateLine(c.base.Steps, sc.Allowed)})
+		opts := c.req.Options
+		opts.Probes, _ = probesFor(cand)
 		t0 := c.l.now()
-		rep, err := c.replay(ctx, cand, c.req.Options)
+		rep, err := c.replay(ctx, cand, opts)
 		c.res.Timings.Proofs += c.l.now().Sub(t0).Milliseconds()
 		if err != nil {
 			return err

@@ -101,12 +101,11 @@ type FailureSummary struct {
 
 // Timings are wall times in milliseconds; Replays counts every browser replay the run made.
 type Timings struct {
-	Reproduce   int64 `json:"reproduceMs"`
-	Proofs      int64 `json:"proofsMs"`
-	Sensitivity int64 `json:"sensitivityMs"`
-	Model       int64 `json:"modelMs"`
-	Total       int64 `json:"totalMs"`
-	Replays     int   `json:"replays"`
+	Reproduce int64 `json:"reproduceMs"`
+	Proofs    int64 `json:"proofsMs"`
+	Model     int64 `json:"modelMs"`
+	Total     int64 `json:"totalMs"`
+	Replays   int   `json:"replays"`
 }
 
 // Result is everything a ladder run established.

@@ -44,11 +44,7 @@ func (c *climb) conclude(ctx context.Context) error {
 		}
 	}
 
-	c.l.emit(Event{Stage: "sensitivity", Rung: g.strategy, Message: "replaying once more to check that each check notices its step"})
-	sens, probes, err := c.sensitivity(ctx, g.test)
-	if err != nil {
-		return err
-	}
+	sens, probes := sensitivity(g.test, g.proof)
 	v.Sensitivity = sens
 	c.res.Probes = probes
 	for _, p := range sens.Insensitive {
@@ -318,13 +314,14 @@ func blockURL(recs []gardener.StepRecord, path string) string {
 	return out
 }
 
-// sensitivity replays the repaired test once more and evaluates each check on the page as it was
-// just before the action step it follows. A check that passes there too sees nothing that step
-// did. Request and console checks read the whole run rather than the page, so they are not
-// probed; a check with no action before it has nothing to be sensitive to.
-func (c *climb) sensitivity(ctx context.Context, t gardener.Test) (gardener.Sensitivity, []gardener.ProbeResult, error) {
-	probes := map[int][]gardener.Step{}
-	paths := map[int][]string{}
+// probesFor says, for a candidate's proof, which checks to evaluate on the page as it is just
+// before the action step each follows: a check that passes there too sees nothing that step
+// did. The proof replay evaluates them on its way (they only read the page), so the
+// sensitivity of a green candidate costs no replay of its own. Request and console checks read
+// the whole run rather than the page, so they are not probed; a check with no action before it
+// has nothing to be sensitive to. paths names each probed check by its step.
+func probesFor(t gardener.Test) (probes map[int][]gardener.Step, paths map[int][]string) {
+	probes, paths = map[int][]gardener.Step{}, map[int][]string{}
 	for j, s := range t.Steps {
 		if !s.IsCheck() || s.Kind == gardener.AssertRequest || s.Kind == gardener.AssertConsole {
 			continue
@@ -342,29 +339,20 @@ func (c *climb) sensitivity(ctx context.Context, t gardener.Test) (gardener.Sens
 		probes[a] = append(probes[a], s)
 		paths[a] = append(paths[a], strconv.Itoa(j+1))
 	}
+	return probes, paths
+}
+
+// sensitivity reads what the green proof's probes (probesFor) found.
+func sensitivity(t gardener.Test, proof gardener.Replay) (gardener.Sensitivity, []gardener.ProbeResult) {
+	probes, paths := probesFor(t)
 	var sens gardener.Sensitivity
-	if len(probes) == 0 {
-		return sens, nil, nil
-	}
-	opts := c.req.Options
-	opts.Probes = probes
-	t0 := c.l.now()
-	rep, err := c.replay(ctx, t, opts)
-	sens.Millis = c.l.now().Sub(t0).Milliseconds()
-	c.res.Timings.Sensitivity += sens.Millis
-	if err != nil {
-		return sens, nil, err
-	}
 	var all []gardener.ProbeResult
 	for a, checks := range probes {
-		got := rep.Probes[a]
+		got := proof.Probes[a]
 		for i := range checks {
 			sens.Total++
 			if i >= len(got) {
-				// The replay ended before reaching the probe: it could not run there, which
-				// counts as sensitive.
-				sens.Sensitive++
-				continue
+				continue // not evaluated: proven neither way
 			}
 			pr := got[i]
 			if pr.Path == "" {
@@ -383,5 +371,5 @@ func (c *climb) sensitivity(ctx context.Context, t gardener.Test) (gardener.Sens
 		y, _ := strconv.Atoi(b)
 		return x - y
 	})
-	return sens, all, nil
+	return sens, all
 }
