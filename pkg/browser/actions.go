@@ -163,8 +163,12 @@ func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string,
 		return res, nil
 	case "covered", "disabled":
 		// The locator found its one element and something else stopped the action: the record
-		// says which element, so a repair can tell a covered button from a lost one.
-		rec.Element = r.fingerprint(ctx)
+		// says which element, so a repair can tell a covered button from a lost one. The
+		// step's own time is spent by now (it waited for the element to come free), so the
+		// page is asked with a floor of its own.
+		fc, cancel := withFloor(ctx)
+		rec.Element = r.fingerprint(fc)
+		cancel()
 	}
 	return res, targetFailure(loc, res, timeout)
 }

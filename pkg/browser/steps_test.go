@@ -18,6 +18,8 @@ type stepCase struct {
 	kind     gardener.ErrorKind
 	message  string // a part of the failure message
 	observed string // a part of the last step's observed value
+	// element is a part of the XPath of the element the failing step recorded having found.
+	element string
 }
 
 func runCases(t *testing.T, cases []stepCase) {
@@ -53,6 +55,11 @@ func runCases(t *testing.T, cases []stepCase) {
 				if !strings.HasPrefix(res.Message, "step "+c.failAt+" (") {
 					t.Errorf("message %q does not name the step first", res.Message)
 				}
+				if c.element != "" {
+					if el := res.Element(res.FailedStep); el == nil || !strings.Contains(el.XPath, c.element) {
+						t.Errorf("the failing step recorded element %+v, want one at %s", el, c.element)
+					}
+				}
 				if rep.Snapshot == nil || len(rep.Snapshot.Candidates) == 0 {
 					t.Errorf("a failing run carries no snapshot with candidates")
 				}
@@ -76,7 +83,7 @@ func TestActions(t *testing.T) {
 		{name: "click missing element", steps: `{"kind":"click","locator":"#nope","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound, message: "no element matches css=#nope after 300ms"},
 		{name: "click ambiguous", steps: `{"kind":"click","locator":".item","timeoutMs":800}`, failAt: "2", kind: gardener.ErrAmbiguousElement, message: "2 visible elements match css=.item"},
 		{name: "click disabled", steps: `{"kind":"click","locator":"#disabled","timeoutMs":300}`, failAt: "2", kind: gardener.ErrTimeout, message: "still disabled"},
-		{name: "click covered", steps: `{"kind":"click","locator":"#show-overlay"},{"kind":"click","locator":"#covered","timeoutMs":300}`, failAt: "3", kind: gardener.ErrTimeout, message: "covered by div#overlay"},
+		{name: "click covered", steps: `{"kind":"click","locator":"#show-overlay"},{"kind":"click","locator":"#covered","timeoutMs":300}`, failAt: "3", kind: gardener.ErrTimeout, message: "covered by div#overlay", element: "button"},
 		{name: "click hidden", steps: `{"kind":"click","locator":"#modal","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound, message: "none is visible"},
 		{name: "click waits for a late element", steps: `{"kind":"click","locator":"#later"},{"kind":"click","locator":"#late"}`},
 		{name: "bad css", steps: `{"kind":"click","locator":"css=a:nope(1)"}`, failAt: "2", kind: gardener.ErrBadStep, message: "cannot be used"},
