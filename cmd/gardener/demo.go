@@ -63,8 +63,9 @@ func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.region, "region", "us-east-1", "AWS region (DynamoDB endpoint, Bedrock)")
 	// The demo shop answers from this process in milliseconds, and the demo is about failures:
 	// every failing step waits out the whole limit (in the suite, each rung's reproduction and
-	// each red proof), so a serve-sized limit would make most of the demo's time waiting.
-	fs.DurationVar(&o.stepTimeout, "step-timeout", 3*time.Second, "default time limit of a replayed step")
+	// each red proof), so a serve-sized limit would make most of the demo's time waiting. An
+	// element is waited for only once its page has loaded, and a load has its own, longer limit.
+	fs.DurationVar(&o.stepTimeout, "step-timeout", 2*time.Second, "default time limit of a replayed step")
 	logFile := fs.String("log", "", "write the stack's JSON log lines to this file")
 	verbose := fs.Bool("v", false, "print why each failing run failed")
 	if err := fs.Parse(args); err != nil {
