@@ -17,23 +17,9 @@ const stagers = 20
 // exactly one winner, and every loser with a typed error, whatever the interleaving.
 var raceCases = []testCase{
 	{name: "RaceStaging", atomic: true, run: func(t *testing.T, f *fixture) {
-		var wg sync.WaitGroup
-		outcomes := make([]gardener.StageOutcome, stagers)
-		errs := make([]error, stagers)
-		for i := range stagers {
-			wg.Go(func() {
-				st, err := f.svc.Stage(f.ctx, proposal(fmt.Sprintf("pr-%02d", i), 3, change(fmt.Sprintf("c-%02d", i), "http://app.test/login", fmt.Sprintf("f%d", i))))
-				outcomes[i], errs[i] = st.Outcome, err
-			})
-		}
-		wg.Wait()
-		counts := map[gardener.StageOutcome]int{}
-		for i, err := range errs {
-			if err != nil {
-				t.Fatalf("stager %d: %v", i, err)
-			}
-			counts[outcomes[i]]++
-		}
+		counts := stageAtOnce(t, f, stagers, func(i int) gardener.Proposal {
+			return proposal(fmt.Sprintf("pr-%02d", i), 3, change(fmt.Sprintf("c-%02d", i), "http://app.test/login", fmt.Sprintf("f%d", i)))
+		})
 		if counts[gardener.StagedNew] != 1 || counts[gardener.StagedRestated] != stagers-1 {
 			t.Fatalf("outcomes %v, want 1 staged and %d restated", counts, stagers-1)
 		}
@@ -88,23 +74,9 @@ var raceCases = []testCase{
 	}},
 	{name: "RaceSameProposal", atomic: true, run: func(t *testing.T, f *fixture) {
 		// A redelivered event stages the same proposal id from several workers at once.
-		var wg sync.WaitGroup
-		outcomes := make([]gardener.StageOutcome, stagers)
-		errs := make([]error, stagers)
-		for i := range stagers {
-			wg.Go(func() {
-				st, err := f.svc.Stage(f.ctx, proposal("pr-same", 3, change("c-1", "http://app.test/login", "f1")))
-				outcomes[i], errs[i] = st.Outcome, err
-			})
-		}
-		wg.Wait()
-		counts := map[gardener.StageOutcome]int{}
-		for i, err := range errs {
-			if err != nil {
-				t.Fatalf("stager %d: %v", i, err)
-			}
-			counts[outcomes[i]]++
-		}
+		counts := stageAtOnce(t, f, stagers, func(int) gardener.Proposal {
+			return proposal("pr-same", 3, change("c-1", "http://app.test/login", "f1"))
+		})
 		if counts[gardener.StagedNew] != 1 || counts[gardener.StagedDuplicate] != stagers-1 {
 			t.Fatalf("outcomes %v, want 1 staged and %d duplicates", counts, stagers-1)
 		}
@@ -190,4 +162,28 @@ var raceCases = []testCase{
 			}
 		}
 	}},
+}
+
+// stageAtOnce stages n proposals from n goroutines at once and counts the outcomes; any error
+// fails the test.
+func stageAtOnce(t *testing.T, f *fixture, n int, of func(i int) gardener.Proposal) map[gardener.StageOutcome]int {
+	t.Helper()
+	var wg sync.WaitGroup
+	outcomes := make([]gardener.StageOutcome, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			st, err := f.svc.Stage(f.ctx, of(i))
+			outcomes[i], errs[i] = st.Outcome, err
+		})
+	}
+	wg.Wait()
+	counts := map[gardener.StageOutcome]int{}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("stager %d: %v", i, err)
+		}
+		counts[outcomes[i]]++
+	}
+	return counts
 }
