@@ -44,31 +44,6 @@ type visitPlan struct {
 	Via          *gardener.PageRoute
 }
 
-// visit replays the plan with the page's locators resolved at the end and a snapshot taken.
-func (r *Radar) visit(ctx context.Context, p *project, plan visitPlan, resolve []gardener.Locator) (gardener.Replay, error) {
-	var steps []gardener.Step
-	switch {
-	case plan.Via != nil:
-		t, ok := p.tests[plan.Via.TestID]
-		if !ok || plan.Via.Steps > len(t.Steps) {
-			return gardener.Replay{}, fmt.Errorf("radar: page %s is reached through the first %d steps of test %s, which no longer has them", plan.Page, plan.Via.Steps, plan.Via.TestID)
-		}
-		steps = gardener.CloneSteps(t.Steps[:plan.Via.Steps])
-	case plan.NeedsSession && p.setup != nil:
-		steps = gardener.CloneSteps(p.setup.Steps)
-		steps = append(steps, gardener.Step{Kind: gardener.Goto, URL: plan.Page})
-	default:
-		steps = []gardener.Step{{Kind: gardener.Goto, URL: plan.Page}}
-	}
-	opts := p.opts
-	opts.SnapshotAtEnd, opts.Resolve = true, resolve
-	rep, err := r.Runner.Replay(ctx, gardener.Test{ID: "radar:" + plan.Page, ProjectID: p.ID, Steps: steps}, opts)
-	if err != nil {
-		return rep, fmt.Errorf("radar: visiting %s: %w", plan.Page, err)
-	}
-	return rep, nil
-}
-
 // seen reports whether the locator found exactly one visible element: only then does the
 // radar know which element a test uses there.
 func seen(res gardener.ResolvedLocator) bool {

@@ -19,10 +19,6 @@ type pageVisit struct {
 	Millis   int64 // the visit's share of the replay it was part of
 }
 
-func visitOf(rep gardener.Replay) pageVisit {
-	return pageVisit{Reached: rep.Result.Passed, Message: rep.Result.Message, URL: rep.Result.FinalURL, Snapshot: rep.Snapshot, Resolved: rep.Resolved, Millis: rep.Result.Millis}
-}
-
 // visitAll visits each plan's page, resolving its locators there. Visits share replays where
 // they can: pages reached by a plain goto (directly, or after the setup test) share one browser
 // context, and the setup test runs once, per chunk of pages instead of per page — most of what a
@@ -60,11 +56,11 @@ func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, res
 		}
 	}
 	for _, id := range viaTests {
-		routes = append(routes, visitJob{pages: via[id], via: id})
+		routes = append(routes, visitJob{pages: via[id]})
 	}
 	run := func(jobs []visitJob) error {
 		return parallel(ctx, len(jobs), r.concurrency(), func(ctx context.Context, j int) error {
-			return r.visitJob(ctx, p, jobs[j], plans, resolves, confirm, out, got)
+			return r.replayJob(ctx, p, jobs[j], plans, resolves, confirm, out, got)
 		})
 	}
 	// The shared goto replays go first and the visits along a test's steps after them: those
@@ -89,45 +85,39 @@ func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, res
 }
 
 // visitJob is one replay of visitAll: pages reached by gotos (after the setup test with
-// session), or along the first steps of test via, or one page alone by its own plan.
+// session), or along the first steps of the test their plans' route names, or one page alone
+// by its own plan.
 type visitJob struct {
 	pages   []int
 	session bool
-	via     string
 	alone   bool
 }
 
-// visitJob replays one job with a view of each page where it is reached, and fills out and got
-// for the pages it reached (with confirm, and more than one page: reached and stayed on).
-func (r *Radar) visitJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
-	if job.alone || len(job.pages) == 1 && job.via == "" {
-		i := job.pages[0]
-		rep, err := r.visit(ctx, p, plans[i], resolves[i])
-		if err != nil {
-			return err
-		}
-		out[i], got[i] = visitOf(rep), true
-		return nil
-	}
+// replayJob replays one job with a view of each page where it is reached, and fills out and got
+// for the pages it reached (with confirm, and more than one page: reached and stayed on). A page
+// visited alone is settled either way: reached, or not and why.
+func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
+	alone := job.alone || len(job.pages) == 1
 	var steps []gardener.Step
 	at := make([]int, len(job.pages)) // the view before step at[k] is page k's
 	switch {
-	case job.via != "":
-		t, ok := p.tests[job.via]
-		if !ok {
-			return nil // each page is visited alone, which names what is missing
-		}
+	case plans[job.pages[0]].Via != nil:
+		via := plans[job.pages[0]].Via
+		t, ok := p.tests[via.TestID]
 		longest := 0
 		for k, i := range job.pages {
 			at[k] = plans[i].Via.Steps
 			longest = max(longest, at[k])
 		}
-		if longest > len(t.Steps) {
-			return nil
+		if !ok || longest > len(t.Steps) {
+			if alone {
+				return fmt.Errorf("radar: page %s is reached through the first %d steps of test %s, which no longer has them", plans[job.pages[0]].Page, longest, via.TestID)
+			}
+			return nil // each page is visited alone, which names what is missing
 		}
 		steps = gardener.CloneSteps(t.Steps[:longest])
 	default:
-		if job.session {
+		if job.session || alone && plans[job.pages[0]].NeedsSession && p.setup != nil {
 			steps = gardener.CloneSteps(p.setup.Steps)
 		}
 		for k, i := range job.pages {
@@ -148,7 +138,12 @@ func (r *Radar) visitJob(ctx context.Context, p *project, job visitJob, plans []
 	share := time.Since(start).Milliseconds() / int64(len(job.pages))
 	for k, i := range job.pages {
 		v, ok := rep.Views[at[k]]
-		if !ok || confirm && len(job.pages) > 1 && !samePage(plans[i].Via, p.rel(v.URL), plans[i].Page) {
+		if !ok && alone {
+			out[i] = pageVisit{Message: rep.Result.Message, URL: rep.Result.FinalURL, Millis: share}
+			got[i] = true
+			continue
+		}
+		if !ok || confirm && !alone && !samePage(plans[i].Via, p.rel(v.URL), plans[i].Page) {
 			continue
 		}
 		out[i] = pageVisit{Reached: true, URL: v.URL, Snapshot: v.Snapshot, Resolved: v.Resolved, Millis: share}

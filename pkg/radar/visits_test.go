@@ -50,9 +50,6 @@ func (f *pagesRunner) Replay(_ context.Context, t gardener.Test, o gardener.Repl
 		}
 	}
 	rep.Result = gardener.RunResult{Passed: true, FinalURL: here}
-	if o.SnapshotAtEnd {
-		rep.Snapshot = &gardener.Snapshot{URL: here}
-	}
 	f.record(gotos)
 	return rep, nil
 }
