@@ -157,12 +157,6 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 		}
 	}
 	result.Passed = result.ErrorKind == ""
-	if result.Passed && ro.SnapshotAtEnd {
-		rep.Snapshot = r.takeSnapshot()
-	}
-	if len(ro.Resolve) > 0 && !crashed {
-		rep.Resolved = r.resolveAll(ro.Resolve)
-	}
 	s.mu.Lock()
 	result.Console = append([]gardener.ConsoleMessage(nil), s.console...)
 	result.Requests = append([]gardener.Request(nil), s.requests...)

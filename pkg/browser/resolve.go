@@ -8,11 +8,11 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// resolveTimeout bounds the resolution of one locator at the end of a replay: the page has
+// resolveTimeout bounds the resolution of one locator for a view of the page: the page has
 // settled, so a locator finds what it finds now; the bound is for a renderer starved of CPU.
 const resolveTimeout = 5 * time.Second
 
-// resolveAll answers ReplayOptions.Resolve on the page where the replay stopped, with the same
+// resolveAll resolves the locators of a view (ReplayOptions.Views) on the page as it is, with the same
 // locator resolution and fingerprints the steps use, so a radar sweep compares like with like.
 // A locator the page gave no answer for (it hung, or the browser failed the command) is left
 // out: that says nothing about the locator, and a sweep must not read it as a change.

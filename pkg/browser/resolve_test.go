@@ -28,10 +28,11 @@ func TestResolveAtEnd(t *testing.T) {
 	for _, l := range locs {
 		resolve = append(resolve, gardener.MustLocator(l))
 	}
-	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"}]`), gardener.ReplayOptions{Resolve: resolve})
+	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"}]`), gardener.ReplayOptions{Views: map[int][]gardener.Locator{1: resolve}})
 	if !rep.Result.Passed {
 		t.Fatalf("replay failed: %s", rep.Result.Message)
 	}
+	resolved := rep.Views[1].Resolved
 	cases := []struct {
 		loc              string
 		count, visible   int
@@ -47,9 +48,9 @@ func TestResolveAtEnd(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.loc, func(t *testing.T) {
-			got, ok := rep.Resolved[gardener.MustLocator(c.loc).String()]
+			got, ok := resolved[gardener.MustLocator(c.loc).String()]
 			if !ok {
-				t.Fatalf("no answer for %s in %v", c.loc, rep.Resolved)
+				t.Fatalf("no answer for %s in %v", c.loc, resolved)
 			}
 			if got.Count != c.count || got.Visible != c.visible || len(got.Elements) != c.elements {
 				t.Errorf("count %d visible %d elements %d, want %d %d %d", got.Count, got.Visible, len(got.Elements), c.count, c.visible, c.elements)
@@ -62,7 +63,7 @@ func TestResolveAtEnd(t *testing.T) {
 			}
 		})
 	}
-	if fp := rep.Resolved["#one"].Elements; len(fp) == 1 && (fp[0].ID != "one" || fp[0].Tag != "BUTTON") {
+	if fp := resolved["#one"].Elements; len(fp) == 1 && (fp[0].ID != "one" || fp[0].Tag != "BUTTON") {
 		t.Errorf("fingerprint of #one: %+v", fp[0])
 	}
 }

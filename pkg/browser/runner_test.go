@@ -122,8 +122,9 @@ func TestSnapshot(t *testing.T) {
 	r := needBrowser(t)
 	srv := fixture(t)
 	st := steps(t, `[{"kind":"goto","url":"/dashboard.html"}]`)
-	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{SnapshotAtEnd: true, Screenshot: true})
-	snap := rep.Snapshot
+	end := map[int][]gardener.Locator{len(st): nil}
+	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{Views: end, Screenshot: true})
+	snap := rep.Views[len(st)].Snapshot
 	if snap == nil || snap.Truncated || len(snap.Candidates) < 20 {
 		t.Fatalf("snapshot at end: %+v", snap)
 	}
@@ -155,11 +156,11 @@ func TestSnapshot(t *testing.T) {
 			// The caps are options of a runner; the replay runs with them in the shared
 			// browser rather than starting one of its own.
 			opts := New(c.opts).opts
-			rep, _, err := replay(context.Background(), in, opts, gardener.Test{ID: t.Name(), Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL, SnapshotAtEnd: true})
+			rep, _, err := replay(context.Background(), in, opts, gardener.Test{ID: t.Name(), Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL, Views: end})
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := rep.Snapshot
+			s := rep.Views[len(st)].Snapshot
 			if !s.Truncated {
 				t.Errorf("snapshot not marked truncated")
 			}

@@ -24,17 +24,10 @@ type ReplayOptions struct {
 	// Probes asks, for top-level step index i, that the given checks be evaluated against the
 	// page just before step i runs, without failing the run: the sensitivity check.
 	Probes map[int][]Step
-	// SnapshotAtEnd takes a DOM snapshot after the last step even when the run passes (a radar
-	// sweep); a failing run always carries a snapshot of the page where it failed.
-	SnapshotAtEnd bool
 	// Screenshot adds a PNG to the snapshot.
 	Screenshot bool
 	// Variables seeds the values extract steps would set (a setup test's output, say).
 	Variables map[string]string
-	// Resolve asks that each locator be resolved on the live page after the last step ran (a
-	// radar sweep: does a locator a test uses still find its one element?). The answers are in
-	// Replay.Resolved, keyed by the locator's string form.
-	Resolve []Locator
 	// Views asks, for top-level step index i (len(steps): after the last step), for a view of
 	// the page just before step i runs: its URL, a snapshot, and each locator resolved. A radar
 	// visits several pages in one replay this way, paying for one browser context and one login
@@ -44,8 +37,10 @@ type ReplayOptions struct {
 
 // View is the page as one ReplayOptions.Views entry saw it.
 type View struct {
-	URL      string                     `json:"url"`
-	Snapshot *Snapshot                  `json:"snapshot,omitempty"`
+	URL      string    `json:"url"`
+	Snapshot *Snapshot `json:"snapshot,omitempty"`
+	// Resolved is keyed by Locator.String(); a locator the page gave no answer for (it hung)
+	// is absent.
 	Resolved map[string]ResolvedLocator `json:"resolved,omitempty"`
 }
 
@@ -54,9 +49,6 @@ type Replay struct {
 	Result   RunResult             `json:"result"`
 	Snapshot *Snapshot             `json:"snapshot,omitempty"`
 	Probes   map[int][]ProbeResult `json:"probes,omitempty"`
-	// Resolved answers ReplayOptions.Resolve, keyed by Locator.String(); a locator the page
-	// gave no answer for (it hung) is absent.
-	Resolved map[string]ResolvedLocator `json:"resolved,omitempty"`
 	// Views answers ReplayOptions.Views, by step index.
 	Views map[int]View `json:"views,omitempty"`
 }

@@ -81,15 +81,11 @@ func prepare(t gardener.Test, baseVersion int, ops []gardener.Op) ([]gardener.St
 	if sc := gardener.Screen(t.Steps, ops); len(sc.Refusals) > 0 {
 		return nil, &RefusedError{TestID: t.ID, Refusals: sc.Refusals}
 	}
-	fixed, err := gardener.Apply(t, baseVersion, ops)
+	fixed, err := gardener.ApplySteps(t.Steps, ops)
 	if err != nil {
-		var stale *gardener.StaleError
-		if errors.As(err, &stale) {
-			return nil, err
-		}
 		return nil, &RefusedError{TestID: t.ID, Err: err}
 	}
-	return fixed.Steps, nil
+	return fixed, nil
 }
 
 func required(what, value string) error {

@@ -107,7 +107,7 @@ func (r *Radar) Sweep(ctx context.Context, projectID string) (SweepResult, error
 	}
 	found := make([]pageFinding, len(pages))
 	for i, page := range pages {
-		found[i] = r.sweepPage(p, b.Pages[page], resolves[i], visits[i], res.At)
+		found[i] = sweepPage(p, b.Pages[page], resolves[i], visits[i], res.At)
 	}
 	touched := map[string]map[string]touch{} // page → locator → what touched it
 	for i := range pages {
@@ -173,7 +173,7 @@ type pageFinding struct {
 	touched map[string]touch
 }
 
-func (r *Radar) sweepPage(p *project, pb gardener.PageBaseline, resolve []gardener.Locator, v pageVisit, at time.Time) pageFinding {
+func sweepPage(p *project, pb gardener.PageBaseline, resolve []gardener.Locator, v pageVisit, at time.Time) pageFinding {
 	f := pageFinding{sweep: PageSweep{URL: pb.URL, Millis: v.Millis}, touched: map[string]touch{}}
 	if !v.Reached {
 		f.sweep.Unreached = v.Message
