@@ -18,12 +18,13 @@ import (
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
-// benchModes are the two ways the runner runs Chromium: a browser context per replay (the
-// default), and one process with one context the replays take turns in (the Lambda image).
+// benchModes are the two ways the runner runs Chromium: browser contexts reused as lanes, a
+// tab per replay (the default), and one process with one context the replays take turns in
+// (the Lambda image).
 var benchModes = []struct {
 	name string
 	opts Options
-}{{"context-each", Options{}}, {"single-process", Options{SingleProcess: true}}}
+}{{"lanes", Options{}}, {"single-process", Options{SingleProcess: true}}}
 
 // BenchmarkBrowserStart measures a cold Chromium start, a Lambda's init phase: launch until the
 // browser answers. Stopping it is not part of a start and is left out of the time.
@@ -45,7 +46,11 @@ func BenchmarkBrowserStart(b *testing.B) {
 }
 
 // BenchmarkContextStart measures what every replay pays before its first step and after its
-// last: a fresh browser context and tab, wired for events, then closed.
+// last: a tab wired for events, then closed. "lane" is what the runner does, a new tab in a
+// browser context that earlier replays used, cleared of what they left (here, one origin);
+// "new-context" is the way the runner no longer goes, a new context with its window per replay,
+// kept for the ratio. machine-cpu-ms/op is the whole machine's busy time, so it means something
+// only on a quiet machine.
 func BenchmarkContextStart(b *testing.B) {
 	r := needBrowser(b)
 	in, err := r.instance()
@@ -53,13 +58,95 @@ func BenchmarkContextStart(b *testing.B) {
 		b.Fatal(err)
 	}
 	gate, _ := newOriginGate("http://127.0.0.1", nil)
-	for b.Loop() {
-		tabCtx, cancel := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext())
-		if err := newSession(in, tabCtx, r.opts, gate).open(); err != nil {
+	open := func(tabCtx context.Context) *session {
+		s := newSession(in, tabCtx, r.opts, gate)
+		if err := s.open(); err != nil {
 			b.Fatal(err)
 		}
-		cancel()
+		return s
 	}
+	b.Run("lane", func(b *testing.B) {
+		l, err := in.takeLane(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer in.giveBack(l, false)
+		cpu := machineCPU()
+		for b.Loop() {
+			l.loaded([]string{"http://127.0.0.1/"})
+			tabCtx, cancel := l.tab(in.ctx)
+			s := open(tabCtx)
+			if err := l.clear(tabCtx, s.tgt, chromedp.FromContext(in.ctx).Browser); err != nil {
+				b.Fatal(err)
+			}
+			cancel()
+		}
+		b.ReportMetric((machineCPU()-cpu).Seconds()*1000/float64(b.N), "machine-cpu-ms/op")
+	})
+	b.Run("new-context", func(b *testing.B) {
+		cpu := machineCPU()
+		for b.Loop() {
+			tabCtx, cancel := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext())
+			open(tabCtx)
+			cancel()
+		}
+		b.ReportMetric((machineCPU()-cpu).Seconds()*1000/float64(b.N), "machine-cpu-ms/op")
+	})
+}
+
+// BenchmarkSuite replays the demo's saved tests on the baseline app four at a time, as the
+// demo's scheduled suite does: the figure the demo's time follows. machine-cpu-s/op is the
+// whole machine's busy time (see BenchmarkContextStart).
+func BenchmarkSuite(b *testing.B) {
+	r := needBrowser(b)
+	app := demoapp.New()
+	srv := startDemo(b, app)
+	saved, err := demoapp.Tests()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		b.Fatal(err)
+	}
+	cpu := machineCPU()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 4)
+		for _, t := range saved {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				rep, err := r.Replay(context.Background(), t, gardener.ReplayOptions{BaseURL: srv, AllowedOrigins: []string{srv}})
+				if err != nil || !rep.Result.Passed {
+					b.Errorf("%s: %v %s", t.ID, err, rep.Result.Message)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	b.ReportMetric((machineCPU()-cpu).Seconds()/float64(b.N), "machine-cpu-s/op")
+}
+
+// machineCPU is the time the machine's CPUs have been busy since boot (from /proc/stat: user,
+// nice, system, irq and softirq).
+func machineCPU() time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		if i < len(fields) {
+			n, _ := strconv.ParseInt(fields[i], 10, 64)
+			ticks += n
+		}
+	}
+	// The kernel reports in USER_HZ, 100 on every Linux this runs on.
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // benchSteps are the steps BenchmarkStep measures, one a step kind, assert subject or wait

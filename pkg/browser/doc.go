@@ -1,8 +1,10 @@
 // Package browser replays gardener tests in headless Chromium through chromedp. It implements
 // gardener.Runner: one Chromium per process, started on first use and reused like a warm Lambda
-// container, and a fresh isolated browser context (an incognito-style profile) per replay, so
-// replays run concurrently in one browser without sharing cookies or storage. A single-process
-// Chromium (Options.SingleProcess) has one context only; replays there take turns in it.
+// container. Each replay runs in a tab of its own, in a browser context (an incognito-style
+// profile) that no other replay uses meanwhile and that is cleared of what earlier replays left
+// in it (see lane), so replays run concurrently in one browser without sharing cookies, cache or
+// storage. A single-process Chromium (Options.SingleProcess) has one context only; replays there
+// take turns in it.
 //
 // Element work happens in an in-page runtime (js/runtime.js) installed in every document before
 // the page's scripts run: locator resolution, actionability, accessible names, fingerprints and

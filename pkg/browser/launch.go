@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,7 +47,11 @@ type instance struct {
 	pid      int
 	lost     <-chan struct{}
 	hung     atomic.Bool // the browser let a ping go unanswered
-	one      *oneContext // single-process: the one browser context replays share; nil otherwise
+	// single is the one lane of a single-process browser (its default context); nil otherwise.
+	single *lane
+	// idle are the lanes no replay uses now, for the next replays (see lane).
+	lanesMu sync.Mutex
+	idle    []*lane
 }
 
 // alive reports whether the connection to the browser still stands and the browser answered
@@ -144,7 +149,7 @@ func launch(opts Options) (*instance, error) {
 		in.pid = p.Pid
 	}
 	if opts.SingleProcess {
-		in.one = newOneContext()
+		in.single = newLane("")
 	}
 	return in, nil
 }

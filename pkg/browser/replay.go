@@ -51,63 +51,64 @@ type run struct {
 	window  int // live-event sequence at the start of the last action: toasts after it count
 }
 
-// replay runs one test in a new browser context of in (in the cleared only context of a
-// single-process browser, whose replays the runner lets in one at a time). crashed reports that
-// the browser itself died or hung, so the runner must launch another.
+// replay runs one test in a new tab of a lane of in: a browser context no other replay uses
+// meanwhile, cleared of what the replays before left (see lane). crashed reports that the
+// browser itself died or hung, so the runner must launch another.
 func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro gardener.ReplayOptions) (_ gardener.Replay, crashed bool, _ error) {
 	gate, err := newOriginGate(ro.BaseURL, ro.AllowedOrigins)
 	if err != nil {
 		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, err)
 	}
-	var contextOpts []chromedp.ContextOption
-	if in.one == nil {
-		contextOpts = append(contextOpts, chromedp.WithNewBrowserContext())
-	}
 	started := time.Now()
 	result := gardener.RunResult{TestID: t.ID, TestVersion: t.Version, FailedIndex: -1, Started: started, Steps: []gardener.StepRecord{}}
-	tabCtx, cancel := chromedp.NewContext(in.ctx, contextOpts...)
-	s := newSession(in, tabCtx, opts, gate)
-	defer func() {
-		if in.one != nil {
-			in.one.loaded(s.loadedURLs())
+
+	// Opening is bounded twice: by openTimeout, and, since a browser that hangs would hold the
+	// replay for all of it, by a ping once opening takes as long as a ping may.
+	openCtx, openEnd := context.WithCancel(ctx)
+	defer openEnd()
+	watchdog := time.AfterFunc(openTimeout, openEnd)
+	healthWatch := time.AfterFunc(opts.HealthTimeout, func() {
+		if !in.answers(opts.HealthTimeout) {
+			openEnd()
 		}
+	})
+	stopWatches := func() {
+		watchdog.Stop()
+		healthWatch.Stop()
+	}
+	l, err := in.takeLane(openCtx)
+	if err != nil {
+		stopWatches()
+		return openFailed(ctx, in, opts, t, result, err)
+	}
+	tabCtx, cancel := l.tab(in.ctx)
+	s := newSession(in, tabCtx, opts, gate)
+	// The lane goes back for the next replay only after a replay that ran its course.
+	laneOK := false
+	defer func() {
+		l.loaded(s.loadedURLs())
 		if crashed {
 			// Closing the tab asks the browser, which is dead or hung: stop the browser first,
 			// so the close fails at once instead of waiting out chromedp's wait for an answer.
 			in.close()
 		}
 		cancel()
+		if !crashed {
+			in.giveBack(l, laneOK)
+		}
 	}()
+	stopOpen := context.AfterFunc(openCtx, cancel)
+	err = s.open()
+	if err == nil {
+		err = l.clear(tabCtx, s.tgt, chromedp.FromContext(in.ctx).Browser)
+	}
+	stopWatches()
+	stopOpen()
+	if err != nil {
+		return openFailed(ctx, in, opts, t, result, err)
+	}
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-
-	watchdog := time.AfterFunc(openTimeout, cancel)
-	// A browser that hangs before the tab is open would hold the replay for all of openTimeout:
-	// once opening takes as long as a ping may, ask the browser whether it still answers.
-	healthWatch := time.AfterFunc(opts.HealthTimeout, func() {
-		if !in.answers(opts.HealthTimeout) {
-			cancel()
-		}
-	})
-	err = s.open()
-	if err == nil && in.one != nil {
-		err = in.one.clear(tabCtx, s.tgt)
-	}
-	watchdog.Stop()
-	healthWatch.Stop()
-	if err != nil {
-		if ctx.Err() != nil {
-			return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, ctx.Err())
-		}
-		if !in.answers(opts.HealthTimeout) {
-			result.ErrorKind = gardener.ErrBrowserCrash
-			result.Message = "the browser did not open a tab for the replay: " + err.Error()
-			result.FailedStep, result.FailedIndex = "1", 0
-			result.Millis = time.Since(started).Milliseconds()
-			return gardener.Replay{Result: result}, true, nil
-		}
-		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, err)
-	}
 
 	timeout := opts.StepTimeout
 	if ro.StepTimeout > 0 {
@@ -166,7 +167,24 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 	result.Steps = r.records
 	result.Millis = time.Since(started).Milliseconds()
 	rep.Result = result
+	laneOK = result.ErrorKind != gardener.ErrBrowserCrash
 	return rep, crashed, nil
+}
+
+// openFailed answers for a replay whose tab could not be opened: a browser crash when the
+// browser no longer answers, else an error (the replay's ctx ended, or the browser refused).
+func openFailed(ctx context.Context, in *instance, opts Options, t gardener.Test, result gardener.RunResult, err error) (gardener.Replay, bool, error) {
+	if ctx.Err() != nil {
+		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, ctx.Err())
+	}
+	if !in.answers(opts.HealthTimeout) {
+		result.ErrorKind = gardener.ErrBrowserCrash
+		result.Message = "the browser did not open a tab for the replay: " + err.Error()
+		result.FailedStep, result.FailedIndex = "1", 0
+		result.Millis = time.Since(result.Started).Milliseconds()
+		return gardener.Replay{Result: result}, true, nil
+	}
+	return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, err)
 }
 
 // stepAt finds the inner step of an intent block by its path ("3.2").

@@ -159,7 +159,8 @@ func (r *Runner) Close() error {
 	return nil
 }
 
-// Replay runs the test in a fresh browser context. A failing test is a Replay whose result did
+// Replay runs the test in a new tab of a browser context that no other replay uses meanwhile,
+// cleared of what earlier replays left in it. A failing test is a Replay whose result did
 // not pass; the error is for a browser that cannot be started or a ctx that ended.
 func (r *Runner) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
 	r.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -408,46 +409,76 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
-// TestReplaysAreIsolated: what a replay leaves in the browser (a cookie, local storage) is gone
-// for the next one, with a browser context per replay and in single-process mode, where
-// Chromium cannot create a second browser context (it crashes) and replays take turns in the one
-// it has, cleared between them. The replays start together: in single-process mode they must
-// wait for each other, not mix.
+// TestReplaysAreIsolated: what a replay leaves in the browser (a cookie, local and session
+// storage, a cached script) is gone for the next one, both where replays reuse a browser
+// context (a lane, cleared between them, each replay in a tab of its own) and in single-process
+// mode, where Chromium cannot create a second context (it crashes) and replays take turns in the
+// one it has. Three replays start together, twice: in the second round every lane has been used
+// before; in single-process mode they must wait for each other, not mix.
 func TestReplaysAreIsolated(t *testing.T) {
 	needBrowser(t)
-	const page = `<!doctype html><title>storage</title><p id="seen"></p><script>
-document.getElementById("seen").textContent = (localStorage.getItem("k") || "no storage") + ", " + (document.cookie || "no cookie");
+	const page = `<!doctype html><title>storage</title><p id="seen"></p><script src="/cached.js"></script><script>
+document.getElementById("seen").textContent = [localStorage.getItem("k") || "no storage", sessionStorage.getItem("k") || "no session", document.cookie || "no cookie"].join(", ");
 localStorage.setItem("k", "stored");
+sessionStorage.setItem("k", "kept");
 document.cookie = "c=set; max-age=3600";
 </script>`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, page) }))
+	var fetched atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/cached.js" {
+			fetched.Add(1)
+			w.Header().Set("Cache-Control", "max-age=3600")
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, "var cached = true;")
+			return
+		}
+		fmt.Fprint(w, page)
+	}))
 	t.Cleanup(srv.Close)
-	// The second visit shows that the page does see what it stored, within one replay.
-	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"no storage, no cookie"},
-		{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"stored, c=set"}]`)
-	single := New(Options{SingleProcess: true})
-	defer single.Close()
+	// The second visit shows that the page does see what it stored, within one replay, and
+	// that the script came from the cache then.
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"no storage, no session, no cookie"},
+		{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"stored, kept, c=set"}]`)
+	const rounds, together = 2, 3
 	for _, c := range []struct {
 		name string
-		r    *Runner
-	}{{"a context each", shared}, {"single process", single}} {
+		opts Options
+	}{{"lanes", Options{}}, {"single process", Options{SingleProcess: true}}} {
 		t.Run(c.name, func(t *testing.T) {
-			var wg sync.WaitGroup
-			for i := range 3 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rep, err := c.r.Replay(context.Background(), gardener.Test{ID: fmt.Sprint("isolated-", i), Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL})
-					if err != nil {
-						t.Errorf("replay %d: %v", i, err)
-						return
-					}
-					if !rep.Result.Passed {
-						t.Errorf("replay %d failed at step %s: %s", i, rep.Result.FailedStep, rep.Result.Message)
-					}
-				}()
+			r := New(c.opts)
+			defer r.Close()
+			fetched.Store(0)
+			for round := range rounds {
+				var wg sync.WaitGroup
+				for i := range together {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						rep, err := r.Replay(context.Background(), gardener.Test{ID: fmt.Sprint("isolated-", round, "-", i), Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL})
+						if err != nil {
+							t.Errorf("replay %d.%d: %v", round, i, err)
+							return
+						}
+						if !rep.Result.Passed {
+							t.Errorf("replay %d.%d failed at step %s: %s", round, i, rep.Result.FailedStep, rep.Result.Message)
+						}
+					}()
+				}
+				wg.Wait()
 			}
-			wg.Wait()
+			if got := fetched.Load(); got != rounds*together {
+				t.Errorf("the cached script was fetched %d times in %d replays: once each, or the cache leaks between replays", got, rounds*together)
+			}
+			if c.opts.SingleProcess {
+				return
+			}
+			// The second round ran in lanes the first had used, or the test proved nothing.
+			r.mu.Lock()
+			idle := len(r.inst.idle)
+			r.mu.Unlock()
+			if idle != together {
+				t.Errorf("%d lanes are idle after %d rounds of %d replays, want %d reused", idle, rounds, together, together)
+			}
 		})
 	}
 }

@@ -38,7 +38,7 @@ type liveEvent struct {
 	seq  int
 }
 
-// session is one replay's tab in its own browser context, with everything the tab reported.
+// session is one replay's tab, with everything the tab reported.
 type session struct {
 	in   *instance
 	ctx  context.Context // the tab's chromedp context
