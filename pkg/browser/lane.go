@@ -24,11 +24,12 @@ const maxIdleLanes = 8
 // storage and no page of the replay before; and before its first step it clears the context of
 // the cookies, cache, permissions and every kind of storage the lane's earlier replays left.
 //
-// Why not a new browser context per replay: Chromium gives a new context a window of its own,
-// and on two cores the context, its window and the tab cost about 1.6 CPU-seconds, against 0.7
-// for a tab in a window that exists (a replay of the demo's checkout test costs 3.8 in all); the
-// demo and the suite are bound by CPU. A single-process Chromium cannot make a second context at
-// all (it crashes), so there the browser's default context is the one lane.
+// Why not a new browser context per replay: Chromium gives a new context a window of its own
+// and new renderer processes, and the demo and the suite are bound by CPU. On two cores a
+// replay of a single goto took 2.2 CPU-seconds in a new context and 1.05 in a lane, one after
+// another on a quiet machine; the demo went from 151 s to 111 s. A single-process Chromium
+// cannot make a second context at all (it crashes), so there the browser's default context is
+// the one lane.
 type lane struct {
 	id cdp.BrowserContextID // "" for the default context of a single-process browser
 
