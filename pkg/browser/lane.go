@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -18,6 +19,9 @@ import (
 // maxIdleLanes bounds the browser contexts kept open between replays: as many as replays ran
 // at once, up to this many; more are disposed of when their replay ends.
 const maxIdleLanes = 8
+
+// disposeTimeout bounds the closing of a lane's browser context.
+const disposeTimeout = 10 * time.Second
 
 // lane is a browser context that replays use one at a time. Each replay opens a tab of its own
 // in the lane's window and closes it when it ends, so it starts with no history, no session
@@ -84,10 +88,10 @@ func (in *instance) giveBack(l *lane, healthy bool) {
 	in.dispose(l.id)
 }
 
-// dispose closes a browser context with its tabs; a browser that no longer answers has taken
-// them with it already.
+// dispose closes a browser context with its tabs. It does not wait long: a browser that does
+// not answer is hung or gone, and its contexts go with it.
 func (in *instance) dispose(id cdp.BrowserContextID) {
-	ctx, cancel := context.WithTimeout(in.ctx, openTimeout)
+	ctx, cancel := context.WithTimeout(in.ctx, disposeTimeout)
 	defer cancel()
 	_, _ = cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id})
 }
