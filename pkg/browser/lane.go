@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -36,9 +35,10 @@ const disposeTimeout = 10 * time.Second
 // the one lane.
 type lane struct {
 	id cdp.BrowserContextID // "" for the default context of a single-process browser
-
-	mu    sync.Mutex
-	dirty map[string]bool // origins loaded since the last clear
+	// dirty are the origins loaded since the last clear. Only the replay that holds the lane
+	// touches it, and a lane passes between replays through the instance's lock (or the
+	// runner's turn, single-process), so it needs no lock of its own.
+	dirty map[string]bool
 }
 
 func newLane(id cdp.BrowserContextID) *lane {
@@ -107,8 +107,6 @@ func (l *lane) tab(parent context.Context) (context.Context, context.CancelFunc)
 
 // loaded notes the origins of URLs a replay loaded, for the clear before the next replay.
 func (l *lane) loaded(urls []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	for _, u := range urls {
 		if o, err := originOf(u); err == nil {
 			l.dirty[o] = true
@@ -118,12 +116,11 @@ func (l *lane) loaded(urls []string) {
 
 // clear removes what the lane's earlier replays left, through the tab of the replay about to
 // run (the permissions through the browser, br): the cookies and the cache of the whole
-// context, the permissions granted in it, and every
-// kind of storage of the origins loaded. A lane no replay has loaded anything in is as new.
+// context, the permissions granted in it, and every kind of storage of the origins loaded. A
+// lane no replay has loaded anything in is as new. A clear that fails leaves the lane to be
+// disposed of (the replay's tab did not open), so nothing half-cleared is used again.
 func (l *lane) clear(ctx context.Context, tab, br cdp.Session) error {
-	l.mu.Lock()
 	origins := slices.Sorted(maps.Keys(l.dirty))
-	l.mu.Unlock()
 	if len(origins) == 0 {
 		return nil
 	}
@@ -141,10 +138,6 @@ func (l *lane) clear(ctx context.Context, tab, br cdp.Session) error {
 			return fmt.Errorf("clearing the storage earlier replays left for %s: %w", o, err)
 		}
 	}
-	l.mu.Lock()
-	for _, o := range origins {
-		delete(l.dirty, o)
-	}
-	l.mu.Unlock()
+	clear(l.dirty)
 	return nil
 }
