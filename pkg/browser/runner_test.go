@@ -473,9 +473,13 @@ document.cookie = "c=set; max-age=3600";
 				return
 			}
 			// The second round ran in lanes the first had used, or the test proved nothing.
-			r.mu.Lock()
-			idle := len(r.inst.idle)
-			r.mu.Unlock()
+			in, err := r.instance()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.lanesMu.Lock()
+			idle := len(in.idle)
+			in.lanesMu.Unlock()
 			if idle != together {
 				t.Errorf("%d lanes are idle after %d rounds of %d replays, want %d reused", idle, rounds, together, together)
 			}
