@@ -4,8 +4,15 @@ BIN         := $(CURDIR)/bin
 STATICCHECK := $(BIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 BENCH_DATA  ?= $(CURDIR)/../shared/bench
+# The Python test tools, pinned; installed into VENV only when they are not on PATH already.
+VENV        := $(CURDIR)/.venv
+MOTO_VERSION    := 5.2.1
+CFNLINT_VERSION := 1.51.0
+PYTHON      ?= python3
+# Tests find moto_server and cfn-lint on PATH; the project's own venv comes first when it exists.
+export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: all build test vet staticcheck unit demo bench fuzz fmt clean
+.PHONY: all build test vet staticcheck unit demo bench fuzz fmt clean tools pytools chromium
 
 all: build
 
@@ -14,7 +21,26 @@ build:
 
 # test is what CI runs: formatting, vet, staticcheck, then every Go test (unit, browser,
 # store drivers against moto_server and dynalite, ASL and template validation, end to end).
-test: vet staticcheck unit
+test: tools vet staticcheck unit
+
+# tools brings what the tests need and a non-root user can install: the pinned Node tools
+# (statelint, asl-validator, dynalite) and the pinned Python tools (moto_server, cfn-lint).
+tools: node_modules/.package-lock.json pytools
+
+# npm writes node_modules/.package-lock.json on every install, so this reruns `npm ci` when
+# node_modules is missing or older than package-lock.json.
+node_modules/.package-lock.json: package-lock.json
+	@command -v npm >/dev/null || { echo "make: npm is missing: sudo apt-get install -y nodejs npm (see README.md, Prerequisites)"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+pytools:
+	@if command -v moto_server >/dev/null && command -v cfn-lint >/dev/null; then :; else $(MAKE) --no-print-directory $(VENV)/.installed; fi
+
+$(VENV)/.installed:
+	@$(PYTHON) -m venv $(VENV) || { echo "make: cannot create a Python venv: sudo apt-get install -y python3-venv"; exit 1; }
+	$(VENV)/bin/pip install --quiet 'moto[server]==$(MOTO_VERSION)' 'cfn-lint==$(CFNLINT_VERSION)'
+	@touch $@
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*'))" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
@@ -29,8 +55,14 @@ staticcheck: $(STATICCHECK)
 unit:
 	$(GO) test -timeout 60m ./...
 
-demo: build
+demo: chromium build
 	$(BIN)/gardener demo
+
+# chromium says exactly what is missing before the demo spends time building.
+chromium:
+	@if [ -n "$$CHROME_PATH" ]; then test -x "$$CHROME_PATH" || { echo "make: CHROME_PATH=$$CHROME_PATH is not an executable"; exit 1; }; \
+	elif command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v google-chrome-stable >/dev/null; then :; \
+	else echo "make: Chromium is missing: sudo apt-get install -y chromium (or set CHROME_PATH to a Chrome or Chromium binary)"; exit 1; fi
 
 # bench prints the figures the issues ask for. The locate-engine accuracy runs on ../shared/bench
 # when it is there (it lives outside the repository) and says so when it is not.
@@ -54,4 +86,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(VENV)
