@@ -72,7 +72,9 @@ func TestCloseProposalValidateAndRemembers(t *testing.T) {
 }
 
 func TestDismissalSet(t *testing.T) {
-	k := func(changes ...string) DismissalKey { return DismissalKey{TestID: "t", TestVersion: 3, Changes: changes} }
+	k := func(changes ...string) DismissalKey {
+		return DismissalKey{TestID: "t", TestVersion: 3, Changes: changes}
+	}
 	known := k("a", "b").AddTo(nil)
 	known = k("b", "c").AddTo(known)
 	if !slices.Equal(known, []string{"a", "b", "c"}) {
