@@ -228,7 +228,8 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 		}
 		if id := tx.Bucket(bGreen).Get([]byte(r.TestID)); id != nil && string(id) != r.ID {
 			prev, err := get[gardener.Run](tx, bRuns, id, "run", string(id))
-			if err == nil && prev.At.After(r.At) {
+			// The newest green run is the first in newest-first order, as in every listing.
+			if err == nil && gardener.NewestFirst(prev.At, prev.ID, r.At, r.ID) < 0 {
 				return nil
 			}
 		}

@@ -188,6 +188,13 @@ var recordCases = []testCase{
 		if last.Result == nil || last.Result.Steps[0].Element.ID != "login" || !last.At.Equal(epoch.Add(time.Hour)) {
 			t.Fatalf("last green run did not round-trip: %+v", last)
 		}
+		// Green runs of the same instant order by id, whichever was written last, as in every
+		// newest-first listing.
+		green("r-same-b", epoch.Add(5*time.Hour), nil)
+		green("r-same-a", epoch.Add(5*time.Hour), nil)
+		if last, err := f.store.LastGreenRun(f.ctx, "t-login"); err != nil || last.ID != "r-same-b" {
+			t.Fatalf("last green run of two at one instant: %s, %v; want r-same-b", last.ID, err)
+		}
 		ctl, err := f.store.Run(f.ctx, "r-control")
 		if err != nil || !ctl.Control || ctl.Trigger != gardener.TriggerSchedule {
 			t.Fatalf("control run: %+v, %v", ctl, err)
