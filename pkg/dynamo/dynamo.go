@@ -27,6 +27,7 @@
 //
 // Attributes beside the keys, the ones conditions and updates name:
 //
+//	project            rev (S)                          new on every write; what an update is conditional on
 //	test               testVersion (N)                  the version a save or a repair is conditional on
 //	open guard         openId (S), baseVersion (N)      the test's one open proposal and the version it was computed on
 //	dismissals         changes (SS)                     change fingerprints dismissed at that test version

@@ -18,7 +18,49 @@ func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
 	if err := need("project id", p.ID); err != nil {
 		return err
 	}
-	return s.putDoc(ctx, key("P#"+p.ID, "PROJECT"), p, "", nil)
+	return s.putDoc(ctx, projectItem(p.ID), p, "", nil)
+}
+
+// projectItem is a project record with a fresh revision: every write of a project changes its
+// "rev", which is what UpdateProject's write is conditional on.
+func projectItem(id string) item {
+	it := key("P#"+id, "PROJECT")
+	it["rev"] = avS(nonce())
+	return it
+}
+
+// UpdateProject changes a project's settings by update, writing only if the project's revision
+// is still the one read.
+func (s *Store) UpdateProject(ctx context.Context, id string, update func(*gardener.Project) error) (gardener.Project, error) {
+	for attempt := 1; ; attempt++ {
+		var cur gardener.Project
+		it, err := s.getDoc(ctx, "P#"+id, "PROJECT", "project", id, &cur)
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		next, err := cur.Updated(update)
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		cond, values := "attribute_exists(PK) AND attribute_not_exists(rev)", item(nil)
+		if rev := getS(it, "rev"); rev != "" {
+			cond, values = "rev = :rev", item{":rev": avS(rev)}
+		}
+		err = s.putDoc(ctx, projectItem(id), next, cond, values)
+		switch {
+		case err == nil:
+			return next, nil
+		case !conditionFailed(err):
+			return gardener.Project{}, err
+		case attempt == maxAttempts:
+			return gardener.Project{}, &gardener.ConflictError{Entity: "project", ID: id, Reason: fmt.Sprintf("changed under each of %d updates", maxAttempts)}
+		}
+		select {
+		case <-ctx.Done():
+			return gardener.Project{}, ctx.Err()
+		case <-time.After(backoff(attempt)):
+		}
+	}
 }
 
 // Project reads a project.

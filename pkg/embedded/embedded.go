@@ -156,6 +156,48 @@ func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err
 	return p, err
 }
 
+// maxAttempts bounds how often UpdateProject runs its update again after the project changed
+// under it.
+const maxAttempts = 24
+
+// UpdateProject changes a project's settings by update, writing only over what it read. The
+// update runs outside any transaction, so an update that is slow (or calls out) holds no lock;
+// the write compares the stored record with the one read, byte for byte.
+func (s *Store) UpdateProject(ctx context.Context, id string, update func(*gardener.Project) error) (gardener.Project, error) {
+	for attempt := 1; ; attempt++ {
+		var read []byte
+		var cur gardener.Project
+		err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+			cur, err = get[gardener.Project](tx, bProjects, []byte(id), "project", id)
+			read = bytes.Clone(tx.Bucket(bProjects).Get([]byte(id)))
+			return err
+		})
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		next, err := cur.Updated(update)
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		written := false
+		err = s.update(ctx, func(tx *bolt.Tx) error {
+			if !bytes.Equal(tx.Bucket(bProjects).Get([]byte(id)), read) {
+				return nil
+			}
+			written = true
+			return put(tx, bProjects, []byte(id), next)
+		})
+		switch {
+		case err != nil:
+			return gardener.Project{}, err
+		case written:
+			return next, nil
+		case attempt == maxAttempts:
+			return gardener.Project{}, &gardener.ConflictError{Entity: "project", ID: id, Reason: fmt.Sprintf("changed under each of %d updates", maxAttempts)}
+		}
+	}
+}
+
 // CreateTest stores a new test.
 func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
 	if err := need("test id", t.ID); err != nil {

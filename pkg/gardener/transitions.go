@@ -150,3 +150,18 @@ func NewestFirst(aAt time.Time, aID string, bAt time.Time, bID string) int {
 	}
 	return strings.Compare(bID, aID)
 }
+
+// Updated is p changed by update, at the next version. update gets a copy, so a failed update
+// leaves p as it was; it may not change the project's id.
+func (p Project) Updated(update func(*Project) error) (Project, error) {
+	next := p
+	next.AllowedOrigins = slices.Clone(p.AllowedOrigins)
+	if err := update(&next); err != nil {
+		return p, err
+	}
+	if next.ID != p.ID {
+		return p, fmt.Errorf("update project %s: the update changed its id to %q", p.ID, next.ID)
+	}
+	next.Version = p.Version + 1
+	return next, nil
+}

@@ -205,3 +205,25 @@ func TestNewestFirst(t *testing.T) {
 		t.Fatalf("order %v, want newest first, then id descending", ids)
 	}
 }
+
+func TestProjectUpdated(t *testing.T) {
+	p := Project{ID: "p", Name: "Queue", AllowedOrigins: []string{"http://app.test"}, Version: 4}
+	got, err := p.Updated(func(x *Project) error {
+		x.Radar = true
+		x.AllowedOrigins[0] = "http://changed.test"
+		return nil
+	})
+	if err != nil || !got.Radar || got.Version != 5 || got.AllowedOrigins[0] != "http://changed.test" {
+		t.Fatalf("updated %+v, %v", got, err)
+	}
+	if p.AllowedOrigins[0] != "http://app.test" {
+		t.Fatal("the update changed the settings it was given a copy of")
+	}
+	boom := errors.New("boom")
+	if got, err := p.Updated(func(x *Project) error { x.Name = "never"; return boom }); !errors.Is(err, boom) || got.Name != "Queue" || got.Version != 4 {
+		t.Fatalf("failed update: %+v, %v", got, err)
+	}
+	if _, err := p.Updated(func(x *Project) error { x.ID = "q"; return nil }); err == nil {
+		t.Fatal("an update may not move the project to another id")
+	}
+}
