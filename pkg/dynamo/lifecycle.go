@@ -18,6 +18,13 @@ const proposed = string(gardener.ProposalProposed)
 
 func guardKey(testID string) item { return key("T#"+testID, "OPEN") }
 
+// guard names p as its test's open proposal.
+func guard(p gardener.Proposal) item {
+	g := guardKey(p.TestID)
+	g["openId"] = avS(p.ID)
+	return g
+}
+
 // proposalItem is a proposal row; its triggers live in the "triggers" map (change id → JSON)
 // so a restatement can add to them in place.
 func proposalItem(p gardener.Proposal) (item, error) {
@@ -146,10 +153,8 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (gardene
 		}
 		switch plan.Outcome {
 		case gardener.StagedNew:
-			g := guardKey(p.TestID)
-			g["openId"], g["baseVersion"] = avS(p.ID), avN(p.BaseVersion)
 			writes, err := s.proposalWrites(plan.Stage)
-			return append(writes, s.txPut(g, "attribute_not_exists(PK)", nil)), err
+			return append(writes, s.txPut(guard(p), "attribute_not_exists(PK)", nil)), err
 		case gardener.StagedRestated:
 			r := plan.Restated
 			marker := key("PR#"+p.ID, "PROPOSAL")
@@ -175,11 +180,9 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (gardene
 				s.txUpdate(key("PR#"+r.ID, "PROPOSAL"), update, "rowStatus = :proposed AND baseVersion = :b", names, values),
 			}, nil
 		case gardener.StagedSuperseded:
-			g := guardKey(p.TestID)
-			g["openId"], g["baseVersion"] = avS(p.ID), avN(p.BaseVersion)
 			writes := []types.TransactWriteItem{
 				s.closeWrite(plan.Superseded),
-				s.txPut(g, "openId = :old", item{":old": avS(plan.Superseded.ID)}),
+				s.txPut(guard(p), "openId = :old", item{":old": avS(plan.Superseded.ID)}),
 			}
 			rows, err := s.proposalWrites(plan.Stage)
 			return append(writes, rows...), err

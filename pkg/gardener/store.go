@@ -29,7 +29,7 @@ type Store interface {
 	// UpdateProject changes a project's settings without losing a concurrent write: update
 	// changes a copy of the stored settings, and the result of Project.Updated is written only
 	// if the project was not written meanwhile; else update runs again on what is stored now.
-	// update may run more than once and must not call the store. An error from update (or from
+	// update runs outside the store's transactions and may run more than once. An error from update (or from
 	// Updated) is returned as it is and writes nothing. *NotFoundError for an unknown project;
 	// *ConflictError when it changed under every attempt.
 	UpdateProject(ctx context.Context, id string, update func(*Project) error) (Project, error)
