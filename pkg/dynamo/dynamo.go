@@ -27,8 +27,9 @@
 //
 // Attributes beside the keys, the ones conditions and updates name:
 //
+//	project            rev (S)                          new on every write; what an update is conditional on
 //	test               testVersion (N)                  the version a save or a repair is conditional on
-//	open guard         openId (S), baseVersion (N)      the test's one open proposal and the version it was computed on
+//	open guard         openId (S)                       the test's one open proposal
 //	dismissals         changes (SS)                     change fingerprints dismissed at that test version
 //	proposal           kind = "proposal", rowStatus, baseVersion, restated (N), triggers (M: "c:<change id>" → JSON),
 //	                   updatedAt, decidedBy, decidedAt
@@ -61,7 +62,10 @@
 //
 // # Atomic steps
 //
-// The lifecycle steps are TransactWriteItems with condition expressions: stage puts the
+// What each step writes is decided in pkg/gardener (the staging plan of gardener.PlanStage, the
+// transitions of a row, a repair and a test); this package reads what a decision needs and
+// writes the result. The lifecycle steps are TransactWriteItems with condition expressions that
+// hold the decision to what it was made from: stage puts the
 // test's open guard (attribute_not_exists) with the proposal row; a restatement puts a
 // restatement marker under the new id (attribute_not_exists, which makes a redelivery a no-op)
 // and updates the open row conditional on status = proposed and its base version; approve
@@ -74,9 +78,19 @@
 // conflict is retried after a jittered wait. Queries on the GSIs are eventually consistent on
 // DynamoDB itself; no condition reads them.
 //
+// Two rules are written as DynamoDB expressions rather than read, decided and written back,
+// because the expression is atomic without a read: a dismissal adds to the version's string set
+// (ADD, the union of gardener.DismissalKey.AddTo), and a mark on the at-risk ledger keeps the
+// first sighting (if_not_exists, gardener.AtRisk.Seen). The conformance suite holds them to the
+// domain's functions.
+//
 // MarkAtRisk is one UpdateItem per test rather than a transaction: a sweep may mark more tests
 // than a transaction holds, each mark is idempotent, and a failed sweep that is delivered again
 // completes the marks it left.
+//
+// UpdateProject is a conditional PutItem on the project's "rev", which every project write
+// renews: a write between an update's read and its write refuses the write, and the update runs
+// again on what is stored.
 package dynamo
 
 import (

@@ -18,6 +18,13 @@ const proposed = string(gardener.ProposalProposed)
 
 func guardKey(testID string) item { return key("T#"+testID, "OPEN") }
 
+// guard names p as its test's open proposal.
+func guard(p gardener.Proposal) item {
+	g := guardKey(p.TestID)
+	g["openId"] = avS(p.ID)
+	return g
+}
+
 // proposalItem is a proposal row; its triggers live in the "triggers" map (change id → JSON)
 // so a restatement can add to them in place.
 func proposalItem(p gardener.Proposal) (item, error) {
@@ -33,16 +40,9 @@ func proposalItem(p gardener.Proposal) (item, error) {
 	it["baseVersion"] = avN(p.BaseVersion)
 	it["restated"] = avN(p.Restated)
 	it["updatedAt"] = avS(timeKey(p.UpdatedAt))
-	triggers := item{}
-	for _, c := range gardener.MergeTriggers(nil, p.Triggers) {
-		raw, err := json.Marshal(c)
-		if err != nil {
-			return nil, fmt.Errorf("encode trigger %s of proposal %s: %w", c.ID, p.ID, err)
-		}
-		triggers["c:"+c.ID] = avS(string(raw))
-	}
-	it["triggers"] = &types.AttributeValueMemberM{Value: triggers}
-	return it, nil
+	triggers, err := triggersAttr(p)
+	it["triggers"] = triggers
+	return it, err
 }
 
 // readProposal reads a proposal row with its changing attributes laid over its document. A
@@ -96,19 +96,43 @@ func (s *Store) proposalWrites(p gardener.Proposal) ([]types.TransactWriteItem, 
 	return s.txDoc(it, body, "attribute_not_exists(PK)", nil)
 }
 
-// closeWrites move an open row to status and free the test's guard, conditional on the row
-// still being proposed.
-func (s *Store) closeWrites(p gardener.Proposal, status gardener.ProposalStatus, by string, at time.Time) []types.TransactWriteItem {
-	return []types.TransactWriteItem{
-		s.txUpdate(key("PR#"+p.ID, "PROPOSAL"),
-			"SET rowStatus = :s, decidedBy = :by, decidedAt = :at, updatedAt = :at REMOVE GSI2PK, GSI2SK",
-			"rowStatus = :proposed", nil,
-			item{":s": avS(string(status)), ":by": avS(by), ":at": avS(timeKey(at)), ":proposed": avS(proposed)}),
-		s.txDelete(guardKey(p.TestID), "openId = :id", item{":id": avS(p.ID)}),
-	}
+// closeWrites move an open row to its closed state and free the test's guard, conditional on
+// the row still being proposed.
+func (s *Store) closeWrites(closed gardener.Proposal) []types.TransactWriteItem {
+	return []types.TransactWriteItem{s.closeWrite(closed), s.txDelete(guardKey(closed.TestID), "openId = :id", item{":id": avS(closed.ID)})}
 }
 
-// StageProposal stages p or records it on the test's open proposal.
+// closeWrite moves an open row to its closed state, conditional on it still being proposed.
+func (s *Store) closeWrite(closed gardener.Proposal) types.TransactWriteItem {
+	return s.txUpdate(key("PR#"+closed.ID, "PROPOSAL"),
+		"SET rowStatus = :s, decidedBy = :by, decidedAt = :at, updatedAt = :u REMOVE GSI2PK, GSI2SK",
+		"rowStatus = :proposed", nil,
+		item{":s": avS(string(closed.Status)), ":by": avS(closed.DecidedBy), ":at": avS(timeKey(closed.DecidedAt)), ":u": avS(timeKey(closed.UpdatedAt)), ":proposed": avS(proposed)})
+}
+
+// triggersAttr is the "triggers" map of a row: change id → the change as JSON.
+func triggersAttr(p gardener.Proposal) (types.AttributeValue, error) {
+	triggers := item{}
+	for _, c := range p.Triggers {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("encode trigger %s of proposal %s: %w", c.ID, p.ID, err)
+		}
+		triggers["c:"+c.ID] = avS(string(raw))
+	}
+	return &types.AttributeValueMemberM{Value: triggers}, nil
+}
+
+// StageProposal stages p or records it on the test's open proposal, as gardener.PlanStage
+// decides from what it reads. Each write is conditional on what the plan was made from: a new
+// open row on the test having none (the guard is new), a restatement on the open row being
+// still proposed at its base version, a supersede on the guard still naming the row read; and
+// the restatement marker or the new row on p's id being new, which makes a redelivery a
+// duplicate. A refused condition plans again from a fresh read.
+//
+// A restatement is written as what it adds (the count one higher, p's triggers where their
+// change ids are absent) rather than as the planned row, so sweeps restating one row at once
+// all land instead of refusing each other; the row is read again for the result.
 func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (gardener.Staged, error) {
 	if err := need("proposal id", p.ID); err != nil {
 		return gardener.Staged{}, err
@@ -116,87 +140,91 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (gardene
 	if err := need("proposal "+p.ID+": test id", p.TestID); err != nil {
 		return gardener.Staged{}, err
 	}
-	p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
-	var out gardener.Staged
+	var plan gardener.StagePlan
 	reread := "" // the open row to return after a restatement
 	err := s.step(ctx, "stage proposal "+p.ID, func() ([]types.TransactWriteItem, error) {
 		reread = ""
-		prior, err := s.get(ctx, "PR#"+p.ID, "PROPOSAL")
+		prior, open, err := s.readStage(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		if prior != nil {
-			id := p.ID
-			if getS(prior, "kind") == "restated" {
-				id = getS(prior, "restatedInto")
-			}
-			row, err := s.readProposal(ctx, id)
-			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: row}
+		if plan, err = gardener.PlanStage(p, prior, open); err != nil {
 			return nil, err
 		}
-		guard, err := s.get(ctx, "T#"+p.TestID, "OPEN")
-		if err != nil {
-			return nil, err
-		}
-		if guard == nil {
-			g := guardKey(p.TestID)
-			g["openId"], g["baseVersion"] = avS(p.ID), avN(p.BaseVersion)
-			writes, err := s.proposalWrites(p)
-			out = gardener.Staged{Outcome: gardener.StagedNew, Proposal: p}
-			return append(writes, s.txPut(g, "attribute_not_exists(PK)", nil)), err
-		}
-		openID, base := getS(guard, "openId"), getN(guard, "baseVersion")
-		if openID == p.ID {
-			// Another delivery of p staged it between the two reads above.
-			row, err := s.readProposal(ctx, p.ID)
-			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: row}
-			return nil, err
-		}
-		switch {
-		case p.BaseVersion == base:
+		switch plan.Outcome {
+		case gardener.StagedNew:
+			writes, err := s.proposalWrites(plan.Stage)
+			return append(writes, s.txPut(guard(p), "attribute_not_exists(PK)", nil)), err
+		case gardener.StagedRestated:
+			r := plan.Restated
 			marker := key("PR#"+p.ID, "PROPOSAL")
-			marker["kind"], marker["restatedInto"] = avS("restated"), avS(openID)
+			marker["kind"], marker["restatedInto"] = avS("restated"), avS(r.ID)
 			update := "SET restated = restated + :one, updatedAt = :u"
 			names := map[string]string{}
-			values := item{":one": avN(1), ":u": avS(timeKey(p.UpdatedAt)), ":proposed": avS(proposed), ":b": avN(base)}
-			for i, c := range p.Triggers {
+			values := item{":one": avN(1), ":u": avS(timeKey(r.UpdatedAt)), ":proposed": avS(proposed), ":b": avN(r.BaseVersion)}
+			for i, c := range r.Triggers {
+				if slices.ContainsFunc(open.Triggers, func(o gardener.AppChange) bool { return o.ID == c.ID }) {
+					continue
+				}
 				raw, err := json.Marshal(c)
 				if err != nil {
-					return nil, fmt.Errorf("encode trigger %s of proposal %s: %w", c.ID, p.ID, err)
+					return nil, fmt.Errorf("encode trigger %s of proposal %s: %w", c.ID, r.ID, err)
 				}
 				n, v := fmt.Sprintf("#t%d", i), fmt.Sprintf(":t%d", i)
 				update += fmt.Sprintf(", triggers.%s = if_not_exists(triggers.%s, %s)", n, n, v)
 				names[n], values[v] = "c:"+c.ID, avS(string(raw))
 			}
-			reread = openID
-			out = gardener.Staged{Outcome: gardener.StagedRestated}
+			reread = r.ID
 			return []types.TransactWriteItem{
 				s.txPut(marker, "attribute_not_exists(PK)", nil),
-				s.txUpdate(key("PR#"+openID, "PROPOSAL"), update, "rowStatus = :proposed AND baseVersion = :b", names, values),
+				s.txUpdate(key("PR#"+r.ID, "PROPOSAL"), update, "rowStatus = :proposed AND baseVersion = :b", names, values),
 			}, nil
-		case p.BaseVersion > base:
-			open, err := s.readProposal(ctx, openID)
-			if err != nil {
-				return nil, err
+		case gardener.StagedSuperseded:
+			writes := []types.TransactWriteItem{
+				s.closeWrite(plan.Superseded),
+				s.txPut(guard(p), "openId = :old", item{":old": avS(plan.Superseded.ID)}),
 			}
-			writes := s.closeWrites(open, gardener.ProposalSuperseded, "", p.StagedAt)[:1]
-			g := guardKey(p.TestID)
-			g["openId"], g["baseVersion"] = avS(p.ID), avN(p.BaseVersion)
-			writes = append(writes, s.txPut(g, "openId = :old", item{":old": avS(openID)}))
-			rows, err := s.proposalWrites(p)
-			out = gardener.Staged{Outcome: gardener.StagedSuperseded, Proposal: p, Superseded: openID}
+			rows, err := s.proposalWrites(plan.Stage)
 			return append(writes, rows...), err
-		default:
-			return nil, &gardener.StaleError{TestID: p.TestID, BaseVersion: p.BaseVersion, Version: base}
 		}
+		return nil, nil
 	})
 	if err != nil {
 		return gardener.Staged{}, err
 	}
+	out := plan.Staged()
 	if reread != "" {
 		out.Proposal, err = s.readProposal(ctx, reread)
 	}
 	return out, err
+}
+
+// readStage reads what staging p is planned from: the row p's id names already (p itself, or
+// the open row a restatement marker under p's id points to) and the test's open row, each nil
+// when there is none. The open row is the one the test's guard names while it is proposed: a
+// row found closed was decided after the guard was read, and the guard is gone with it.
+func (s *Store) readStage(ctx context.Context, p gardener.Proposal) (prior, open *gardener.Proposal, err error) {
+	it, err := s.get(ctx, "PR#"+p.ID, "PROPOSAL")
+	if err != nil {
+		return nil, nil, err
+	}
+	if it != nil {
+		id := p.ID
+		if getS(it, "kind") == "restated" {
+			id = getS(it, "restatedInto")
+		}
+		row, err := s.readProposal(ctx, id)
+		return &row, nil, err
+	}
+	guard, err := s.get(ctx, "T#"+p.TestID, "OPEN")
+	if err != nil || guard == nil {
+		return nil, nil, err
+	}
+	row, err := s.readProposal(ctx, getS(guard, "openId"))
+	if err != nil || row.Status != gardener.ProposalProposed {
+		return nil, nil, err
+	}
+	return nil, &row, nil
 }
 
 // Proposal reads a proposal.
@@ -228,16 +256,14 @@ func (s *Store) TestProposals(ctx context.Context, testID string) ([]gardener.Pr
 	return s.proposals(ctx, "GSI1", "T#"+testID+"#PROPOSALS", true)
 }
 
-// openProposal reads a row that must still be proposed.
-func (s *Store) openProposal(ctx context.Context, id string) (gardener.Proposal, error) {
-	p, err := s.readProposal(ctx, id)
-	if err != nil {
-		return p, err
+// closeProposal reads an open row and returns it as it is and moved to status by by at at;
+// a row no longer proposed is a *gardener.ConflictError.
+func (s *Store) closeProposal(ctx context.Context, id string, status gardener.ProposalStatus, by string, at time.Time) (open, closed gardener.Proposal, err error) {
+	if open, err = s.readProposal(ctx, id); err != nil {
+		return open, closed, err
 	}
-	if p.Status != gardener.ProposalProposed {
-		return p, &gardener.ConflictError{Entity: "proposal", ID: id, Reason: fmt.Sprintf("is %s, not proposed", p.Status)}
-	}
-	return p, nil
+	closed, err = open.Close(status, by, at)
+	return open, closed, err
 }
 
 // ApplyProposal approves an open proposal atomically.
@@ -247,37 +273,35 @@ func (s *Store) ApplyProposal(ctx context.Context, a gardener.ApplyProposal) (ga
 	}
 	var t gardener.Test
 	err := s.step(ctx, "apply proposal "+a.ProposalID, func() ([]types.TransactWriteItem, error) {
-		p, err := s.openProposal(ctx, a.ProposalID)
+		p, applied, err := s.closeProposal(ctx, a.ProposalID, gardener.ProposalApplied, a.Repair.ApprovedBy, a.Repair.At)
 		if err != nil {
 			return nil, err
 		}
-		if p.TestID != a.TestID || p.BaseVersion != a.BaseVersion {
-			return nil, fmt.Errorf("dynamo store: apply proposal %s: it is of test %s version %d, not test %s version %d", p.ID, p.TestID, p.BaseVersion, a.TestID, a.BaseVersion)
+		if err := a.Check(p); err != nil {
+			return nil, fmt.Errorf("dynamo store: %w", err)
 		}
 		writes, err := s.repairWrites(ctx, a.Steps, a.Repair, &t)
 		if err != nil {
 			return nil, err
 		}
-		return append(writes, s.closeWrites(p, gardener.ProposalApplied, a.Repair.ApprovedBy, a.Repair.At)...), nil
+		return append(writes, s.closeWrites(applied)...), nil
 	})
 	return t, err
 }
 
 // CloseProposal moves an open row to dismissed, stale or superseded.
 func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (gardener.Proposal, error) {
-	switch c.Status {
-	case gardener.ProposalDismissed, gardener.ProposalStale, gardener.ProposalSuperseded:
-	default:
-		return gardener.Proposal{}, fmt.Errorf("dynamo store: close proposal %s: %q is not dismissed, stale or superseded", c.ProposalID, c.Status)
+	if err := c.Validate(); err != nil {
+		return gardener.Proposal{}, fmt.Errorf("dynamo store: %w", err)
 	}
 	var p gardener.Proposal
 	err := s.step(ctx, "close proposal "+c.ProposalID, func() ([]types.TransactWriteItem, error) {
 		var err error
-		if p, err = s.openProposal(ctx, c.ProposalID); err != nil {
+		if _, p, err = s.closeProposal(ctx, c.ProposalID, c.Status, c.By, c.At); err != nil {
 			return nil, err
 		}
-		writes := s.closeWrites(p, c.Status, c.By, c.At)
-		if c.Status == gardener.ProposalDismissed && len(c.Dismissal.Changes) > 0 {
+		writes := s.closeWrites(p)
+		if c.Remembers() {
 			writes = append(writes, s.txUpdate(key("T#"+c.Dismissal.TestID, "DISMISS#"+fmt.Sprint(c.Dismissal.TestVersion)),
 				"ADD changes :c", "", nil, item{":c": &types.AttributeValueMemberSS{Value: c.Dismissal.Changes}}))
 		}
@@ -286,29 +310,23 @@ func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (ga
 	if err != nil {
 		return gardener.Proposal{}, err
 	}
-	p.Status, p.DecidedBy, p.DecidedAt, p.UpdatedAt = c.Status, c.By, c.At, c.At
 	return p, nil
 }
 
 // Dismissed reports whether every change of key was dismissed at its test version.
 func (s *Store) Dismissed(ctx context.Context, k gardener.DismissalKey) (bool, error) {
 	if len(k.Changes) == 0 {
-		return false, nil
+		return false, nil // nothing to recognise it by, nothing to read
 	}
 	it, err := s.get(ctx, "T#"+k.TestID, "DISMISS#"+fmt.Sprint(k.TestVersion))
 	if err != nil || it == nil {
 		return false, err
 	}
-	set, _ := it["changes"].(*types.AttributeValueMemberSS)
-	if set == nil {
-		return false, nil
+	var known []string
+	if set, ok := it["changes"].(*types.AttributeValueMemberSS); ok {
+		known = set.Value
 	}
-	for _, c := range k.Changes {
-		if !slices.Contains(set.Value, c) {
-			return false, nil
-		}
-	}
-	return true, nil
+	return k.CoveredBy(known), nil
 }
 
 func repairItem(r gardener.Repair) item {
@@ -413,8 +431,9 @@ func (s *Store) RevertRepair(ctx context.Context, rv gardener.RevertRepair) (gar
 		if err != nil {
 			return nil, err
 		}
-		if !r.RevertedAt.IsZero() {
-			return nil, &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reverted already by %s", r.RevertedBy)}
+		reverted, err := r.Revert(rv.By, rv.At)
+		if err != nil {
+			return nil, err
 		}
 		written, writes, err := s.writeSteps(ctx, r.TestID, r.ToVersion, r.PreSteps)
 		if err != nil {
@@ -422,20 +441,25 @@ func (s *Store) RevertRepair(ctx context.Context, rv gardener.RevertRepair) (gar
 		}
 		t = written
 		return append(writes, s.txUpdate(key("RP#"+r.ID, "REPAIR"),
-			"SET revertedAt = :at, revertedBy = :by, badged = :no", "attribute_not_exists(revertedAt)", nil,
-			item{":at": avS(timeKey(rv.At)), ":by": avS(rv.By), ":no": avBool(false)})), nil
+			"SET revertedAt = :at, revertedBy = :by, badged = :badge", "attribute_not_exists(revertedAt)", nil,
+			item{":at": avS(timeKey(reverted.RevertedAt)), ":by": avS(reverted.RevertedBy), ":badge": avBool(reverted.Badge)})), nil
 	})
 	return t, err
 }
 
 // MarkReviewed clears a repair's badge; the fix stays.
 func (s *Store) MarkReviewed(ctx context.Context, repairID, by string) (gardener.Repair, error) {
+	r, err := s.Repair(ctx, repairID)
+	if err != nil {
+		return gardener.Repair{}, err
+	}
+	r = r.Reviewed(by)
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       key("RP#"+repairID, "REPAIR"),
-		UpdateExpression:          aws.String("SET badged = :no, reviewedBy = :by"),
+		UpdateExpression:          aws.String("SET badged = :badge, reviewedBy = :by"),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
-		ExpressionAttributeValues: item{":no": avBool(false), ":by": avS(by)},
+		ExpressionAttributeValues: item{":badge": avBool(r.Badge), ":by": avS(r.ReviewedBy)},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if conditionFailed(err) {

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +18,49 @@ func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
 	if err := need("project id", p.ID); err != nil {
 		return err
 	}
-	return s.putDoc(ctx, key("P#"+p.ID, "PROJECT"), p, "", nil)
+	return s.putDoc(ctx, projectItem(p.ID), p, "", nil)
+}
+
+// projectItem is a project record with a fresh revision: every write of a project changes its
+// "rev", which is what UpdateProject's write is conditional on.
+func projectItem(id string) item {
+	it := key("P#"+id, "PROJECT")
+	it["rev"] = avS(nonce())
+	return it
+}
+
+// UpdateProject changes a project's settings by update, writing only if the project's revision
+// is still the one read.
+func (s *Store) UpdateProject(ctx context.Context, id string, update func(*gardener.Project) error) (gardener.Project, error) {
+	for attempt := 1; ; attempt++ {
+		var cur gardener.Project
+		it, err := s.getDoc(ctx, "P#"+id, "PROJECT", "project", id, &cur)
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		next, err := cur.Updated(update)
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		cond, values := "attribute_exists(PK) AND attribute_not_exists(rev)", item(nil)
+		if rev := getS(it, "rev"); rev != "" {
+			cond, values = "rev = :rev", item{":rev": avS(rev)}
+		}
+		err = s.putDoc(ctx, projectItem(id), next, cond, values)
+		switch {
+		case err == nil:
+			return next, nil
+		case !conditionFailed(err):
+			return gardener.Project{}, err
+		case attempt == maxAttempts:
+			return gardener.Project{}, &gardener.ConflictError{Entity: "project", ID: id, Reason: fmt.Sprintf("changed under each of %d updates", maxAttempts)}
+		}
+		select {
+		case <-ctx.Done():
+			return gardener.Project{}, ctx.Err()
+		case <-time.After(backoff(attempt)):
+		}
+	}
 }
 
 // Project reads a project.
@@ -71,28 +112,27 @@ func (s *Store) Tests(ctx context.Context, projectID string) ([]gardener.Test, e
 
 // SaveTest writes a person's edit made against t.Version.
 func (s *Store) SaveTest(ctx context.Context, t gardener.Test) (gardener.Test, error) {
-	var cur gardener.Test
-	if _, err := s.getDoc(ctx, "T#"+t.ID, "TEST", "test", t.ID, &cur); err != nil {
-		return gardener.Test{}, err
-	}
-	stale := &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: fmt.Sprintf("edited against version %d but the test is at version %d", t.Version, cur.Version)}
-	if cur.Version != t.Version {
-		return gardener.Test{}, stale
-	}
-	out := t.Clone()
-	out.ProjectID = cur.ProjectID
-	out.Version = cur.Version + 1
-	err := s.putDoc(ctx, testItem(out), out, "testVersion = :v", item{":v": avN(t.Version)})
-	if conditionFailed(err) {
-		if now, rerr := s.Test(ctx, t.ID); rerr == nil {
-			stale.Reason = fmt.Sprintf("edited against version %d but the test is at version %d", t.Version, now.Version)
+	// A refused condition means the version moved after the read: the next read sees it, and
+	// Edited refuses the edit naming the version it moved to.
+	for attempt := 1; ; attempt++ {
+		var cur gardener.Test
+		if _, err := s.getDoc(ctx, "T#"+t.ID, "TEST", "test", t.ID, &cur); err != nil {
+			return gardener.Test{}, err
 		}
-		return gardener.Test{}, stale
+		out, err := cur.Edited(t)
+		if err != nil {
+			return gardener.Test{}, err
+		}
+		err = s.putDoc(ctx, testItem(out), out, "testVersion = :v", item{":v": avN(t.Version)})
+		switch {
+		case err == nil:
+			return out, nil
+		case !conditionFailed(err):
+			return gardener.Test{}, err
+		case attempt == maxAttempts:
+			return gardener.Test{}, &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: fmt.Sprintf("save refused %d times at version %d: %v", maxAttempts, t.Version, err)}
+		}
 	}
-	if err != nil {
-		return gardener.Test{}, err
-	}
-	return out, nil
 }
 
 // writeSteps reads the test and returns it with new steps at version base+1, and the writes
@@ -104,11 +144,9 @@ func (s *Store) writeSteps(ctx context.Context, testID string, base int, steps [
 	if err != nil {
 		return t, nil, err
 	}
-	if t.Version != base {
-		return t, nil, &gardener.StaleError{TestID: testID, BaseVersion: base, Version: t.Version}
+	if t, err = t.WithSteps(base, steps); err != nil {
+		return t, nil, err
 	}
-	t.Steps = gardener.CloneSteps(steps)
-	t.Version++
 	writes, err := s.txDoc(testItem(t), t, "testVersion = :v", item{":v": avN(base)})
 	if err != nil {
 		return t, nil, err
@@ -132,7 +170,7 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 		return err
 	}
 	it := key("R#"+r.ID, "RUN")
-	if r.Result != nil && r.Result.Passed && !r.Control && !r.Probe && r.TestID != "" {
+	if r.Green() {
 		it["GSI1PK"] = avS("T#" + r.TestID + "#GREEN")
 		it["GSI1SK"] = avS(timeKey(r.At) + "#" + r.ID)
 	}
@@ -307,12 +345,7 @@ func (s *Store) AtRisk(ctx context.Context, projectID string) ([]gardener.AtRisk
 		out[i] = gardener.AtRisk{ProjectID: projectID, TestID: strings.TrimPrefix(getS(it, "SK"), "RISK#"),
 			FirstSeen: parseTime(getS(it, "firstSeen")), LastSeen: parseTime(getS(it, "lastSeen"))}
 	}
-	slices.SortStableFunc(out, func(a, b gardener.AtRisk) int {
-		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
-			return c
-		}
-		return strings.Compare(a.TestID, b.TestID)
-	})
+	gardener.SortAtRisk(out)
 	return out, nil
 }
 

@@ -156,6 +156,48 @@ func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err
 	return p, err
 }
 
+// maxAttempts bounds how often UpdateProject runs its update again after the project changed
+// under it.
+const maxAttempts = 24
+
+// UpdateProject changes a project's settings by update, writing only over what it read. The
+// update runs outside any transaction, so an update that is slow (or calls out) holds no lock;
+// the write compares the stored record with the one read, byte for byte.
+func (s *Store) UpdateProject(ctx context.Context, id string, update func(*gardener.Project) error) (gardener.Project, error) {
+	for attempt := 1; ; attempt++ {
+		var read []byte
+		var cur gardener.Project
+		err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+			cur, err = get[gardener.Project](tx, bProjects, []byte(id), "project", id)
+			read = bytes.Clone(tx.Bucket(bProjects).Get([]byte(id)))
+			return err
+		})
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		next, err := cur.Updated(update)
+		if err != nil {
+			return gardener.Project{}, err
+		}
+		written := false
+		err = s.update(ctx, func(tx *bolt.Tx) error {
+			if !bytes.Equal(tx.Bucket(bProjects).Get([]byte(id)), read) {
+				return nil
+			}
+			written = true
+			return put(tx, bProjects, []byte(id), next)
+		})
+		switch {
+		case err != nil:
+			return gardener.Project{}, err
+		case written:
+			return next, nil
+		case attempt == maxAttempts:
+			return gardener.Project{}, &gardener.ConflictError{Entity: "project", ID: id, Reason: fmt.Sprintf("changed under each of %d updates", maxAttempts)}
+		}
+	}
+}
+
 // CreateTest stores a new test.
 func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
 	if err := need("test id", t.ID); err != nil {
@@ -194,12 +236,9 @@ func (s *Store) SaveTest(ctx context.Context, t gardener.Test) (out gardener.Tes
 		if err != nil {
 			return err
 		}
-		if cur.Version != t.Version {
-			return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: fmt.Sprintf("edited against version %d but the test is at version %d", t.Version, cur.Version)}
+		if out, err = cur.Edited(t); err != nil {
+			return err
 		}
-		out = t.Clone()
-		out.ProjectID = cur.ProjectID
-		out.Version = cur.Version + 1
 		return put(tx, bTests, []byte(t.ID), out)
 	})
 	return out, err
@@ -211,11 +250,9 @@ func writeSteps(tx *bolt.Tx, testID string, base int, steps []gardener.Step) (ga
 	if err != nil {
 		return t, err
 	}
-	if t.Version != base {
-		return t, &gardener.StaleError{TestID: testID, BaseVersion: base, Version: t.Version}
+	if t, err = t.WithSteps(base, steps); err != nil {
+		return t, err
 	}
-	t.Steps = gardener.CloneSteps(steps)
-	t.Version++
 	return t, put(tx, bTests, []byte(testID), t)
 }
 
@@ -228,12 +265,13 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 		if err := put(tx, bRuns, []byte(r.ID), r); err != nil {
 			return err
 		}
-		if r.Result == nil || !r.Result.Passed || r.Control || r.Probe || r.TestID == "" {
+		if !r.Green() {
 			return nil
 		}
 		if id := tx.Bucket(bGreen).Get([]byte(r.TestID)); id != nil && string(id) != r.ID {
 			prev, err := get[gardener.Run](tx, bRuns, id, "run", string(id))
-			if err == nil && prev.At.After(r.At) {
+			// The newest green run is the first in newest-first order, as in every listing.
+			if err == nil && gardener.NewestFirst(prev.At, prev.ID, r.At, r.ID) < 0 {
 				return nil
 			}
 		}
@@ -277,7 +315,7 @@ func (s *Store) TriageIssues(ctx context.Context, projectID string) (out []garde
 		out, err = scan(tx, bTriage, nil, func(t gardener.TriageIssue) bool { return t.ProjectID == projectID })
 		return err
 	})
-	slices.SortStableFunc(out, func(a, b gardener.TriageIssue) int { return newestFirst(a.At, b.At, a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b gardener.TriageIssue) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
 	return out, err
 }
 
@@ -357,12 +395,11 @@ func (s *Store) MarkAtRisk(ctx context.Context, projectID string, testIDs []stri
 			k := key(projectID, id)
 			r, err := get[gardener.AtRisk](tx, bAtRisk, k, "at-risk test", id)
 			if errors.Is(err, gardener.ErrNotFound) {
-				r = gardener.AtRisk{ProjectID: projectID, TestID: id, FirstSeen: at}
+				r = gardener.AtRisk{ProjectID: projectID, TestID: id}
 			} else if err != nil {
 				return err
 			}
-			r.LastSeen = at
-			if err := put(tx, bAtRisk, k, r); err != nil {
+			if err := put(tx, bAtRisk, k, r.Seen(at)); err != nil {
 				return err
 			}
 		}
@@ -376,26 +413,13 @@ func (s *Store) AtRisk(ctx context.Context, projectID string) (out []gardener.At
 		out, err = scan[gardener.AtRisk](tx, bAtRisk, key(projectID, ""), nil)
 		return err
 	})
-	slices.SortStableFunc(out, func(a, b gardener.AtRisk) int {
-		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
-			return c
-		}
-		return strings.Compare(a.TestID, b.TestID)
-	})
+	gardener.SortAtRisk(out)
 	return out, err
 }
 
 // ClearAtRisk takes a test off the ledger.
 func (s *Store) ClearAtRisk(ctx context.Context, projectID, testID string) error {
 	return s.update(ctx, func(tx *bolt.Tx) error { return tx.Bucket(bAtRisk).Delete(key(projectID, testID)) })
-}
-
-// newestFirst orders by time descending, then id descending, so equal times list stably.
-func newestFirst(a, b time.Time, aID, bID string) int {
-	if c := b.Compare(a); c != 0 {
-		return c
-	}
-	return strings.Compare(bID, aID)
 }
 
 func versionKey(testID string, version int) []byte {

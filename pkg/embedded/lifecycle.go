@@ -24,53 +24,53 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (out gar
 		return out, err
 	}
 	err = s.update(ctx, func(tx *bolt.Tx) error {
-		if prior, err := getProposal(tx, p.ID); err == nil {
-			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: prior}
-			return nil
-		}
-		if into := tx.Bucket(bRestated).Get([]byte(p.ID)); into != nil {
-			prior, err := getProposal(tx, string(into))
-			out = gardener.Staged{Outcome: gardener.StagedDuplicate, Proposal: prior}
-			return err
-		}
-		openID := tx.Bucket(bOpen).Get([]byte(p.TestID))
-		if openID == nil {
-			p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
-			out = gardener.Staged{Outcome: gardener.StagedNew, Proposal: p}
-			return stageNew(tx, p)
-		}
-		open, err := getProposal(tx, string(openID))
+		prior, open, err := readStage(tx, p)
 		if err != nil {
 			return err
 		}
-		switch {
-		case p.BaseVersion == open.BaseVersion:
-			open.Triggers = gardener.MergeTriggers(open.Triggers, p.Triggers)
-			open.Restated++
-			open.UpdatedAt = p.UpdatedAt
-			out = gardener.Staged{Outcome: gardener.StagedRestated, Proposal: open}
-			if err := tx.Bucket(bRestated).Put([]byte(p.ID), openID); err != nil {
-				return err
-			}
-			return put(tx, bProposals, openID, open)
-		case p.BaseVersion > open.BaseVersion:
-			open.Status = gardener.ProposalSuperseded
-			open.UpdatedAt = p.StagedAt
-			open.DecidedAt = p.StagedAt
-			if err := put(tx, bProposals, openID, open); err != nil {
-				return err
-			}
-			p.Triggers = gardener.MergeTriggers(nil, p.Triggers)
-			out = gardener.Staged{Outcome: gardener.StagedSuperseded, Proposal: p, Superseded: open.ID}
-			return stageNew(tx, p)
-		default:
-			return &gardener.StaleError{TestID: p.TestID, BaseVersion: p.BaseVersion, Version: open.BaseVersion}
+		plan, err := gardener.PlanStage(p, prior, open)
+		if err != nil {
+			return err
 		}
+		out = plan.Staged()
+		switch plan.Outcome {
+		case gardener.StagedNew:
+			return stageNew(tx, plan.Stage)
+		case gardener.StagedRestated:
+			if err := tx.Bucket(bRestated).Put([]byte(p.ID), []byte(plan.Restated.ID)); err != nil {
+				return err
+			}
+			return put(tx, bProposals, []byte(plan.Restated.ID), plan.Restated)
+		case gardener.StagedSuperseded:
+			if err := put(tx, bProposals, []byte(plan.Superseded.ID), plan.Superseded); err != nil {
+				return err
+			}
+			return stageNew(tx, plan.Stage)
+		}
+		return nil
 	})
 	if err != nil {
 		return gardener.Staged{}, err
 	}
 	return out, nil
+}
+
+// readStage reads what staging p is planned from: the row p's id names already (p itself, or
+// the open row it was recorded on) and the test's open row, each nil when there is none.
+func readStage(tx *bolt.Tx, p gardener.Proposal) (prior, open *gardener.Proposal, err error) {
+	id := p.ID
+	if into := tx.Bucket(bRestated).Get([]byte(id)); into != nil {
+		id = string(into)
+	}
+	if id != p.ID || tx.Bucket(bProposals).Get([]byte(id)) != nil {
+		row, err := getProposal(tx, id)
+		return &row, nil, err
+	}
+	if openID := tx.Bucket(bOpen).Get([]byte(p.TestID)); openID != nil {
+		row, err := getProposal(tx, string(openID))
+		return nil, &row, err
+	}
+	return nil, nil, nil
 }
 
 func stageNew(tx *bolt.Tx, p gardener.Proposal) error {
@@ -102,14 +102,14 @@ func (s *Store) OpenProposals(ctx context.Context, projectID string) ([]gardener
 	out, err := s.proposals(ctx, func(p gardener.Proposal) bool {
 		return p.ProjectID == projectID && p.Status == gardener.ProposalProposed
 	})
-	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return -newestFirst(a.StagedAt, b.StagedAt, a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return -gardener.NewestFirst(a.StagedAt, a.ID, b.StagedAt, b.ID) })
 	return out, err
 }
 
 // TestProposals is every row of a test, newest staged first.
 func (s *Store) TestProposals(ctx context.Context, testID string) ([]gardener.Proposal, error) {
 	out, err := s.proposals(ctx, func(p gardener.Proposal) bool { return p.TestID == testID })
-	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return newestFirst(a.StagedAt, b.StagedAt, a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return gardener.NewestFirst(a.StagedAt, a.ID, b.StagedAt, b.ID) })
 	return out, err
 }
 
@@ -119,11 +119,9 @@ func closeOpen(tx *bolt.Tx, id string, status gardener.ProposalStatus, by string
 	if err != nil {
 		return r, err
 	}
-	if r.Status != gardener.ProposalProposed {
-		return r, &gardener.ConflictError{Entity: "proposal", ID: id, Reason: fmt.Sprintf("is %s, not proposed", r.Status)}
+	if r, err = r.Close(status, by, at); err != nil {
+		return r, err
 	}
-	r.Status = status
-	r.DecidedBy, r.DecidedAt, r.UpdatedAt = by, at, at
 	if err := put(tx, bProposals, []byte(id), r); err != nil {
 		return r, err
 	}
@@ -143,8 +141,8 @@ func (s *Store) ApplyProposal(ctx context.Context, a gardener.ApplyProposal) (t 
 		if err != nil {
 			return err
 		}
-		if r.TestID != a.TestID || r.BaseVersion != a.BaseVersion {
-			return fmt.Errorf("embedded store: apply proposal %s: it is of test %s version %d, not test %s version %d", a.ProposalID, r.TestID, r.BaseVersion, a.TestID, a.BaseVersion)
+		if err := a.Check(r); err != nil {
+			return fmt.Errorf("embedded store: %w", err)
 		}
 		t, err = writeRepair(tx, a.Steps, a.Repair)
 		return err
@@ -154,10 +152,8 @@ func (s *Store) ApplyProposal(ctx context.Context, a gardener.ApplyProposal) (t 
 
 // CloseProposal moves an open row to dismissed, stale or superseded.
 func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (p gardener.Proposal, err error) {
-	switch c.Status {
-	case gardener.ProposalDismissed, gardener.ProposalStale, gardener.ProposalSuperseded:
-	default:
-		return p, fmt.Errorf("embedded store: close proposal %s: %q is not dismissed, stale or superseded", c.ProposalID, c.Status)
+	if err := c.Validate(); err != nil {
+		return p, fmt.Errorf("embedded store: %w", err)
 	}
 	err = s.update(ctx, func(tx *bolt.Tx) error {
 		r, err := closeOpen(tx, c.ProposalID, c.Status, c.By, c.At)
@@ -165,51 +161,35 @@ func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (p 
 			return err
 		}
 		p = r
-		if c.Status != gardener.ProposalDismissed || len(c.Dismissal.Changes) == 0 {
+		if !c.Remembers() {
 			return nil
 		}
-		k := versionKey(c.Dismissal.TestID, c.Dismissal.TestVersion)
-		var known []string
-		if raw := tx.Bucket(bDismissals).Get(k); raw != nil {
-			known, err = get[[]string](tx, bDismissals, k, "dismissals", string(k))
-			if err != nil {
-				return err
-			}
+		known, err := dismissed(tx, c.Dismissal)
+		if err != nil {
+			return err
 		}
-		for _, ch := range c.Dismissal.Changes {
-			if !slices.Contains(known, ch) {
-				known = append(known, ch)
-			}
-		}
-		return put(tx, bDismissals, k, known)
+		return put(tx, bDismissals, versionKey(c.Dismissal.TestID, c.Dismissal.TestVersion), c.Dismissal.AddTo(known))
 	})
 	return p, err
 }
 
+// dismissed reads the change fingerprints dismissed at k's test version.
+func dismissed(tx *bolt.Tx, k gardener.DismissalKey) ([]string, error) {
+	vk := versionKey(k.TestID, k.TestVersion)
+	if tx.Bucket(bDismissals).Get(vk) == nil {
+		return nil, nil
+	}
+	return get[[]string](tx, bDismissals, vk, "dismissals", string(vk))
+}
+
 // Dismissed reports whether every change of key was dismissed at its test version.
 func (s *Store) Dismissed(ctx context.Context, k gardener.DismissalKey) (bool, error) {
-	if len(k.Changes) == 0 {
-		return false, nil
-	}
 	var known []string
-	err := s.view(ctx, func(tx *bolt.Tx) error {
-		vk := versionKey(k.TestID, k.TestVersion)
-		if tx.Bucket(bDismissals).Get(vk) == nil {
-			return nil
-		}
-		var err error
-		known, err = get[[]string](tx, bDismissals, vk, "dismissals", string(vk))
+	err := s.view(ctx, func(tx *bolt.Tx) (err error) {
+		known, err = dismissed(tx, k)
 		return err
 	})
-	if err != nil {
-		return false, err
-	}
-	for _, ch := range k.Changes {
-		if !slices.Contains(known, ch) {
-			return false, nil
-		}
-	}
-	return true, nil
+	return err == nil && k.CoveredBy(known), err
 }
 
 // writeRepair writes the steps at FromVersion+1 and stores the repair, if its id is new.
@@ -251,7 +231,7 @@ func (s *Store) repairs(ctx context.Context, keep func(gardener.Repair) bool) (o
 		out, err = scan(tx, bRepairs, nil, keep)
 		return err
 	})
-	slices.SortStableFunc(out, func(a, b gardener.Repair) int { return newestFirst(a.At, b.At, a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b gardener.Repair) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
 	return out, err
 }
 
@@ -272,15 +252,15 @@ func (s *Store) RevertRepair(ctx context.Context, rv gardener.RevertRepair) (t g
 		if err != nil {
 			return err
 		}
-		if !r.RevertedAt.IsZero() {
-			return &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reverted already by %s", r.RevertedBy)}
+		reverted, err := r.Revert(rv.By, rv.At)
+		if err != nil {
+			return err
 		}
 		t, err = writeSteps(tx, r.TestID, r.ToVersion, r.PreSteps)
 		if err != nil {
 			return err
 		}
-		r.RevertedAt, r.RevertedBy, r.Badge = rv.At, rv.By, false
-		return put(tx, bRepairs, []byte(r.ID), r)
+		return put(tx, bRepairs, []byte(r.ID), reverted)
 	})
 	return t, err
 }
@@ -292,7 +272,7 @@ func (s *Store) MarkReviewed(ctx context.Context, repairID, by string) (r garden
 		if err != nil {
 			return err
 		}
-		r.Badge, r.ReviewedBy = false, by
+		r = r.Reviewed(by)
 		return put(tx, bRepairs, []byte(r.ID), r)
 	})
 	return r, err

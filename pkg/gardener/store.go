@@ -19,25 +19,21 @@ import (
 // Errors: an unknown id is a *NotFoundError; a write that lost a race or found a record in
 // another state is a *ConflictError; a write against a test version that moved is a
 // *StaleError. No error leaves a partial write behind.
+//
+// Consumers depend on the part they use, declared where they use it; the groups below are the
+// ones they share.
 type Store interface {
-	ProjectStore
-	TestStore
-	RunStore
-	ProposalStore
-	RepairStore
-	RecordStore
-	RadarStore
-}
-
-// ProjectStore keeps project settings.
-type ProjectStore interface {
 	// PutProject creates or replaces a project's settings.
 	PutProject(ctx context.Context, p Project) error
 	Project(ctx context.Context, id string) (Project, error)
-}
+	// UpdateProject changes a project's settings without losing a concurrent write: update
+	// changes a copy of the stored settings, and the result of Project.Updated is written only
+	// if the project was not written meanwhile; else update runs again on what is stored now.
+	// update runs outside the store's transactions and may run more than once. An error from update (or from
+	// Updated) is returned as it is and writes nothing. *NotFoundError for an unknown project;
+	// *ConflictError when it changed under every attempt.
+	UpdateProject(ctx context.Context, id string, update func(*Project) error) (Project, error)
 
-// TestStore keeps saved tests and their versions.
-type TestStore interface {
 	// CreateTest stores a new test as given; a test with the same id is a *ConflictError.
 	CreateTest(ctx context.Context, t Test) error
 	Test(ctx context.Context, id string) (Test, error)
@@ -46,6 +42,20 @@ type TestStore interface {
 	// SaveTest writes a person's edit (steps, name, status). t.Version must be the stored
 	// version, else *ConflictError; the stored test gets version t.Version+1, which is returned.
 	SaveTest(ctx context.Context, t Test) (Test, error)
+
+	RunStore
+	ProposalStore
+	RepairStore
+
+	PutTriageIssue(ctx context.Context, t TriageIssue) error
+	// TriageIssues lists a project's triage issues, newest first.
+	TriageIssues(ctx context.Context, projectID string) ([]TriageIssue, error)
+	// AddModelCall appends a call to the test's AI history.
+	AddModelCall(ctx context.Context, c ModelCall) error
+	// ModelCalls is a test's AI history, newest first.
+	ModelCalls(ctx context.Context, testID string) ([]ModelCall, error)
+
+	RadarStore
 }
 
 // RunStore keeps recorded runs.
@@ -59,8 +69,8 @@ type RunStore interface {
 
 // ProposalStore keeps the staged queue.
 type ProposalStore interface {
-	// StageProposal writes p as the test's open proposal, or records it on the open one
-	// (DESIGN.md §4.4): with no open proposal p is staged; with an open one of the same base
+	// StageProposal writes p as the test's open proposal, or records it on the open one, as
+	// PlanStage decides: with no open proposal p is staged; with an open one of the same base
 	// version p's triggers are appended to it and its restated count rises by one; with an open
 	// one of an older base version that one becomes superseded and p is staged; p of an older
 	// base version than the open one is a *StaleError. Staging the same proposal id again
@@ -102,17 +112,6 @@ type RepairStore interface {
 	RevertRepair(ctx context.Context, r RevertRepair) (Test, error)
 	// MarkReviewed clears a repair's badge and records who reviewed it; the fix stays.
 	MarkReviewed(ctx context.Context, repairID, by string) (Repair, error)
-}
-
-// RecordStore keeps what the gardener leaves for people to read.
-type RecordStore interface {
-	PutTriageIssue(ctx context.Context, t TriageIssue) error
-	// TriageIssues lists a project's triage issues, newest first.
-	TriageIssues(ctx context.Context, projectID string) ([]TriageIssue, error)
-	// AddModelCall appends a call to the test's AI history.
-	AddModelCall(ctx context.Context, c ModelCall) error
-	// ModelCalls is a test's AI history, newest first.
-	ModelCalls(ctx context.Context, testID string) ([]ModelCall, error)
 }
 
 // RadarStore keeps what the radar compares the app with, and what it found.

@@ -1,7 +1,7 @@
-// Package lifecycle is the proposal and repair lifecycle as domain services over a
-// gardener.Store: stage, approve and apply, dismiss, supersede, auto-apply, revert, mark
-// reviewed, and the histories people read (DESIGN.md §4.3–4.8; spec "The queue" and "What an
-// auto-applied repair leaves behind").
+// Package lifecycle is the proposal and repair lifecycle as domain services over a store: stage,
+// approve and apply, dismiss, supersede, auto-apply, revert, mark reviewed, and the histories
+// people read (one open proposal per test, stale, the repair record; spec "The queue" and "What
+// an auto-applied repair leaves behind").
 //
 // The services decide; the store makes each decision atomic. Every service re-reads what it
 // acts on and trusts no payload: ops pass the assertion floor again before anything is written,
@@ -9,6 +9,7 @@
 package lifecycle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,15 +18,28 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
+// Store is the part of a gardener.Store the lifecycle keeps its state behind: the queue and the
+// repair history, and the projects, tests, runs and AI history they refer to.
+type Store interface {
+	gardener.ProposalStore
+	gardener.RepairStore
+	Project(ctx context.Context, id string) (gardener.Project, error)
+	Test(ctx context.Context, id string) (gardener.Test, error)
+	SaveTest(ctx context.Context, t gardener.Test) (gardener.Test, error)
+	Run(ctx context.Context, id string) (gardener.Run, error)
+	AddModelCall(ctx context.Context, c gardener.ModelCall) error
+	ModelCalls(ctx context.Context, testID string) ([]gardener.ModelCall, error)
+}
+
 // Service runs the lifecycle over a store. The zero value is not usable; call New.
 type Service struct {
-	store gardener.Store
+	store Store
 	now   func() time.Time
 }
 
 // New returns a service over store; now is the clock (nil: time.Now), injectable so histories
 // sort deterministically in tests.
-func New(store gardener.Store, now func() time.Time) *Service {
+func New(store Store, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}

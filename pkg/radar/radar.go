@@ -35,10 +35,22 @@ const MaxDryRuns = 10
 // without starving the page renderers.
 const DefaultConcurrency = 4
 
+// Store is the part of a gardener.Store the radar keeps its baselines and ledger in, and reads
+// the projects, tests, green runs and queue it sweeps for from.
+type Store interface {
+	gardener.RadarStore
+	Project(ctx context.Context, id string) (gardener.Project, error)
+	Test(ctx context.Context, id string) (gardener.Test, error)
+	Tests(ctx context.Context, projectID string) ([]gardener.Test, error)
+	PutRun(ctx context.Context, r gardener.Run) error
+	LastGreenRun(ctx context.Context, testID string) (gardener.Run, error)
+	OpenProposals(ctx context.Context, projectID string) ([]gardener.Proposal, error)
+}
+
 // Radar sweeps one store's projects and runs their staging passes.
 type Radar struct {
 	Runner gardener.Runner
-	Store  gardener.Store
+	Store  Store
 	// Tender climbs the ladder and stages through the lifecycle; only the staging pass's
 	// Propose uses it, so a radar without one sweeps and dry-runs but stages nothing.
 	Tender *tend.Tender

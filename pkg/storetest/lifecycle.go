@@ -9,8 +9,8 @@ import (
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 )
 
-// lifecycleCases drive the lifecycle services over the store: every promise of DESIGN.md
-// §4.4–4.8 and the spec's queue and repair-record sections.
+// lifecycleCases drive the lifecycle services over the store: one open proposal per test,
+// stale, the repair record, revert and review, and the spec's queue and repair-record sections.
 var lifecycleCases = []testCase{
 	{name: "StageRestateDuplicate", atomic: true, run: func(t *testing.T, f *fixture) {
 		st, err := f.svc.Stage(f.ctx, proposal("pr-1", 3, change("c-1", "http://app.test/login", "f1")))

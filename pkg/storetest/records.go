@@ -1,10 +1,12 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +31,87 @@ var recordCases = []testCase{
 		if again, _ := f.store.Project(f.ctx, "p-queue"); !again.AutoRepair || again.Radar {
 			t.Fatalf("project after put: %+v", again)
 		}
+	}},
+	{name: "ProjectUpdatesLoseNothing", run: func(t *testing.T, f *fixture) {
+		for round := range 3 {
+			before, err := f.store.Project(f.ctx, "p-queue")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Both writers read the settings before either writes, so one of them finds its read
+			// overtaken: a store that writes over it loses the other's change.
+			var read sync.WaitGroup
+			read.Add(2)
+			update := func(change func(*gardener.Project)) error {
+				first := true
+				_, err := f.store.UpdateProject(f.ctx, "p-queue", func(p *gardener.Project) error {
+					if first {
+						first = false
+						read.Done()
+						read.Wait()
+					}
+					change(p)
+					return nil
+				})
+				return err
+			}
+			name, model := fmt.Sprintf("Queue %d", round), fmt.Sprintf("bedrock:model-%d", round)
+			var nameErr, modelErr error
+			var wg sync.WaitGroup
+			wg.Go(func() { nameErr = update(func(p *gardener.Project) { p.Name = name }) })
+			wg.Go(func() { modelErr = update(func(p *gardener.Project) { p.Model = model }) })
+			wg.Wait()
+			if nameErr != nil || modelErr != nil {
+				t.Fatalf("round %d: updates failed: %v, %v", round, nameErr, modelErr)
+			}
+			after, err := f.store.Project(f.ctx, "p-queue")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after.Name != name || after.Model != model || after.Version != before.Version+2 {
+				t.Fatalf("round %d: project %+v; want name %q, model %q and version %d: an update was lost", round, after, name, model, before.Version+2)
+			}
+		}
+
+		// A replacement written between an update's read and its write is not lost either.
+		before, err := f.store.Project(f.ctx, "p-queue")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := true
+		got, err := f.store.UpdateProject(f.ctx, "p-queue", func(p *gardener.Project) error {
+			if first {
+				first = false
+				replaced := *p
+				replaced.AutoRepair = !before.AutoRepair
+				if err := f.store.PutProject(f.ctx, replaced); err != nil {
+					return err
+				}
+			}
+			p.Radar = !before.Radar
+			return nil
+		})
+		if err != nil || got.AutoRepair == before.AutoRepair || got.Radar == before.Radar {
+			t.Fatalf("update across a put: %+v, %v; want both autoRepair and radar flipped from %+v", got, err, before)
+		}
+		if again, _ := f.store.Project(f.ctx, "p-queue"); !reflect.DeepEqual(again, got) {
+			t.Fatalf("stored %+v, update returned %+v", again, got)
+		}
+
+		boom := errors.New("no such model")
+		_, err = f.store.UpdateProject(f.ctx, "p-queue", func(p *gardener.Project) error { p.Name = "never"; return boom })
+		wantErr(t, "a refused update", err, boom)
+		_, err = f.store.UpdateProject(f.ctx, "p-queue", func(p *gardener.Project) error { p.ID = "p-other"; return nil })
+		if err == nil || !strings.Contains(err.Error(), "p-other") {
+			t.Fatalf("an update changing the id: %v, want an error naming the new id", err)
+		}
+		if again, _ := f.store.Project(f.ctx, "p-queue"); !reflect.DeepEqual(again, got) {
+			t.Fatalf("refused updates wrote: %+v, was %+v", again, got)
+		}
+		_, err = f.store.Project(f.ctx, "p-other")
+		wantAs[*gardener.NotFoundError](t, "the id an update tried to move to", err)
+		_, err = f.store.UpdateProject(f.ctx, "nope", func(*gardener.Project) error { return nil })
+		wantAs[*gardener.NotFoundError](t, "update of an unknown project", err)
 	}},
 	{name: "UnknownIDsAreNotFound", run: func(t *testing.T, f *fixture) {
 		reads := map[string]func() error{
@@ -187,6 +270,13 @@ var recordCases = []testCase{
 		}
 		if last.Result == nil || last.Result.Steps[0].Element.ID != "login" || !last.At.Equal(epoch.Add(time.Hour)) {
 			t.Fatalf("last green run did not round-trip: %+v", last)
+		}
+		// Green runs of the same instant order by id, whichever was written last, as in every
+		// newest-first listing.
+		green("r-same-b", epoch.Add(5*time.Hour), nil)
+		green("r-same-a", epoch.Add(5*time.Hour), nil)
+		if last, err := f.store.LastGreenRun(f.ctx, "t-login"); err != nil || last.ID != "r-same-b" {
+			t.Fatalf("last green run of two at one instant: %s, %v; want r-same-b", last.ID, err)
 		}
 		ctl, err := f.store.Run(f.ctx, "r-control")
 		if err != nil || !ctl.Control || ctl.Trigger != gardener.TriggerSchedule {

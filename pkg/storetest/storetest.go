@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -148,21 +149,9 @@ func (f *fixture) failedRun(t *testing.T, id, testID string, mut func(*gardener.
 	return id
 }
 
-func stepsEqual(a, b []gardener.Step) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func wantSteps(t *testing.T, what string, got, want []gardener.Step) {
 	t.Helper()
-	if !stepsEqual(got, want) {
+	if !slices.EqualFunc(got, want, gardener.Step.Equal) {
 		t.Fatalf("%s: steps differ:\n got %d steps %v\nwant %d steps %v", what, len(got), abbreviate(got), len(want), abbreviate(want))
 	}
 }

@@ -24,9 +24,20 @@ import (
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 )
 
+// Store is the part of a gardener.Store a Tender reads and records through; what it writes to
+// tests and the queue goes through the lifecycle.
+type Store interface {
+	gardener.RunStore
+	Project(ctx context.Context, id string) (gardener.Project, error)
+	Test(ctx context.Context, id string) (gardener.Test, error)
+	Tests(ctx context.Context, projectID string) ([]gardener.Test, error)
+	TestProposals(ctx context.Context, testID string) ([]gardener.Proposal, error)
+	PutTriageIssue(ctx context.Context, t gardener.TriageIssue) error
+}
+
 // Tender tends failing tests of one store.
 type Tender struct {
-	Store  gardener.Store
+	Store  Store
 	Life   *lifecycle.Service
 	Ladder *ladder.Ladder
 	Log    *slog.Logger
