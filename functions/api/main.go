@@ -6,4 +6,4 @@ import (
 	"github.com/driftgardener/gardener/pkg/handler"
 )
 
-func main() { cloud.Start(handler.APIFunction) }
+func main() { cloud.Start(handler.ApiFunction) }

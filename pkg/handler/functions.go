@@ -75,7 +75,8 @@ func rung(r gardener.Strategy) func(ReplayDeps) (func(context.Context, Gate) (Ru
 	return func(d ReplayDeps) (func(context.Context, Gate) (RungResult, error), error) { return NewRung(r, d) }
 }
 
-// The functions of template.yaml, one each; functions/<Dir>/main.go starts it through pkg/cloud.
+// The functions of template.yaml, each named after its logical id there; functions/<Dir>/main.go
+// starts it through pkg/cloud.
 var (
 	EligibilityFunction    = Function{ID: "EligibilityFunction", Dir: "eligibility", build: typed(Services.store, NewEligibility)}
 	SelfHealFunction       = Function{ID: "SelfHealFunction", Dir: "selfheal", Image: true, build: typed(Services.replay, rung(gardener.StrategySelfHeal))}
@@ -90,7 +91,7 @@ var (
 	ProposeFunction        = Function{ID: "ProposeFunction", Dir: "propose", Image: true, build: typed(Services.replay, NewPropose)}
 	StagingSelectFunction  = Function{ID: "StagingSelectFunction", Dir: "stagingselect", build: typed(Services.store, NewStagingSelect)}
 	StagingSummaryFunction = Function{ID: "StagingSummaryFunction", Dir: "stagingsummary", build: typed(Services.base, NewStagingSummary)}
-	APIFunction            = Function{ID: "ApiFunction", Dir: "api", build: typed(Services.api, NewAPI)}
+	ApiFunction            = Function{ID: "ApiFunction", Dir: "api", build: typed(Services.api, NewAPI)}
 )
 
 // Functions are all the functions of template.yaml; a test keeps the list equal to the
@@ -98,5 +99,5 @@ var (
 var Functions = []Function{
 	EligibilityFunction, SelfHealFunction, SuggestFixFunction, DiagnoseFunction, PersistFunction,
 	PropagateFunction, TriageFunction, NotifyFunction, RadarFunction, DryRunFunction,
-	ProposeFunction, StagingSelectFunction, StagingSummaryFunction, APIFunction,
+	ProposeFunction, StagingSelectFunction, StagingSummaryFunction, ApiFunction,
 }

@@ -160,7 +160,7 @@ func (s *Stack) wireFunctions() error {
 		return fmt.Errorf("local stack: no handler for the template's functions %s", strings.Join(missing, ", "))
 	}
 	for _, r := range s.tpl.Routes {
-		if r.Function != handler.APIFunction.ID {
+		if r.Function != handler.ApiFunction.ID {
 			return fmt.Errorf("local stack: the route %s %s goes to %s, which is not the review API", r.Method, r.Path, r.Function)
 		}
 	}
