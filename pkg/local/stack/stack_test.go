@@ -2,11 +2,13 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -74,6 +76,24 @@ func TestTemplateWiring(t *testing.T) {
 		if _, err := os.Stat(filepath.Join("../../..", sm.DefinitionURI)); err != nil {
 			t.Errorf("%s: DefinitionUri %s: %v", id, sm.DefinitionURI, err)
 		}
+	}
+}
+
+// TestWiringMistakeFailsLocally: the stack builds every function through the constructor its
+// Lambda's main builds it with, so a function given too little fails here as its cold start
+// would in AWS.
+func TestWiringMistakeFailsLocally(t *testing.T) {
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	noBrowser := services(t, store)
+	noBrowser.Runner = nil
+	_, err = New(Config{Template: templatePath, Services: noBrowser})
+	var missing *handler.MissingError
+	if !errors.As(err, &missing) || !slices.Contains(missing.Missing, "Runner") || !strings.Contains(err.Error(), "DiagnoseFunction") {
+		t.Fatalf("a stack without a browser: %v; want DiagnoseFunction (the first Chromium function) refused for its Runner", err)
 	}
 }
 
