@@ -32,6 +32,7 @@ type Services struct {
 	Now         func() time.Time
 }
 
+// The dependencies of each kind of function, taken from the services.
 func (s Services) base() Base         { return Base{Log: s.Log, Now: s.Now} }
 func (s Services) store() StoreDeps   { return StoreDeps{Base: s.base(), Store: s.Store} }
 func (s Services) notify() NotifyDeps { return NotifyDeps{Base: s.base(), Notifier: s.Notifier} }
