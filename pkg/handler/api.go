@@ -92,7 +92,7 @@ func NewAPI(d APIDeps) (*API, error) {
 	for _, rt := range routes {
 		a.mux.Handle(rt.pattern, a.handle(rt))
 	}
-	a.gateway = httpadapter.NewV2(a)
+	a.gateway = httpadapter.NewV2(http.HandlerFunc(a.fromGateway))
 	return a, nil
 }
 
@@ -113,7 +113,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Invoke serves one API Gateway payload-v2 event through the adapter, which turns it into the
-// request the router serves and carries the authorizer's claims in its context.
+// request the router serves.
 func (a *API) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	var ev events.APIGatewayV2HTTPRequest
 	if err := json.Unmarshal(payload, &ev); err != nil {
@@ -141,31 +141,32 @@ func (c Caller) may(projectID string) bool {
 	return false
 }
 
-// callerOf reads the caller from the claims of the JWT that API Gateway's authorizer verified,
-// which the adapter carries in the request's context: the subject (or email) is who approves,
+// claimsKey is where a request carries the claims of its verified caller.
+type claimsKey struct{}
+
+// WithClaims returns r carrying the claims of a verified JWT, where the routes read the caller
+// from. In Lambda the API puts there the claims API Gateway's authorizer verified; the local
+// stack, standing in for the authorizer, puts there those of a development token.
+func WithClaims(r *http.Request, claims map[string]string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims))
+}
+
+// fromGateway serves a request the adapter made of an API Gateway event, with the claims of the
+// JWT the authorizer verified, which the adapter keeps in the request's context.
+func (a *API) fromGateway(w http.ResponseWriter, r *http.Request) {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.Authorizer != nil && rc.Authorizer.JWT != nil {
+		r = WithClaims(r, rc.Authorizer.JWT.Claims)
+	}
+	a.ServeHTTP(w, r)
+}
+
+// callerOf reads the caller from the request's claims: the subject (or email) is who approves,
 // and the "projects" claim (space or comma separated) is what they may touch.
 func callerOf(r *http.Request) (Caller, bool) {
-	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
-	if !ok || rc.Authorizer == nil || rc.Authorizer.JWT == nil {
-		return Caller{}, false
-	}
-	claims := rc.Authorizer.JWT.Claims
+	claims, _ := r.Context().Value(claimsKey{}).(map[string]string)
 	c := Caller{ID: cmp.Or(claims["email"], claims["sub"])}
 	c.Projects = strings.FieldsFunc(claims["projects"], func(r rune) bool { return r == ' ' || r == ',' })
 	return c, c.ID != ""
-}
-
-// WithClaims returns r carrying claims where the adapter carries those of a verified JWT: the
-// local stack stands in for the JWT authorizer with it.
-func WithClaims(r *http.Request, claims map[string]string) (*http.Request, error) {
-	ev := events.APIGatewayV2HTTPRequest{RequestContext: events.APIGatewayV2HTTPRequestContext{
-		Authorizer: &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: claims}},
-	}}
-	carrier, err := new(core.RequestAccessorV2).EventToRequestWithContext(r.Context(), ev)
-	if err != nil {
-		return nil, fmt.Errorf("carrying the claims of %s: %w", claims["sub"], err)
-	}
-	return r.WithContext(carrier.Context()), nil
 }
 
 // handle serves one route: it answers 401 without a verified caller, finds the project the

@@ -24,7 +24,7 @@ const maxBody = 1 << 20
 // Handler serves the review API's router directly, in front of it doing what API Gateway does:
 // a route the API does not have is 404 before anything else, a body over the payload limit is
 // refused, and the JWT authorizer's part is played with development tokens, whose claims go
-// where the Lambda adapter puts a verified JWT's.
+// where the API reads a verified JWT's.
 func (s *Stack) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.api == nil || !s.api.Handles(r) {
@@ -43,12 +43,7 @@ func (s *Stack) Handler() http.Handler {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Unauthorized"})
 			return
 		}
-		r, err = handler.WithClaims(r, claims)
-		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, map[string]string{"message": "Internal Server Error", "error": err.Error()})
-			return
-		}
-		s.api.ServeHTTP(w, r)
+		s.api.ServeHTTP(w, handler.WithClaims(r, claims))
 	})
 }
 
