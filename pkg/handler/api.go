@@ -85,7 +85,9 @@ type API struct {
 
 // NewAPI builds the review API.
 func NewAPI(d APIDeps) (*API, error) {
-	if err := need("api", append(d.deps(), dep{"Models", d.Models == nil}, dep{"Notifier", d.Notifier == nil}, dep{"Starter", d.Starter == nil}, dep{"RepairMachine", d.RepairMachine == ""})...); err != nil {
+	deps := append(d.deps(), dep{"Models", d.Models == nil}, dep{"Notifier", d.Notifier == nil},
+		dep{"Starter", d.Starter == nil}, dep{"RepairMachine", d.RepairMachine == ""})
+	if err := need("api", deps...); err != nil {
 		return nil, err
 	}
 	a := &API{APIDeps: d, mux: http.NewServeMux()}
