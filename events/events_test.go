@@ -96,7 +96,7 @@ func TestEverySampleIsUsed(t *testing.T) {
 			t.Errorf("function %s has no sample event", id)
 		}
 	}
-	for _, r := range handler.Routes {
+	for _, r := range handler.Routes() {
 		if !routes[r] {
 			t.Errorf("route %s has no sample event", r)
 		}
@@ -133,11 +133,18 @@ func newStack(t *testing.T, runner gardener.Runner, appURL string) *stack.Stack 
 			t.Fatal(err)
 		}
 	}
-	deps := handler.Deps{Store: store, Runner: runner, BaseURLs: map[string]string{"demo": appURL}, StepTimeout: 10 * time.Second,
+	if runner == nil {
+		// Every function is built as in Lambda, the Chromium ones with a browser that starts on
+		// its first replay; without Chromium their samples are skipped and it never starts.
+		idle := browser.New(browser.Options{})
+		t.Cleanup(func() { idle.Close() })
+		runner = idle
+	}
+	services := handler.Services{Store: store, Runner: runner, BaseURLs: map[string]string{"demo": appURL}, StepTimeout: 10 * time.Second, RadarProjects: []string{"demo"},
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}
-	st, err := stack.New(stack.Config{Template: "../template.yaml", Deps: deps, Projects: []string{"demo"}})
+	st, err := stack.New(stack.Config{Template: "../template.yaml", Services: services})
 	if err != nil {
 		t.Fatal(err)
 	}

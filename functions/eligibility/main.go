@@ -2,14 +2,8 @@
 package main
 
 import (
-	"context"
-
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/driftgardener/gardener/pkg/cloud"
+	"github.com/driftgardener/gardener/pkg/handler"
 )
 
-func main() {
-	deps := cloud.Must(cloud.Load(context.Background(), cloud.Needs{}))
-	lambda.Start(deps.Eligibility)
-}
+func main() { cloud.Start(handler.EligibilityFunction) }

@@ -1,6 +1,7 @@
-// Package cloud builds the handlers' dependencies from a Lambda's environment: the DynamoDB
-// store, the browser for the Chromium functions, the models, the SNS topic, the event bus and
-// the state machines. functions/*/main.go call Load and start one handler.
+// Package cloud builds a function from its Lambda's environment and starts it: the DynamoDB
+// store, the browser, the models, the SNS topic, the event bus and the state machines become
+// the handler.Services the function's constructor takes, the same constructor the local stack
+// builds the function with. functions/*/main.go call Start.
 //
 // Environment: TABLE_NAME (required), DYNAMODB_ENDPOINT (optional, a local DynamoDB),
 // MODEL_REGION, TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, RADAR_PROJECTS (comma
@@ -10,12 +11,14 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -30,96 +33,93 @@ import (
 	"github.com/driftgardener/gardener/pkg/sns"
 )
 
-// Needs says which dependencies a function uses beyond the store.
-type Needs struct {
-	Browser  bool
-	Notifier bool
-	Events   bool
-	Starter  bool
-}
-
-// Load builds the dependencies a function needs from its environment. A missing variable the
-// function needs is an error naming it: a misconfigured function fails at its first cold start,
-// not on its first event.
-func Load(ctx context.Context, need Needs) (handler.Deps, error) {
+// Start builds fn from the environment and serves it. A function that cannot be built stops its
+// cold start with the reason in the log, rather than failing on its first event.
+func Start(fn handler.Function) {
 	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	slog.SetDefault(log)
-	env := func(name string) (string, error) {
-		v := os.Getenv(name)
-		if v == "" {
-			return "", fmt.Errorf("the environment variable %s is not set", name)
-		}
-		return v, nil
+	h, err := Build(context.Background(), fn, log)
+	if err != nil {
+		log.Error("cold start", "function", fn.ID, "error", err.Error())
+		os.Exit(1)
 	}
+	lambda.Start(h)
+}
+
+// variables name the environment variable each optional service is read from, for the error of
+// a function built without it.
+var variables = map[string]string{
+	"Notifier":      "TOPIC_ARN",
+	"Events":        "EVENT_BUS_NAME",
+	"RepairMachine": "REPAIR_STATE_MACHINE_ARN",
+}
+
+// Build builds fn's handler from the environment. A dependency fn needs whose variable is not
+// set is an error naming the variable.
+func Build(ctx context.Context, fn handler.Function, log *slog.Logger) (any, error) {
+	s, err := Services(ctx, log)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn.ID, err)
+	}
+	h, err := fn.Build(s)
+	var missing *handler.MissingError
+	if errors.As(err, &missing) {
+		var unset []string
+		for _, m := range missing.Missing {
+			if v, ok := variables[m]; ok {
+				unset = append(unset, v)
+			}
+		}
+		if len(unset) > 0 {
+			err = fmt.Errorf("%w: the environment variable %s is not set", err, strings.Join(unset, ", "))
+		}
+	}
+	return h, err
+}
+
+// Services reads the services from the environment: the store (TABLE_NAME is required), the
+// models, the browser (started on its first replay, so a function that replays nothing never
+// starts it), the state machines, and each service whose variable is set.
+func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
-		return handler.Deps{}, fmt.Errorf("loading the AWS configuration: %w", err)
+		return handler.Services{}, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
-	table, err := env("TABLE_NAME")
-	if err != nil {
-		return handler.Deps{}, err
+	table := os.Getenv("TABLE_NAME")
+	if table == "" {
+		return handler.Services{}, errors.New("the environment variable TABLE_NAME is not set")
 	}
+	s := handler.Services{Log: log, RepairMachine: os.Getenv("REPAIR_STATE_MACHINE_ARN"), Starter: sfn.New(cfg)}
 	dbCfg := cfg.Copy()
 	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
 		dbCfg.BaseEndpoint = aws.String(ep)
 	}
-	d := handler.Deps{Store: dynamo.New(dynamodb.NewFromConfig(dbCfg), table), Log: log}
+	s.Store = dynamo.New(dynamodb.NewFromConfig(dbCfg), table)
 	modelRegion := os.Getenv("MODEL_REGION")
-	d.Models = func(ctx context.Context, spec string) (gardener.Model, error) {
+	s.Models = func(ctx context.Context, spec string) (gardener.Model, error) {
 		return modelspec.Open(ctx, spec, modelspec.Options{Region: modelRegion})
 	}
-	if s := os.Getenv("STEP_TIMEOUT"); s != "" {
-		if d.StepTimeout, err = time.ParseDuration(s); err != nil {
-			return d, fmt.Errorf("STEP_TIMEOUT %q: %w", s, err)
+	if v := os.Getenv("STEP_TIMEOUT"); v != "" {
+		if s.StepTimeout, err = time.ParseDuration(v); err != nil {
+			return s, fmt.Errorf("STEP_TIMEOUT %q: %w", v, err)
 		}
 	}
-	if need.Browser {
-		// One browser per container, started on first use and kept while the container is warm.
-		d.Runner = browser.New(browser.Options{SingleProcess: os.Getenv("CHROME_SINGLE_PROCESS") == "1", StepTimeout: d.StepTimeout})
-	}
-	if need.Notifier {
-		arn, err := env("TOPIC_ARN")
-		if err != nil {
-			return d, err
-		}
-		if d.Notifier, err = sns.New(cfg, arn); err != nil {
-			return d, err
+	// One browser per container, started on first use and kept while the container is warm.
+	s.Runner = browser.New(browser.Options{SingleProcess: os.Getenv("CHROME_SINGLE_PROCESS") == "1", StepTimeout: s.StepTimeout})
+	if arn := os.Getenv("TOPIC_ARN"); arn != "" {
+		if s.Notifier, err = sns.New(cfg, arn); err != nil {
+			return s, err
 		}
 	}
-	if need.Events {
-		bus, err := env("EVENT_BUS_NAME")
-		if err != nil {
-			return d, err
-		}
-		if d.Events, err = eventbridge.New(cfg, bus); err != nil {
-			return d, err
+	if bus := os.Getenv("EVENT_BUS_NAME"); bus != "" {
+		if s.Events, err = eventbridge.New(cfg, bus); err != nil {
+			return s, err
 		}
 	}
-	if need.Starter {
-		if d.RepairMachine, err = env("REPAIR_STATE_MACHINE_ARN"); err != nil {
-			return d, err
-		}
-		d.Starter = sfn.New(cfg)
-	}
-	return d, nil
-}
-
-// RadarProjects are the projects the scheduled radar sweeps.
-func RadarProjects() []string {
-	var out []string
 	for _, p := range strings.Split(os.Getenv("RADAR_PROJECTS"), ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+			s.RadarProjects = append(s.RadarProjects, p)
 		}
 	}
-	return out
-}
-
-// Must stops a cold start that cannot build its dependencies, with the reason in the log.
-func Must(d handler.Deps, err error) handler.Deps {
-	if err != nil {
-		slog.Error("cold start", "error", err.Error())
-		os.Exit(1)
-	}
-	return d
+	return s, nil
 }

@@ -1,37 +1,131 @@
 package handler
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/radar"
 )
 
-// Routes are the HttpApi routes the API function serves; template.yaml declares the same list
-// and a test keeps the two equal.
-var Routes = []string{
-	"GET /projects/{projectId}/queue",
-	"GET /projects/{projectId}/settings",
-	"PUT /projects/{projectId}/settings",
-	"GET /projects/{projectId}/repairs",
-	"GET /projects/{projectId}/triage",
-	"POST /proposals/{proposalId}/approve",
-	"POST /proposals/{proposalId}/dismiss",
-	"GET /tests/{testId}/repairs",
-	"GET /tests/{testId}/history",
-	"GET /repairs/{repairId}",
-	"POST /repairs/{repairId}/revert",
-	"POST /repairs/{repairId}/reviewed",
-	"POST /runs/{runId}/repair",
-	"GET /executions/{executionId}",
+// route is one route of the review API: a net/http pattern and what serves it. The table is
+// the only list of routes: the router is built from it, and a test compares it with the
+// template's HttpApi events.
+type route struct {
+	pattern string
+	serve   func(a *API, ctx context.Context, c call) (any, int)
+}
+
+// call is one request as a route sees it: who asks, the project the access check passed, and
+// the request for its path values, query and body.
+type call struct {
+	caller  Caller
+	project string
+	r       *http.Request
+}
+
+var routes = []route{
+	{"GET /projects/{projectId}/queue", (*API).queue},
+	{"GET /projects/{projectId}/settings", (*API).settings},
+	{"PUT /projects/{projectId}/settings", (*API).putSettings},
+	{"GET /projects/{projectId}/repairs", (*API).projectRepairs},
+	{"GET /projects/{projectId}/triage", (*API).triageIssues},
+	{"POST /proposals/{proposalId}/approve", (*API).approve},
+	{"POST /proposals/{proposalId}/dismiss", (*API).dismiss},
+	{"GET /tests/{testId}/repairs", (*API).testRepairs},
+	{"GET /tests/{testId}/history", (*API).aiHistory},
+	{"GET /repairs/{repairId}", (*API).repair},
+	{"POST /repairs/{repairId}/revert", (*API).revert},
+	{"POST /repairs/{repairId}/reviewed", (*API).reviewed},
+	{"POST /runs/{runId}/repair", (*API).manualRepair},
+	{"GET /executions/{executionId}", (*API).execution},
+}
+
+// Routes are the patterns the API serves ("GET /projects/{projectId}/queue"), in the form of
+// the HttpApi's route keys.
+func Routes() []string {
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.pattern
+	}
+	return out
+}
+
+// APIDeps are the review API's dependencies: the store, the models a project may choose (a
+// setting is checked by opening it), the topic a revert is announced on, and the repair machine
+// the manual ladder starts.
+type APIDeps struct {
+	StoreDeps
+	Models   ModelFor
+	Notifier Notifier
+	Starter  Starter
+	// RepairMachine is the repair state machine the API starts for the manual ladder.
+	RepairMachine string
+}
+
+// API is the review API: one net/http router over the route table. It serves HTTP directly
+// (the local stack) and is a lambda.Handler for API Gateway's payload-v2 events (Lambda).
+type API struct {
+	APIDeps
+	mux     *http.ServeMux
+	gateway *httpadapter.HandlerAdapterV2
+}
+
+// NewAPI builds the review API.
+func NewAPI(d APIDeps) (*API, error) {
+	deps := append(d.deps(), dep{"Models", d.Models == nil}, dep{"Notifier", d.Notifier == nil},
+		dep{"Starter", d.Starter == nil}, dep{"RepairMachine", d.RepairMachine == ""})
+	if err := need("api", deps...); err != nil {
+		return nil, err
+	}
+	a := &API{APIDeps: d, mux: http.NewServeMux()}
+	for _, rt := range routes {
+		a.mux.Handle(rt.pattern, a.handle(rt))
+	}
+	a.gateway = httpadapter.NewV2(http.HandlerFunc(a.fromGateway))
+	return a, nil
+}
+
+// Handles says whether a request is for one of the API's routes.
+func (a *API) Handles(r *http.Request) bool {
+	_, pattern := a.mux.Handler(r)
+	return pattern != ""
+}
+
+// ServeHTTP routes a request. A path or method the API does not serve is 404, as API Gateway
+// answers for a route it does not have.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !a.Handles(r) {
+		reply(w, http.StatusNotFound, errBody(fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)))
+		return
+	}
+	a.mux.ServeHTTP(w, r)
+}
+
+// Invoke serves one API Gateway payload-v2 event through the adapter, which turns it into the
+// request the router serves.
+func (a *API) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, &BadEventError{Reason: "not an API Gateway payload-v2 event: " + err.Error()}
+	}
+	resp, err := a.gateway.ProxyWithContext(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(resp)
 }
 
 // Caller is who is calling, from the JWT the HttpApi authorizer verified.
@@ -49,32 +143,82 @@ func (c Caller) may(projectID string) bool {
 	return false
 }
 
-// callerOf reads the caller from the authorizer's claims: the subject (or email) is who approves,
+// claimsKey is where a request carries the claims of its verified caller.
+type claimsKey struct{}
+
+// WithClaims returns r carrying the claims of a verified JWT, where the routes read the caller
+// from. In Lambda the API puts there the claims API Gateway's authorizer verified; the local
+// stack, standing in for the authorizer, puts there those of a development token.
+func WithClaims(r *http.Request, claims map[string]string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims))
+}
+
+// fromGateway serves a request the adapter made of an API Gateway event, with the claims of the
+// JWT the authorizer verified, which the adapter keeps in the request's context.
+func (a *API) fromGateway(w http.ResponseWriter, r *http.Request) {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.Authorizer != nil && rc.Authorizer.JWT != nil {
+		r = WithClaims(r, rc.Authorizer.JWT.Claims)
+	}
+	a.ServeHTTP(w, r)
+}
+
+// callerOf reads the caller from the request's claims: the subject (or email) is who approves,
 // and the "projects" claim (space or comma separated) is what they may touch.
-func callerOf(req events.APIGatewayV2HTTPRequest) (Caller, bool) {
-	if req.RequestContext.Authorizer == nil || req.RequestContext.Authorizer.JWT == nil {
-		return Caller{}, false
-	}
-	claims := req.RequestContext.Authorizer.JWT.Claims
-	c := Caller{ID: claims["email"]}
-	if c.ID == "" {
-		c.ID = claims["sub"]
-	}
+func callerOf(r *http.Request) (Caller, bool) {
+	claims, _ := r.Context().Value(claimsKey{}).(map[string]string)
+	c := Caller{ID: cmp.Or(claims["email"], claims["sub"])}
 	c.Projects = strings.FieldsFunc(claims["projects"], func(r rune) bool { return r == ' ' || r == ',' })
 	return c, c.ID != ""
 }
 
-// API serves the HttpApi.
-func (d Deps) API() func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		caller, ok := callerOf(req)
+// handle serves one route: it answers 401 without a verified caller, finds the project the
+// route's resource belongs to and answers 403 when the caller may not act on it, then serves the
+// route and logs the call.
+func (a *API) handle(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, ok := callerOf(r)
 		if !ok {
-			return reply(http.StatusUnauthorized, errBody("no verified caller")), nil
+			reply(w, http.StatusUnauthorized, errBody("no verified caller"))
+			return
 		}
-		body, status := d.route(ctx, caller, req)
-		d.log().Info("api", "route", req.RouteKey, "caller", caller.ID, "status", status)
-		return reply(status, body), nil
+		body, status := a.authorized(r.Context(), rt, call{caller: caller, r: r})
+		a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "status", status)
+		reply(w, status, body)
+	})
+}
+
+func (a *API) authorized(ctx context.Context, rt route, c call) (any, int) {
+	project, err := a.projectOf(ctx, c.r)
+	if err != nil {
+		return fail(err)
 	}
+	if project != "" && !c.caller.may(project) {
+		return errBody(fmt.Sprintf("%s may not act on project %s", c.caller.ID, project)), http.StatusForbidden
+	}
+	c.project = project
+	return rt.serve(a, ctx, c)
+}
+
+// projectOf finds the project a route's resource belongs to, for the access check; a route on
+// no project's resource (an execution) has none.
+func (a *API) projectOf(ctx context.Context, r *http.Request) (string, error) {
+	switch {
+	case r.PathValue("projectId") != "":
+		return r.PathValue("projectId"), nil
+	case r.PathValue("proposalId") != "":
+		x, err := a.Store.Proposal(ctx, r.PathValue("proposalId"))
+		return x.ProjectID, err
+	case r.PathValue("testId") != "":
+		x, err := a.Store.Test(ctx, r.PathValue("testId"))
+		return x.ProjectID, err
+	case r.PathValue("repairId") != "":
+		x, err := a.Store.Repair(ctx, r.PathValue("repairId"))
+		return x.ProjectID, err
+	case r.PathValue("runId") != "":
+		x, err := a.Store.Run(ctx, r.PathValue("runId"))
+		return x.ProjectID, err
+	}
+	return "", nil
 }
 
 type apiError struct {
@@ -83,12 +227,24 @@ type apiError struct {
 
 func errBody(msg string) apiError { return apiError{Error: msg} }
 
-func reply(status int, body any) events.APIGatewayV2HTTPResponse {
+func fail(err error) (any, int) { return errBody(err.Error()), statusOf(err) }
+
+// answer is a route's result: the value with 200, or the error's status.
+func answer[V any](v V, err error) (any, int) {
+	if err != nil {
+		return fail(err)
+	}
+	return v, http.StatusOK
+}
+
+func reply(w http.ResponseWriter, status int, body any) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
 	}
-	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: map[string]string{"Content-Type": "application/json"}, Body: string(b)}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 }
 
 // statusOf maps domain errors to HTTP statuses.
@@ -108,130 +264,72 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-func (d Deps) route(ctx context.Context, c Caller, req events.APIGatewayV2HTTPRequest) (any, int) {
-	p := req.PathParameters
-	life := d.life()
-	forbid := func(project string) (any, int, bool) {
-		if !c.may(project) {
-			return errBody(fmt.Sprintf("%s may not act on project %s", c.ID, project)), http.StatusForbidden, true
+// readBody reads a request's body; API Gateway bounds what it passes on.
+func readBody(r *http.Request) (string, error) {
+	b, err := io.ReadAll(r.Body)
+	return string(b), err
+}
+
+// queue renders a project's staged queue, or which of the empty reasons applies.
+func (a *API) queue(ctx context.Context, c call) (any, int) {
+	r := &radar.Radar{Store: a.Store, Now: a.Now, Log: a.log()}
+	return answer(r.Queue(ctx, c.project))
+}
+
+func (a *API) settings(ctx context.Context, c call) (any, int) {
+	return answer(a.Store.Project(ctx, c.project))
+}
+
+func (a *API) projectRepairs(ctx context.Context, c call) (any, int) {
+	since := time.Time{}
+	if s := c.r.URL.Query().Get("since"); s != "" {
+		var err error
+		if since, err = time.Parse(time.RFC3339, s); err != nil {
+			return errBody(fmt.Sprintf("since %q is not an RFC 3339 time", s)), http.StatusBadRequest
 		}
-		return nil, 0, false
 	}
-	fail := func(err error) (any, int) { return errBody(err.Error()), statusOf(err) }
-	// projectOf finds the project a route's resource belongs to, for the access check.
-	projectOf := func() (string, error) {
-		switch {
-		case p["projectId"] != "":
-			return p["projectId"], nil
-		case p["proposalId"] != "":
-			x, err := d.Store.Proposal(ctx, p["proposalId"])
-			return x.ProjectID, err
-		case p["testId"] != "":
-			x, err := d.Store.Test(ctx, p["testId"])
-			return x.ProjectID, err
-		case p["repairId"] != "":
-			x, err := d.Store.Repair(ctx, p["repairId"])
-			return x.ProjectID, err
-		case p["runId"] != "":
-			x, err := d.Store.Run(ctx, p["runId"])
-			return x.ProjectID, err
-		}
-		return "", nil
-	}
-	project, err := projectOf()
+	return answer(a.life().RepairsSince(ctx, c.project, since))
+}
+
+func (a *API) triageIssues(ctx context.Context, c call) (any, int) {
+	return answer(a.Store.TriageIssues(ctx, c.project))
+}
+
+func (a *API) approve(ctx context.Context, c call) (any, int) {
+	return answer(a.life().Approve(ctx, c.r.PathValue("proposalId"), c.caller.ID))
+}
+
+func (a *API) dismiss(ctx context.Context, c call) (any, int) {
+	return answer(a.life().Dismiss(ctx, c.r.PathValue("proposalId"), c.caller.ID))
+}
+
+func (a *API) testRepairs(ctx context.Context, c call) (any, int) {
+	return answer(a.life().RepairHistory(ctx, c.r.PathValue("testId")))
+}
+
+func (a *API) aiHistory(ctx context.Context, c call) (any, int) {
+	return answer(a.life().AIHistory(ctx, c.r.PathValue("testId")))
+}
+
+func (a *API) repair(ctx context.Context, c call) (any, int) {
+	return answer(a.Store.Repair(ctx, c.r.PathValue("repairId")))
+}
+
+func (a *API) reviewed(ctx context.Context, c call) (any, int) {
+	return answer(a.life().MarkReviewed(ctx, c.r.PathValue("repairId"), c.caller.ID))
+}
+
+func (a *API) execution(ctx context.Context, c call) (any, int) {
+	id := c.r.PathValue("executionId")
+	status, output, err := a.Starter.Describe(ctx, id)
 	if err != nil {
 		return fail(err)
 	}
-	if project != "" {
-		if b, s, no := forbid(project); no {
-			return b, s
-		}
+	x := Execution{ID: id, Status: status}
+	if output != "" {
+		x.Output = json.RawMessage(output)
 	}
-	switch req.RouteKey {
-	case "GET /projects/{projectId}/queue":
-		v, err := d.queue(ctx, project)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "GET /projects/{projectId}/settings":
-		v, err := d.Store.Project(ctx, project)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "PUT /projects/{projectId}/settings":
-		return d.putSettings(ctx, project, req.Body)
-	case "GET /projects/{projectId}/repairs":
-		since := time.Time{}
-		if s := req.QueryStringParameters["since"]; s != "" {
-			if since, err = time.Parse(time.RFC3339, s); err != nil {
-				return errBody(fmt.Sprintf("since %q is not an RFC 3339 time", s)), http.StatusBadRequest
-			}
-		}
-		v, err := life.RepairsSince(ctx, project, since)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "GET /projects/{projectId}/triage":
-		v, err := d.Store.TriageIssues(ctx, project)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "POST /proposals/{proposalId}/approve":
-		v, err := life.Approve(ctx, p["proposalId"], c.ID)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "POST /proposals/{proposalId}/dismiss":
-		v, err := life.Dismiss(ctx, p["proposalId"], c.ID)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "GET /tests/{testId}/repairs":
-		v, err := life.RepairHistory(ctx, p["testId"])
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "GET /tests/{testId}/history":
-		v, err := life.AIHistory(ctx, p["testId"])
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "GET /repairs/{repairId}":
-		v, err := d.Store.Repair(ctx, p["repairId"])
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "POST /repairs/{repairId}/revert":
-		return d.revert(ctx, life, c, p["repairId"], req.Body)
-	case "POST /repairs/{repairId}/reviewed":
-		v, err := life.MarkReviewed(ctx, p["repairId"], c.ID)
-		if err != nil {
-			return fail(err)
-		}
-		return v, http.StatusOK
-	case "POST /runs/{runId}/repair":
-		return d.manualRepair(ctx, c, p["runId"], req.Body)
-	case "GET /executions/{executionId}":
-		status, output, err := d.Starter.Describe(ctx, p["executionId"])
-		if err != nil {
-			return fail(err)
-		}
-		x := Execution{ID: p["executionId"], Status: status}
-		if output != "" {
-			x.Output = json.RawMessage(output)
-		}
-		return x, http.StatusOK
-	}
-	return errBody("no route " + req.RouteKey), http.StatusNotFound
+	return x, http.StatusOK
 }
 
 // Settings is what a person may change of a project.
@@ -241,14 +339,18 @@ type Settings struct {
 	Radar      *bool   `json:"radar"`
 }
 
-func (d Deps) putSettings(ctx context.Context, project, body string) (any, int) {
+func (a *API) putSettings(ctx context.Context, c call) (any, int) {
+	body, err := readBody(c.r)
+	if err != nil {
+		return errBody("settings: " + err.Error()), http.StatusBadRequest
+	}
 	var s Settings
 	dec := json.NewDecoder(strings.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
 		return errBody("settings: " + err.Error()), http.StatusBadRequest
 	}
-	p, err := d.Store.Project(ctx, project)
+	p, err := a.Store.Project(ctx, c.project)
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
@@ -257,7 +359,7 @@ func (d Deps) putSettings(ctx context.Context, project, body string) (any, int) 
 	}
 	if s.Model != nil {
 		if *s.Model != "" {
-			if _, err := d.Models(ctx, *s.Model); err != nil {
+			if _, err := a.Models(ctx, *s.Model); err != nil {
 				return errBody("settings: " + err.Error()), http.StatusBadRequest
 			}
 		}
@@ -266,10 +368,10 @@ func (d Deps) putSettings(ctx context.Context, project, body string) (any, int) 
 	if s.Radar != nil {
 		p.Radar = *s.Radar
 	}
-	if err := d.Store.PutProject(ctx, p); err != nil {
+	if err := a.Store.PutProject(ctx, p); err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
-	d.log().Info("settings", "project", p.ID, "auto_repair", p.AutoRepair, "model", p.Model, "radar", p.Radar)
+	a.log().Info("settings", "project", p.ID, "auto_repair", p.AutoRepair, "model", p.Model, "radar", p.Radar)
 	return p, http.StatusOK
 }
 
@@ -279,7 +381,12 @@ type revertRequest struct {
 	Confirm bool `json:"confirm"`
 }
 
-func (d Deps) revert(ctx context.Context, life *lifecycle.Service, c Caller, repairID, body string) (any, int) {
+func (a *API) revert(ctx context.Context, c call) (any, int) {
+	body, err := readBody(c.r)
+	if err != nil {
+		return errBody("revert: " + err.Error()), http.StatusBadRequest
+	}
+	repairID, life := c.r.PathValue("repairId"), a.life()
 	var r revertRequest
 	if strings.TrimSpace(body) != "" {
 		if err := json.Unmarshal([]byte(body), &r); err != nil {
@@ -293,16 +400,14 @@ func (d Deps) revert(ctx context.Context, life *lifecycle.Service, c Caller, rep
 		}
 		return map[string]string{"confirmation": text}, http.StatusOK
 	}
-	v, err := life.Revert(ctx, repairID, c.ID)
+	v, err := life.Revert(ctx, repairID, c.caller.ID)
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
-	if d.Notifier != nil {
-		n := Notification{Kind: NotifyReverted, ProjectID: v.Repair.ProjectID, TestID: v.Test.ID, RepairID: v.Repair.ID,
-			Subject: fmt.Sprintf("Repair reverted: %s (version %d)", v.Test.ID, v.Test.Version), Summary: v.Confirmation}
-		if err := d.Notifier.Publish(ctx, n.Subject, n); err != nil {
-			d.log().Warn("notify", "repair", v.Repair.ID, "error", err.Error())
-		}
+	n := Notification{Kind: NotifyReverted, ProjectID: v.Repair.ProjectID, TestID: v.Test.ID, RepairID: v.Repair.ID,
+		Subject: fmt.Sprintf("Repair reverted: %s (version %d)", v.Test.ID, v.Test.Version), Summary: v.Confirmation}
+	if err := a.Notifier.Publish(ctx, n.Subject, n); err != nil {
+		a.log().Warn("notify", "repair", v.Repair.ID, "error", err.Error())
 	}
 	return v, http.StatusOK
 }
@@ -315,7 +420,11 @@ type manualRequest struct {
 // manualRepair starts the repair machine for a person: suggest-fix, diagnose, or the whole
 // ladder on a failed run. The run must not be a control run (the gate refuses it); the execution
 // is named after the run and the asker, so a double click starts it once.
-func (d Deps) manualRepair(ctx context.Context, c Caller, runID, body string) (any, int) {
+func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
+	body, err := readBody(c.r)
+	if err != nil {
+		return errBody("manual repair: " + err.Error()), http.StatusBadRequest
+	}
 	var m manualRequest
 	if strings.TrimSpace(body) != "" {
 		dec := json.NewDecoder(strings.NewReader(body))
@@ -329,21 +438,21 @@ func (d Deps) manualRepair(ctx context.Context, c Caller, runID, body string) (a
 			return errBody(fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)), http.StatusBadRequest
 		}
 	}
-	run, err := d.Store.Run(ctx, runID)
+	run, err := a.Store.Run(ctx, c.r.PathValue("runId"))
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
 	if run.Control {
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
-	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.ID, Rungs: m.Rungs}}
+	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: m.Rungs}}
 	// Named after the run, the asker, the rungs and the ten-second window: a double click starts
 	// it once, and asking again later runs the ladder again.
-	name := fmt.Sprintf("manual-%s-%s-%s-%d", sanitize(run.ID), sanitize(c.ID), sanitize(fmt.Sprint(m.Rungs)), d.now().Unix()/10)
+	name := fmt.Sprintf("manual-%s-%s-%s-%d", sanitize(run.ID), sanitize(c.caller.ID), sanitize(fmt.Sprint(m.Rungs)), a.now().Unix()/10)
 	if len(name) > 80 {
 		name = name[:80]
 	}
-	id, err := d.Starter.Start(ctx, d.RepairMachine, name, in)
+	id, err := a.Starter.Start(ctx, a.RepairMachine, name, in)
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}

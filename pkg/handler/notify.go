@@ -80,8 +80,18 @@ func summarize(v *gardener.Verdict, reason string) string {
 	return b.String()
 }
 
-// Notify sends the event to people.
-func (d Deps) Notify(ctx context.Context, n Notification) (Notification, error) {
+// NotifyDeps are the notify function's dependencies: the topic people subscribe to.
+type NotifyDeps struct {
+	Base
+	Notifier Notifier
+}
+
+// NewNotify builds the handler that sends the event to people.
+func NewNotify(d NotifyDeps) (func(context.Context, Notification) (Notification, error), error) {
+	return built(d.notify, need("notify", dep{"Notifier", d.Notifier == nil}))
+}
+
+func (d NotifyDeps) notify(ctx context.Context, n Notification) (Notification, error) {
 	if n.Kind == "" {
 		return n, &BadEventError{Reason: "a notification needs a kind"}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
@@ -47,10 +48,14 @@ type Gate struct {
 	Rungs     []gardener.Strategy `json:"rungs,omitempty"`
 }
 
-// Eligibility is the first state of the repair machine. It records the run, answers a duplicate
-// delivery of the same event without doing anything, and asks the run-selection gate. An
-// ineligible run is a clean end, not an error.
-func (d Deps) Eligibility(ctx context.Context, in RepairInput) (Gate, error) {
+// NewEligibility builds the first state of the repair machine. It records the run, answers a
+// duplicate delivery of the same event without doing anything, and asks the run-selection gate.
+// An ineligible run is a clean end, not an error.
+func NewEligibility(d StoreDeps) (func(context.Context, RepairInput) (Gate, error), error) {
+	return built(d.eligibility, need("eligibility", d.deps()...))
+}
+
+func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error) {
 	ev := in.Detail
 	g := Gate{RunID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, Mode: gardener.ModeApply}
 	if ev.RunID == "" || ev.TestID == "" {
@@ -120,14 +125,17 @@ type RungResult struct {
 	Decision       tend.Decision           `json:"decision"`
 }
 
-// Rung returns the handler of one rung of the ladder. It reproduces the failure itself and keeps
-// the page inside the Lambda; only ids, ops and verdicts leave it.
-func (d Deps) Rung(rung gardener.Strategy) func(context.Context, Gate) (RungResult, error) {
+// NewRung builds the handler of one rung of the ladder. It reproduces the failure itself and
+// keeps the page inside the Lambda; only ids, ops and verdicts leave it.
+func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) (RungResult, error), error) {
+	if err := need(string(rung), d.deps()...); err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, g Gate) (RungResult, error) {
 		if !g.Eligible {
 			return RungResult{}, &BadEventError{Reason: "a rung was asked to run on an ineligible run"}
 		}
-		if len(g.Rungs) > 0 && !containsRung(g.Rungs, rung) {
+		if len(g.Rungs) > 0 && !slices.Contains(g.Rungs, rung) {
 			return RungResult{Decision: tend.Decision{TestID: g.TestID, RunID: g.RunID, Outcome: ladder.Triaged, Reason: string(rung) + " was not asked for"}}, nil
 		}
 		p, err := d.Store.Project(ctx, g.ProjectID)
@@ -153,16 +161,7 @@ func (d Deps) Rung(rung gardener.Strategy) func(context.Context, Gate) (RungResu
 			out.Classification = res.Diagnosis.Classification
 		}
 		return out, nil
-	}
-}
-
-func containsRung(rs []gardener.Strategy, r gardener.Strategy) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
+	}, nil
 }
 
 // PersistResult is what persist wrote, and the notification it asks for.
@@ -171,9 +170,13 @@ type PersistResult struct {
 	Notification Notification   `json:"notification"`
 }
 
-// Persist writes a green rung's decision. It trusts no payload: tend.Persist checks the stored
-// proof of exactly these ops and the lifecycle screens them again.
-func (d Deps) Persist(ctx context.Context, r RungResult) (PersistResult, error) {
+// NewPersist builds the handler that writes a green rung's decision. It trusts no payload:
+// tend.Persist checks the stored proof of exactly these ops and the lifecycle screens them again.
+func NewPersist(d StoreDeps) (func(context.Context, RungResult) (PersistResult, error), error) {
+	return built(d.persist, need("persist", d.deps()...))
+}
+
+func (d StoreDeps) persist(ctx context.Context, r RungResult) (PersistResult, error) {
 	if !r.Green {
 		return PersistResult{}, &tend.UnprovenError{TestID: r.Decision.TestID, Reason: "persist was reached without a green proof"}
 	}
@@ -214,9 +217,13 @@ type StateError struct {
 	Cause string `json:"Cause"`
 }
 
-// Triage files one triage issue for a ladder that ended without a green proof, with the
-// attempts of every rung, and writes nothing to the test.
-func (d Deps) Triage(ctx context.Context, in TriageInput) (PersistResult, error) {
+// NewTriage builds the handler that files one triage issue for a ladder that ended without a
+// green proof, with the attempts of every rung, and writes nothing to the test.
+func NewTriage(d StoreDeps) (func(context.Context, TriageInput) (PersistResult, error), error) {
+	return built(d.triage, need("triage", d.deps()...))
+}
+
+func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, error) {
 	if in.Gate.RunID == "" && in.DryRun != nil {
 		in.Gate = in.DryRun.Gate
 	}
@@ -273,10 +280,14 @@ type PropagateResult struct {
 	Propagated []tend.PropagatedWrite `json:"propagated"`
 }
 
-// Propagate carries a written locator heal to the project's other tests that use the same
-// locator, each proven by its own green re-run, with no model call; one that does not go green
-// is left alone and named. It runs after persist, in the Chromium image.
-func (d Deps) Propagate(ctx context.Context, in PropagateInput) (PropagateResult, error) {
+// NewPropagate builds the handler that carries a written locator heal to the project's other
+// tests that use the same locator, each proven by its own green re-run, with no model call; one
+// that does not go green is left alone and named. It runs after persist, in the Chromium image.
+func NewPropagate(d ReplayDeps) (func(context.Context, PropagateInput) (PropagateResult, error), error) {
+	return built(d.propagate, need("propagate", d.deps()...))
+}
+
+func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (PropagateResult, error) {
 	dec := in.Winner.Decision
 	out := PropagateResult{Propagated: []tend.PropagatedWrite{}}
 	if !in.Winner.Green || dec.Verdict == nil {

@@ -10,20 +10,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/radar"
 )
 
-// radarFor builds the radar of a project; the tender is built only when a model is configured,
-// since the radar and its at-risk list work without an AI key.
-func (d Deps) radarFor(ctx context.Context, p gardener.Project) (*radar.Radar, error) {
-	r := &radar.Radar{Runner: d.Runner, Store: d.Store, Now: d.Now, Log: d.log(), BaseURL: d.BaseURLs[p.ID], StepTimeout: d.StepTimeout}
-	if p.Model != "" {
-		t, err := d.tender(ctx, p, nil)
-		if err != nil {
-			return nil, err
-		}
-		r.Tender = t
-	}
-	return r, nil
-}
-
 // SweepCompleted is the detail of the radar's "Radar Sweep Completed" event.
 type SweepCompleted struct {
 	ProjectID string `json:"projectId"`
@@ -57,21 +43,22 @@ type Selection struct {
 	Deferred  []string `json:"deferred"`
 }
 
-// StagingSelect chooses the tests of a staging pass: none for a project that repairs itself, at
-// most 10 for the others, longest at risk first; the rest are named in the pass summary (one
-// log line, written by the radar) and stay at risk for the next sweep.
-func (d Deps) StagingSelect(ctx context.Context, in SweepInput) (Selection, error) {
+// NewStagingSelect builds the handler that chooses the tests of a staging pass: none for a
+// project that repairs itself, at most 10 for the others, longest at risk first; the rest are
+// named in the pass summary (one log line, written by the radar) and stay at risk for the next
+// sweep. It reads the at-risk list and replays nothing.
+func NewStagingSelect(d StoreDeps) (func(context.Context, SweepInput) (Selection, error), error) {
+	return built(d.stagingSelect, need("staging select", d.deps()...))
+}
+
+func (d StoreDeps) stagingSelect(ctx context.Context, in SweepInput) (Selection, error) {
 	if in.ProjectID == "" {
 		return Selection{}, &BadEventError{Reason: "the sweep event names no project"}
 	}
-	p, err := d.Store.Project(ctx, in.ProjectID)
-	if err != nil {
+	if _, err := d.Store.Project(ctx, in.ProjectID); err != nil {
 		return Selection{}, err
 	}
-	r, err := d.radarFor(ctx, p)
-	if err != nil {
-		return Selection{}, err
-	}
+	r := &radar.Radar{Store: d.Store, Now: d.Now, Log: d.log()}
 	sel, err := r.Select(ctx, in.ProjectID)
 	if err != nil {
 		return Selection{}, err
@@ -96,8 +83,12 @@ type DryRunResult struct {
 	Gate       Gate   `json:"gate"`
 }
 
-// DryRun replays one at-risk test with no model call.
-func (d Deps) DryRun(ctx context.Context, it Item) (DryRunResult, error) {
+// NewDryRun builds the handler that replays one at-risk test with no model call.
+func NewDryRun(d ReplayDeps) (func(context.Context, Item) (DryRunResult, error), error) {
+	return built(d.dryRun, need("dry-run", d.deps()...))
+}
+
+func (d ReplayDeps) dryRun(ctx context.Context, it Item) (DryRunResult, error) {
 	p, err := d.Store.Project(ctx, it.ProjectID)
 	if err != nil {
 		return DryRunResult{}, err
@@ -126,10 +117,14 @@ type ProposeResult struct {
 	ModelCalls int                   `json:"modelCalls"`
 }
 
-// Propose climbs the ladder in propose mode for a test whose dry-run failed and stages a green
-// proof through the lifecycle (persist checks the stored proof, the lifecycle screens the ops
-// again); a ladder that ends without one files a triage issue.
-func (d Deps) Propose(ctx context.Context, g Gate) (ProposeResult, error) {
+// NewPropose builds the handler that climbs the ladder in propose mode for a test whose dry-run
+// failed and stages a green proof through the lifecycle (persist checks the stored proof, the
+// lifecycle screens the ops again); a ladder that ends without one files a triage issue.
+func NewPropose(d ReplayDeps) (func(context.Context, Gate) (ProposeResult, error), error) {
+	return built(d.propose, need("propose", d.deps()...))
+}
+
+func (d ReplayDeps) propose(ctx context.Context, g Gate) (ProposeResult, error) {
 	if !g.Eligible {
 		return ProposeResult{}, &BadEventError{Reason: "propose was asked for a test whose dry-run did not fail"}
 	}
@@ -175,8 +170,12 @@ type StagingSummary struct {
 	Deferred  []string `json:"deferred"`
 }
 
-// Summary writes the pass summary.
-func (d Deps) Summary(ctx context.Context, st StagingState) (StagingSummary, error) {
+// NewStagingSummary builds the handler that writes the pass summary; it needs nothing but a log.
+func NewStagingSummary(d Base) (func(context.Context, StagingState) (StagingSummary, error), error) {
+	return d.summary, nil
+}
+
+func (d Base) summary(ctx context.Context, st StagingState) (StagingSummary, error) {
 	s := StagingSummary{ProjectID: st.Selection.ProjectID, DryRun: []string{}, Passing: []string{}, Staged: []string{}, NotStaged: []string{}, Failed: []string{}, Deferred: st.Selection.Deferred}
 	for _, r := range st.Results {
 		s.DryRun = append(s.DryRun, r.TestID)
@@ -210,12 +209,23 @@ type RadarReport struct {
 	Skipped map[string]string `json:"skipped,omitempty"`
 }
 
-// Radar sweeps projects with no model call and puts one "Radar Sweep Completed" event per
-// project on the bus, which starts the staging machine. A project without a baseline gets one
-// recorded instead ("Nothing has been swept yet" until then).
-func (d Deps) Radar(projects []string) func(context.Context, RadarEvent) (RadarReport, error) {
+// RadarDeps are the radar's dependencies: a replaying function's, the bus its sweeps are
+// announced on, and the projects the schedule sweeps.
+type RadarDeps struct {
+	ReplayDeps
+	Events   Publisher
+	Projects []string
+}
+
+// NewRadar builds the handler that sweeps projects with no model call and puts one "Radar Sweep
+// Completed" event per project on the bus, which starts the staging machine. A project without a
+// baseline gets one recorded instead ("Nothing has been swept yet" until then).
+func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, error), error) {
+	if err := need("radar", append(d.deps(), dep{"Events", d.Events == nil})...); err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, ev RadarEvent) (RadarReport, error) {
-		ids := projects
+		ids := d.Projects
 		if ev.Detail.ProjectID != "" {
 			ids = []string{ev.Detail.ProjectID}
 		}
@@ -254,11 +264,5 @@ func (d Deps) Radar(projects []string) func(context.Context, RadarEvent) (RadarR
 			out.Sweeps = append(out.Sweeps, sc)
 		}
 		return out, nil
-	}
-}
-
-// queue renders a project's staged queue, or which of the empty reasons applies.
-func (d Deps) queue(ctx context.Context, projectID string) (radar.Queue, error) {
-	r := &radar.Radar{Runner: d.Runner, Store: d.Store, Now: d.Now, Log: d.log()}
-	return r.Queue(ctx, projectID)
+	}, nil
 }

@@ -1,10 +1,10 @@
-// Package stack is Drift Gardener's AWS stack on one machine (DESIGN.md §7). It reads
-// template.yaml for all of its wiring — each state machine's definition and substitutions, each
-// function's logical id, the EventBridge rule patterns, the schedule, the HttpApi routes — runs
-// the same ASL files in the in-process interpreter, calls the same handlers through
-// aws-lambda-go's handler wrapper (the JSON round trip of Lambda), matches rules on an
-// in-process bus, fires the schedule from a local timer, serves the routes on localhost, and
-// logs what would go to SNS.
+// Package stack is Drift Gardener's AWS stack on one machine. It reads template.yaml for all of
+// its wiring — each state machine's definition and substitutions, each function's logical id,
+// the EventBridge rule patterns, the schedule, the HttpApi routes — builds each function through
+// the constructor its Lambda's main builds it with (handler.Functions), runs the same ASL files
+// in the in-process interpreter, calls the same handlers through aws-lambda-go's handler wrapper
+// (the JSON round trip of Lambda), matches rules on an in-process bus, fires the schedule from a
+// local timer, serves the review API's router on localhost, and logs what would go to SNS.
 package stack
 
 import (
@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,13 +31,12 @@ import (
 // EventSource is the source of the events the gardener itself puts on the bus.
 const EventSource = "drift-gardener"
 
-// Config is what a local stack runs with. Deps is filled in by New with the stack's own bus,
-// notifier and starter; the caller gives the store, the runner and the models.
+// Config is what a local stack runs with. New fills in the services' notifier, event bus and
+// starter with the stack's own, and the repair machine from the template; the caller gives the
+// store, the runner and the models.
 type Config struct {
 	Template string
-	Deps     handler.Deps
-	// Projects are what the scheduled radar sweeps.
-	Projects []string
+	Services handler.Services
 	// Parameters override the template's parameter defaults.
 	Parameters map[string]string
 	Log        *slog.Logger
@@ -54,8 +55,9 @@ type Message struct {
 type Stack struct {
 	cfg       Config
 	tpl       *template.Template
-	deps      handler.Deps
+	services  handler.Services
 	invokers  map[string]asl.Invoker
+	api       *handler.API
 	machines  map[string]*asl.Machine
 	Bus       *eventbus.Bus
 	Scheduler *eventbus.Scheduler
@@ -85,27 +87,27 @@ func New(cfg Config) (*Stack, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.Bus = eventbus.New(cfg.Deps.Now)
-	s.Scheduler = eventbus.NewScheduler(cfg.Deps.Now)
-	s.deps = cfg.Deps
-	s.deps.Notifier, s.deps.Events, s.deps.Starter = s, s, s
-	if s.deps.RepairMachine == "" {
+	s.Bus = eventbus.New(cfg.Services.Now)
+	s.Scheduler = eventbus.NewScheduler(cfg.Services.Now)
+	s.services = cfg.Services
+	s.services.Notifier, s.services.Events, s.services.Starter = s, s, s
+	if s.services.RepairMachine == "" {
 		// The API function names the machine it starts in its environment, as in AWS.
 		if f, ok := tpl.Functions["ApiFunction"]; ok {
 			switch v := f.Environment["REPAIR_STATE_MACHINE_ARN"].(type) {
 			case string:
-				s.deps.RepairMachine = v
+				s.services.RepairMachine = v
 			case map[string]any:
 				if id, ok := v["Ref"].(string); ok {
 					if sm, ok := tpl.StateMachines[id]; ok {
-						s.deps.RepairMachine = sm.ARN()
+						s.services.RepairMachine = sm.ARN()
 					}
 				}
 			}
 		}
 	}
-	if s.deps.Log == nil {
-		s.deps.Log = s.log
+	if s.services.Log == nil {
+		s.services.Log = s.log
 	}
 	if err := s.wireFunctions(); err != nil {
 		return nil, err
@@ -119,16 +121,29 @@ func New(cfg Config) (*Stack, error) {
 // Template is the template the stack was built from.
 func (s *Stack) Template() *template.Template { return s.tpl }
 
-// wireFunctions wraps each function's handler in aws-lambda-go's handler, so every call makes the
-// JSON round trip it makes in Lambda, and refuses a template function without a handler.
+// wireFunctions builds each function of the template the way its Lambda does and wraps its
+// handler in aws-lambda-go's handler, so every call makes the JSON round trip it makes in Lambda.
+// It refuses a template function that handler.Functions does not know and one that cannot be
+// built, as its cold start would fail; the functions the template's routes go to must serve
+// HTTP.
 func (s *Stack) wireFunctions() error {
-	reg := s.deps.Registry(s.cfg.Projects)
+	byID := map[string]handler.Function{}
+	for _, f := range handler.Functions {
+		byID[f.ID] = f
+	}
 	var missing []string
-	for id := range s.tpl.Functions {
-		h, ok := reg[id]
+	for _, id := range slices.Sorted(maps.Keys(s.tpl.Functions)) {
+		fn, ok := byID[id]
 		if !ok {
 			missing = append(missing, id)
 			continue
+		}
+		h, err := fn.Build(s.services)
+		if err != nil {
+			return fmt.Errorf("local stack: %w", err)
+		}
+		if api, ok := h.(*handler.API); ok {
+			s.api = api
 		}
 		wrapped := lambda.NewHandler(h)
 		name := id
@@ -142,8 +157,12 @@ func (s *Stack) wireFunctions() error {
 		}
 	}
 	if len(missing) > 0 {
-		sort.Strings(missing)
 		return fmt.Errorf("local stack: no handler for the template's functions %s", strings.Join(missing, ", "))
+	}
+	for _, r := range s.tpl.Routes {
+		if r.Function != handler.ApiFunction.ID {
+			return fmt.Errorf("local stack: the route %s %s goes to %s, which is not the review API", r.Method, r.Path, r.Function)
+		}
 	}
 	for id, f := range s.tpl.Functions {
 		for _, ev := range f.Events {
@@ -168,7 +187,7 @@ func (s *Stack) wireMachines() error {
 		if err != nil {
 			return err
 		}
-		m, err := asl.Parse(def, asl.Config{Name: id, ARN: sm.ARN(), Now: s.deps.Now, Resolve: s.resolve})
+		m, err := asl.Parse(def, asl.Config{Name: id, ARN: sm.ARN(), Now: s.services.Now, Resolve: s.resolve})
 		if err != nil {
 			return fmt.Errorf("local stack: state machine %s: %w", id, err)
 		}
@@ -340,8 +359,8 @@ func (s *Stack) Executions(machine string) []*asl.Execution {
 func (s *Stack) Wait() { s.wg.Wait() }
 
 func (s *Stack) now() time.Time {
-	if s.deps.Now != nil {
-		return s.deps.Now()
+	if s.services.Now != nil {
+		return s.services.Now()
 	}
 	return time.Now()
 }

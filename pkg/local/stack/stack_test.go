@@ -2,6 +2,7 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/modelspec"
 )
 
 const templatePath = "../../../template.yaml"
@@ -27,12 +30,22 @@ func newTestStack(t *testing.T) (*Stack, gardener.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	s, err := New(Config{Template: templatePath, Deps: handler.Deps{Store: store}})
+	s, err := New(Config{Template: templatePath, Services: services(t, store)})
 	if err != nil {
 		t.Fatalf("the stack does not build from template.yaml: %v", err)
 	}
 	t.Cleanup(s.Wait)
 	return s, store
+}
+
+// services are the services of a test stack: the store, and a browser and models that start
+// only when a function replays a test or opens a model.
+func services(t *testing.T, store gardener.Store) handler.Services {
+	runner := browser.New(browser.Options{})
+	t.Cleanup(func() { runner.Close() })
+	return handler.Services{Store: store, Runner: runner, Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+		return modelspec.Open(ctx, spec, modelspec.Options{})
+	}}
 }
 
 // TestTemplateWiring: every function of the template has a handler (New refuses one without),
@@ -49,7 +62,7 @@ func TestTemplateWiring(t *testing.T) {
 			t.Errorf("route %s %s goes to %s", r.Method, r.Path, r.Function)
 		}
 	}
-	served := slices.Clone(handler.Routes)
+	served := handler.Routes()
 	sort.Strings(declared)
 	sort.Strings(served)
 	if strings.Join(declared, "\n") != strings.Join(served, "\n") {
@@ -66,32 +79,21 @@ func TestTemplateWiring(t *testing.T) {
 	}
 }
 
-// TestFunctionSources: each zip function's main.go exists; each image function's command is a
-// binary the Dockerfile builds from functions/<name>.
-func TestFunctionSources(t *testing.T) {
-	s, _ := newTestStack(t)
-	docker, err := os.ReadFile("../../../infra/chromium/Dockerfile")
+// TestWiringMistakeFailsLocally: the stack builds every function through the constructor its
+// Lambda's main builds it with, so a function given too little fails here as its cold start
+// would in AWS.
+func TestWiringMistakeFailsLocally(t *testing.T) {
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, f := range s.Template().Functions {
-		var dir string
-		switch f.PackageType {
-		case "Image":
-			if len(f.Command) != 1 {
-				t.Errorf("%s: ImageConfig.Command %v", id, f.Command)
-				continue
-			}
-			dir = filepath.Base(f.Command[0])
-			if !strings.Contains(string(docker), " "+dir+" ") && !strings.Contains(string(docker), " "+dir+";") {
-				t.Errorf("%s: the Dockerfile does not build %s", id, dir)
-			}
-		default:
-			dir = strings.ToLower(strings.TrimSuffix(id, "Function"))
-		}
-		if _, err := os.Stat(filepath.Join("../../../functions", dir, "main.go")); err != nil {
-			t.Errorf("%s: functions/%s/main.go: %v", id, dir, err)
-		}
+	defer store.Close()
+	noBrowser := services(t, store)
+	noBrowser.Runner = nil
+	_, err = New(Config{Template: templatePath, Services: noBrowser})
+	var missing *handler.MissingError
+	if !errors.As(err, &missing) || !slices.Contains(missing.Missing, "Runner") || !strings.Contains(err.Error(), "DiagnoseFunction") {
+		t.Fatalf("a stack without a browser: %v; want DiagnoseFunction (the first Chromium function) refused for its Runner", err)
 	}
 }
 
