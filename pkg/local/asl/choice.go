@@ -78,12 +78,12 @@ func compileRule(v any, top bool) (*rule, error) {
 		case "Or":
 			list, ok := x.([]any)
 			if !ok || len(list) == 0 {
-				return nil, fmt.Errorf("Or must be a non-empty array of rules")
+				return nil, fmt.Errorf("%s must be a non-empty array of rules", k)
 			}
 			for i, sub := range list {
 				c, err := compileRule(sub, false)
 				if err != nil {
-					return nil, fmt.Errorf("Or[%d]: %w", i, err)
+					return nil, fmt.Errorf("%s[%d]: %w", k, i, err)
 				}
 				r.or = append(r.or, c)
 			}

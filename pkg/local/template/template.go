@@ -13,6 +13,7 @@ package template
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -207,7 +208,7 @@ func Parse(data []byte, overrides map[string]string) (*Template, error) {
 		case !slices.Contains(resourceTypes, r.Type):
 			err = fmt.Errorf("the resource type is not supported by the local stack (it knows %s)", strings.Join(resourceTypes, ", "))
 		case asMap(resources[id])["Condition"] != nil:
-			err = fmt.Errorf("Condition is not supported by the local stack")
+			err = errors.New("its Condition is not supported by the local stack")
 		case r.Type == "AWS::Serverless::Function":
 			err = t.addFunction(id, r.Properties, globals)
 		case r.Type == "AWS::Serverless::StateMachine":

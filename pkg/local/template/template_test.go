@@ -346,7 +346,7 @@ func TestParseRefusesUnsupported(t *testing.T) {
 		{"in Outputs", fn("a") + "Outputs:\n  O: {Value: !Join [\"\", [a]]}\n", "Outputs.O.Value: Fn::Join is not supported"},
 		{"Conditions", "Conditions:\n  IsProd: !Equals [a, b]\n" + fn("a"), "Conditions are not supported by the local stack"},
 		{"Mappings", "Mappings:\n  Sizes: {dev: {Memory: 512}}\n" + fn("a"), "Mappings are not supported by the local stack"},
-		{"a resource Condition", "Resources:\n  T:\n    Type: AWS::SNS::Topic\n    Condition: IsProd\n", "resource T (AWS::SNS::Topic): Condition is not supported by the local stack"},
+		{"a resource Condition", "Resources:\n  T:\n    Type: AWS::SNS::Topic\n    Condition: IsProd\n", "resource T (AWS::SNS::Topic): its Condition is not supported by the local stack"},
 		{"AWS::Events::Rule", "Resources:\n  R:\n    Type: AWS::Events::Rule\n    Properties: {ScheduleExpression: rate(1 hour)}\n", "resource R (AWS::Events::Rule): the resource type is not supported by the local stack"},
 		{"AWS::SQS::Queue", "Resources:\n  Q: {Type: AWS::SQS::Queue}\n", "resource Q (AWS::SQS::Queue): the resource type is not supported by the local stack"},
 		{"AWS::Serverless::SimpleTable", "Resources:\n  T: {Type: AWS::Serverless::SimpleTable}\n", "resource T (AWS::Serverless::SimpleTable): the resource type is not supported"},
