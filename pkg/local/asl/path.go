@@ -21,18 +21,12 @@ type segment struct {
 	index int
 }
 
-// contextItem is the only part of the context object the interpreter provides.
-const contextItem = "$$.Map.Item."
-
 // parsePath compiles a JSONPath; context paths are accepted only where item is true.
 func parsePath(s string, item bool) (*path, error) {
 	p := &path{src: s}
 	rest := s
 	switch {
 	case strings.HasPrefix(s, "$$"):
-		if !item || !strings.HasPrefix(s, contextItem+"Index") && !strings.HasPrefix(s, contextItem+"Value") {
-			return nil, fmt.Errorf("path %q: the local interpreter supports the context object ($$) only as $$.Map.Item.Index or $$.Map.Item.Value in a Map's ItemSelector", s)
-		}
 		p.context = true
 		rest = s[2:]
 	case strings.HasPrefix(s, "$"):
@@ -73,7 +67,16 @@ func parsePath(s string, item bool) (*path, error) {
 			return nil, fmt.Errorf("path %q: unexpected %q", s, rest[0])
 		}
 	}
+	if p.context && !(item && p.mapItem()) {
+		return nil, fmt.Errorf("path %q: the local interpreter supports the context object ($$) only as $$.Map.Item.Index or $$.Map.Item.Value in a Map's ItemSelector", s)
+	}
 	return p, nil
+}
+
+// mapItem reports whether the path starts $$.Map.Item.Index or $$.Map.Item.Value.
+func (p *path) mapItem() bool {
+	return len(p.segs) >= 3 && p.segs[0].field == "Map" && p.segs[1].field == "Item" &&
+		(p.segs[2].field == "Index" || p.segs[2].field == "Value")
 }
 
 // eval reads the path from the input or, for $$ paths, the context object. ok is false when a
