@@ -53,8 +53,8 @@ func TestTableMatchesTemplate(t *testing.T) {
 			}
 			continue
 		}
-		if uri, _ := tpl.Property(id, "CodeUri").(string); tf.PackageType == "Image" || uri != "functions/"+f.Dir+"/" {
-			t.Errorf("%s is a zip of functions/%s/; the template has PackageType %q, CodeUri %q", id, f.Dir, tf.PackageType, uri)
+		if tf.PackageType == "Image" || tf.CodeURI != "functions/"+f.Dir+"/" {
+			t.Errorf("%s is a zip of functions/%s/; the template has PackageType %q, CodeUri %q", id, f.Dir, tf.PackageType, tf.CodeURI)
 		}
 	}
 }

@@ -2,13 +2,14 @@ package asl
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
 
 // DefinitionError lists every problem found in a state machine definition, each naming the
-// state (and the Map or Parallel state around it) where it is.
+// state (and the Map state around it) where it is.
 type DefinitionError struct {
 	Problems []string
 }
@@ -17,7 +18,7 @@ func (e *DefinitionError) Error() string {
 	return "invalid state machine definition:\n  " + strings.Join(e.Problems, "\n  ")
 }
 
-// graph is a compiled set of states: the machine itself, a Map processor or a Parallel branch.
+// graph is a compiled set of states: the machine itself or a Map processor.
 type graph struct {
 	startAt string
 	states  map[string]*state
@@ -29,34 +30,23 @@ type state struct {
 	end       bool
 
 	inputPath, outputPath, resultPath optPath
-	parameters, resultSelector        *payload
+	parameters                        *payload // Parameters, or a Map's ItemSelector
 	result                            any
 	hasResult                         bool
 
-	resource    string
-	timeout     time.Duration
-	timeoutPath *path
-	retry       []*retrier
-	catch       []*catcher
+	resource string
+	timeout  time.Duration
+	retry    []*retrier
+	catch    []*catcher
 
 	choices []*rule
 	dflt    string
 
-	seconds       time.Duration
-	hasSeconds    bool
-	secondsPath   *path
-	timestamp     time.Time
-	hasTimestamp  bool
-	timestampPath *path
-
-	errName, cause       string
-	errorPath, causePath *payload
+	errName, cause string
 
 	itemsPath      *path
 	processor      *graph
 	maxConcurrency int
-	maxConcPath    *path
-	branches       []*graph
 }
 
 // optPath is InputPath, OutputPath or ResultPath: absent means $, null discards.
@@ -71,7 +61,6 @@ type retrier struct {
 	maxAttempts int
 	backoff     float64
 	maxDelay    float64 // 0: no cap
-	jitter      bool
 }
 
 type catcher struct {
@@ -80,20 +69,30 @@ type catcher struct {
 	next        string
 }
 
-// allowed lists the fields each state type may have besides Type and Comment.
+// allowed lists the fields each supported state type may have besides Type and Comment.
 var allowed = map[string][]string{
-	"Task":     {"Next", "End", "InputPath", "OutputPath", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "Resource", "TimeoutSeconds", "TimeoutSecondsPath", "HeartbeatSeconds", "HeartbeatSecondsPath"},
-	"Pass":     {"Next", "End", "InputPath", "OutputPath", "Parameters", "ResultPath", "Result"},
-	"Choice":   {"InputPath", "OutputPath", "Choices", "Default"},
-	"Wait":     {"Next", "End", "InputPath", "OutputPath", "Seconds", "SecondsPath", "Timestamp", "TimestampPath"},
-	"Succeed":  {"InputPath", "OutputPath"},
-	"Fail":     {"Error", "Cause", "ErrorPath", "CausePath"},
-	"Map":      {"Next", "End", "InputPath", "OutputPath", "ItemsPath", "ItemSelector", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "Iterator", "ItemProcessor", "MaxConcurrency", "MaxConcurrencyPath"},
-	"Parallel": {"Next", "End", "InputPath", "OutputPath", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "Branches"},
+	"Task":    {"Next", "End", "InputPath", "OutputPath", "Parameters", "ResultPath", "Retry", "Catch", "Resource", "TimeoutSeconds"},
+	"Pass":    {"Next", "End", "InputPath", "OutputPath", "Parameters", "ResultPath", "Result"},
+	"Choice":  {"InputPath", "OutputPath", "Choices", "Default"},
+	"Succeed": {"InputPath", "OutputPath"},
+	"Fail":    {"Error", "Cause"},
+	"Map":     {"Next", "End", "InputPath", "OutputPath", "ItemsPath", "ItemSelector", "ResultPath", "Retry", "Catch", "ItemProcessor", "MaxConcurrency"},
 }
 
-// unsupported are spec fields this interpreter refuses rather than silently ignores.
+// unsupportedTypes are the state types of the specification this interpreter refuses.
+var unsupportedTypes = []string{"Wait", "Parallel"}
+
+// unsupported are fields of the specification this interpreter refuses rather than silently
+// ignores: our state machines do not use them.
 var unsupported = map[string]string{
+	"ResultSelector":             "result selectors",
+	"TimeoutSecondsPath":         "a task timeout read from the input",
+	"HeartbeatSeconds":           "task heartbeats",
+	"HeartbeatSecondsPath":       "task heartbeats",
+	"ErrorPath":                  "a Fail error read from the input",
+	"CausePath":                  "a Fail cause read from the input",
+	"Iterator":                   "the legacy Map field; use ItemProcessor",
+	"MaxConcurrencyPath":         "a Map concurrency read from the input",
 	"ItemReader":                 "a Distributed Map reading from S3",
 	"ItemBatcher":                "Map item batching",
 	"ResultWriter":               "a Distributed Map writing to S3",
@@ -104,7 +103,12 @@ var unsupported = map[string]string{
 	"Arguments":                  "JSONata",
 	"Output":                     "JSONata",
 	"QueryLanguage":              "JSONata",
+	"JitterStrategy":             "retry jitter",
 }
+
+// serviceIntegration is the prefix of a Step Functions service integration Resource, such as
+// arn:aws:states:::lambda:invoke; only plain function ARNs run here.
+const serviceIntegration = "arn:aws:states:::"
 
 type compiler struct {
 	problems []string
@@ -114,17 +118,23 @@ func (c *compiler) addf(where, format string, args ...any) {
 	c.problems = append(c.problems, where+": "+fmt.Sprintf(format, args...))
 }
 
-// compileGraph compiles StartAt and States of a machine, Map processor or Parallel branch.
+// refuse reports a field the interpreter does not know: one of the specification's it does not
+// support, or one that is not ASL at all.
+func (c *compiler) refuse(where, field, notAllowed string) {
+	if why, ok := unsupported[field]; ok {
+		c.addf(where, "%s (%s) is not supported by the local interpreter", field, why)
+		return
+	}
+	c.addf(where, "%s", notAllowed)
+}
+
+// compileGraph compiles StartAt and States of a machine or a Map processor.
 func (c *compiler) compileGraph(where string, m map[string]any, extra ...string) *graph {
 	g := &graph{states: map[string]*state{}}
 	known := append([]string{"StartAt", "States", "Comment"}, extra...)
-	for _, k := range sortedKeys(m) {
-		if !contains(known, k) {
-			if why, ok := unsupported[k]; ok && !(k == "QueryLanguage" && m[k] == "JSONPath") {
-				c.addf(where, "%s (%s) is not supported by the local interpreter", k, why)
-			} else if !ok {
-				c.addf(where, "unknown field %q", k)
-			}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(known, k) {
+			c.refuse(where, k, fmt.Sprintf("unknown field %q", k))
 		}
 	}
 	g.startAt, _ = m["StartAt"].(string)
@@ -133,7 +143,7 @@ func (c *compiler) compileGraph(where string, m map[string]any, extra ...string)
 		c.addf(where, "States must be a non-empty object")
 		return g
 	}
-	for _, name := range sortedKeys(states) {
+	for _, name := range slices.Sorted(maps.Keys(states)) {
 		sm, ok := states[name].(map[string]any)
 		if !ok {
 			c.addf(where+" state "+quote(name), "must be an object")
@@ -177,15 +187,10 @@ func (c *compiler) checkTransitions(where string, g *graph) {
 			queue = append(queue, t)
 		}
 	}
-	var unreached []string
-	for name := range g.states {
+	for _, name := range slices.Sorted(maps.Keys(g.states)) {
 		if !reached[name] {
-			unreached = append(unreached, name)
+			c.addf(where+" state "+quote(name), "is not reachable from StartAt %q", g.startAt)
 		}
-	}
-	sort.Strings(unreached)
-	for _, name := range unreached {
-		c.addf(where+" state "+quote(name), "is not reachable from StartAt %q", g.startAt)
 	}
 }
 
@@ -213,17 +218,16 @@ func (c *compiler) compileState(where, name string, m map[string]any) *state {
 	st.typ, _ = m["Type"].(string)
 	fields, ok := allowed[st.typ]
 	if !ok {
-		c.addf(where, "Type %v is not a state type (Task, Pass, Choice, Wait, Succeed, Fail, Map, Parallel)", m["Type"])
+		if slices.Contains(unsupportedTypes, st.typ) {
+			c.addf(where, "Type %s is not supported by the local interpreter (it runs Task, Pass, Choice, Succeed, Fail and Map)", st.typ)
+		} else {
+			c.addf(where, "Type %v is not a state type (Task, Pass, Choice, Succeed, Fail, Map)", m["Type"])
+		}
 		return st
 	}
-	for _, k := range sortedKeys(m) {
-		if k == "Type" || k == "Comment" || contains(fields, k) {
-			continue
-		}
-		if why, ok := unsupported[k]; ok {
-			c.addf(where, "%s (%s) is not supported by the local interpreter", k, why)
-		} else {
-			c.addf(where, "field %q is not allowed in a %s state", k, st.typ)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "Type" && k != "Comment" && !slices.Contains(fields, k) {
+			c.refuse(where, k, fmt.Sprintf("field %q is not allowed in a %s state", k, st.typ))
 		}
 	}
 
@@ -239,28 +243,26 @@ func (c *compiler) compileState(where, name string, m map[string]any) *state {
 		}
 		st.end = b
 	}
-	if contains(fields, "Next") && (st.next == "") == !st.end {
+	if slices.Contains(fields, "Next") && (st.next == "") == !st.end {
 		c.addf(where, "needs exactly one of Next or End: true")
 	}
 
-	st.inputPath = c.optPath(where, m, "InputPath", false)
-	st.outputPath = c.optPath(where, m, "OutputPath", false)
-	st.resultPath = c.optPath(where, m, "ResultPath", true)
-	st.parameters = c.payload(where, m, "Parameters")
-	st.resultSelector = c.payload(where, m, "ResultSelector")
+	st.inputPath = c.optPath(where, m, "InputPath")
+	st.outputPath = c.optPath(where, m, "OutputPath")
+	st.resultPath = c.optPath(where, m, "ResultPath")
+	st.parameters = c.payload(where, m, "Parameters", false)
 	st.result, st.hasResult = m["Result"]
 
 	switch st.typ {
 	case "Task":
 		st.resource, _ = m["Resource"].(string)
-		if st.resource == "" {
+		switch {
+		case st.resource == "":
 			c.addf(where, "Resource is missing")
+		case strings.HasPrefix(st.resource, serviceIntegration):
+			c.addf(where, "Resource %s: service integrations are not supported by the local interpreter; name the Lambda function's ARN", st.resource)
 		}
 		st.timeout = c.seconds(where, m, "TimeoutSeconds")
-		st.timeoutPath = c.pathField(where, m, "TimeoutSecondsPath")
-		if st.timeout > 0 && st.timeoutPath != nil {
-			c.addf(where, "TimeoutSeconds and TimeoutSecondsPath are exclusive")
-		}
 	case "Choice":
 		list, ok := m["Choices"].([]any)
 		if !ok || len(list) == 0 {
@@ -279,65 +281,25 @@ func (c *compiler) compileState(where, name string, m map[string]any) *state {
 				c.addf(where, "Default must be a state name")
 			}
 		}
-	case "Wait":
-		n := 0
-		if v, ok := m["Seconds"]; ok {
-			n++
-			f, isNum := number(v)
-			if !isNum || f < 0 || f != float64(int64(f)) {
-				c.addf(where, "Seconds must be a non-negative integer, got %v", v)
-			}
-			st.seconds, st.hasSeconds = time.Duration(f*float64(time.Second)), true
-		}
-		if v, ok := m["Timestamp"]; ok {
-			n++
-			t, isTime := timestamp(v)
-			if !isTime {
-				c.addf(where, "Timestamp must be an RFC 3339 timestamp, got %v", v)
-			}
-			st.timestamp, st.hasTimestamp = t, true
-		}
-		if st.secondsPath = c.pathField(where, m, "SecondsPath"); st.secondsPath != nil {
-			n++
-		}
-		if st.timestampPath = c.pathField(where, m, "TimestampPath"); st.timestampPath != nil {
-			n++
-		}
-		if n != 1 {
-			c.addf(where, "needs exactly one of Seconds, SecondsPath, Timestamp or TimestampPath")
-		}
 	case "Fail":
 		st.errName, _ = m["Error"].(string)
 		st.cause, _ = m["Cause"].(string)
-		st.errorPath = c.expr(where, m, "ErrorPath")
-		st.causePath = c.expr(where, m, "CausePath")
-		if st.errName != "" && st.errorPath != nil || st.cause != "" && st.causePath != nil {
-			c.addf(where, "Error/ErrorPath and Cause/CausePath are each exclusive")
-		}
 	case "Map":
-		if p := c.pathField(where, m, "ItemsPath"); p != nil {
-			st.itemsPath = p
-		} else {
-			st.itemsPath = &path{src: "$"}
+		st.itemsPath = &path{src: "$"}
+		if v, ok := m["ItemsPath"]; ok {
+			s, _ := v.(string)
+			p, err := parsePath(s, false)
+			if err != nil {
+				c.addf(where, "ItemsPath: %v", err)
+			} else {
+				st.itemsPath = p
+			}
 		}
-		sel := c.payload(where, m, "ItemSelector")
-		if sel != nil && st.parameters != nil {
-			c.addf(where, "ItemSelector and Parameters are exclusive (Parameters is the legacy name)")
-		}
-		if sel != nil {
-			st.parameters = sel
-		}
-		proc, hasProc := m["ItemProcessor"].(map[string]any)
-		iter, hasIter := m["Iterator"].(map[string]any)
-		switch {
-		case hasProc && hasIter:
-			c.addf(where, "ItemProcessor and Iterator are exclusive (Iterator is the legacy name)")
-		case hasProc:
+		st.parameters = c.payload(where, m, "ItemSelector", true)
+		if proc, ok := m["ItemProcessor"].(map[string]any); ok {
 			st.processor = c.compileProcessor(where+" ItemProcessor", proc)
-		case hasIter:
-			st.processor = c.compileGraph(where+" Iterator", iter)
-		default:
-			c.addf(where, "ItemProcessor (or Iterator) is missing")
+		} else {
+			c.addf(where, "ItemProcessor is missing")
 		}
 		if v, ok := m["MaxConcurrency"]; ok {
 			f, isNum := number(v)
@@ -346,22 +308,8 @@ func (c *compiler) compileState(where, name string, m map[string]any) *state {
 			}
 			st.maxConcurrency = int(f)
 		}
-		st.maxConcPath = c.pathField(where, m, "MaxConcurrencyPath")
-	case "Parallel":
-		list, ok := m["Branches"].([]any)
-		if !ok || len(list) == 0 {
-			c.addf(where, "Branches must be a non-empty array")
-		}
-		for i, b := range list {
-			bm, ok := b.(map[string]any)
-			if !ok {
-				c.addf(where, "Branches[%d] must be an object", i)
-				continue
-			}
-			st.branches = append(st.branches, c.compileGraph(fmt.Sprintf("%s Branches[%d]", where, i), bm))
-		}
 	}
-	if contains(fields, "Retry") {
+	if slices.Contains(fields, "Retry") {
 		st.retry = c.retriers(where, m["Retry"])
 		st.catch = c.catchers(where, m["Catch"])
 	}
@@ -370,15 +318,19 @@ func (c *compiler) compileState(where, name string, m map[string]any) *state {
 
 func (c *compiler) compileProcessor(where string, m map[string]any) *graph {
 	if cfg, ok := m["ProcessorConfig"].(map[string]any); ok {
-		// Both modes run inline here: DISTRIBUTED only changes how AWS schedules child executions.
-		if mode, _ := cfg["Mode"].(string); mode != "" && mode != "INLINE" && mode != "DISTRIBUTED" {
-			c.addf(where, "ProcessorConfig.Mode %q is neither INLINE nor DISTRIBUTED", mode)
+		for _, k := range slices.Sorted(maps.Keys(cfg)) {
+			if k != "Mode" {
+				c.addf(where, "ProcessorConfig.%s is not supported by the local interpreter", k)
+			}
+		}
+		if mode, _ := cfg["Mode"].(string); mode != "" && mode != "INLINE" {
+			c.addf(where, "ProcessorConfig.Mode %v is not supported by the local interpreter (it runs INLINE)", cfg["Mode"])
 		}
 	}
 	return c.compileGraph(where, m, "ProcessorConfig")
 }
 
-func (c *compiler) optPath(where string, m map[string]any, key string, reference bool) optPath {
+func (c *compiler) optPath(where string, m map[string]any, key string) optPath {
 	v, ok := m[key]
 	if !ok {
 		return optPath{p: &path{src: "$"}}
@@ -391,50 +343,22 @@ func (c *compiler) optPath(where string, m map[string]any, key string, reference
 		c.addf(where, "%s must be a path string or null", key)
 		return optPath{p: &path{src: "$"}}
 	}
-	p, err := parsePath(s, !reference)
+	p, err := parsePath(s, false)
 	if err != nil {
 		c.addf(where, "%s: %v", key, err)
 		return optPath{p: &path{src: "$"}}
 	}
-	if reference && !p.reference() {
-		c.addf(where, "%s %q must be a reference path (no wildcard, no $$)", key, s)
-	}
 	return optPath{p: p}
 }
 
-func (c *compiler) pathField(where string, m map[string]any, key string) *path {
+// payload compiles a payload template; item is true for a Map's ItemSelector, the one place
+// the $$.Map.Item context paths are allowed.
+func (c *compiler) payload(where string, m map[string]any, key string, item bool) *payload {
 	v, ok := m[key]
 	if !ok {
 		return nil
 	}
-	s, _ := v.(string)
-	p, err := parsePath(s, true)
-	if err != nil {
-		c.addf(where, "%s: %v", key, err)
-		return nil
-	}
-	return p
-}
-
-func (c *compiler) expr(where string, m map[string]any, key string) *payload {
-	v, ok := m[key]
-	if !ok {
-		return nil
-	}
-	p, err := compileExpr(v)
-	if err != nil {
-		c.addf(where, "%s: %v", key, err)
-		return nil
-	}
-	return p
-}
-
-func (c *compiler) payload(where string, m map[string]any, key string) *payload {
-	v, ok := m[key]
-	if !ok {
-		return nil
-	}
-	p, err := compilePayload(v)
+	p, err := compilePayload(v, item)
 	if err != nil {
 		c.addf(where, "%s: %v", key, err)
 		return nil
@@ -470,7 +394,7 @@ func (c *compiler) errorEquals(where string, m map[string]any) []string {
 		}
 		out = append(out, s)
 	}
-	if contains(out, ErrAll) && len(out) > 1 {
+	if slices.Contains(out, ErrAll) && len(out) > 1 {
 		c.addf(where, "States.ALL must appear alone in ErrorEquals")
 	}
 	return out
@@ -494,7 +418,7 @@ func (c *compiler) retriers(where string, v any) []*retrier {
 			continue
 		}
 		r := &retrier{interval: 1, maxAttempts: 3, backoff: 2}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			val := m[k]
 			f, isNum := number(val)
 			switch k {
@@ -519,20 +443,12 @@ func (c *compiler) retriers(where string, v any) []*retrier {
 					c.addf(w, "MaxDelaySeconds must be a positive integer, got %v", val)
 				}
 				r.maxDelay = f
-			case "JitterStrategy":
-				switch val {
-				case "FULL":
-					r.jitter = true
-				case "NONE":
-				default:
-					c.addf(w, "JitterStrategy must be FULL or NONE, got %v", val)
-				}
 			default:
-				c.addf(w, "unknown field %q", k)
+				c.refuse(w, k, fmt.Sprintf("unknown field %q", k))
 			}
 		}
 		r.errorEquals = c.errorEquals(w, m)
-		if contains(r.errorEquals, ErrAll) && i != len(list)-1 {
+		if slices.Contains(r.errorEquals, ErrAll) && i != len(list)-1 {
 			c.addf(w, "a retrier with States.ALL must be the last one")
 		}
 		out = append(out, r)
@@ -557,30 +473,21 @@ func (c *compiler) catchers(where string, v any) []*catcher {
 			c.addf(w, "must be an object")
 			continue
 		}
-		for _, k := range sortedKeys(m) {
-			if !contains([]string{"ErrorEquals", "ResultPath", "Next", "Comment"}, k) {
-				c.addf(w, "unknown field %q", k)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !slices.Contains([]string{"ErrorEquals", "ResultPath", "Next", "Comment"}, k) {
+				c.refuse(w, k, fmt.Sprintf("unknown field %q", k))
 			}
 		}
-		ct := &catcher{errorEquals: c.errorEquals(w, m), resultPath: c.optPath(w, m, "ResultPath", true)}
+		ct := &catcher{errorEquals: c.errorEquals(w, m), resultPath: c.optPath(w, m, "ResultPath")}
 		if ct.next, _ = m["Next"].(string); ct.next == "" {
 			c.addf(w, "Next is missing")
 		}
-		if contains(ct.errorEquals, ErrAll) && i != len(list)-1 {
+		if slices.Contains(ct.errorEquals, ErrAll) && i != len(list)-1 {
 			c.addf(w, "a catcher with States.ALL must be the last one")
 		}
 		out = append(out, ct)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -8,26 +8,21 @@ import (
 	"github.com/aws/aws-lambda-go/lambda/messages"
 )
 
-// Predefined error names of the Amazon States Language.
+// Predefined error names of the Amazon States Language that the interpreter raises or matches.
 const (
-	ErrAll                   = "States.ALL"
-	ErrTaskFailed            = "States.TaskFailed"
-	ErrTimeout               = "States.Timeout"
-	ErrRuntime               = "States.Runtime"
-	ErrNoChoiceMatched       = "States.NoChoiceMatched"
-	ErrIntrinsicFailure      = "States.IntrinsicFailure"
-	ErrResultPathMatch       = "States.ResultPathMatchFailure"
-	ErrParameterPathFailure  = "States.ParameterPathFailure"
-	ErrDataLimitExceeded     = "States.DataLimitExceeded"
-	ErrBranchFailed          = "States.BranchFailed"
-	ErrHeartbeatTimeout      = "States.HeartbeatTimeout"
-	ErrPermissions           = "States.Permissions"
-	ErrExceedToleratedFailed = "States.ExceedToleratedFailureThreshold"
+	ErrAll               = "States.ALL"
+	ErrTaskFailed        = "States.TaskFailed"
+	ErrTimeout           = "States.Timeout"
+	ErrRuntime           = "States.Runtime"
+	ErrNoChoiceMatched   = "States.NoChoiceMatched"
+	ErrIntrinsicFailure  = "States.IntrinsicFailure"
+	ErrResultPathMatch   = "States.ResultPathMatchFailure"
+	ErrDataLimitExceeded = "States.DataLimitExceeded"
 )
 
 // Failure is an ASL error: a name that Retry and Catch match, and a cause for people. A state
 // that fails produces one; so does an execution. An Invoker may return a *Failure to raise a
-// named error directly (a local service integration does; a Go Lambda handler does not need to).
+// named error directly; a Go Lambda handler does not need to.
 type Failure struct {
 	Name  string `json:"Error"`
 	Cause string `json:"Cause"`

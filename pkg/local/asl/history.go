@@ -14,7 +14,6 @@ const (
 	EventExecutionStarted   EventType = "ExecutionStarted"
 	EventExecutionSucceeded EventType = "ExecutionSucceeded"
 	EventExecutionFailed    EventType = "ExecutionFailed"
-	EventExecutionTimedOut  EventType = "ExecutionTimedOut"
 	EventExecutionAborted   EventType = "ExecutionAborted"
 	EventStateEntered       EventType = "StateEntered"
 	EventStateExited        EventType = "StateExited"
@@ -27,7 +26,6 @@ const (
 	EventIterationStarted   EventType = "MapIterationStarted"
 	EventIterationSucceeded EventType = "MapIterationSucceeded"
 	EventIterationFailed    EventType = "MapIterationFailed"
-	EventWaitStarted        EventType = "WaitStarted"
 )
 
 // Event is one entry of an execution's history.
@@ -37,17 +35,17 @@ type Event struct {
 	Type      EventType
 	State     string // the state's name; empty for execution events
 	StateType string
-	// Scope locates a state inside Map iterations and Parallel branches, e.g. "Tests[2]" or
-	// "Both#1/Tests[0]"; it is empty at the top level.
+	// Scope locates a state inside Map iterations, e.g. "Tests[2]" or "Tests[2]/Inner[0]";
+	// it is empty at the top level.
 	Scope    string
-	Resource string // for task events: the resolved resource (FunctionName for lambda:invoke)
+	Resource string // for task events: the Task's Resource
 	Input    json.RawMessage
 	Output   json.RawMessage
 	Error    string
 	Cause    string
 	Attempt  int           // retries so far, for task and retry events
-	Delay    time.Duration // for RetryScheduled and WaitStarted
-	Next     string        // the state an ErrorCaught or Choice transition goes to
+	Delay    time.Duration // for RetryScheduled
+	Next     string        // the state an ErrorCaught or a state's exit goes to
 }
 
 func (r *run) record(e Event) {

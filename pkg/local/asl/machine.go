@@ -2,10 +2,11 @@ package asl
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
-	mrand "math/rand/v2"
 	"strings"
 	"time"
 )
@@ -14,13 +15,8 @@ import (
 // integration. Its input and output are JSON, as on the wire.
 type Invoker func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 
-// Resolver maps a Task's Resource to an Invoker. For the Lambda service integration
-// (arn:aws:states:::lambda:invoke) it is asked for Parameters.FunctionName instead, and the
-// interpreter applies the integration's Payload convention itself.
+// Resolver maps a Task's Resource, a Lambda function ARN, to an Invoker.
 type Resolver func(resource string) (Invoker, error)
-
-// LambdaInvoke is the Resource of the optimised Lambda service integration.
-const LambdaInvoke = "arn:aws:states:::lambda:invoke"
 
 // MaxPayload is Step Functions' limit on a state's input or output (256 KiB).
 const MaxPayload = 256 * 1024
@@ -34,22 +30,21 @@ const MaxHistory = 25000
 type Config struct {
 	// Name is the state machine's name; it defaults to "local".
 	Name string
-	// ARN is $$.StateMachine.Id; it defaults to a local ARN built from Name.
+	// ARN is the state machine's ARN; it defaults to a local ARN built from Name.
 	ARN string
 	// Resolve finds the Invoker for each Task resource.
 	Resolve Resolver
-	// Sleep waits for Wait states and retry intervals; tests pass one that returns at once.
+	// Sleep waits out retry intervals; tests pass one that returns at once.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock for timestamps and Wait until a timestamp.
+	// Now is the clock for the history's timestamps.
 	Now func() time.Time
 }
 
 // Machine is a validated state machine definition ready to run any number of executions,
 // concurrently if need be.
 type Machine struct {
-	cfg     Config
-	root    *graph
-	timeout time.Duration
+	cfg  Config
+	root *graph
 }
 
 // Parse decodes and validates a definition. Every problem found is reported in one
@@ -64,8 +59,12 @@ func Parse(definition []byte, cfg Config) (*Machine, error) {
 		return nil, fmt.Errorf("state machine definition must be a JSON object, got a JSON %s", typeName(v))
 	}
 	c := &compiler{}
+	for _, k := range []string{"TimeoutSeconds", "Version"} {
+		if _, ok := top[k]; ok {
+			c.addf("machine", "%s is not supported by the local interpreter", k)
+		}
+	}
 	root := c.compileGraph("machine", top, "TimeoutSeconds", "Version")
-	timeout := c.seconds("machine", top, "TimeoutSeconds")
 	if len(c.problems) > 0 {
 		return nil, &DefinitionError{Problems: c.problems}
 	}
@@ -81,10 +80,10 @@ func Parse(definition []byte, cfg Config) (*Machine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Machine{cfg: cfg, root: root, timeout: timeout}, nil
+	return &Machine{cfg: cfg, root: root}, nil
 }
 
-// ARN is the machine's $$.StateMachine.Id.
+// ARN is the state machine's ARN.
 func (m *Machine) ARN() string { return m.cfg.ARN }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -108,13 +107,12 @@ type Status string
 const (
 	StatusSucceeded Status = "SUCCEEDED"
 	StatusFailed    Status = "FAILED"
-	StatusTimedOut  Status = "TIMED_OUT"
 	StatusAborted   Status = "ABORTED"
 )
 
 // Execution is a finished run of a Machine.
 type Execution struct {
-	ID        string // the execution ARN, $$.Execution.Id
+	ID        string // the execution ARN
 	Name      string
 	Status    Status
 	Input     json.RawMessage
@@ -141,28 +139,14 @@ func (m *Machine) Run(ctx context.Context, name string, input json.RawMessage) (
 	}
 	arn := executionARN(m.cfg.ARN, name)
 	r := &run{m: m, exec: &Execution{ID: arn, Name: name, Input: input, StartTime: m.cfg.Now()}}
-	r.ctxBase = map[string]any{
-		"Execution": map[string]any{
-			"Id": arn, "Name": name, "Input": in,
-			"StartTime": r.exec.StartTime.UTC().Format(time.RFC3339Nano),
-			"RoleArn":   "arn:aws:iam::000000000000:role/local",
-		},
-		"StateMachine": map[string]any{"Id": m.cfg.ARN, "Name": m.cfg.Name},
-	}
 	r.record(Event{Type: EventExecutionStarted, Input: input})
-
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
-	if m.timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, m.timeout)
-	}
-	defer cancel()
 
 	var out any
 	var f *Failure
 	if len(input) > MaxPayload {
 		f = fail(ErrDataLimitExceeded, "the execution input is %d bytes, over the %d byte limit", len(input), MaxPayload)
 	} else {
-		out, f = r.runGraph(runCtx, m.root, in, frame{})
+		out, f = r.runGraph(ctx, m.root, in, frame{})
 	}
 	e := r.exec
 	e.StopTime = m.cfg.Now()
@@ -170,17 +154,24 @@ func (m *Machine) Run(ctx context.Context, name string, input json.RawMessage) (
 	case f == nil:
 		e.Status, e.Output = StatusSucceeded, mustEncode(out)
 		r.record(Event{Type: EventExecutionSucceeded, Output: e.Output})
-	case f.aborted && ctx.Err() == nil && runCtx.Err() == context.DeadlineExceeded:
-		e.Status, e.Failure = StatusTimedOut, &Failure{Name: ErrTimeout, Cause: fmt.Sprintf("the execution ran longer than TimeoutSeconds (%s)", m.timeout)}
-		r.record(Event{Type: EventExecutionTimedOut, Error: ErrTimeout, Cause: e.Failure.Cause})
 	case f.aborted:
-		e.Status, e.Failure = StatusAborted, &Failure{Name: "States.Aborted", Cause: context.Cause(runCtx).Error()}
+		e.Status, e.Failure = StatusAborted, &Failure{Name: "States.Aborted", Cause: context.Cause(ctx).Error()}
 		r.record(Event{Type: EventExecutionAborted, Cause: e.Failure.Cause})
 	default:
 		e.Status, e.Failure = StatusFailed, &Failure{Name: f.Name, Cause: f.Cause}
 		r.record(Event{Type: EventExecutionFailed, Error: f.Name, Cause: f.Cause})
 	}
 	return e, nil
+}
+
+// newUUID returns a random version 4 UUID, the name of an execution started without one.
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:]) // documented never to fail
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 func executionARN(machineARN, name string) string {
@@ -190,15 +181,11 @@ func executionARN(machineARN, name string) string {
 	return machineARN + ":" + name
 }
 
-// retryDelay is IntervalSeconds × BackoffRate^attempt, capped by MaxDelaySeconds, and drawn
-// uniformly below that with JitterStrategy FULL.
+// retryDelay is IntervalSeconds × BackoffRate^attempt, capped by MaxDelaySeconds.
 func (rt *retrier) retryDelay(attempt int) time.Duration {
 	d := rt.interval * math.Pow(rt.backoff, float64(attempt))
 	if rt.maxDelay > 0 && d > rt.maxDelay {
 		d = rt.maxDelay
-	}
-	if rt.jitter {
-		d *= mrand.Float64()
 	}
 	// A large BackoffRate without MaxDelaySeconds overflows a Duration: wait the longest one.
 	if d*float64(time.Second) >= math.MaxInt64 {

@@ -6,37 +6,27 @@ import (
 	"strings"
 )
 
-// path is a compiled JSONPath of the subset ASL uses: $ or $$ (the context object) followed by
-// .field, ['field'], ["field"], [index] and, when reading, [*] or .* selecting every element.
+// path is a compiled JSONPath of the subset our state machines use: $ followed by .field and
+// [index] steps, or, in a Map's ItemSelector, $$.Map.Item.Index and $$.Map.Item.Value (with
+// further steps) from the context object.
 type path struct {
 	src     string
 	context bool // rooted at $$, the context object
 	segs    []segment
 }
 
-type segKind int
-
-const (
-	segField segKind = iota
-	segIndex
-	segWildcard
-)
-
+// segment is one step: a field name, or an array index when field is empty.
 type segment struct {
-	kind  segKind
 	field string
 	index int
 }
 
-// parsePath compiles a JSONPath; context paths ($$…) are accepted only where allowContext.
-func parsePath(s string, allowContext bool) (*path, error) {
+// parsePath compiles a JSONPath; context paths are accepted only where item is true.
+func parsePath(s string, item bool) (*path, error) {
 	p := &path{src: s}
 	rest := s
 	switch {
 	case strings.HasPrefix(s, "$$"):
-		if !allowContext {
-			return nil, fmt.Errorf("path %q: the context object ($$) is not allowed here", s)
-		}
 		p.context = true
 		rest = s[2:]
 	case strings.HasPrefix(s, "$"):
@@ -48,22 +38,18 @@ func parsePath(s string, allowContext bool) (*path, error) {
 		switch rest[0] {
 		case '.':
 			rest = rest[1:]
-			if strings.HasPrefix(rest, ".") {
-				return nil, fmt.Errorf("path %q: recursive descent (..) is not supported", s)
-			}
 			end := strings.IndexAny(rest, ".[")
 			if end < 0 {
 				end = len(rest)
 			}
 			name := rest[:end]
-			if name == "" {
-				return nil, fmt.Errorf("path %q: empty field name", s)
+			switch name {
+			case "":
+				return nil, fmt.Errorf("path %q: empty field name (recursive descent is not supported by the local interpreter)", s)
+			case "*":
+				return nil, fmt.Errorf("path %q: wildcards are not supported by the local interpreter", s)
 			}
-			if name == "*" {
-				p.segs = append(p.segs, segment{kind: segWildcard})
-			} else {
-				p.segs = append(p.segs, segment{kind: segField, field: name})
-			}
+			p.segs = append(p.segs, segment{field: name})
 			rest = rest[end:]
 		case '[':
 			end := strings.IndexByte(rest, ']')
@@ -71,95 +57,53 @@ func parsePath(s string, allowContext bool) (*path, error) {
 				return nil, fmt.Errorf("path %q: unclosed [", s)
 			}
 			inner := rest[1:end]
-			if q := inner; len(q) >= 2 && (q[0] == '\'' || q[0] == '"') {
-				// A quoted name may itself contain ] or .: find the closing quote first.
-				close := strings.IndexByte(rest[2:], q[0])
-				if close < 0 || len(rest) < close+4 || rest[2+close+1] != ']' {
-					return nil, fmt.Errorf("path %q: unclosed quoted field", s)
-				}
-				p.segs = append(p.segs, segment{kind: segField, field: rest[2 : 2+close]})
-				rest = rest[2+close+2:]
-				continue
+			n, err := strconv.Atoi(inner)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("path %q: subscript [%s] is not supported by the local interpreter (it takes a non-negative index)", s, inner)
 			}
-			switch {
-			case inner == "*":
-				p.segs = append(p.segs, segment{kind: segWildcard})
-			default:
-				n, err := strconv.Atoi(inner)
-				if err != nil || n < 0 {
-					return nil, fmt.Errorf("path %q: unsupported subscript [%s] (want a non-negative index, *, or a quoted field)", s, inner)
-				}
-				p.segs = append(p.segs, segment{kind: segIndex, index: n})
-			}
+			p.segs = append(p.segs, segment{index: n})
 			rest = rest[end+1:]
 		default:
 			return nil, fmt.Errorf("path %q: unexpected %q", s, rest[0])
 		}
 	}
+	if p.context && !(item && p.mapItem()) {
+		return nil, fmt.Errorf("path %q: the local interpreter supports the context object ($$) only as $$.Map.Item.Index or $$.Map.Item.Value in a Map's ItemSelector", s)
+	}
 	return p, nil
 }
 
-// reference reports whether the path names one node (no wildcard), as ResultPath requires.
-func (p *path) reference() bool {
-	for _, s := range p.segs {
-		if s.kind == segWildcard {
-			return false
-		}
-	}
-	return !p.context
+// mapItem reports whether the path starts $$.Map.Item.Index or $$.Map.Item.Value.
+func (p *path) mapItem() bool {
+	return len(p.segs) >= 3 && p.segs[0].field == "Map" && p.segs[1].field == "Item" &&
+		(p.segs[2].field == "Index" || p.segs[2].field == "Value")
 }
 
 // eval reads the path from the input or, for $$ paths, the context object. ok is false when a
-// step does not exist. A wildcard yields the array of everything it selected.
+// step does not exist.
 func (p *path) eval(input, ctxObj any) (any, bool) {
-	root := input
+	v := input
 	if p.context {
-		root = ctxObj
+		v = ctxObj
 	}
-	nodes := []any{root}
-	multi := false
 	for _, s := range p.segs {
-		var next []any
-		for _, n := range nodes {
-			switch s.kind {
-			case segField:
-				m, ok := n.(map[string]any)
-				if !ok {
-					continue
-				}
-				if v, ok := m[s.field]; ok {
-					next = append(next, v)
-				}
-			case segIndex:
-				a, ok := n.([]any)
-				if !ok || s.index >= len(a) {
-					continue
-				}
-				next = append(next, a[s.index])
-			case segWildcard:
-				multi = true
-				switch c := n.(type) {
-				case []any:
-					next = append(next, c...)
-				case map[string]any:
-					for _, k := range sortedKeys(c) {
-						next = append(next, c[k])
-					}
-				}
+		if s.field != "" {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
 			}
+			if v, ok = m[s.field]; !ok {
+				return nil, false
+			}
+			continue
 		}
-		nodes = next
-		if len(nodes) == 0 && !multi {
+		a, ok := v.([]any)
+		if !ok || s.index >= len(a) {
 			return nil, false
 		}
+		v = a[s.index]
 	}
-	if multi {
-		if nodes == nil {
-			nodes = []any{}
-		}
-		return nodes, true
-	}
-	return nodes[0], true
+	return v, true
 }
 
 // set returns a copy of doc with v placed at the path, creating missing objects on the way.
@@ -173,27 +117,7 @@ func setSegs(doc any, segs []segment, v any, src string) (any, error) {
 		return v, nil
 	}
 	s := segs[0]
-	switch s.kind {
-	case segField:
-		var m map[string]any
-		switch c := doc.(type) {
-		case map[string]any:
-			m = make(map[string]any, len(c)+1)
-			for k, x := range c {
-				m[k] = x
-			}
-		case nil:
-			m = map[string]any{}
-		default:
-			return nil, fmt.Errorf("ResultPath %q: cannot set field %q in a %s", src, s.field, typeName(doc))
-		}
-		child, err := setSegs(m[s.field], segs[1:], v, src)
-		if err != nil {
-			return nil, err
-		}
-		m[s.field] = child
-		return m, nil
-	case segIndex:
+	if s.field == "" {
 		a, ok := doc.([]any)
 		if !ok || s.index >= len(a) {
 			return nil, fmt.Errorf("ResultPath %q: index %d does not exist", src, s.index)
@@ -206,5 +130,22 @@ func setSegs(doc any, segs []segment, v any, src string) (any, error) {
 		c[s.index] = child
 		return c, nil
 	}
-	return nil, fmt.Errorf("ResultPath %q: a wildcard cannot be a target", src)
+	var m map[string]any
+	switch c := doc.(type) {
+	case map[string]any:
+		m = make(map[string]any, len(c)+1)
+		for k, x := range c {
+			m[k] = x
+		}
+	case nil:
+		m = map[string]any{}
+	default:
+		return nil, fmt.Errorf("ResultPath %q: cannot set field %q in a %s", src, s.field, typeName(doc))
+	}
+	child, err := setSegs(m[s.field], segs[1:], v, src)
+	if err != nil {
+		return nil, err
+	}
+	m[s.field] = child
+	return m, nil
 }

@@ -2,10 +2,12 @@ package asl
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
-// payload is a compiled payload template (Parameters, ItemSelector, ResultSelector): fields
+// payload is a compiled payload template (Parameters, ItemSelector): fields
 // whose name ends in ".$" take a path or an intrinsic function, the rest are copied as they are.
 type payload struct {
 	lit    any
@@ -23,20 +25,21 @@ type payloadField struct {
 	val  *payload
 }
 
-func compilePayload(v any) (*payload, error) {
+// compilePayload compiles a payload template; item allows the $$.Map.Item context paths.
+func compilePayload(v any, item bool) (*payload, error) {
 	switch c := v.(type) {
 	case map[string]any:
 		p := &payload{isObj: true}
-		for _, k := range sortedKeys(c) {
+		for _, k := range slices.Sorted(maps.Keys(c)) {
 			if !strings.HasSuffix(k, ".$") {
-				sub, err := compilePayload(c[k])
+				sub, err := compilePayload(c[k], item)
 				if err != nil {
 					return nil, err
 				}
 				p.fields = append(p.fields, payloadField{name: k, src: k, val: sub})
 				continue
 			}
-			sub, err := compileExpr(c[k])
+			sub, err := compileExpr(c[k], item)
 			if err != nil {
 				return nil, fmt.Errorf("field %q: %w", k, err)
 			}
@@ -46,7 +49,7 @@ func compilePayload(v any) (*payload, error) {
 	case []any:
 		p := &payload{isArr: true}
 		for i, x := range c {
-			sub, err := compilePayload(x)
+			sub, err := compilePayload(x, item)
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
@@ -57,9 +60,8 @@ func compilePayload(v any) (*payload, error) {
 	return &payload{lit: v}, nil
 }
 
-// compileExpr compiles the value of a ".$" field (or of ErrorPath and CausePath): a path or
-// an intrinsic function.
-func compileExpr(v any) (*payload, error) {
+// compileExpr compiles the value of a ".$" field: a path or an intrinsic function.
+func compileExpr(v any, item bool) (*payload, error) {
 	expr, ok := v.(string)
 	if !ok {
 		return nil, fmt.Errorf("want a path or an intrinsic function string, got a %s", typeName(v))
@@ -69,7 +71,7 @@ func compileExpr(v any) (*payload, error) {
 	if strings.HasPrefix(expr, "States.") {
 		sub.call, err = parseIntrinsic(expr)
 	} else {
-		sub.path, err = parsePath(expr, true)
+		sub.path, err = parsePath(expr, item)
 	}
 	return sub, err
 }
@@ -105,7 +107,7 @@ func (p *payload) eval(input, ctxObj any) (any, error) {
 		}
 		return out, nil
 	case p.call != nil:
-		return p.call.eval(input, ctxObj)
+		return p.call.eval(input)
 	case p.path != nil:
 		v, ok := p.path.eval(input, ctxObj)
 		if !ok {

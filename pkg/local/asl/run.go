@@ -5,20 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
-	"time"
 )
 
 // run is one execution in progress.
 type run struct {
-	m       *Machine
-	exec    *Execution
-	ctxBase map[string]any
-	mu      sync.Mutex
+	m    *Machine
+	exec *Execution
+	mu   sync.Mutex
 }
 
-// frame is where a graph runs: its scope label for the history.
+// frame is where a graph runs: its scope label for the history, "" at the top.
 type frame struct {
 	scope string
 }
@@ -63,44 +60,23 @@ func (r *run) overHistory() *Failure {
 	return nil
 }
 
-// contextObject is $$ for a state: execution, state machine, state and, inside a Map's
-// ItemSelector, the item.
-func (r *run) contextObject(st *state, retries int, item map[string]any) map[string]any {
-	c := make(map[string]any, len(r.ctxBase)+2)
-	for k, v := range r.ctxBase {
-		c[k] = v
-	}
-	c["State"] = map[string]any{
-		"Name":        st.name,
-		"EnteredTime": r.m.cfg.Now().UTC().Format(time.RFC3339Nano),
-		"RetryCount":  json.Number(fmt.Sprint(retries)),
-	}
-	if item != nil {
-		c["Map"] = map[string]any{"Item": item}
-	}
-	return c
-}
-
 func (r *run) runState(ctx context.Context, st *state, raw any, fr frame) (any, string, *Failure) {
 	r.record(Event{Type: EventStateEntered, State: st.name, StateType: st.typ, Scope: fr.scope, Input: mustEncode(raw)})
 	var out any
 	var next string
 	var f *Failure
 	switch st.typ {
-	case "Task", "Map", "Parallel":
+	case "Task", "Map":
 		out, next, f = r.withRetry(ctx, st, raw, fr)
 	case "Pass":
 		out, f = r.pass(st, raw)
 		next = st.next
 	case "Choice":
-		out, next, f = r.choice(st, raw, fr)
-	case "Wait":
-		out, f = r.wait(ctx, st, raw, fr)
-		next = st.next
+		out, next, f = r.choice(st, raw)
 	case "Succeed":
 		out, f = r.filter(st, raw)
 	case "Fail":
-		f = r.failState(st, raw)
+		f = &Failure{Name: st.errName, Cause: st.cause}
 	}
 	if f == nil {
 		enc := mustEncode(out)
@@ -113,15 +89,11 @@ func (r *run) runState(ctx context.Context, st *state, raw any, fr frame) (any, 
 	return out, next, f
 }
 
-func (r *run) inputPath(st *state, raw any) (any, *Failure) {
-	return applyFilter(st, "InputPath", st.inputPath, raw, r.contextObject(st, 0, nil))
-}
-
-func applyFilter(st *state, field string, op optPath, v, ctxObj any) (any, *Failure) {
+func applyFilter(st *state, field string, op optPath, v any) (any, *Failure) {
 	if op.null {
 		return map[string]any{}, nil
 	}
-	out, ok := op.p.eval(v, ctxObj)
+	out, ok := op.p.eval(v, nil)
 	if !ok {
 		return nil, fail(ErrRuntime, "state %q: %s %s does not match anything in %s", st.name, field, op.p.src, truncate(mustEncode(v)))
 	}
@@ -130,11 +102,11 @@ func applyFilter(st *state, field string, op optPath, v, ctxObj any) (any, *Fail
 
 // filter applies InputPath then OutputPath, for the states without a result.
 func (r *run) filter(st *state, raw any) (any, *Failure) {
-	eff, f := r.inputPath(st, raw)
+	eff, f := applyFilter(st, "InputPath", st.inputPath, raw)
 	if f != nil {
 		return nil, f
 	}
-	return applyFilter(st, "OutputPath", st.outputPath, eff, nil)
+	return applyFilter(st, "OutputPath", st.outputPath, eff)
 }
 
 // finish places a result into the raw input by ResultPath and applies OutputPath.
@@ -143,7 +115,7 @@ func finish(st *state, raw, result any) (any, *Failure) {
 	if f != nil {
 		return nil, f
 	}
-	return applyFilter(st, "OutputPath", st.outputPath, out, nil)
+	return applyFilter(st, "OutputPath", st.outputPath, out)
 }
 
 func applyResultPath(st *state, rp optPath, raw, result any) (any, *Failure) {
@@ -158,13 +130,13 @@ func applyResultPath(st *state, rp optPath, raw, result any) (any, *Failure) {
 }
 
 func (r *run) pass(st *state, raw any) (any, *Failure) {
-	eff, f := r.inputPath(st, raw)
+	eff, f := applyFilter(st, "InputPath", st.inputPath, raw)
 	if f != nil {
 		return nil, f
 	}
 	result := eff
 	if st.parameters != nil {
-		v, err := st.parameters.eval(eff, r.contextObject(st, 0, nil))
+		v, err := st.parameters.eval(eff, nil)
 		if err != nil {
 			return nil, asFailure(st, err)
 		}
@@ -176,15 +148,14 @@ func (r *run) pass(st *state, raw any) (any, *Failure) {
 	return finish(st, raw, result)
 }
 
-func (r *run) choice(st *state, raw any, fr frame) (any, string, *Failure) {
-	eff, f := r.inputPath(st, raw)
+func (r *run) choice(st *state, raw any) (any, string, *Failure) {
+	eff, f := applyFilter(st, "InputPath", st.inputPath, raw)
 	if f != nil {
 		return nil, "", f
 	}
-	ctxObj := r.contextObject(st, 0, nil)
 	next := st.dflt
 	for _, rule := range st.choices {
-		ok, err := rule.eval(eff, ctxObj)
+		ok, err := rule.eval(eff)
 		if err != nil {
 			return nil, "", asFailure(st, err)
 		}
@@ -196,69 +167,8 @@ func (r *run) choice(st *state, raw any, fr frame) (any, string, *Failure) {
 	if next == "" {
 		return nil, "", fail(ErrNoChoiceMatched, "state %q: no choice rule matched and there is no Default", st.name)
 	}
-	out, f := applyFilter(st, "OutputPath", st.outputPath, eff, nil)
+	out, f := applyFilter(st, "OutputPath", st.outputPath, eff)
 	return out, next, f
-}
-
-func (r *run) wait(ctx context.Context, st *state, raw any, fr frame) (any, *Failure) {
-	eff, f := r.inputPath(st, raw)
-	if f != nil {
-		return nil, f
-	}
-	ctxObj := r.contextObject(st, 0, nil)
-	var d time.Duration
-	switch {
-	case st.hasSeconds:
-		d = st.seconds
-	case st.hasTimestamp:
-		d = st.timestamp.Sub(r.m.cfg.Now())
-	case st.secondsPath != nil:
-		v, ok := st.secondsPath.eval(eff, ctxObj)
-		n, isNum := number(v)
-		if !ok || !isNum || n < 0 {
-			return nil, fail(ErrRuntime, "state %q: SecondsPath %s must select a non-negative number, got %s", st.name, st.secondsPath.src, truncate(mustEncode(v)))
-		}
-		d = time.Duration(n * float64(time.Second))
-	case st.timestampPath != nil:
-		v, _ := st.timestampPath.eval(eff, ctxObj)
-		t, ok := timestamp(v)
-		if !ok {
-			return nil, fail(ErrRuntime, "state %q: TimestampPath %s must select an RFC 3339 timestamp, got %s", st.name, st.timestampPath.src, truncate(mustEncode(v)))
-		}
-		d = t.Sub(r.m.cfg.Now())
-	}
-	if d < 0 {
-		d = 0
-	}
-	r.record(Event{Type: EventWaitStarted, State: st.name, StateType: st.typ, Scope: fr.scope, Delay: d})
-	if err := r.m.cfg.Sleep(ctx, d); err != nil {
-		return nil, aborted(ctx)
-	}
-	return applyFilter(st, "OutputPath", st.outputPath, eff, nil)
-}
-
-func (r *run) failState(st *state, raw any) *Failure {
-	f := &Failure{Name: st.errName, Cause: st.cause}
-	ctxObj := r.contextObject(st, 0, nil)
-	for _, p := range []struct {
-		expr *payload
-		dst  *string
-		name string
-	}{{st.errorPath, &f.Name, "ErrorPath"}, {st.causePath, &f.Cause, "CausePath"}} {
-		if p.expr == nil {
-			continue
-		}
-		v, err := p.expr.eval(raw, ctxObj)
-		if err != nil {
-			return asFailure(st, err)
-		}
-		s, isStr := v.(string)
-		if !isStr {
-			return fail(ErrRuntime, "state %q: %s must give a string, got a %s", st.name, p.name, typeName(v))
-		}
-		*p.dst = s
-	}
-	return f
 }
 
 // asFailure turns an evaluation error into the state's failure, keeping an ASL error name.
@@ -270,7 +180,7 @@ func asFailure(st *state, err error) *Failure {
 	return fail(ErrRuntime, "state %q: %v", st.name, err)
 }
 
-// withRetry runs a Task, Map or Parallel state with its Retry and Catch fields: the first
+// withRetry runs a Task or Map state with its Retry and Catch fields: the first
 // retrier whose ErrorEquals matches decides (and, once its MaxAttempts are spent, no other
 // retrier is tried); then the first matching catcher routes the error output.
 func (r *run) withRetry(ctx context.Context, st *state, raw any, fr frame) (any, string, *Failure) {
@@ -282,9 +192,7 @@ func (r *run) withRetry(ctx context.Context, st *state, raw any, fr frame) (any,
 		case "Task":
 			out, f = r.task(ctx, st, raw, fr, retries)
 		case "Map":
-			out, f = r.mapState(ctx, st, raw, fr, retries)
-		case "Parallel":
-			out, f = r.parallel(ctx, st, raw, fr, retries)
+			out, f = r.mapState(ctx, st, raw, fr)
 		}
 		if f == nil {
 			return out, st.next, nil
@@ -330,74 +238,40 @@ func firstMatch(retry []*retrier, name string) int {
 }
 
 func (r *run) task(ctx context.Context, st *state, raw any, fr frame, retries int) (any, *Failure) {
-	eff, f := r.inputPath(st, raw)
+	eff, f := applyFilter(st, "InputPath", st.inputPath, raw)
 	if f != nil {
 		return nil, f
 	}
-	ctxObj := r.contextObject(st, retries, nil)
 	params := eff
 	if st.parameters != nil {
-		v, err := st.parameters.eval(eff, ctxObj)
+		v, err := st.parameters.eval(eff, nil)
 		if err != nil {
 			return nil, asFailure(st, err)
 		}
 		params = v
 	}
-	timeout := st.timeout
-	if st.timeoutPath != nil {
-		v, ok := st.timeoutPath.eval(eff, ctxObj)
-		n, isNum := number(v)
-		if !ok || !isNum || n <= 0 {
-			return nil, fail(ErrRuntime, "state %q: TimeoutSecondsPath %s must select a positive number", st.name, st.timeoutPath.src)
-		}
-		timeout = time.Duration(n * float64(time.Second))
-	}
-	result, f := r.invoke(ctx, st, params, timeout, fr, retries)
+	result, f := r.invoke(ctx, st, params, fr, retries)
 	if f != nil {
 		return nil, f
-	}
-	if st.resultSelector != nil {
-		v, err := st.resultSelector.eval(result, ctxObj)
-		if err != nil {
-			return nil, asFailure(st, err)
-		}
-		result = v
 	}
 	return finish(st, raw, result)
 }
 
 // invoke calls the task's resource with its parameters, bounded by TimeoutSeconds.
-func (r *run) invoke(ctx context.Context, st *state, params any, timeout time.Duration, fr frame, retries int) (any, *Failure) {
-	resource, input := st.resource, params
-	lambda := strings.HasPrefix(st.resource, LambdaInvoke)
-	if lambda {
-		if st.resource != LambdaInvoke {
-			return nil, fail(ErrRuntime, "state %q: resource %s: only the request-response Lambda integration runs locally", st.name, st.resource)
-		}
-		obj, _ := params.(map[string]any)
-		fn, _ := obj["FunctionName"].(string)
-		if fn == "" {
-			return nil, fail(ErrRuntime, "state %q: %s needs Parameters.FunctionName", st.name, LambdaInvoke)
-		}
-		resource = fn
-		var ok bool
-		if input, ok = obj["Payload"]; !ok {
-			input = map[string]any{}
-		}
-	}
+func (r *run) invoke(ctx context.Context, st *state, params any, fr frame, retries int) (any, *Failure) {
 	if r.m.cfg.Resolve == nil {
-		return nil, fail(ErrRuntime, "state %q: no resolver is configured for resource %s", st.name, resource)
+		return nil, fail(ErrRuntime, "state %q: no resolver is configured for resource %s", st.name, st.resource)
 	}
-	inv, err := r.m.cfg.Resolve(resource)
+	inv, err := r.m.cfg.Resolve(st.resource)
 	if err != nil || inv == nil {
-		return nil, fail(ErrRuntime, "state %q: resource %s cannot be resolved: %v", st.name, resource, err)
+		return nil, fail(ErrRuntime, "state %q: resource %s cannot be resolved: %v", st.name, st.resource, err)
 	}
-	body := mustEncode(input)
-	r.record(Event{Type: EventTaskScheduled, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: resource, Input: body, Attempt: retries})
+	body := mustEncode(params)
+	r.record(Event{Type: EventTaskScheduled, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: st.resource, Input: body, Attempt: retries})
 
 	tctx, cancel := ctx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		tctx, cancel = context.WithTimeout(ctx, timeout)
+	if st.timeout > 0 {
+		tctx, cancel = context.WithTimeout(ctx, st.timeout)
 	}
 	defer cancel()
 	type reply struct {
@@ -423,13 +297,13 @@ func (r *run) invoke(ctx context.Context, st *state, params any, timeout time.Du
 		return nil, aborted(ctx)
 	}
 	if tctx.Err() == context.DeadlineExceeded {
-		f := fail(ErrTimeout, "state %q: task %s did not finish within %s", st.name, resource, timeout)
-		r.record(Event{Type: EventTaskTimedOut, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: resource, Error: f.Name, Cause: f.Cause, Attempt: retries})
+		f := fail(ErrTimeout, "state %q: task %s did not finish within %s", st.name, st.resource, st.timeout)
+		r.record(Event{Type: EventTaskTimedOut, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: st.resource, Error: f.Name, Cause: f.Cause, Attempt: retries})
 		return nil, f
 	}
 	if rep.err != nil {
 		f := lambdaFailure(rep.err)
-		r.record(Event{Type: EventTaskFailed, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: resource, Error: f.Name, Cause: f.Cause, Attempt: retries})
+		r.record(Event{Type: EventTaskFailed, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: st.resource, Error: f.Name, Cause: f.Cause, Attempt: retries})
 		return nil, f
 	}
 	if len(rep.out) == 0 {
@@ -437,17 +311,9 @@ func (r *run) invoke(ctx context.Context, st *state, params any, timeout time.Du
 	}
 	out, err := decodeValue(rep.out)
 	if err != nil {
-		return nil, fail(ErrRuntime, "state %q: task %s returned invalid JSON: %v", st.name, resource, err)
+		return nil, fail(ErrRuntime, "state %q: task %s returned invalid JSON: %v", st.name, st.resource, err)
 	}
-	r.record(Event{Type: EventTaskSucceeded, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: resource, Output: rep.out, Attempt: retries})
-	if lambda {
-		out = map[string]any{
-			"ExecutedVersion": "$LATEST",
-			"Payload":         out,
-			"StatusCode":      json.Number("200"),
-			"SdkHttpMetadata": map[string]any{"HttpStatusCode": json.Number("200")},
-		}
-	}
+	r.record(Event{Type: EventTaskSucceeded, State: st.name, StateType: st.typ, Scope: fr.scope, Resource: st.resource, Output: rep.out, Attempt: retries})
 	return out, nil
 }
 
@@ -462,39 +328,32 @@ func panicFailure(p any) *Failure {
 	return &Failure{Name: name, Cause: string(cause)}
 }
 
-func (r *run) mapState(ctx context.Context, st *state, raw any, fr frame, retries int) (any, *Failure) {
-	eff, f := r.inputPath(st, raw)
+// mapState runs the processor once per item of ItemsPath, each on the item as its ItemSelector
+// shapes it (where $$.Map.Item.Index and $$.Map.Item.Value name the item), and places the
+// array of results by ResultPath.
+func (r *run) mapState(ctx context.Context, st *state, raw any, fr frame) (any, *Failure) {
+	eff, f := applyFilter(st, "InputPath", st.inputPath, raw)
 	if f != nil {
 		return nil, f
 	}
-	ctxObj := r.contextObject(st, retries, nil)
-	v, ok := st.itemsPath.eval(eff, ctxObj)
+	v, ok := st.itemsPath.eval(eff, nil)
 	items, isArr := v.([]any)
 	if !ok || !isArr {
 		return nil, fail(ErrRuntime, "state %q: ItemsPath %s must select an array, got %s", st.name, st.itemsPath.src, truncate(mustEncode(v)))
-	}
-	limit := st.maxConcurrency
-	if st.maxConcPath != nil {
-		v, ok := st.maxConcPath.eval(eff, ctxObj)
-		n, isNum := number(v)
-		if !ok || !isNum || n < 0 {
-			return nil, fail(ErrRuntime, "state %q: MaxConcurrencyPath %s must select a non-negative integer", st.name, st.maxConcPath.src)
-		}
-		limit = int(n)
 	}
 	inputs := make([]any, len(items))
 	for i, item := range items {
 		inputs[i] = item
 		if st.parameters != nil {
-			item := map[string]any{"Index": json.Number(fmt.Sprint(i)), "Value": item}
-			in, err := st.parameters.eval(eff, r.contextObject(st, retries, item))
+			ctxObj := map[string]any{"Map": map[string]any{"Item": map[string]any{"Index": json.Number(fmt.Sprint(i)), "Value": item}}}
+			in, err := st.parameters.eval(eff, ctxObj)
 			if err != nil {
 				return nil, asFailure(st, err)
 			}
 			inputs[i] = in
 		}
 	}
-	results, f := r.fanOut(ctx, len(inputs), limit, func(ctx context.Context, i int) (any, *Failure) {
+	results, f := r.fanOut(ctx, len(inputs), st.maxConcurrency, func(ctx context.Context, i int) (any, *Failure) {
 		scope := fr.child(fmt.Sprintf("%s[%d]", st.name, i))
 		r.record(Event{Type: EventIterationStarted, State: st.name, StateType: st.typ, Scope: scope.scope, Input: mustEncode(inputs[i])})
 		out, f := r.runGraph(ctx, st.processor, inputs[i], scope)
@@ -510,42 +369,7 @@ func (r *run) mapState(ctx context.Context, st *state, raw any, fr frame, retrie
 	if f != nil {
 		return nil, f
 	}
-	return r.collect(st, raw, results, ctxObj)
-}
-
-func (r *run) parallel(ctx context.Context, st *state, raw any, fr frame, retries int) (any, *Failure) {
-	eff, f := r.inputPath(st, raw)
-	if f != nil {
-		return nil, f
-	}
-	ctxObj := r.contextObject(st, retries, nil)
-	in := eff
-	if st.parameters != nil {
-		v, err := st.parameters.eval(eff, ctxObj)
-		if err != nil {
-			return nil, asFailure(st, err)
-		}
-		in = v
-	}
-	results, f := r.fanOut(ctx, len(st.branches), 0, func(ctx context.Context, i int) (any, *Failure) {
-		return r.runGraph(ctx, st.branches[i], in, fr.child(fmt.Sprintf("%s#%d", st.name, i)))
-	})
-	if f != nil {
-		return nil, f
-	}
-	return r.collect(st, raw, results, ctxObj)
-}
-
-func (r *run) collect(st *state, raw any, results []any, ctxObj any) (any, *Failure) {
-	var result any = results
-	if st.resultSelector != nil {
-		v, err := st.resultSelector.eval(result, ctxObj)
-		if err != nil {
-			return nil, asFailure(st, err)
-		}
-		result = v
-	}
-	return finish(st, raw, result)
+	return finish(st, raw, results)
 }
 
 // fanOut runs n jobs with at most limit at once (0: all at once) and returns their results in

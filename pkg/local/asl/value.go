@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 )
 
 // Values are the decoder's: map[string]any, []any, string, json.Number, bool and nil. Numbers
@@ -60,15 +59,6 @@ func typeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // number reads a JSON number as float64.
 func number(v any) (float64, bool) {
 	n, ok := v.(json.Number)
@@ -77,39 +67,4 @@ func number(v any) (float64, bool) {
 	}
 	f, err := n.Float64()
 	return f, err == nil
-}
-
-// deepEqual compares decoded JSON values, numbers by value (1 equals 1.0).
-func deepEqual(a, b any) bool {
-	switch x := a.(type) {
-	case json.Number:
-		fa, ok1 := number(x)
-		fb, ok2 := number(b)
-		return ok1 && ok2 && fa == fb
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !deepEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !deepEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
-	}
 }

@@ -1,6 +1,8 @@
-// Package eventbus is EventBridge on one machine: event patterns matched as EventBridge
-// documents them, a bus that delivers each put event to every rule whose pattern matches,
-// and a scheduler that fires rate() and cron() expressions from an injected clock.
+// Package eventbus is EventBridge on one machine, as far as our template uses it: event
+// patterns of exact values and exists filters matched as EventBridge documents them, a bus
+// that delivers each put event to every rule whose pattern matches, and a scheduler that fires
+// rate() expressions from an injected clock. Anything else a rule or schedule could say is
+// refused when it is added, naming what is not supported.
 package eventbus
 
 import (
@@ -129,7 +131,7 @@ func (b *Bus) deliver(ctx context.Context, ev Event) (Delivery, error) {
 	b.mu.RLock()
 	var matched []*rule
 	for _, r := range b.rules {
-		if r.pattern.MatchesValue(decoded) {
+		if r.pattern.root.match(decoded) {
 			matched = append(matched, r)
 		}
 	}

@@ -1,10 +1,10 @@
 package template
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -70,27 +70,46 @@ func describe(v any) string {
 	return string(b)
 }
 
+// supported are the intrinsic functions the local stack resolves.
+var supported = []string{"Ref", "Fn::GetAtt", "Fn::Sub"}
+
+// checkIntrinsics refuses every other intrinsic function anywhere in the template, naming it
+// and the path where it is, so a template that starts to use one fails to load.
+func checkIntrinsics(v any, where string) error {
+	switch x := v.(type) {
+	case map[string]any:
+		if isIntrinsic(x) {
+			for fn := range x {
+				if !slices.Contains(supported, fn) {
+					return fmt.Errorf("%s: %s is not supported by the local stack (it resolves %s)", where, fn, strings.Join(supported, ", "))
+				}
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			at := k
+			if where != "" {
+				at = where + "." + k
+			}
+			if err := checkIntrinsics(x[k], at); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, c := range x {
+			if err := checkIntrinsics(c, fmt.Sprintf("%s[%d]", where, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // eval evaluates one value: literals stay as they are, intrinsics are computed.
 func (t *Template) eval(v any) (any, error) {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, c := range x {
-			r, err := t.eval(c)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = r
-		}
-		return out, nil
-	case map[string]any:
-		if !isIntrinsic(x) {
-			return x, nil
-		}
-	default:
+	m, ok := v.(map[string]any)
+	if !ok || !isIntrinsic(m) {
 		return v, nil
 	}
-	m := v.(map[string]any)
 	for fn, arg := range m {
 		switch fn {
 		case "Ref":
@@ -103,111 +122,10 @@ func (t *Template) eval(v any) (any, error) {
 			return t.getAtt(str(parts[0]), str(parts[1]))
 		case "Fn::Sub":
 			return t.sub(arg)
-		case "Fn::Join":
-			l := asList(arg)
-			if len(l) != 2 {
-				return nil, fmt.Errorf("Fn::Join %s: want [delimiter, list]", describe(arg))
-			}
-			items, err := t.list(l[1])
-			if err != nil {
-				return nil, err
-			}
-			var parts []string
-			for _, it := range items {
-				s, err := t.ResolveString(it)
-				if err != nil {
-					return nil, err
-				}
-				parts = append(parts, s)
-			}
-			return strings.Join(parts, str(l[0])), nil
-		case "Fn::Select":
-			l := asList(arg)
-			if len(l) != 2 {
-				return nil, fmt.Errorf("Fn::Select %s: want [index, list]", describe(arg))
-			}
-			idx, err := t.ResolveString(l[0])
-			if err != nil {
-				return nil, err
-			}
-			i, err := strconv.Atoi(idx)
-			items, lerr := t.list(l[1])
-			if lerr != nil {
-				return nil, lerr
-			}
-			if err != nil || i < 0 || i >= len(items) {
-				return nil, fmt.Errorf("Fn::Select index %s outside a list of %d", idx, len(items))
-			}
-			return t.eval(items[i])
-		case "Fn::Split":
-			l := asList(arg)
-			if len(l) != 2 {
-				return nil, fmt.Errorf("Fn::Split %s: want [delimiter, string]", describe(arg))
-			}
-			s, err := t.ResolveString(l[1])
-			if err != nil {
-				return nil, err
-			}
-			var out []any
-			for _, p := range strings.Split(s, str(l[0])) {
-				out = append(out, p)
-			}
-			return out, nil
-		case "Fn::If":
-			l := asList(arg)
-			if len(l) != 3 {
-				return nil, fmt.Errorf("Fn::If %s: want [condition, then, else]", describe(arg))
-			}
-			ok, err := t.condition(str(l[0]))
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				return t.eval(l[1])
-			}
-			return t.eval(l[2])
-		case "Fn::Equals", "Fn::And", "Fn::Or", "Fn::Not", "Condition":
-			return t.boolean(m)
-		case "Fn::FindInMap":
-			l := asList(arg)
-			if len(l) != 3 {
-				return nil, fmt.Errorf("Fn::FindInMap %s: want [map, key, key]", describe(arg))
-			}
-			var keys [3]string
-			for i := range keys {
-				s, err := t.ResolveString(l[i])
-				if err != nil {
-					return nil, err
-				}
-				keys[i] = s
-			}
-			v, ok := asMap(asMap(t.mappings[keys[0]])[keys[1]])[keys[2]]
-			if !ok {
-				return nil, fmt.Errorf("Fn::FindInMap %v: no such entry in Mappings", keys)
-			}
-			return t.eval(v)
-		case "Fn::Base64":
-			s, err := t.ResolveString(arg)
-			if err != nil {
-				return nil, err
-			}
-			return base64.StdEncoding.EncodeToString([]byte(s)), nil
 		}
-		return nil, fmt.Errorf("%s cannot be resolved on the local stack", fn)
+		return nil, fmt.Errorf("%s is not supported by the local stack (it resolves %s)", fn, strings.Join(supported, ", "))
 	}
 	return nil, nil
-}
-
-func (t *Template) list(v any) ([]any, error) {
-	r, err := t.eval(v)
-	if err != nil {
-		return nil, err
-	}
-	l, ok := r.([]any)
-	if !ok {
-		return nil, fmt.Errorf("%s is not a list", describe(v))
-	}
-	return l, nil
 }
 
 // ref resolves Ref: a parameter (its override or default), a pseudo parameter, or a resource
@@ -229,23 +147,21 @@ func (t *Template) ref(name string) (any, error) {
 		return AccountID, nil
 	case "AWS::Partition":
 		return "aws", nil
-	case "AWS::StackName", "AWS::StackId":
+	case "AWS::StackName":
 		return "local", nil
 	case "AWS::URLSuffix":
 		return "amazonaws.com", nil
-	case "AWS::NoValue":
-		return nil, nil
 	}
 	r, ok := t.resources[name]
 	if !ok {
 		return nil, fmt.Errorf("intrinsic Ref %s: no parameter or resource of that name", name)
 	}
 	switch r.Type {
-	case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine":
+	case "AWS::Serverless::StateMachine":
 		return StateMachineARN(name), nil
 	case "AWS::SNS::Topic":
 		return t.arn(name, "Arn")
-	case "AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable":
+	case "AWS::DynamoDB::Table":
 		return t.nameOr(r.Properties["TableName"], name), nil
 	}
 	return name, nil
@@ -262,11 +178,11 @@ func (t *Template) getAtt(id, attr string) (any, error) {
 func (t *Template) arn(id, attr string) (any, error) {
 	r := t.resources[id]
 	switch r.Type {
-	case "AWS::Serverless::Function", "AWS::Lambda::Function":
+	case "AWS::Serverless::Function":
 		if attr == "Arn" {
 			return FunctionARN(id), nil
 		}
-	case "AWS::Serverless::StateMachine", "AWS::StepFunctions::StateMachine":
+	case "AWS::Serverless::StateMachine":
 		switch attr {
 		case "Arn":
 			return StateMachineARN(id), nil
@@ -281,17 +197,9 @@ func (t *Template) arn(id, attr string) (any, error) {
 		case "TopicName":
 			return name, nil
 		}
-	case "AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable":
-		name := t.nameOr(r.Properties["TableName"], id)
-		switch attr {
-		case "Arn":
-			return "arn:aws:dynamodb:" + Region + ":" + AccountID + ":table/" + name, nil
-		case "StreamArn":
-			return "arn:aws:dynamodb:" + Region + ":" + AccountID + ":table/" + name + "/stream/local", nil
-		}
-	case "AWS::Events::Rule":
+	case "AWS::DynamoDB::Table":
 		if attr == "Arn" {
-			return "arn:aws:events:" + Region + ":" + AccountID + ":rule/" + id, nil
+			return "arn:aws:dynamodb:" + Region + ":" + AccountID + ":table/" + t.nameOr(r.Properties["TableName"], id), nil
 		}
 	}
 	if attr == "Arn" {
@@ -344,85 +252,4 @@ func (t *Template) sub(arg any) (any, error) {
 		b.WriteString(scalarString(v))
 	}
 	return b.String(), nil
-}
-
-// subRefs lists the ${…} references of a Fn::Sub string.
-func subRefs(s string) []string {
-	var out []string
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			return out
-		}
-		end := strings.IndexByte(s[i:], '}')
-		if end < 0 {
-			return out
-		}
-		if name := s[i+2 : i+end]; !strings.HasPrefix(name, "!") {
-			out = append(out, name)
-		}
-		s = s[i+end+1:]
-	}
-}
-
-func (t *Template) condition(name string) (bool, error) {
-	c, ok := t.conditions[name]
-	if !ok {
-		return false, fmt.Errorf("condition %s is not defined", name)
-	}
-	if t.evaluating[name] {
-		return false, fmt.Errorf("condition %s depends on itself", name)
-	}
-	if t.evaluating == nil {
-		t.evaluating = map[string]bool{}
-	}
-	t.evaluating[name] = true
-	defer delete(t.evaluating, name)
-	return t.boolean(c)
-}
-
-func (t *Template) boolean(v any) (bool, error) {
-	m := asMap(v)
-	for fn, arg := range m {
-		switch fn {
-		case "Condition":
-			return t.condition(str(arg))
-		case "Fn::Equals":
-			l := asList(arg)
-			if len(l) != 2 {
-				return false, fmt.Errorf("Fn::Equals %s: want two values", describe(arg))
-			}
-			a, err := t.ResolveString(l[0])
-			if err != nil {
-				return false, err
-			}
-			b, err := t.ResolveString(l[1])
-			if err != nil {
-				return false, err
-			}
-			return a == b, nil
-		case "Fn::Not":
-			l := asList(arg)
-			if len(l) != 1 {
-				return false, fmt.Errorf("Fn::Not %s: want one condition", describe(arg))
-			}
-			b, err := t.boolean(l[0])
-			return !b, err
-		case "Fn::And", "Fn::Or":
-			for _, c := range asList(arg) {
-				b, err := t.boolean(c)
-				if err != nil {
-					return false, err
-				}
-				if fn == "Fn::And" && !b {
-					return false, nil
-				}
-				if fn == "Fn::Or" && b {
-					return true, nil
-				}
-			}
-			return fn == "Fn::And", nil
-		}
-	}
-	return false, fmt.Errorf("%s is not a condition", describe(v))
 }

@@ -1,19 +1,28 @@
 // Package template reads a SAM template.yaml for the local stack: the parameters, functions,
-// state machines, EventBridge rules and schedules, SNS topics, DynamoDB tables and HttpApi
-// routes, with CloudFormation intrinsics (short or long form) resolved to deterministic local
-// values where they can be, and state machine definitions loaded with their substitutions.
+// state machines, their EventBridge rules, schedules and HttpApi routes, with the intrinsics
+// Ref, Fn::GetAtt and Fn::Sub (short or long form) resolved to deterministic local values, and
+// state machine definitions loaded with their substitutions.
+//
+// It reads what our template uses and refuses the rest when the template is parsed, naming the
+// construct and where it is: any other intrinsic function, Conditions, Mappings, a resource
+// type or event type the local stack has no stand-in for, an inline state machine Definition
+// and an HttpApi DefinitionBody. A template that starts to use one fails loudly on the local
+// stack instead of running differently there.
 package template
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Local identity used in every ARN the template resolves to.
@@ -43,6 +52,17 @@ func StateMachineARN(logicalID string) string {
 	return "arn:aws:states:" + Region + ":" + AccountID + ":stateMachine:" + logicalID
 }
 
+// resourceTypes are the resource types the local stack knows: it runs the functions and state
+// machines and stands in for the rest (the caller's store for the table, a log for the topic,
+// an in-process bus, a local HTTP server for the API, the process log for log groups).
+var resourceTypes = []string{
+	"AWS::Serverless::Function", "AWS::Serverless::StateMachine", "AWS::Serverless::HttpApi",
+	"AWS::DynamoDB::Table", "AWS::SNS::Topic", "AWS::Events::EventBus", "AWS::Logs::LogGroup",
+}
+
+// eventTypes are the event source types the local stack wires.
+var eventTypes = []string{"HttpApi", "EventBridgeRule", "Schedule"}
+
 // Template is what the local stack needs from template.yaml.
 type Template struct {
 	// Path is the template file; DefinitionUri is relative to its directory.
@@ -50,16 +70,10 @@ type Template struct {
 	Parameters    map[string]Parameter
 	Functions     map[string]*Function
 	StateMachines map[string]*StateMachine
-	Rules         map[string]*Rule
-	Topics        map[string]*Topic
-	Tables        map[string]*Table
 	Routes        []Route
 
-	resources  map[string]resource
-	conditions map[string]any
-	evaluating map[string]bool // conditions being evaluated, to report a cycle
-	mappings   map[string]any
-	overrides  map[string]string
+	resources map[string]resource
+	overrides map[string]string
 }
 
 // Parameter is a template parameter.
@@ -74,6 +88,7 @@ type Function struct {
 	LogicalID     string
 	PackageType   string   // Zip or Image
 	Handler       string   // Zip functions
+	CodeURI       string   // Zip functions: the directory sam build packages
 	Command       []string // Image functions: ImageConfig.Command
 	Runtime       string
 	Architectures []string
@@ -89,12 +104,12 @@ func (f *Function) ARN() string { return FunctionARN(f.LogicalID) }
 // Event is an event source of a function or state machine.
 type Event struct {
 	Name     string
-	Type     string          // HttpApi, Api, EventBridgeRule, Schedule, ScheduleV2, …
-	Path     string          // HttpApi, Api
-	Method   string          // HttpApi, Api (upper case; ANY for any)
-	API      string          // HttpApi, Api: the logical id of the API, if ApiId/RestApiId names one
+	Type     string          // HttpApi, EventBridgeRule or Schedule
+	Path     string          // HttpApi
+	Method   string          // HttpApi (upper case; ANY for any)
+	API      string          // HttpApi: the logical id of the API, if ApiId names one
 	Pattern  json.RawMessage // EventBridgeRule
-	Schedule string          // Schedule, ScheduleV2: the rate() or cron() expression
+	Schedule string          // Schedule: the rate() expression
 }
 
 // StateMachine is an AWS::Serverless::StateMachine.
@@ -103,45 +118,11 @@ type StateMachine struct {
 	DefinitionURI string
 	// Substitutions are DefinitionSubstitutions resolved to local values.
 	Substitutions map[string]string
-	// Unresolved holds, for each substitution that could not be resolved locally, why.
-	Unresolved map[string]string
-	Events     []Event
-
-	inline any // an inline Definition instead of DefinitionUri
+	Events        []Event
 }
 
 // ARN is the state machine's local ARN.
 func (s *StateMachine) ARN() string { return StateMachineARN(s.LogicalID) }
-
-// Rule is an AWS::Events::Rule.
-type Rule struct {
-	LogicalID          string
-	EventPattern       json.RawMessage
-	ScheduleExpression string
-	State              string
-	// Targets are the logical ids of the resources the rule targets.
-	Targets []string
-}
-
-// Topic is an AWS::SNS::Topic.
-type Topic struct {
-	LogicalID string
-	TopicName string
-}
-
-// Table is an AWS::DynamoDB::Table (or AWS::Serverless::SimpleTable).
-type Table struct {
-	LogicalID string
-	TableName string
-	HashKey   string
-	RangeKey  string
-	Indexes   []Index
-}
-
-// Index is a global secondary index.
-type Index struct {
-	Name, HashKey, RangeKey string
-}
 
 // Route is an HttpApi route served by a function.
 type Route struct {
@@ -154,12 +135,6 @@ type Route struct {
 type resource struct {
 	Type       string
 	Properties map[string]any
-}
-
-// Property returns a resource property as written (intrinsics in long form), for values the
-// typed fields do not carry; resolve it with ResolveString.
-func (t *Template) Property(logicalID, name string) any {
-	return t.resources[logicalID].Properties[name]
 }
 
 // Load reads and parses the template at path. overrides replace parameter defaults, as
@@ -192,14 +167,19 @@ func Parse(data []byte, overrides map[string]string) (*Template, error) {
 	if !ok {
 		return nil, fmt.Errorf("the template is not a mapping")
 	}
+	for _, section := range []string{"Conditions", "Mappings"} {
+		if top[section] != nil {
+			return nil, fmt.Errorf("%s are not supported by the local stack", section)
+		}
+	}
+	if err := checkIntrinsics(top, ""); err != nil {
+		return nil, err
+	}
 	t := &Template{
 		Parameters: map[string]Parameter{}, Functions: map[string]*Function{},
-		StateMachines: map[string]*StateMachine{}, Rules: map[string]*Rule{},
-		Topics: map[string]*Topic{}, Tables: map[string]*Table{},
-		resources: map[string]resource{}, overrides: overrides,
+		StateMachines: map[string]*StateMachine{},
+		resources:     map[string]resource{}, overrides: overrides,
 	}
-	t.conditions, _ = top["Conditions"].(map[string]any)
-	t.mappings, _ = top["Mappings"].(map[string]any)
 	for name, p := range asMap(top["Parameters"]) {
 		pm := asMap(p)
 		param := Parameter{Type: str(pm["Type"])}
@@ -222,22 +202,20 @@ func Parse(data []byte, overrides map[string]string) (*Template, error) {
 		t.resources[id] = resource{Type: str(rm["Type"]), Properties: asMap(rm["Properties"])}
 	}
 	globals := asMap(asMap(top["Globals"])["Function"])
-	for _, id := range sortedKeys(t.resources) {
+	for _, id := range slices.Sorted(maps.Keys(t.resources)) {
 		r := t.resources[id]
 		var err error
-		switch r.Type {
-		case "AWS::Serverless::Function":
+		switch {
+		case !slices.Contains(resourceTypes, r.Type):
+			err = fmt.Errorf("the resource type is not supported by the local stack (it knows %s)", strings.Join(resourceTypes, ", "))
+		case asMap(resources[id])["Condition"] != nil:
+			err = errors.New("its Condition is not supported by the local stack")
+		case r.Type == "AWS::Serverless::Function":
 			err = t.addFunction(id, r.Properties, globals)
-		case "AWS::Serverless::StateMachine":
+		case r.Type == "AWS::Serverless::StateMachine":
 			err = t.addStateMachine(id, r.Properties)
-		case "AWS::Events::Rule":
-			err = t.addRule(id, r.Properties)
-		case "AWS::SNS::Topic":
-			t.Topics[id] = &Topic{LogicalID: id, TopicName: t.nameOr(r.Properties["TopicName"], id)}
-		case "AWS::DynamoDB::Table", "AWS::Serverless::SimpleTable":
-			t.addTable(id, r)
-		case "AWS::Serverless::HttpApi":
-			err = t.addAPIRoutes(id, r.Properties)
+		case r.Type == "AWS::Serverless::HttpApi" && r.Properties["DefinitionBody"] != nil:
+			err = fmt.Errorf("DefinitionBody is not supported by the local stack: declare the routes as HttpApi events of the functions")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("resource %s (%s): %w", id, r.Type, err)
@@ -271,6 +249,7 @@ func (t *Template) addFunction(id string, p, globals map[string]any) error {
 		LogicalID:   id,
 		PackageType: str(get("PackageType")),
 		Handler:     str(get("Handler")),
+		CodeURI:     str(get("CodeUri")),
 		Runtime:     str(get("Runtime")),
 		Environment: map[string]any{},
 	}
@@ -284,19 +263,15 @@ func (t *Template) addFunction(id string, p, globals map[string]any) error {
 		f.Command = append(f.Command, str(c))
 	}
 	// Function variables override the global ones, key by key, as SAM merges them.
-	for k, v := range asMap(asMap(globals["Environment"])["Variables"]) {
-		f.Environment[k] = v
-	}
-	for k, v := range asMap(asMap(p["Environment"])["Variables"]) {
-		f.Environment[k] = v
-	}
+	maps.Copy(f.Environment, asMap(asMap(globals["Environment"])["Variables"]))
+	maps.Copy(f.Environment, asMap(asMap(p["Environment"])["Variables"]))
 	events, err := t.events(p["Events"])
 	if err != nil {
 		return err
 	}
 	f.Events = events
 	for _, e := range events {
-		if e.Type == "HttpApi" || e.Type == "Api" {
+		if e.Type == "HttpApi" {
 			t.Routes = append(t.Routes, Route{Method: e.Method, Path: e.Path, Function: id, API: e.API})
 		}
 	}
@@ -307,12 +282,12 @@ func (t *Template) addFunction(id string, p, globals map[string]any) error {
 func (t *Template) events(v any) ([]Event, error) {
 	m := asMap(v)
 	var out []Event
-	for _, name := range sortedKeys(m) {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
 		em := asMap(m[name])
 		props := asMap(em["Properties"])
 		e := Event{Name: name, Type: str(em["Type"])}
 		switch e.Type {
-		case "HttpApi", "Api":
+		case "HttpApi":
 			e.Path, e.Method = str(props["Path"]), strings.ToUpper(str(props["Method"]))
 			if e.Path == "" {
 				e.Path = "$default"
@@ -320,52 +295,33 @@ func (t *Template) events(v any) ([]Event, error) {
 			if e.Method == "" {
 				e.Method = "ANY"
 			}
-			for _, k := range []string{"ApiId", "RestApiId"} {
-				if ref, ok := asMap(props[k])["Ref"].(string); ok {
-					e.API = ref
-				}
+			if ref, ok := asMap(props["ApiId"])["Ref"].(string); ok {
+				e.API = ref
 			}
-		case "EventBridgeRule", "CloudWatchEvent":
-			raw, err := t.patternJSON(props["Pattern"])
+		case "EventBridgeRule":
+			pattern, ok := props["Pattern"].(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("event %s: Pattern must be a mapping", name)
+			}
+			resolved, err := t.resolveTree(pattern)
 			if err != nil {
-				return nil, fmt.Errorf("event %s: %w", name, err)
+				return nil, fmt.Errorf("event %s: Pattern: %w", name, err)
 			}
-			e.Pattern = raw
+			if e.Pattern, err = marshal(resolved); err != nil {
+				return nil, fmt.Errorf("event %s: Pattern: %w", name, err)
+			}
 		case "Schedule":
 			s, err := t.ResolveString(props["Schedule"])
 			if err != nil {
 				return nil, fmt.Errorf("event %s: Schedule: %w", name, err)
 			}
 			e.Schedule = s
-		case "ScheduleV2":
-			s, err := t.ResolveString(props["ScheduleExpression"])
-			if err != nil {
-				return nil, fmt.Errorf("event %s: ScheduleExpression: %w", name, err)
-			}
-			e.Schedule = s
+		default:
+			return nil, fmt.Errorf("event %s: type %s is not supported by the local stack (it wires %s)", name, e.Type, strings.Join(eventTypes, ", "))
 		}
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// patternJSON renders an event pattern, written as YAML or as a JSON string, as JSON with
-// any intrinsics in it resolved.
-func (t *Template) patternJSON(v any) (json.RawMessage, error) {
-	if v == nil {
-		return nil, fmt.Errorf("the event pattern is missing")
-	}
-	if s, ok := v.(string); ok {
-		if !json.Valid([]byte(s)) {
-			return nil, fmt.Errorf("the event pattern string is not JSON")
-		}
-		return json.RawMessage(s), nil
-	}
-	resolved, err := t.resolveTree(v)
-	if err != nil {
-		return nil, fmt.Errorf("event pattern: %w", err)
-	}
-	return marshal(resolved)
 }
 
 // marshal encodes JSON without escaping <, > and &, which patterns and definitions use as is.
@@ -380,23 +336,23 @@ func marshal(v any) ([]byte, error) {
 }
 
 func (t *Template) addStateMachine(id string, p map[string]any) error {
-	sm := &StateMachine{LogicalID: id, Substitutions: map[string]string{}, Unresolved: map[string]string{}}
+	sm := &StateMachine{LogicalID: id, Substitutions: map[string]string{}}
 	switch uri := p["DefinitionUri"].(type) {
 	case string:
 		sm.DefinitionURI = uri
 	case nil:
-		if p["Definition"] == nil {
-			return fmt.Errorf("neither DefinitionUri nor Definition is set")
+		if p["Definition"] != nil {
+			return fmt.Errorf("an inline Definition is not supported by the local stack: use DefinitionUri")
 		}
-		sm.inline = p["Definition"]
+		return fmt.Errorf("DefinitionUri is not set")
 	default:
 		return fmt.Errorf("DefinitionUri must be a path relative to the template (an S3 location cannot be read locally)")
 	}
-	for k, v := range asMap(p["DefinitionSubstitutions"]) {
-		s, err := t.ResolveString(v)
+	subs := asMap(p["DefinitionSubstitutions"])
+	for _, k := range slices.Sorted(maps.Keys(subs)) {
+		s, err := t.ResolveString(subs[k])
 		if err != nil {
-			sm.Unresolved[k] = err.Error()
-			continue
+			return fmt.Errorf("DefinitionSubstitutions %s: %w", k, err)
 		}
 		sm.Substitutions[k] = s
 	}
@@ -406,124 +362,6 @@ func (t *Template) addStateMachine(id string, p map[string]any) error {
 	}
 	sm.Events = events
 	t.StateMachines[id] = sm
-	return nil
-}
-
-func (t *Template) addRule(id string, p map[string]any) error {
-	r := &Rule{LogicalID: id, State: str(p["State"])}
-	if p["EventPattern"] != nil {
-		raw, err := t.patternJSON(p["EventPattern"])
-		if err != nil {
-			return err
-		}
-		r.EventPattern = raw
-	}
-	if p["ScheduleExpression"] != nil {
-		s, err := t.ResolveString(p["ScheduleExpression"])
-		if err != nil {
-			return fmt.Errorf("ScheduleExpression: %w", err)
-		}
-		r.ScheduleExpression = s
-	}
-	if r.EventPattern == nil && r.ScheduleExpression == "" {
-		return fmt.Errorf("a rule needs EventPattern or ScheduleExpression")
-	}
-	for i, tg := range asList(p["Targets"]) {
-		target, ok := t.referencedResource(asMap(tg)["Arn"])
-		if !ok {
-			return fmt.Errorf("Targets[%d].Arn does not name a resource of this template (use !GetAtt X.Arn or !Ref X)", i)
-		}
-		r.Targets = append(r.Targets, target)
-	}
-	t.Rules[id] = r
-	return nil
-}
-
-// referencedResource finds the resource an ARN expression points at: !Ref X, !GetAtt X.Arn,
-// or a !Sub whose only reference is ${X} or ${X.Arn}.
-func (t *Template) referencedResource(v any) (string, bool) {
-	m := asMap(v)
-	var id string
-	switch {
-	case m["Ref"] != nil:
-		id = str(m["Ref"])
-	case m["Fn::GetAtt"] != nil:
-		parts := asList(m["Fn::GetAtt"])
-		if len(parts) > 0 {
-			id = str(parts[0])
-		}
-	case m["Fn::Sub"] != nil:
-		s := str(m["Fn::Sub"])
-		if l := asList(m["Fn::Sub"]); len(l) > 0 {
-			s = str(l[0])
-		}
-		for _, ref := range subRefs(s) {
-			name, _, _ := strings.Cut(ref, ".")
-			if _, ok := t.resources[name]; ok {
-				id = name
-			}
-		}
-	}
-	_, ok := t.resources[id]
-	return id, ok
-}
-
-func (t *Template) addTable(id string, r resource) {
-	p := r.Properties
-	tb := &Table{LogicalID: id, TableName: t.nameOr(p["TableName"], id)}
-	if r.Type == "AWS::Serverless::SimpleTable" {
-		tb.HashKey = str(asMap(p["PrimaryKey"])["Name"])
-		if tb.HashKey == "" {
-			tb.HashKey = "id"
-		}
-		t.Tables[id] = tb
-		return
-	}
-	tb.HashKey, tb.RangeKey = keySchema(p["KeySchema"])
-	for _, g := range asList(p["GlobalSecondaryIndexes"]) {
-		gm := asMap(g)
-		h, rk := keySchema(gm["KeySchema"])
-		tb.Indexes = append(tb.Indexes, Index{Name: str(gm["IndexName"]), HashKey: h, RangeKey: rk})
-	}
-	t.Tables[id] = tb
-}
-
-func keySchema(v any) (hash, rng string) {
-	for _, k := range asList(v) {
-		km := asMap(k)
-		switch str(km["KeyType"]) {
-		case "HASH":
-			hash = str(km["AttributeName"])
-		case "RANGE":
-			rng = str(km["AttributeName"])
-		}
-	}
-	return hash, rng
-}
-
-// addAPIRoutes reads the routes of an HttpApi's OpenAPI DefinitionBody: each operation whose
-// x-amazon-apigateway-integration uri names a function of the template.
-func (t *Template) addAPIRoutes(id string, p map[string]any) error {
-	body := asMap(p["DefinitionBody"])
-	paths := asMap(body["paths"])
-	for _, path := range sortedKeys(paths) {
-		ops := asMap(paths[path])
-		for _, method := range sortedKeys(ops) {
-			integ := asMap(asMap(ops[method])["x-amazon-apigateway-integration"])
-			if integ == nil {
-				continue
-			}
-			fn, ok := t.referencedResource(integ["uri"])
-			if !ok {
-				return fmt.Errorf("DefinitionBody %s %s: the integration uri names no function of this template", method, path)
-			}
-			m := strings.ToUpper(method)
-			if m == "X-AMAZON-APIGATEWAY-ANY-METHOD" {
-				m = "ANY"
-			}
-			t.Routes = append(t.Routes, Route{Method: m, Path: path, Function: fn, API: id})
-		}
-	}
 	return nil
 }
 
@@ -563,54 +401,26 @@ func scalarString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // Definition returns the state machine's definition with every ${Placeholder} substituted. A
-// placeholder with no substitution, a substitution no placeholder uses, and a substitution
-// that cannot be resolved locally are all errors, reported together.
+// placeholder with no substitution and a substitution no placeholder uses are both errors,
+// reported together.
 func (t *Template) Definition(logicalID string) ([]byte, error) {
 	sm, ok := t.StateMachines[logicalID]
 	if !ok {
 		return nil, fmt.Errorf("no state machine %s in the template", logicalID)
 	}
-	var text string
-	source := "the inline Definition"
-	if sm.inline != nil {
-		resolved, err := t.resolveTree(sm.inline)
-		if err != nil {
-			return nil, fmt.Errorf("state machine %s: Definition: %w", logicalID, err)
-		}
-		b, err := marshal(resolved)
-		if err != nil {
-			return nil, fmt.Errorf("state machine %s: Definition: %w", logicalID, err)
-		}
-		text = string(b)
-	} else {
-		path := sm.DefinitionURI
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(t.Path), path)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("state machine %s: DefinitionUri: %w", logicalID, err)
-		}
-		text, source = string(data), sm.DefinitionURI
+	path := sm.DefinitionURI
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(t.Path), path)
 	}
-	return substitute(logicalID, source, text, sm)
-}
-
-func substitute(logicalID, source, text string, sm *StateMachine) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("state machine %s: DefinitionUri: %w", logicalID, err)
+	}
 	used := map[string]bool{}
 	var problems []string
 	var b strings.Builder
-	rest := text
+	rest := string(data)
 	for {
 		i := strings.Index(rest, "${")
 		if i < 0 {
@@ -632,38 +442,17 @@ func substitute(logicalID, source, text string, sm *StateMachine) ([]byte, error
 			b.WriteString(string(enc[1 : len(enc)-1]))
 			continue
 		}
-		if why, ok := sm.Unresolved[name]; ok {
-			problems = append(problems, fmt.Sprintf("placeholder ${%s}: its substitution cannot be resolved locally: %s", name, why))
-		} else {
-			problems = append(problems, fmt.Sprintf("placeholder ${%s} has no DefinitionSubstitutions entry", name))
-		}
+		problems = append(problems, fmt.Sprintf("placeholder ${%s} has no DefinitionSubstitutions entry", name))
 		b.WriteString("${" + name + "}")
 	}
-	all := map[string]bool{}
-	for k := range sm.Substitutions {
-		all[k] = true
-	}
-	for k := range sm.Unresolved {
-		all[k] = true
-	}
-	for _, k := range sortedKeys(all) {
+	for _, k := range slices.Sorted(maps.Keys(sm.Substitutions)) {
 		if !used[k] {
 			problems = append(problems, fmt.Sprintf("DefinitionSubstitutions %s is used by no placeholder", k))
 		}
 	}
-	sort.Strings(problems)
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("state machine %s (%s):\n  %s", logicalID, source, strings.Join(dedupe(problems), "\n  "))
+		slices.Sort(problems)
+		return nil, fmt.Errorf("state machine %s (%s):\n  %s", logicalID, sm.DefinitionURI, strings.Join(slices.Compact(problems), "\n  "))
 	}
 	return []byte(b.String()), nil
-}
-
-func dedupe(s []string) []string {
-	var out []string
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }

@@ -2,9 +2,8 @@ package template_test
 
 import (
 	"encoding/json"
-	"os"
+	"maps"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -39,6 +38,12 @@ func TestParameters(t *testing.T) {
 
 func TestFunctions(t *testing.T) {
 	tpl := load(t, nil)
+	global := map[string]string{"TABLE_NAME": "gardener-dev", "STAGE": "dev", "REGION": "local"}
+	with := func(extra map[string]string) map[string]string {
+		env := maps.Clone(global)
+		maps.Copy(env, extra)
+		return env
+	}
 	cases := []struct {
 		id      string
 		pkg     string
@@ -51,26 +56,25 @@ func TestFunctions(t *testing.T) {
 	}{
 		{
 			id: "SelfHealFunction", pkg: "Image", command: []string{"self-heal"}, arch: []string{"arm64"},
-			env: map[string]string{
-				"TABLE_NAME": "gardener-dev", "STAGE": "development", "LOG_RETENTION": "7",
-				"MODEL_ID": "anthropic.claude-3-5-sonnet", "TOPIC_ARN": "arn:aws:sns:local:000000000000:gardener-repairs-dev",
-			},
+			env: with(map[string]string{
+				"STAGE": "dev-self-heal", "MODEL_ID": "anthropic.claude-3-5-sonnet",
+				"TOPIC_ARN": "arn:aws:sns:local:000000000000:gardener-repairs-dev",
+			}),
 		},
 		{
 			id: "PersistFunction", pkg: "Zip", handler: "bootstrap", runtime: "provided.al2023", arch: []string{"arm64"},
-			env: map[string]string{"TABLE_NAME": "gardener-dev", "STAGE": "dev", "LOG_RETENTION": "7"},
+			env: global,
 		},
 		{
 			id: "RadarFunction", pkg: "Image", command: []string{"radar"}, arch: []string{"arm64"},
-			env: map[string]string{"TABLE_NAME": "gardener-dev", "STAGE": "dev", "LOG_RETENTION": "7"},
+			env: with(map[string]string{"EVENT_BUS_NAME": "Bus"}),
 			events: []template.Event{
-				{Name: "Nightly", Type: "ScheduleV2", Schedule: "cron(0 2 * * ? *)"},
 				{Name: "Sweep", Type: "Schedule", Schedule: "rate(6 hours)"},
 			},
 		},
 		{
 			id: "ApiFunction", pkg: "Zip", handler: "bootstrap", runtime: "provided.al2023", arch: []string{"arm64"},
-			env: map[string]string{"TABLE_NAME": "gardener-dev", "STAGE": "dev", "LOG_RETENTION": "7"},
+			env: with(map[string]string{"REPAIR_STATE_MACHINE_ARN": "arn:aws:states:local:000000000000:stateMachine:RepairStateMachine"}),
 			events: []template.Event{
 				{Name: "Approve", Type: "HttpApi", Path: "/proposals/{id}/approve", Method: "POST", API: "GardenApi"},
 				{Name: "Queue", Type: "HttpApi", Path: "/projects/{projectId}/proposals", Method: "GET", API: "GardenApi"},
@@ -107,20 +111,20 @@ func TestFunctions(t *testing.T) {
 			}
 		})
 	}
-	if got := len(tpl.Functions); got != 5 {
-		t.Errorf("%d functions, want 5", got)
+	if got := len(tpl.Functions); got != 4 {
+		t.Errorf("%d functions, want 4", got)
 	}
 }
 
-func TestOverridesAndConditions(t *testing.T) {
+func TestOverrides(t *testing.T) {
 	tpl := load(t, map[string]string{"Stage": "prod"})
 	env := tpl.Functions["SelfHealFunction"].Environment
-	for k, want := range map[string]string{"STAGE": "production", "TABLE_NAME": "gardener-prod", "LOG_RETENTION": "90"} {
+	for k, want := range map[string]string{"STAGE": "prod-self-heal", "TABLE_NAME": "gardener-prod"} {
 		if got, err := tpl.ResolveString(env[k]); err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %q", k, got, err, want)
 		}
 	}
-	if got := string(tpl.Rules["RunFailedRule"].EventPattern); !strings.Contains(got, `"projectStage":["prod"]`) {
+	if got := string(tpl.StateMachines["RepairStateMachine"].Events[0].Pattern); !strings.Contains(got, `"projectStage":["prod"]`) {
 		t.Errorf("a !Ref inside an event pattern was not resolved: %s", got)
 	}
 }
@@ -135,19 +139,21 @@ func TestStateMachines(t *testing.T) {
 		"TableName":           "gardener-dev",
 		"Cap":                 "10",
 	}
-	if repair.DefinitionURI != "statemachines/repair.asl.json" || !reflect.DeepEqual(repair.Substitutions, wantSubs) || len(repair.Unresolved) != 0 {
+	if repair.DefinitionURI != "statemachines/repair.asl.json" || !reflect.DeepEqual(repair.Substitutions, wantSubs) {
 		t.Errorf("repair: %+v", repair)
 	}
 	if repair.ARN() != "arn:aws:states:local:000000000000:stateMachine:RepairStateMachine" {
 		t.Errorf("ARN %s", repair.ARN())
 	}
-	staging := tpl.StateMachines["StagingStateMachine"]
-	if _, ok := staging.Unresolved["ImportedArn"]; !ok {
-		t.Errorf("ImportedArn should be unresolved locally: %+v", staging)
+	wantRepair := []template.Event{
+		{Name: "RunFailed", Type: "EventBridgeRule", Pattern: json.RawMessage(`{"detail":{"control":[false,{"exists":false}],"probe":[{"exists":false}],"projectStage":["dev"],"trigger":["scheduled-suite","worker"]},"detail-type":["Run Failed"],"source":["driftgardener.platform"]}`)},
 	}
+	if !reflect.DeepEqual(repair.Events, wantRepair) {
+		t.Errorf("repair events\n got %s\nwant %s", repair.Events[0].Pattern, wantRepair[0].Pattern)
+	}
+	staging := tpl.StateMachines["StagingStateMachine"]
 	wantEvents := []template.Event{
-		{Name: "SweepCompleted", Type: "EventBridgeRule", Pattern: json.RawMessage(`{"detail":{"atRisk":[{"numeric":[">",0]}]},"detail-type":["Radar Sweep Completed"],"source":["driftgardener.radar"]}`)},
-		{Name: "Weekly", Type: "Schedule", Schedule: "cron(0 6 ? * MON *)"},
+		{Name: "SweepCompleted", Type: "EventBridgeRule", Pattern: json.RawMessage(`{"detail-type":["Radar Sweep Completed"],"source":["driftgardener.radar"]}`)},
 	}
 	if !reflect.DeepEqual(staging.Events, wantEvents) {
 		t.Errorf("staging events\n got %+v\nwant %+v", staging.Events, wantEvents)
@@ -179,7 +185,6 @@ func TestDefinition(t *testing.T) {
 	for _, want := range []string{
 		"placeholder ${MissingArn} has no DefinitionSubstitutions entry",
 		"DefinitionSubstitutions UnusedArn is used by no placeholder",
-		"placeholder ${ImportedArn}: its substitution cannot be resolved locally: Fn::ImportValue",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -190,39 +195,10 @@ func TestDefinition(t *testing.T) {
 	}
 }
 
-func TestRulesTopicsTables(t *testing.T) {
-	tpl := load(t, nil)
-	rf := tpl.Rules["RunFailedRule"]
-	if !reflect.DeepEqual(rf.Targets, []string{"RepairStateMachine"}) {
-		t.Errorf("RunFailedRule targets %v", rf.Targets)
-	}
-	var pat map[string]any
-	if err := json.Unmarshal(rf.EventPattern, &pat); err != nil {
-		t.Fatal(err)
-	}
-	if want := `[{"exists":false}]`; describe(pat["detail"].(map[string]any)["probe"]) != want {
-		t.Errorf("probe pattern %v", pat["detail"])
-	}
-	radar := tpl.Rules["RadarRule"]
-	if radar.ScheduleExpression != "rate(30 minutes)" || !reflect.DeepEqual(radar.Targets, []string{"RadarFunction"}) || radar.State != "ENABLED" {
-		t.Errorf("RadarRule %+v", radar)
-	}
-	if tp := tpl.Topics["RepairEventsTopic"]; tp == nil || tp.TopicName != "gardener-repairs-dev" {
-		t.Errorf("topic %+v", tp)
-	}
-	want := &template.Table{LogicalID: "GardenTable", TableName: "gardener-dev", HashKey: "pk", RangeKey: "sk",
-		Indexes: []template.Index{{Name: "gsi1", HashKey: "gsi1pk", RangeKey: "sk"}}}
-	if got := tpl.Tables["GardenTable"]; !reflect.DeepEqual(got, want) {
-		t.Errorf("table %+v", got)
-	}
-}
-
 func TestRoutes(t *testing.T) {
 	tpl := load(t, nil)
 	want := []template.Route{
 		{Method: "GET", Path: "/projects/{projectId}/proposals", Function: "ApiFunction", API: "GardenApi"},
-		{Method: "GET", Path: "/projects/{projectId}/settings", Function: "SettingsFunction", API: "GardenApi"},
-		{Method: "PUT", Path: "/projects/{projectId}/settings", Function: "SettingsFunction", API: "GardenApi"},
 		{Method: "POST", Path: "/proposals/{id}/approve", Function: "ApiFunction", API: "GardenApi"},
 	}
 	if !reflect.DeepEqual(tpl.Routes, want) {
@@ -250,8 +226,8 @@ func TestBadTemplates(t *testing.T) {
 		{"unknown tag", "Resources:\n  A:\n    Type: AWS::SNS::Topic\n    Properties: {TopicName: !Bogus x}", "unknown tag !Bogus"},
 		{"bad GetAtt", "Resources:\n  A:\n    Type: AWS::SNS::Topic\n    Properties: {TopicName: !GetAtt nodot}", "needs Resource.Attribute"},
 		{"S3 definition", "Resources:\n  M:\n    Type: AWS::Serverless::StateMachine\n    Properties: {DefinitionUri: {Bucket: b, Key: k}}", "S3 location"},
-		{"rule target outside", "Resources:\n  R:\n    Type: AWS::Events::Rule\n    Properties:\n      ScheduleExpression: rate(1 hour)\n      Targets: [{Id: x, Arn: arn:aws:lambda:us-east-1:1:function:f}]", "does not name a resource"},
-		{"bad pattern string", "Resources:\n  R:\n    Type: AWS::Events::Rule\n    Properties: {EventPattern: '{nope'}", "not JSON"},
+		{"pattern string", "Resources:\n  M:\n    Type: AWS::Serverless::StateMachine\n    Properties:\n      DefinitionUri: m.json\n      Events: {E: {Type: EventBridgeRule, Properties: {Pattern: '{\"source\":[\"x\"]}'}}}", "event E: Pattern must be a mapping"},
+		{"unresolvable substitution", "Resources:\n  M:\n    Type: AWS::Serverless::StateMachine\n    Properties:\n      DefinitionUri: m.json\n      DefinitionSubstitutions: {X: !GetAtt Nowhere.Arn}", "resource M (AWS::Serverless::StateMachine): DefinitionSubstitutions X: Fn::GetAtt Nowhere.Arn: no resource Nowhere"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,43 +237,6 @@ func TestBadTemplates(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestInlineDefinition covers a Definition written in the template instead of DefinitionUri.
-func TestInlineDefinition(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "template.yaml")
-	if err := os.WriteFile(path, []byte(`Resources:
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties: {Handler: bootstrap, Runtime: provided.al2023}
-  M:
-    Type: AWS::Serverless::StateMachine
-    Properties:
-      DefinitionSubstitutions: {FnArn: !GetAtt Fn.Arn}
-      Definition:
-        StartAt: Call
-        States:
-          Call: {Type: Task, Resource: "${FnArn}", End: true}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tpl, err := template.Load(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, err := tpl.Definition("M")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(def), `"Resource":"arn:aws:lambda:local:000000000000:function:Fn"`) {
-		t.Errorf("definition %s", def)
-	}
-}
-
-func describe(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // TestFixtureLints keeps the fixture a template CloudFormation accepts, so the reader is
@@ -313,59 +252,59 @@ func TestFixtureLints(t *testing.T) {
 	}
 }
 
-// TestResolveString covers each intrinsic the local stack resolves, in short form.
+// TestResolveString covers each intrinsic the local stack resolves, in short and long form.
 func TestResolveString(t *testing.T) {
 	tpl, err := template.Parse([]byte(`
 Parameters:
   Stage: {Type: String, Default: dev}
-  Names: {Type: CommaDelimitedList, Default: "a,b,c"}
-Conditions:
-  IsDev: !Equals [!Ref Stage, dev]
-  Both: !And [!Condition IsDev, !Not [!Equals [!Ref Stage, prod]]]
-Mappings:
-  Sizes: {dev: {Memory: 512}}
+  NoDefault: {Type: String}
 Resources:
-  Fn: {Type: AWS::Serverless::Function, Properties: {Handler: bootstrap, Runtime: provided.al2023}}
   Topic: {Type: AWS::SNS::Topic}
-  Queue: {Type: AWS::SQS::Queue}
-  Values:
-    Type: AWS::SSM::Parameter
+  Logs: {Type: AWS::Logs::LogGroup}
+  Machine: {Type: AWS::Serverless::StateMachine, Properties: {DefinitionUri: m.json}}
+  Fn:
+    Type: AWS::Serverless::Function
     Properties:
-      Sub: !Sub "${Stage}-${Fn.Arn}-${AWS::Region}-${AWS::AccountId}-${!Literal}"
-      SubVars: !Sub ["${X}/${Stage}", {X: !Ref Topic}]
-      Join: !Join [":", [a, !Ref Stage, !GetAtt Topic.TopicName]]
-      Select: !Select [1, !Split [",", "x,y,z"]]
-      If: !If [Both, yes, no]
-      Map: !FindInMap [Sizes, !Ref Stage, Memory]
-      B64: !Base64 hi
-      Other: !GetAtt Queue.Arn
-      StackRef: !Ref AWS::StackName
-      Import: !ImportValue shared
-      AZ: !Select [0, !GetAZs ""]
-      Missing: !Ref Nowhere
-      BadAttr: !GetAtt Topic.Nope
+      Handler: bootstrap
+      Runtime: provided.al2023
+      Environment:
+        Variables:
+          Sub: !Sub "${Stage}-${Fn.Arn}-${AWS::Region}-${AWS::AccountId}-${AWS::Partition}-${!Literal}"
+          SubVars: !Sub ["${X}/${Stage}", {X: !Ref Topic}]
+          LongSub: {"Fn::Sub": "${Machine.Name}"}
+          LongRef: {"Ref": "Stage"}
+          MachineRef: !Ref Machine
+          TopicName: !GetAtt Topic.TopicName
+          Other: !GetAtt Logs.Arn
+          StackRef: !Ref AWS::StackName
+          Literal: 7
+          Missing: !Ref Nowhere
+          NoDefault: !Ref NoDefault
+          BadAttr: !GetAtt Topic.Nope
+          NotString: [a, b]
 `), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct{ key, want, err string }{
-		{"Sub", "dev-arn:aws:lambda:local:000000000000:function:Fn-local-000000000000-${Literal}", ""},
+		{"Sub", "dev-arn:aws:lambda:local:000000000000:function:Fn-local-000000000000-aws-${Literal}", ""},
 		{"SubVars", "arn:aws:sns:local:000000000000:Topic/dev", ""},
-		{"Join", "a:dev:Topic", ""},
-		{"Select", "y", ""},
-		{"If", "yes", ""},
-		{"Map", "512", ""},
-		{"B64", "aGk=", ""},
-		{"Other", "arn:aws:local:local:000000000000:AWS-SQS-Queue/Queue", ""},
+		{"LongSub", "Machine", ""},
+		{"LongRef", "dev", ""},
+		{"MachineRef", "arn:aws:states:local:000000000000:stateMachine:Machine", ""},
+		{"TopicName", "Topic", ""},
+		{"Other", "arn:aws:local:local:000000000000:AWS-Logs-LogGroup/Logs", ""},
 		{"StackRef", "local", ""},
-		{"Import", "", "Fn::ImportValue cannot be resolved on the local stack"},
-		{"AZ", "", "Fn::GetAZs cannot be resolved"},
+		{"Literal", "7", ""},
 		{"Missing", "", "Ref Nowhere: no parameter or resource"},
+		{"NoDefault", "", "parameter NoDefault has no default and no override"},
 		{"BadAttr", "", "attribute Nope of a AWS::SNS::Topic has no local value"},
+		{"NotString", "", `["a","b"] is not a string`},
 	}
+	env := tpl.Functions["Fn"].Environment
 	for _, tc := range cases {
 		t.Run(tc.key, func(t *testing.T) {
-			got, err := tpl.ResolveString(tpl.Property("Values", tc.key))
+			got, err := tpl.ResolveString(env[tc.key])
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("got %q, %v; want an error containing %q", got, err, tc.err)
@@ -374,6 +313,54 @@ Resources:
 			}
 			if err != nil || got != tc.want {
 				t.Errorf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseRefusesUnsupported proves each template construct the local stack does not
+// resolve or wire is refused when the template is parsed, with an error naming the construct
+// and where it is, so a template that starts to use one fails loudly on the local stack.
+func TestParseRefusesUnsupported(t *testing.T) {
+	// fn is a template whose one function has the environment variable X set to value.
+	fn := func(value string) string {
+		return "Parameters:\n  Stage: {Type: String, Default: dev}\nResources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Properties:\n      Environment:\n        Variables:\n          X: " + value + "\n"
+	}
+	const at = "Resources.Fn.Properties.Environment.Variables.X"
+	cases := []struct{ construct, yaml, want string }{
+		{"!If", fn("!If [IsProd, a, b]"), at + ": Fn::If is not supported by the local stack (it resolves Ref, Fn::GetAtt, Fn::Sub)"},
+		{"!Equals", fn("!Equals [!Ref Stage, prod]"), at + ": Fn::Equals is not supported"},
+		{"!And", fn("!And [a, b]"), at + ": Fn::And is not supported"},
+		{"!Or", fn("!Or [a, b]"), at + ": Fn::Or is not supported"},
+		{"!Not", fn("!Not [a]"), at + ": Fn::Not is not supported"},
+		{"!Condition", fn("!Condition IsProd"), at + ": Condition is not supported"},
+		{"!FindInMap", fn("!FindInMap [Sizes, !Ref Stage, Memory]"), at + ": Fn::FindInMap is not supported"},
+		{"!Select", fn(`!Select [0, [a, b]]`), at + ": Fn::Select is not supported"},
+		{"!Split", fn(`!Split [",", "a,b"]`), at + ": Fn::Split is not supported"},
+		{"!Join", fn(`!Join ["-", [a, !Ref Stage]]`), at + ": Fn::Join is not supported"},
+		{"!Base64", fn("!Base64 hi"), at + ": Fn::Base64 is not supported"},
+		{"!ImportValue", fn("!ImportValue shared"), at + ": Fn::ImportValue is not supported"},
+		{"!GetAZs inside !Sub", fn(`!Sub ["${Z}", {Z: !GetAZs ""}]`), at + ".Fn::Sub[1].Z: Fn::GetAZs is not supported"},
+		{"long-form Fn::If", fn(`{"Fn::If": [IsProd, a, b]}`), at + ": Fn::If is not supported"},
+		{"in a list", "Resources:\n  Fn:\n    Type: AWS::Serverless::Function\n    Properties:\n      Architectures: [!If [C, arm64, x86_64]]\n", "Resources.Fn.Properties.Architectures[0]: Fn::If is not supported"},
+		{"in Outputs", fn("a") + "Outputs:\n  O: {Value: !Join [\"\", [a]]}\n", "Outputs.O.Value: Fn::Join is not supported"},
+		{"Conditions", "Conditions:\n  IsProd: !Equals [a, b]\n" + fn("a"), "Conditions are not supported by the local stack"},
+		{"Mappings", "Mappings:\n  Sizes: {dev: {Memory: 512}}\n" + fn("a"), "Mappings are not supported by the local stack"},
+		{"a resource Condition", "Resources:\n  T:\n    Type: AWS::SNS::Topic\n    Condition: IsProd\n", "resource T (AWS::SNS::Topic): its Condition is not supported by the local stack"},
+		{"AWS::Events::Rule", "Resources:\n  R:\n    Type: AWS::Events::Rule\n    Properties: {ScheduleExpression: rate(1 hour)}\n", "resource R (AWS::Events::Rule): the resource type is not supported by the local stack"},
+		{"AWS::SQS::Queue", "Resources:\n  Q: {Type: AWS::SQS::Queue}\n", "resource Q (AWS::SQS::Queue): the resource type is not supported by the local stack"},
+		{"AWS::Serverless::SimpleTable", "Resources:\n  T: {Type: AWS::Serverless::SimpleTable}\n", "resource T (AWS::Serverless::SimpleTable): the resource type is not supported"},
+		{"ScheduleV2", "Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events: {Nightly: {Type: ScheduleV2, Properties: {ScheduleExpression: rate(1 day)}}}\n", "resource F (AWS::Serverless::Function): event Nightly: type ScheduleV2 is not supported by the local stack (it wires HttpApi, EventBridgeRule, Schedule)"},
+		{"an SQS event", "Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events: {Q: {Type: SQS, Properties: {Queue: arn}}}\n", "event Q: type SQS is not supported"},
+		{"a REST Api event", "Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events: {A: {Type: Api, Properties: {Path: /, Method: get}}}\n", "event A: type Api is not supported"},
+		{"an inline Definition", "Resources:\n  M:\n    Type: AWS::Serverless::StateMachine\n    Properties:\n      Definition: {StartAt: A, States: {A: {Type: Succeed}}}\n", "resource M (AWS::Serverless::StateMachine): an inline Definition is not supported by the local stack: use DefinitionUri"},
+		{"an HttpApi DefinitionBody", "Resources:\n  A:\n    Type: AWS::Serverless::HttpApi\n    Properties:\n      DefinitionBody: {openapi: 3.0.1}\n", "resource A (AWS::Serverless::HttpApi): DefinitionBody is not supported by the local stack"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.construct, func(t *testing.T) {
+			_, err := template.Parse([]byte(tc.yaml), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse = %v, want an error containing %q", err, tc.want)
 			}
 		})
 	}
