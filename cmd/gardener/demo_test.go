@@ -22,7 +22,7 @@ func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	// The test shares two cores with the other browser packages of `go test ./...`, where a
 	// step on a loaded machine needs more room than the demo's own default gives it.
-	code := runDemo([]string{"-v", "-step-timeout", "3s"}, strings.NewReader(""), &out, &out)
+	code := dispatch([]string{"demo", "-v", "-step-timeout", "3s"}, strings.NewReader(""), &out, &out)
 	text := out.String()
 	t.Log(text)
 	if code != 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func findTemplate(name string) (string, error) {
 // DynamoDB, moto_server or dynalite) when one is given.
 func openStore(ctx context.Context, o localOptions) (gardener.Store, func(), error) {
 	if o.dynamodbEndpoint != "" {
-		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(orDefault(o.region, "us-east-1")))
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(cmp.Or(o.region, "us-east-1")))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -81,7 +82,7 @@ func openStore(ctx context.Context, o localOptions) (gardener.Store, func(), err
 			cfg.Credentials = aws.AnonymousCredentials{}
 		}
 		cfg.BaseEndpoint = aws.String(o.dynamodbEndpoint)
-		s := dynamo.New(dynamodb.NewFromConfig(cfg), orDefault(o.table, "drift-gardener"))
+		s := dynamo.New(dynamodb.NewFromConfig(cfg), cmp.Or(o.table, "drift-gardener"))
 		if err := s.CreateTable(ctx); err != nil {
 			var inUse interface{ ErrorCode() string }
 			if !errors.As(err, &inUse) || inUse.ErrorCode() != "ResourceInUseException" {

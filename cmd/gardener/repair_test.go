@@ -61,7 +61,7 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {
 		t.Fatalf("first run: exit %d, %+v", code, o)
 	}
-	must(app.SetVariant("id-renamed"))
+	noErr(t, app.SetVariant("id-renamed"))
 	o, code = repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 0 || o.Outcome != ladder.Repaired {
 		t.Fatalf("drift: exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
@@ -76,7 +76,7 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 		t.Errorf("sensitivity %+v, contract %+v, changes %+v", o.Sensitivity, o.Contract, o.Changes)
 	}
 	written, err := os.ReadFile(file)
-	must(err)
+	noErr(t, err)
 	tt, err := gardener.DecodeTest(written)
 	if err != nil || tt.Version != 2 || tt.Steps[3].Locator != o.Ops[0].Step.Locator {
 		t.Fatalf("--write wrote %+v, %v", tt, err)
@@ -104,7 +104,7 @@ func TestRepairJSONRegressionIsTriaged(t *testing.T) {
 	if _, code := repairCLI(t, file, "--base-url", url, "--state", state); code != 0 {
 		t.Fatal("baseline")
 	}
-	must(app.SetVariant("login-broken"))
+	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 1 || o.Outcome != ladder.Triaged || o.Version != 1 || len(o.Ops) != 0 {
 		t.Fatalf("exit %d, outcome %s, version %d, ops %v", code, o.Outcome, o.Version, o.Ops)
@@ -154,7 +154,7 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 	if _, code := repairCLI(t, args...); code != 0 {
 		t.Fatal("baseline")
 	}
-	must(app.SetVariant("login-broken"))
+	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, args...)
 	if code != 1 || o.Outcome != ladder.Refused || o.Reason != "every proposed change was refused" {
 		t.Fatalf("exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
@@ -173,7 +173,7 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 func TestRepairBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	must(os.WriteFile(bad, []byte(`{"id":"x","steps":[{"kind":"click","locator":"role=button[name=Go]"}]}`), 0o644))
+	noErr(t, os.WriteFile(bad, []byte(`{"id":"x","steps":[{"kind":"click","locator":"role=button[name=Go]"}]}`), 0o644))
 	for _, args := range [][]string{
 		{bad, "--base-url", "http://127.0.0.1:1"},
 		{filepath.Join(dir, "missing.json"), "--base-url", "http://127.0.0.1:1"},
