@@ -13,9 +13,15 @@ import (
 // launches no browser of its own.
 var sharedRunner *browser.Runner
 
+// closeAtExit holds what fixtures shared across tests leave for TestMain to close.
+var closeAtExit []func()
+
 func TestMain(m *testing.M) {
 	sharedRunner = browser.New(browser.Options{})
 	code := m.Run()
+	for _, f := range closeAtExit {
+		f()
+	}
 	sharedRunner.Close()
 	os.Exit(code)
 }
