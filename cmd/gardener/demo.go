@@ -19,6 +19,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/local/eventbus"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/radar"
+	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -211,7 +212,7 @@ func (d *demo) run(o localOptions) error {
 	if err != nil {
 		return err
 	}
-	d.check(len(regressed) == 1 && strings.HasPrefix(regressed[0], "sched-cart-total-"), "after auto-repair only the regression should fail (cart-total), failing: %v", regressed)
+	d.check(len(regressed) == 1 && strings.HasPrefix(regressed[0], string(gardener.TriggerSchedule)+"-cart-total-"), "after auto-repair only the regression should fail (cart-total), failing: %v", regressed)
 	if err := d.repairFailures(regressed); err != nil {
 		return err
 	}
@@ -333,13 +334,14 @@ func (d *demo) suite() ([]string, error) {
 		}()
 	}
 	wg.Wait()
+	ws := &workspace.Service{Store: d.l.store}
 	var failed []string
 	var line []string
 	for _, r := range out {
 		d.runs++
 		result := r.rep.Result
-		run := gardener.Run{ID: fmt.Sprintf("sched-%s-v%d-%d", r.id, r.test.Version, d.runs), ProjectID: "demo", TestID: r.id, TestVersion: r.test.Version, Trigger: gardener.TriggerSchedule, Result: &result, At: time.Now()}
-		if err := d.l.store.PutRun(d.ctx, run); err != nil {
+		run, err := ws.RecordRun(d.ctx, r.test, gardener.TriggerSchedule, &result)
+		if err != nil {
 			return nil, err
 		}
 		if result.Passed {

@@ -167,9 +167,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		return nil, err
 	}
 	defer store.Close()
-	ws := &workspace.Service{Store: store, OnReplay: func(t gardener.Test) {
-		fmt.Fprintf(progress, "[record] replaying %s version %d to record what a green run does\n", t.ID, t.Version)
-	}}
+	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
 	project, err := ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{
 		AutoRepair: ptr(mode == gardener.ModeApply), Model: ptr(model.Name()), Origins: []string{originOf(f.baseURL)},
 	})
@@ -239,6 +237,13 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		}
 	}
 	return out, nil
+}
+
+// announceRecording says which test is replayed to record a first green run, before the wait.
+func announceRecording(progress io.Writer) func(gardener.Test) {
+	return func(t gardener.Test) {
+		fmt.Fprintf(progress, "[record] replaying %s version %d to record what a green run does\n", t.ID, t.Version)
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -119,6 +119,9 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {
 		t.Fatalf("first run: exit %d, %+v", code, o)
 	}
+	if o.Timings.Replays != 1 || o.Timings.Total <= 0 {
+		t.Errorf("the recording run reports %d replays in %d ms, want its one replay and its time", o.Timings.Replays, o.Timings.Total)
+	}
 	noErr(t, app.SetVariant("id-renamed"))
 	o, code = repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 0 || o.Outcome != ladder.Repaired {

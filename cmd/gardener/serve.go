@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/local/stack"
+	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -100,14 +101,17 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
-// seedDemo creates the demo project and its saved tests unless the state has them.
+// seedDemo creates the demo project and its saved tests unless the state has the project: a
+// state that has it keeps its tests as they are (repaired, edited).
 func seedDemo(ctx context.Context, l *local, appURL string) error {
-	if _, err := l.store.Project(ctx, "demo"); err == nil {
-		return nil
+	_, err := l.store.Project(ctx, "demo")
+	if err == nil || !errors.Is(err, gardener.ErrNotFound) {
+		return err
 	}
+	ws := &workspace.Service{Store: l.store}
 	p := demoapp.Project(appURL)
 	p.Plan, p.AutoRepair, p.Model, p.Radar = gardener.PlanPro, true, "builtin", true
-	if err := l.store.PutProject(ctx, p); err != nil {
+	if _, err := ws.EnsureProject(ctx, p.ID, workspace.Settings{New: p}); err != nil {
 		return err
 	}
 	tests, err := demoapp.Tests()
@@ -115,7 +119,7 @@ func seedDemo(ctx context.Context, l *local, appURL string) error {
 		return err
 	}
 	for _, t := range tests {
-		if err := l.store.CreateTest(ctx, t); err != nil && !errors.Is(err, gardener.ErrConflict) {
+		if _, err := ws.SyncTest(ctx, t); err != nil {
 			return err
 		}
 	}

@@ -166,9 +166,7 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []gardener.Test
 		return nil, err
 	}
 	defer store.Close()
-	ws := &workspace.Service{Store: store, OnReplay: func(t gardener.Test) {
-		fmt.Fprintf(progress, "[record] replaying %s version %d to record what a green run does\n", t.ID, t.Version)
-	}}
+	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
 	projectID := files[0].ProjectID
 	set := workspace.Settings{Model: ptr(""), Origins: []string{originOf(f.baseURL)}, New: gardener.Project{Radar: true}}
 	if model != nil {
