@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -92,11 +93,7 @@ func printVariants(w io.Writer) {
 		fmt.Fprintf(tw, "\trepair:\t%s\n", v.CorrectRepair)
 		breaks := "none"
 		if len(v.Breaks) > 0 {
-			ids := make([]string, 0, len(v.Breaks))
-			for id := range v.Breaks {
-				ids = append(ids, id)
-			}
-			sort.Strings(ids)
+			ids := slices.Sorted(maps.Keys(v.Breaks))
 			for i, id := range ids {
 				ids[i] = id + " at step " + v.Breaks[id]
 			}
