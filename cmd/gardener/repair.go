@@ -179,7 +179,10 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		return nil, err
 	}
 	test := synced.Test
-	if synced.Moved {
+	switch {
+	case synced.Moved && synced.Outcome == workspace.SyncSaved:
+		fmt.Fprintf(progress, "state: %s was at version %d in %s, not the file's %d; the file's steps are saved over it as version %d\n", test.ID, test.Version-1, f.state, file.Version, test.Version)
+	case test.Version != file.Version:
 		fmt.Fprintf(progress, "state: %s is version %d in %s\n", test.ID, test.Version, f.state)
 	}
 

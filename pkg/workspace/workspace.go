@@ -99,9 +99,9 @@ type Synced struct {
 	// Test is the test as the store holds it after the sync.
 	Test    gardener.Test
 	Outcome SyncOutcome
-	// Moved says the store's version is not the one the caller gave: the test moved on since the
-	// caller last synced (a repair written, an edit elsewhere), or the caller's change was saved
-	// as a new version. A caller that keeps its own copy should take Test.Version.
+	// Moved says the stored test was not at the caller's version when SyncTest read it: something
+	// wrote it since the caller last synced (a repair, an edit elsewhere). With SyncSaved the
+	// caller's steps were saved over that write, as the version after it.
 	Moved bool
 }
 
@@ -118,7 +118,7 @@ func (s *Service) SyncTest(ctx context.Context, t gardener.Test) (Synced, error)
 		if err := s.Store.CreateTest(ctx, created); err != nil {
 			return Synced{}, fmt.Errorf("sync test %s: %w", t.ID, err)
 		}
-		return Synced{Test: created, Outcome: SyncCreated, Moved: created.Version != t.Version}, nil
+		return Synced{Test: created, Outcome: SyncCreated}, nil
 	}
 	if err != nil {
 		return Synced{}, fmt.Errorf("sync test %s: %w", t.ID, err)
@@ -132,7 +132,7 @@ func (s *Service) SyncTest(ctx context.Context, t gardener.Test) (Synced, error)
 	if err != nil {
 		return Synced{}, fmt.Errorf("sync test %s at version %d: %w", t.ID, stored.Version, err)
 	}
-	return Synced{Test: saved, Outcome: SyncSaved, Moved: true}, nil
+	return Synced{Test: saved, Outcome: SyncSaved, Moved: stored.Version != t.Version}, nil
 }
 
 // GreenKnown reports whether the store holds a green run of the test's current version.

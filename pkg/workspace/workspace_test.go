@@ -132,13 +132,13 @@ func TestSyncTest(t *testing.T) {
 		steps   []gardener.Step
 	}{
 		{name: "new test keeps the caller's version", give: base, outcome: workspace.SyncCreated, version: 1, steps: base.Steps},
-		{name: "new test with no version is created at 1", give: with(func(t *gardener.Test) { t.Version = 0 }), outcome: workspace.SyncCreated, version: 1, moved: true, steps: base.Steps},
+		{name: "new test with no version is created at 1", give: with(func(t *gardener.Test) { t.Version = 0 }), outcome: workspace.SyncCreated, version: 1, steps: base.Steps},
 		{name: "same steps change nothing", stored: []gardener.Test{base}, give: base, outcome: workspace.SyncUnchanged, version: 1, steps: base.Steps},
 		{name: "a new name alone changes nothing", stored: []gardener.Test{base}, give: with(func(t *gardener.Test) { t.Name = "Sign in" }), outcome: workspace.SyncUnchanged, version: 1, steps: base.Steps},
-		{name: "changed steps are a new version", stored: []gardener.Test{base}, give: with(func(t *gardener.Test) { t.Steps = steps("#go", "#next") }), outcome: workspace.SyncSaved, version: 2, moved: true, steps: steps("#go", "#next")},
-		{name: "a changed status is a new version", stored: []gardener.Test{base}, give: with(func(t *gardener.Test) { t.Status = gardener.StatusArchived }), outcome: workspace.SyncSaved, version: 2, moved: true, steps: base.Steps},
+		{name: "changed steps are a new version", stored: []gardener.Test{base}, give: with(func(t *gardener.Test) { t.Steps = steps("#go", "#next") }), outcome: workspace.SyncSaved, version: 2, steps: steps("#go", "#next")},
+		{name: "a changed status is a new version", stored: []gardener.Test{base}, give: with(func(t *gardener.Test) { t.Status = gardener.StatusArchived }), outcome: workspace.SyncSaved, version: 2, steps: base.Steps},
 		{
-			name:    "the store moved on with the caller's steps: reported, not written",
+			name:    "the caller holds the store's latest version: nothing written",
 			stored:  []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
 			give:    with(func(t *gardener.Test) { t.Version, t.Steps = 2, steps("#renamed") }),
 			outcome: workspace.SyncUnchanged, version: 2, steps: steps("#renamed"),
@@ -150,7 +150,7 @@ func TestSyncTest(t *testing.T) {
 			outcome: workspace.SyncSaved, version: 3, moved: true, steps: base.Steps,
 		},
 		{
-			name:    "the caller's copy is at the stored version with the same steps",
+			name:    "the store moved on to the caller's steps: reported, nothing written",
 			stored:  []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
 			give:    with(func(t *gardener.Test) { t.Version, t.Steps = 1, steps("#renamed") }),
 			outcome: workspace.SyncUnchanged, version: 2, moved: true, steps: steps("#renamed"),
