@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"sort"
+	"slices"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -21,76 +17,70 @@ import (
 
 func init() {
 	register("app", command{
-		summary: "serve the demo shop in a variant (baseline, drift, regression), or list the variants",
-		run: func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runApp(ctx, args, stdout, stderr)
-		},
+		summary:  "serve the demo shop in a variant (baseline, drift, regression), or list the variants",
+		synopsis: []string{"[--variant NAME] [--listen ADDR]", "--list [--json]"},
+		about: `Serves Seedling Supply, the demo shop, in the given variant and prints the URL on the first line
+of stdout; serves until interrupted. The variant can be switched while it runs with
+POST /__variant?name=NAME; GET /__record shows the clicks, fills and requests it saw.
+Exit status: 0 stopped by an interrupt, or listed; 2 bad input; 3 serving failed.`,
+		run: runApp,
 	})
 }
 
 // runApp serves the demo app until ctx ends. The first line on stdout is the URL it serves on,
 // so a script can start it on port 0 and read where it landed.
-func runApp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("app", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runApp(ctx context.Context, c *cli, args []string) int {
+	fs := c.flags("app")
 	variant := fs.String("variant", demoapp.BaselineName, "serve variant `NAME` (see --list)")
 	listen := fs.String("listen", "127.0.0.1:0", "listen on `ADDR`; port 0 picks a free port")
 	list := fs.Bool("list", false, "list every variant, its kind, what a correct repair is and which saved tests it breaks")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: gardener app [--variant NAME] [--listen ADDR]
-       gardener app --list
-
-Serves Seedling Supply, the demo shop, in the given variant and prints the URL on the first line
-of stdout; serves until interrupted. The variant can be switched while it runs with
-POST /__variant?name=NAME; GET /__record shows the clicks, fills and requests it saw.`)
-		fs.PrintDefaults()
+	asJSON := fs.Bool("json", false, "with --list, print the variants as one JSON array")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	if len(pos) > 0 {
+		return c.badUsage(fs, "unexpected argument %q", pos[0])
+	}
+	if *list && *asJSON {
+		if err := writeJSON(c.stdout, demoapp.Variants()); err != nil {
+			return c.fail("app", exitFailure, err)
 		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gardener app: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+		return exitOK
 	}
 	if *list {
-		printVariants(stdout)
-		return 0
+		printVariants(c.stdout)
+		return exitOK
+	}
+	if *asJSON {
+		return c.badUsage(fs, "--json goes with --list")
 	}
 	app := demoapp.New()
 	if err := app.SetVariant(*variant); err != nil {
-		fmt.Fprintf(stderr, "gardener app: %v\n\n", err)
-		printVariants(stderr)
-		return 2
+		fmt.Fprintf(c.stderr, "gardener app: %v\n\n", err)
+		printVariants(c.stderr)
+		return exitBadInput
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "gardener app: listening on %q: %v\n", *listen, err)
-		return 2
+		return c.fail("app", exitBadInput, fmt.Errorf("listening on %q: %w", *listen, err))
 	}
 	srv := &http.Server{Handler: app.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
-	fmt.Fprintf(stderr, "gardener app: serving variant %s; interrupt to stop\n", *variant)
+	fmt.Fprintf(c.stdout, "http://%s/\n", ln.Addr())
+	fmt.Fprintf(c.stderr, "gardener app: serving variant %s; interrupt to stop\n", *variant)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case err := <-done:
-		fmt.Fprintf(stderr, "gardener app: %v\n", err)
-		return 1
+		return c.fail("app", exitFailure, err)
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil {
-		fmt.Fprintf(stderr, "gardener app: stopping: %v\n", err)
-		return 1
+		return c.fail("app", exitFailure, fmt.Errorf("stopping: %w", err))
 	}
-	return 0
+	return exitOK
 }
 
 // printVariants writes one block a variant: name and kind, what it changes, the correct repair
@@ -103,11 +93,7 @@ func printVariants(w io.Writer) {
 		fmt.Fprintf(tw, "\trepair:\t%s\n", v.CorrectRepair)
 		breaks := "none"
 		if len(v.Breaks) > 0 {
-			ids := make([]string, 0, len(v.Breaks))
-			for id := range v.Breaks {
-				ids = append(ids, id)
-			}
-			sort.Strings(ids)
+			ids := slices.Sorted(maps.Keys(v.Breaks))
 			for i, id := range ids {
 				ids[i] = id + " at step " + v.Breaks[id]
 			}

@@ -63,7 +63,7 @@ func TestAppServes(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- runApp(ctx, []string{"--variant", "button-text"}, pw, io.Discard)
+		done <- runApp(ctx, &cli{stdout: pw, stderr: io.Discard}, []string{"--variant", "button-text"})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,11 +19,20 @@ import (
 	"github.com/driftgardener/gardener/pkg/local/eventbus"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/radar"
+	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
 func init() {
-	register("demo", command{summary: "the main job on the local stack: drift, repairs, triage, radar, the queue", run: runDemo})
+	register("demo", command{
+		summary: "the main job on the local stack: drift, repairs, triage, radar, the queue",
+		about: `Runs the whole story on the stack of template.yaml, on this machine, against the demo shop:
+a green baseline, drift repaired automatically, a regression refused and triaged, a radar sweep
+staging proposals, a review (approve, dismiss, stale) and a revert. Each phase checks what it
+must; with --json the story goes to stderr and stdout gets one JSON summary. Exit status: 0
+every check passed; 1 a check failed; 2 bad input; 3 the demo could not run.`,
+		run: runDemo,
+	})
 }
 
 // The demo's drift accumulates as a real app's does: each phase adds to what came before.
@@ -40,6 +48,7 @@ const (
 type demo struct {
 	ctx    context.Context
 	out    io.Writer
+	marks  marks
 	app    *demoapp.App
 	appURL string
 	l      *local
@@ -53,57 +62,78 @@ type demo struct {
 	verbose bool
 }
 
-func runDemo(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// demoSummary is the one object --json prints.
+type demoSummary struct {
+	Passed  bool           `json:"passed"`
+	Failed  []string       `json:"failedChecks"`
+	Runs    int            `json:"scheduledRuns"`
+	Counts  map[string]int `json:"counts"`
+	Seconds float64        `json:"seconds"`
+}
+
+func runDemo(ctx context.Context, c *cli, args []string) int {
+	fs := c.flags("demo")
 	var o localOptions
 	fs.StringVar(&o.template, "template", "", "template.yaml to read the wiring from (default: found from the working directory up)")
-	fs.StringVar(&o.state, "state", "", "directory of the embedded store (default: a fresh temporary directory)")
-	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint instead of the embedded store")
-	fs.StringVar(&o.region, "region", "us-east-1", "AWS region (DynamoDB endpoint, Bedrock)")
+	fs.StringVar(&o.state, "state", "", "`DIR` of the embedded store (default: a fresh temporary directory)")
+	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint `URL` instead of the embedded store")
+	fs.StringVar(&o.region, "region", "", regionFlag)
 	// The demo shop answers from this process in milliseconds, and the demo is about failures:
 	// every failing step waits out the whole limit (in the suite, each rung's reproduction and
 	// each red proof), so a serve-sized limit would make most of the demo's time waiting. An
 	// element is waited for only once its page has loaded, and a load has its own, longer limit.
 	fs.DurationVar(&o.stepTimeout, "step-timeout", 2*time.Second, "default time limit of a replayed step")
-	logFile := fs.String("log", "", "write the stack's JSON log lines to this file")
+	logFile := fs.String("log", "", "write the stack's JSON log lines to this `FILE`")
 	verbose := fs.Bool("v", false, "print why each failing run failed")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	asJSON := fs.Bool("json", false, "tell the story on stderr and print one JSON summary on stdout")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if o.state == "" {
-		dir, err := os.MkdirTemp("", "gardener-demo-")
-		if err != nil {
-			fmt.Fprintln(stderr, "gardener demo:", err)
-			return 2
-		}
-		defer os.RemoveAll(dir)
-		o.state = dir
+	if len(pos) > 0 {
+		return c.badUsage(fs, "unexpected argument %q", pos[0])
+	}
+	var err error
+	if o.region, err = awsRegion(ctx, o.region); err != nil {
+		return c.fail("demo", exitBadInput, err)
 	}
 	if *logFile != "" {
 		f, err := os.Create(*logFile)
 		if err != nil {
-			fmt.Fprintln(stderr, "gardener demo:", err)
-			return 2
+			return c.fail("demo", exitBadInput, err)
 		}
 		defer f.Close()
 		o.log = f
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	d := &demo{ctx: ctx, out: stdout, start: time.Now(), counts: map[string]int{}, token: "Bearer " + stack.DevToken(reviewer, "demo"), verbose: *verbose}
+	if o.state == "" {
+		dir, err := os.MkdirTemp("", "gardener-demo-")
+		if err != nil {
+			return c.fail("demo", exitFailure, err)
+		}
+		defer os.RemoveAll(dir)
+		o.state = dir
+	}
+	d := &demo{ctx: ctx, out: c.stdout, marks: marksFor(c.term), start: time.Now(), counts: map[string]int{}, token: "Bearer " + stack.DevToken(reviewer, "demo"), verbose: *verbose}
+	if *asJSON {
+		d.out, d.marks = c.stderr, marksFor(false)
+	}
 	if err := d.run(o); err != nil {
-		fmt.Fprintln(stderr, "gardener demo:", err)
-		return 1
+		return c.fail("demo", exitFailure, err)
+	}
+	if *asJSON {
+		sum := demoSummary{Passed: len(d.fails) == 0, Failed: append([]string{}, d.fails...), Runs: d.runs, Counts: d.counts, Seconds: time.Since(d.start).Seconds()}
+		if err := writeJSON(c.stdout, sum); err != nil {
+			return c.fail("demo", exitFailure, err)
+		}
 	}
 	if len(d.fails) > 0 {
-		fmt.Fprintf(stdout, "\nDEMO CHECKS FAILED (%d):\n", len(d.fails))
+		fmt.Fprintf(d.out, "\nDEMO CHECKS FAILED (%d):\n", len(d.fails))
 		for _, f := range d.fails {
-			fmt.Fprintln(stdout, "  - "+f)
+			fmt.Fprintln(d.out, "  - "+f)
 		}
-		return 1
+		return exitNegative
 	}
-	return 0
+	return exitOK
 }
 
 func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.out, format+"\n", args...) }
@@ -117,7 +147,7 @@ func (d *demo) check(ok bool, format string, args ...any) {
 	if !ok {
 		msg := fmt.Sprintf(format, args...)
 		d.fails = append(d.fails, msg)
-		d.say("   ✗ %s", msg)
+		d.say("   %s %s", d.marks.fail, msg)
 	}
 }
 
@@ -128,7 +158,7 @@ func (d *demo) run(o localOptions) error {
 	d.appURL = appSrv.URL
 	o.projects = []string{"demo"}
 	o.baseURLs = map[string]string{"demo": d.appURL}
-	o.onNotify = func(m stack.Message) { d.counts["sns"]++; d.say("   ✉ SNS %s", m.Subject) }
+	o.onNotify = func(m stack.Message) { d.counts["sns"]++; d.say("   %s SNS %s", d.marks.mail, m.Subject) }
 	l, err := startLocal(d.ctx, o)
 	if err != nil {
 		return err
@@ -145,50 +175,100 @@ func (d *demo) run(o localOptions) error {
 	}
 
 	d.phase(1, "Baseline: the scheduled suite runs green and records what every test does")
-	if failed := d.suite(); len(failed) > 0 {
+	failed, err := d.suite()
+	if err != nil {
+		return err
+	}
+	if len(failed) > 0 {
 		return fmt.Errorf("the suite is not green on the baseline: %v", failed)
 	}
 
 	d.phase(2, "The app drifts ("+demoDrift+"): the suite fails and auto-repair runs the repair state machine")
-	must(d.app.SetVariant(demoDrift))
-	failed := d.suite()
+	if err := d.app.SetVariant(demoDrift); err != nil {
+		return err
+	}
+	if failed, err = d.suite(); err != nil {
+		return err
+	}
 	d.check(len(failed) >= 2, "the drift should break several tests, it broke %v", failed)
-	d.repairFailures(failed)
-	d.showRepairs(failed)
+	if err := d.repairFailures(failed); err != nil {
+		return err
+	}
+	if err := d.showRepairs(failed); err != nil {
+		return err
+	}
 
 	// The next scheduled suite is the repairs' check too: every test but the one the
 	// regression breaks must pass, the repaired ones included.
 	d.phase(3, "The next scheduled run: the repaired tests pass, but the app shipped a regression (wrong total); the ladder refuses to repair it and files a triage issue")
-	must(d.app.SetVariant(demoRegression))
-	before := d.versions()
-	regressed := d.suite()
-	d.check(len(regressed) == 1 && strings.HasPrefix(regressed[0], "sched-cart-total-"), "after auto-repair only the regression should fail (cart-total), failing: %v", regressed)
-	d.repairFailures(regressed)
-	d.check(equalMaps(before, d.versions()), "the regression must write nothing to any test")
-	issues, _ := d.l.store.TriageIssues(d.ctx, "demo")
+	if err := d.app.SetVariant(demoRegression); err != nil {
+		return err
+	}
+	before, err := d.versions()
+	if err != nil {
+		return err
+	}
+	regressed, err := d.suite()
+	if err != nil {
+		return err
+	}
+	d.check(len(regressed) == 1 && strings.HasPrefix(regressed[0], string(gardener.TriggerSchedule)+"-cart-total-"), "after auto-repair only the regression should fail (cart-total), failing: %v", regressed)
+	if err := d.repairFailures(regressed); err != nil {
+		return err
+	}
+	after, err := d.versions()
+	if err != nil {
+		return err
+	}
+	d.check(maps.Equal(before, after), "the regression must write nothing to any test")
+	issues, err := d.l.store.TriageIssues(d.ctx, "demo")
+	if err != nil {
+		return err
+	}
 	for _, is := range issues {
 		d.say("   triage %s: %s at step %s — %s", is.TestID, is.Classification, is.FailedStep, strings.Join(is.Evidence, "; "))
 	}
 	d.check(len(issues) >= 1 && issues[0].Classification == gardener.AppBug, "the regression should be triaged as an app bug")
-	must(d.app.SetVariant(demoDrift)) // the team fixes the bug
+	if err := d.app.SetVariant(demoDrift); err != nil { // the team fixes the bug
+		return err
+	}
 
 	d.phase(4, "The project switches to proposing (auto-repair off); the radar records a baseline")
 	var proj gardener.Project
-	d.api2("PUT", "/projects/demo/settings", map[string]any{"autoRepair": false}, http.StatusOK, &proj)
+	if err := d.call("PUT", "/projects/demo/settings", map[string]any{"autoRepair": false}, http.StatusOK, &proj); err != nil {
+		return err
+	}
 	d.check(!proj.AutoRepair, "the settings route should turn auto-repair off")
 	var q radar.Queue
-	d.api2("GET", "/projects/demo/queue", nil, http.StatusOK, &q)
+	if err := d.call("GET", "/projects/demo/queue", nil, http.StatusOK, &q); err != nil {
+		return err
+	}
 	d.say("   queue: %q", q.Empty)
-	d.fireRadar()
-	d.api2("GET", "/projects/demo/queue", nil, http.StatusOK, &q)
+	if err := d.fireRadar(); err != nil {
+		return err
+	}
+	if err := d.call("GET", "/projects/demo/queue", nil, http.StatusOK, &q); err != nil {
+		return err
+	}
 	d.say("   queue: %q", q.Empty)
 
 	d.phase(5, "The app drifts again ("+strings.TrimPrefix(demoDrift2, demoDrift+"+")+"): a radar sweep, a staging pass through the capped Map, the queue")
-	must(d.app.SetVariant(demoDrift2))
-	before = d.versions()
-	d.fireRadar()
-	d.check(equalMaps(before, d.versions()), "the proposing gardener must write nothing to a test")
-	d.api2("GET", "/projects/demo/queue", nil, http.StatusOK, &q)
+	if err := d.app.SetVariant(demoDrift2); err != nil {
+		return err
+	}
+	if before, err = d.versions(); err != nil {
+		return err
+	}
+	if err := d.fireRadar(); err != nil {
+		return err
+	}
+	if after, err = d.versions(); err != nil {
+		return err
+	}
+	d.check(maps.Equal(before, after), "the proposing gardener must write nothing to a test")
+	if err := d.call("GET", "/projects/demo/queue", nil, http.StatusOK, &q); err != nil {
+		return err
+	}
 	for _, r := range q.Rows {
 		d.say("   staged %s for %s (failed at step %s; %d trigger(s), restated %d)", r.ProposalID, r.TestID, r.FailedStep, len(r.Triggers), r.Restated)
 		for _, line := range strings.Split(strings.TrimRight(gardener.RenderDiff(r.Diff), "\n"), "\n") {
@@ -198,20 +278,17 @@ func (d *demo) run(o localOptions) error {
 	d.check(len(q.Rows) >= 3, "the staging pass should stage at least three proposals, it staged %d", len(q.Rows))
 
 	d.phase(6, "Review: one proposal approved, one dismissed, one stale after a person edits its test")
-	d.review(q.Rows)
+	if err := d.review(q.Rows); err != nil {
+		return err
+	}
 
 	d.phase(7, "Revert an auto-repair")
-	d.revert()
+	if err := d.revert(); err != nil {
+		return err
+	}
 
 	d.phase(8, "Summary")
-	d.summary()
-	return nil
-}
-
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
+	return d.summary()
 }
 
 func (d *demo) seed() error {
@@ -228,10 +305,13 @@ func (d *demo) seed() error {
 }
 
 // suite is the scheduled suite: every active test replayed (four at a time, each in its own
-// browser context; a failing test spends most of its run waiting for an element) and recorded as a scheduled run. It returns the failing test ids.
-func (d *demo) suite() []string {
+// browser context; a failing test spends most of its run waiting for an element) and recorded
+// as a scheduled run. It returns the failing runs' ids.
+func (d *demo) suite() ([]string, error) {
 	tests, err := d.l.store.Tests(d.ctx, "demo")
-	must(err)
+	if err != nil {
+		return nil, err
+	}
 	type res struct {
 		id   string
 		rep  gardener.Replay
@@ -254,40 +334,54 @@ func (d *demo) suite() []string {
 		}()
 	}
 	wg.Wait()
+	ws := &workspace.Service{Store: d.l.store}
 	var failed []string
 	var line []string
 	for _, r := range out {
 		d.runs++
 		result := r.rep.Result
-		run := gardener.Run{ID: fmt.Sprintf("sched-%s-v%d-%d", r.id, r.test.Version, d.runs), ProjectID: "demo", TestID: r.id, TestVersion: r.test.Version, Trigger: gardener.TriggerSchedule, Result: &result, At: time.Now()}
-		must(d.l.store.PutRun(d.ctx, run))
+		run, err := ws.RecordRun(d.ctx, r.test, gardener.TriggerSchedule, &result)
+		if err != nil {
+			return nil, err
+		}
 		if result.Passed {
-			line = append(line, r.id+" ✓")
+			line = append(line, r.id+" "+d.marks.ok)
 			continue
 		}
 		failed = append(failed, run.ID)
-		line = append(line, fmt.Sprintf("%s ✗ step %s", r.id, result.FailedStep))
+		line = append(line, fmt.Sprintf("%s %s step %s", r.id, d.marks.fail, result.FailedStep))
 		if d.verbose {
 			d.say("   %s: %s", r.id, result.Message)
 		}
 	}
 	d.say("   suite: %s", strings.Join(line, ", "))
-	return failed
+	return failed, nil
 }
 
 // repairFailures puts one "Run Failed" event per failed run on the bus, as the platform would,
 // and waits for the repair state machine each one starts. They go one at a time so the story
 // reads in order; a heal propagated to a later test makes that test's own event ineligible.
-func (d *demo) repairFailures(runs []string) {
+func (d *demo) repairFailures(runs []string) error {
 	for _, id := range runs {
 		run, err := d.l.store.Run(d.ctx, id)
-		must(err)
-		detail, _ := json.Marshal(map[string]any{"runId": run.ID, "projectId": run.ProjectID, "testId": run.TestID, "testVersion": run.TestVersion, "trigger": run.Trigger, "control": false, "probe": false})
+		if err != nil {
+			return err
+		}
+		detail, err := json.Marshal(map[string]any{"runId": run.ID, "projectId": run.ProjectID, "testId": run.TestID, "testVersion": run.TestVersion, "trigger": run.Trigger, "control": false, "probe": false})
+		if err != nil {
+			return err
+		}
 		del, err := d.l.Bus.Put(d.ctx, eventbus.Entry{Source: platformSource, DetailType: "Run Failed", Detail: detail})
-		must(err)
+		if err != nil {
+			return fmt.Errorf("putting the Run Failed event of %s: %w", run.ID, err)
+		}
 		d.check(len(del.Matched) == 1, "a Run Failed event should match the repair rule once, matched %v", del.Matched)
 		d.l.Wait()
 		execs := d.l.Executions("RepairStateMachine")
+		if len(execs) == 0 {
+			d.check(false, "the Run Failed event of %s started no repair execution", run.ID)
+			continue
+		}
 		last := execs[len(execs)-1]
 		var out struct {
 			Eligible  *bool  `json:"eligible"`
@@ -311,18 +405,24 @@ func (d *demo) repairFailures(runs []string) {
 			d.say("   %s: %s %s", run.TestID, p.Outcome, p.Reason)
 		}
 	}
+	return nil
 }
 
-func (d *demo) showRepairs(runs []string) {
+func (d *demo) showRepairs(runs []string) error {
 	seen := map[string]bool{}
 	for _, id := range runs {
-		run, _ := d.l.store.Run(d.ctx, id)
+		run, err := d.l.store.Run(d.ctx, id)
+		if err != nil {
+			return err
+		}
 		if seen[run.TestID] {
 			continue
 		}
 		seen[run.TestID] = true
 		reps, err := d.l.store.Repairs(d.ctx, run.TestID)
-		must(err)
+		if err != nil {
+			return err
+		}
 		d.check(len(reps) > 0, "%s has no repair record", run.TestID)
 		for _, r := range reps {
 			v := r.Verdict
@@ -335,17 +435,20 @@ func (d *demo) showRepairs(runs []string) {
 			}
 			for _, nt := range v.Notes {
 				if nt.Kind != gardener.NotePageAtFailure {
-					d.say("       ⚠ %s", nt.Text)
+					d.say("       %s %s", d.marks.warn, nt.Text)
 				}
 			}
 			d.counts["repairs"]++
 		}
 	}
+	return nil
 }
 
 // fireRadar fires the radar's schedule now and waits for the staging machine it starts.
-func (d *demo) fireRadar() {
-	must(d.l.Scheduler.FireNow(d.ctx, "RadarFunction.Sweep"))
+func (d *demo) fireRadar() error {
+	if err := d.l.Scheduler.FireNow(d.ctx, "RadarFunction.Sweep"); err != nil {
+		return fmt.Errorf("firing the radar's schedule: %w", err)
+	}
 	d.l.Wait()
 	if ex := d.l.Executions("StagingStateMachine"); len(ex) > 0 {
 		last := ex[len(ex)-1]
@@ -358,41 +461,62 @@ func (d *demo) fireRadar() {
 		s := out.Summary
 		d.say("   staging pass (%s): dry-run %v, still passing %v, staged %v, not staged %v, waiting for the next pass %v", last.Status, s.DryRun, s.Passing, s.Staged, s.NotStaged, s.Deferred)
 	}
+	return nil
 }
 
-func (d *demo) review(rows []radar.QueueRow) {
+func (d *demo) review(rows []radar.QueueRow) error {
 	if len(rows) < 3 {
-		return
+		return nil
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].TestID < rows[j].TestID })
+	slices.SortFunc(rows, func(a, b radar.QueueRow) int { return strings.Compare(a.TestID, b.TestID) })
 	var approved map[string]any
-	d.api2("POST", "/proposals/"+rows[0].ProposalID+"/approve", nil, http.StatusOK, &approved)
-	d.say("   approved %s: %s is now version %d, approved by %s", rows[0].ProposalID, rows[0].TestID, d.versions()[rows[0].TestID], reviewer)
+	if err := d.call("POST", "/proposals/"+rows[0].ProposalID+"/approve", nil, http.StatusOK, &approved); err != nil {
+		return err
+	}
+	versions, err := d.versions()
+	if err != nil {
+		return err
+	}
+	d.say("   approved %s: %s is now version %d, approved by %s", rows[0].ProposalID, rows[0].TestID, versions[rows[0].TestID], reviewer)
 	d.counts["approved"]++
-	d.api2("POST", "/proposals/"+rows[1].ProposalID+"/dismiss", nil, http.StatusOK, nil)
+	if err := d.call("POST", "/proposals/"+rows[1].ProposalID+"/dismiss", nil, http.StatusOK, nil); err != nil {
+		return err
+	}
 	d.say("   dismissed %s: it is not proposed again unless the test or the app changes", rows[1].ProposalID)
 	d.counts["dismissed"]++
 	// A person edits the third test in the builder: its steps move to a new version.
 	t, err := d.l.store.Test(d.ctx, rows[2].TestID)
-	must(err)
+	if err != nil {
+		return err
+	}
 	t.Steps = append(t.Steps, gardener.Step{Kind: gardener.Screenshot, Name: "edited-in-builder"})
-	_, err = d.l.store.SaveTest(d.ctx, t)
-	must(err)
+	if _, err := d.l.store.SaveTest(d.ctx, t); err != nil {
+		return err
+	}
 	var conflict map[string]string
-	d.api2("POST", "/proposals/"+rows[2].ProposalID+"/approve", nil, http.StatusConflict, &conflict)
+	if err := d.call("POST", "/proposals/"+rows[2].ProposalID+"/approve", nil, http.StatusConflict, &conflict); err != nil {
+		return err
+	}
 	p, err := d.l.store.Proposal(d.ctx, rows[2].ProposalID)
-	must(err)
+	if err != nil {
+		return err
+	}
 	d.say("   approving %s after an edit: refused (%s); the row is %s", rows[2].ProposalID, conflict["error"], p.Status)
 	d.check(p.Status == gardener.ProposalStale, "a proposal approved against an edited test should go stale, it is %s", p.Status)
 	d.counts["stale"]++
 	repairs, err := d.l.store.Repairs(d.ctx, rows[0].TestID)
-	must(err)
+	if err != nil {
+		return err
+	}
 	d.check(len(repairs) > 0 && repairs[0].ApprovedBy == reviewer, "the approved repair should record who approved it")
+	return nil
 }
 
-func (d *demo) revert() {
+func (d *demo) revert() error {
 	repairs, err := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
-	must(err)
+	if err != nil {
+		return err
+	}
 	var target *gardener.Repair
 	for i := range repairs {
 		r := repairs[i]
@@ -402,30 +526,46 @@ func (d *demo) revert() {
 	}
 	if target == nil {
 		d.check(false, "no auto-repair left to revert")
-		return
+		return nil
 	}
 	var conf map[string]string
-	d.api2("POST", "/repairs/"+target.ID+"/revert", map[string]any{}, http.StatusOK, &conf)
+	if err := d.call("POST", "/repairs/"+target.ID+"/revert", map[string]any{}, http.StatusOK, &conf); err != nil {
+		return err
+	}
 	d.say("   confirm: %s", conf["confirmation"])
-	d.api2("POST", "/repairs/"+target.ID+"/revert", map[string]any{"confirm": true}, http.StatusOK, nil)
+	if err := d.call("POST", "/repairs/"+target.ID+"/revert", map[string]any{"confirm": true}, http.StatusOK, nil); err != nil {
+		return err
+	}
 	t, err := d.l.store.Test(d.ctx, target.TestID)
-	must(err)
-	d.check(sameSteps(t.Steps, target.PreSteps), "revert should restore the pre-repair steps exactly")
+	if err != nil {
+		return err
+	}
+	d.check(slices.EqualFunc(t.Steps, target.PreSteps, gardener.Step.Equal), "revert should restore the pre-repair steps exactly")
 	d.say("   reverted %s: %s is version %d with its %d pre-repair steps", target.ID, t.ID, t.Version, len(t.Steps))
 	d.counts["reverted"]++
+	return nil
 }
 
-func (d *demo) summary() {
-	tests, _ := d.l.store.Tests(d.ctx, "demo")
+func (d *demo) summary() error {
+	tests, err := d.l.store.Tests(d.ctx, "demo")
+	if err != nil {
+		return err
+	}
 	calls, tokens := 0, 0
 	for _, t := range tests {
-		mc, _ := d.l.store.ModelCalls(d.ctx, t.ID)
+		mc, err := d.l.store.ModelCalls(d.ctx, t.ID)
+		if err != nil {
+			return err
+		}
 		calls += len(mc)
 		for _, c := range mc {
 			tokens += c.InputTokens + c.OutputTokens
 		}
 	}
-	repairs, _ := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
+	repairs, err := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
+	if err != nil {
+		return err
+	}
 	auto, approved := 0, 0
 	for _, r := range repairs {
 		if r.Auto {
@@ -434,7 +574,10 @@ func (d *demo) summary() {
 			approved++
 		}
 	}
-	issues, _ := d.l.store.TriageIssues(d.ctx, "demo")
+	issues, err := d.l.store.TriageIssues(d.ctx, "demo")
+	if err != nil {
+		return err
+	}
 	refusals := 0
 	for _, is := range issues {
 		for _, a := range is.Attempts {
@@ -446,48 +589,51 @@ func (d *demo) summary() {
 	if len(d.fails) == 0 {
 		d.say("   every demo check passed")
 	}
+	return nil
 }
 
 // versions maps each test to its version.
-func (d *demo) versions() map[string]int {
+func (d *demo) versions() (map[string]int, error) {
 	tests, err := d.l.store.Tests(d.ctx, "demo")
-	must(err)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]int{}
 	for _, t := range tests {
 		out[t.ID] = t.Version
 	}
-	return out
+	return out, nil
 }
 
-func equalMaps(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// api2 calls the local HttpApi with the reviewer's development token and decodes the answer.
-func (d *demo) api2(method, path string, body any, want int, into any) {
+// call calls the local HttpApi with the reviewer's development token and decodes the answer. An
+// answer other than want is a failed check; a request that could not be made is an error.
+func (d *demo) call(method, path string, body any, want int, into any) error {
 	var rd io.Reader
 	if body != nil {
-		b, _ := json.Marshal(body)
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(d.ctx, method, d.api.URL+path, rd)
-	must(err)
+	if err != nil {
+		return err
+	}
 	req.Header.Set("Authorization", d.token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+	}
 	d.check(resp.StatusCode == want, "%s %s answered %d, want %d: %s", method, path, resp.StatusCode, want, strings.TrimSpace(string(b)))
 	if into != nil {
 		_ = json.Unmarshal(b, into)
 	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -19,14 +20,22 @@ func TestDemo(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
-	var out bytes.Buffer
+	var summary, out bytes.Buffer
 	// The test shares two cores with the other browser packages of `go test ./...`, where a
-	// step on a loaded machine needs more room than the demo's own default gives it.
-	code := runDemo([]string{"-v", "-step-timeout", "3s"}, strings.NewReader(""), &out, &out)
+	// step on a loaded machine needs more room than the demo's own default gives it. With
+	// --json the story is told on stderr and stdout holds the summary alone.
+	code := dispatch([]string{"demo", "-v", "-step-timeout", "3s", "--json"}, strings.NewReader(""), &summary, &out)
 	text := out.String()
 	t.Log(text)
 	if code != 0 {
 		t.Fatalf("gardener demo exited %d", code)
+	}
+	var sum demoSummary
+	if err := json.Unmarshal(summary.Bytes(), &sum); err != nil {
+		t.Fatalf("--json printed %q: %v", summary.String(), err)
+	}
+	if !sum.Passed || len(sum.Failed) != 0 || sum.Runs == 0 || sum.Counts["repairs"] == 0 || sum.Counts["reverted"] != 1 {
+		t.Errorf("summary %+v", sum)
 	}
 	for _, want := range []string{
 		"== 1. Baseline", "== 2. The app drifts", "repaired", "== 3. The next scheduled run", "triage cart-total: app-bug",

@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -17,8 +17,15 @@ import (
 
 func init() {
 	register("locate", command{
-		summary: "find recorded elements again on changed pages, offline (JSON lines in and out)",
-		run:     runLocate,
+		summary:  "find recorded elements again on changed pages, offline (JSON lines in and out)",
+		synopsis: []string{"[flags] < PAGES.jsonl"},
+		about: `Reads one JSON object a line, {"app", "targets": [fingerprint...], "candidates": [fingerprint...]},
+and writes one a line, {"app", "choices": [index or -1 per target], "scores": [confidence per target]}.
+Input and output are JSON already; there is no text form. Blank lines are skipped. A malformed
+line is reported on stderr with its line number and answered with an "error" field and empty
+choices; the other lines are still answered. Exit status: 0 all lines answered; 2 a line was
+malformed or the flags were wrong; 3 reading or writing failed.`,
+		run: runLocate,
 	})
 }
 
@@ -45,49 +52,36 @@ type locateOut struct {
 	Error   string    `json:"error,omitempty"`
 }
 
-func runLocate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("locate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runLocate(_ context.Context, c *cli, args []string) int {
+	fs := c.flags("locate")
 	in := fs.String("in", "", "read JSON lines from `FILE` instead of stdin")
 	threshold := fs.Float64("threshold", similo.ShippingThreshold,
 		"confidence in [0, 1] a choice needs; 0 never abstains")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: gardener locate [--in FILE] [--threshold X]
-
-Reads one JSON object a line, {"app", "targets": [fingerprint...], "candidates": [fingerprint...]},
-and writes one a line, {"app", "choices": [index or -1 per target], "scores": [confidence per target]}.
-Blank lines are skipped. A malformed line is reported on stderr with its line number and
-answered with an "error" field and empty choices; the other lines are still answered.
-Exit status: 0 all lines answered, 2 a line was malformed or the flags were wrong.`)
-		fs.PrintDefaults()
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gardener locate: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if len(pos) > 0 {
+		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	if *threshold < 0 || *threshold > 1 || math.IsNaN(*threshold) {
-		fmt.Fprintf(stderr, "gardener locate: --threshold %v is not in [0, 1]\n", *threshold)
-		return 2
+		return c.badUsage(fs, "--threshold %v is not in [0, 1]", *threshold)
 	}
 	engine := similo.Engine{Threshold: *threshold}
 	if *threshold == 0 {
 		engine.Threshold = similo.NeverAbstain
 	}
 
-	src := stdin
+	src := c.stdin
 	if *in != "" {
 		f, err := os.Open(*in)
 		if err != nil {
-			fmt.Fprintf(stderr, "gardener locate: %v\n", err)
-			return 2
+			return c.fail("locate", exitBadInput, err)
 		}
 		defer f.Close()
 		src = f
 	}
-	return locateLines(engine, bufio.NewReaderSize(src, 1<<20), stdout, stderr)
+	return locateLines(engine, bufio.NewReaderSize(src, 1<<20), c.stdout, c.stderr)
 }
 
 func locateLines(engine similo.Engine, r *bufio.Reader, stdout, stderr io.Writer) int {
@@ -102,7 +96,7 @@ func locateLines(engine similo.Engine, r *bufio.Reader, stdout, stderr io.Writer
 			return status
 		case err != nil && !errors.Is(err, errLineTooLong):
 			fmt.Fprintf(stderr, "gardener locate: reading line %d: %v\n", n, err)
-			return 2
+			return exitFailure
 		case err == nil && len(bytes.TrimSpace(line)) == 0:
 			continue
 		}
@@ -113,11 +107,11 @@ func locateLines(engine similo.Engine, r *bufio.Reader, stdout, stderr io.Writer
 		if err != nil {
 			out = locateOut{Choices: []int{}, Scores: []float64{}, Error: fmt.Sprintf("line %d: %v", n, err)}
 			fmt.Fprintf(stderr, "gardener locate: %s\n", out.Error)
-			status = 2
+			status = exitBadInput
 		}
 		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(stderr, "gardener locate: writing output: %v\n", err)
-			return 2
+			return exitFailure
 		}
 	}
 }

@@ -26,7 +26,7 @@ func pagePair(app string, n int) string {
 func runLocateLines(t *testing.T, args []string, input string) (code int, out []locateOut, stderr string) {
 	t.Helper()
 	var so, se bytes.Buffer
-	code = runLocate(args, strings.NewReader(input), &so, &se)
+	code = dispatch(append([]string{"locate"}, args...), strings.NewReader(input), &so, &se)
 	sc := bufio.NewScanner(&so)
 	for sc.Scan() {
 		var o locateOut

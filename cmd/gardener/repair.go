@@ -1,62 +1,43 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
 func init() {
-	register("repair", command{summary: "run the repair ladder on one test (TEST.json --base-url URL)", run: runRepair})
+	register("repair", command{
+		summary:  "run the repair ladder on one saved test",
+		synopsis: []string{"--base-url URL [flags] TEST.json"},
+		about: `Replays TEST.json against the app at URL. A test that passes has its green run recorded, for
+later repairs to compare with. A test that fails goes up the repair ladder (self-heal, suggest,
+diagnose); a fix proven green is written to the local state in apply mode (and to TEST.json
+with --write), or staged for review in propose mode. Progress goes to stdout, or to stderr with
+--json. Exit status: 0 passed, repaired or staged; 1 no proven fix (triaged, refused); 2 bad
+input; 3 a runtime failure.`,
+		run: runRepair,
+	})
 }
 
 // defaultStateDir keeps the local state beside where the command runs, like a build cache.
 const defaultStateDir = ".gardener"
-
-// splitArgs lets the positional argument come before the flags, as people type it:
-// `gardener repair TEST.json --base-url URL`.
-func splitArgs(args []string) (positional []string, flags []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "-") && a != "-" {
-			flags = append(flags, a)
-			if !strings.Contains(a, "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !isBoolFlag(a) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		positional = append(positional, a)
-	}
-	return positional, flags
-}
-
-func isBoolFlag(a string) bool {
-	switch strings.TrimLeft(a, "-") {
-	case "json", "write", "list", "no-propagate":
-		return true
-	}
-	return false
-}
 
 type repairFlags struct {
 	baseURL, mode, model, state, region, endpoint, by string
@@ -64,83 +45,68 @@ type repairFlags struct {
 	stepTimeout                                       time.Duration
 }
 
-func runRepair(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	pos, rest := splitArgs(args)
-	fs := flag.NewFlagSet("repair", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runRepair(ctx context.Context, c *cli, args []string) int {
+	fs := c.flags("repair")
 	var f repairFlags
-	fs.StringVar(&f.baseURL, "base-url", "", "the app's base URL (required)")
+	fs.StringVar(&f.baseURL, "base-url", "", "the app's base `URL` (required)")
 	fs.StringVar(&f.mode, "mode", "apply", "apply (write a trusted fix) or propose (stage it for review)")
 	fs.StringVar(&f.model, "model", "builtin", "builtin, or bedrock:MODEL_ID")
-	fs.StringVar(&f.state, "state", defaultStateDir, "directory of the local state (last green runs, proposals, repairs)")
-	fs.StringVar(&f.region, "region", os.Getenv("AWS_REGION"), "AWS region for bedrock")
-	fs.StringVar(&f.endpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint")
+	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state (last green runs, proposals, repairs)")
+	fs.StringVar(&f.region, "region", "", regionFlag)
+	fs.StringVar(&f.endpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
 	fs.StringVar(&f.by, "by", "", "who is asking (recorded on a written fix); default cli:$USER")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&f.write, "write", false, "also write a repaired test back to TEST.json")
 	fs.BoolVar(&f.noPropagate, "no-propagate", false, "do not carry a healed locator to the state's other tests")
 	fs.DurationVar(&f.stepTimeout, "step-timeout", 0, "default time limit of a step (0: the runner's default)")
-	if err := fs.Parse(rest); err != nil {
-		return 2
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if len(pos) != 1 || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: gardener repair TEST.json --base-url URL [--mode apply|propose] [--model builtin|bedrock:MODEL_ID] [--json] [--state DIR] [--write]")
-		return 2
+	if len(pos) != 1 {
+		return c.badUsage(fs, "give one test file (got %d arguments)", len(pos))
 	}
-	if err := checkBaseURL(f.baseURL); err != nil {
-		fmt.Fprintln(stderr, "gardener repair:", err)
-		return 2
+	if err := checkHTTPURL("--base-url", f.baseURL); err != nil {
+		return c.badUsage(fs, "%v", err)
 	}
 	mode := gardener.Mode(f.mode)
 	if mode != gardener.ModeApply && mode != gardener.ModePropose {
-		fmt.Fprintf(stderr, "gardener repair: --mode %q: give apply or propose\n", f.mode)
-		return 2
+		return c.badUsage(fs, "--mode %q: give apply or propose", f.mode)
 	}
 	test, err := readTest(pos[0])
 	if err != nil {
-		fmt.Fprintln(stderr, "gardener repair:", err)
-		return 2
+		return c.fail("repair", exitBadInput, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	if f.region, err = awsRegion(ctx, f.region); err != nil {
+		return c.fail("repair", exitBadInput, err)
+	}
 	model, err := modelspec.Open(ctx, f.model, modelspec.Options{Region: f.region, Endpoint: f.endpoint})
 	if err != nil {
-		fmt.Fprintln(stderr, "gardener repair:", err)
-		return 2
+		return c.fail("repair", exitBadInput, err)
 	}
 	if f.by == "" {
-		f.by = "cli:" + orDefault(os.Getenv("USER"), "local")
+		f.by = "cli:" + cmp.Or(os.Getenv("USER"), "local")
 	}
-	progress := stdout
+	progress := c.stdout
 	if f.json {
-		progress = stderr
+		progress = c.stderr
 	}
-	out, code := repairOne(ctx, f, mode, model, test, pos[0], progress)
-	if out == nil {
-		return code
+	out, err := repairOne(ctx, c, f, mode, model, test, pos[0], progress)
+	if err != nil {
+		return c.fail("repair", exitFailure, err)
 	}
 	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(stderr, "gardener repair:", err)
-			return 2
+		if err := writeJSON(c.stdout, out); err != nil {
+			return c.fail("repair", exitFailure, err)
 		}
 	} else {
-		printRepair(stdout, out)
+		printRepair(c.stdout, marksFor(c.term), out)
 	}
-	return code
-}
-
-func checkBaseURL(s string) error {
-	if s == "" {
-		return errors.New("--base-url is required")
+	switch out.Outcome {
+	case ladder.Repaired, ladder.Staged, ladder.NoFix:
+		return exitOK
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--base-url %q is not an http(s) URL", s)
-	}
-	return nil
+	return exitNegative
 }
 
 func readTest(path string) (gardener.Test, error) {
@@ -156,13 +122,6 @@ func readTest(path string) (gardener.Test, error) {
 		t.ProjectID = "local"
 	}
 	return t, nil
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 // repairOutput is the one object `--json` prints.
@@ -199,126 +158,98 @@ type tokens struct {
 	Output int `json:"output"`
 }
 
-func repairOne(ctx context.Context, f repairFlags, mode gardener.Mode, model gardener.Model, file gardener.Test, path string, progress io.Writer) (*repairOutput, int) {
-	fail := func(err error) (*repairOutput, int) {
-		fmt.Fprintln(progress, "gardener repair:", err)
-		return nil, 2
-	}
+func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, model gardener.Model, file gardener.Test, path string, progress io.Writer) (*repairOutput, error) {
 	if err := os.MkdirAll(f.state, 0o755); err != nil {
-		return fail(err)
+		return nil, err
 	}
 	store, err := embedded.Open(filepath.Join(f.state, "gardener.db"))
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	defer store.Close()
-	life := lifecycle.New(store, nil)
-	origin := originOf(f.baseURL)
-	project, err := store.Project(ctx, file.ProjectID)
-	if errors.Is(err, gardener.ErrNotFound) {
-		project = gardener.Project{ID: file.ProjectID, Name: file.ProjectID, Plan: gardener.PlanPro}
-	} else if err != nil {
-		return fail(err)
-	}
-	project.AutoRepair, project.Model = mode == gardener.ModeApply, model.Name()
-	if !containsString(project.AllowedOrigins, origin) {
-		project.AllowedOrigins = append(project.AllowedOrigins, origin)
-	}
-	if err := store.PutProject(ctx, project); err != nil {
-		return fail(err)
-	}
-	test, err := syncTest(ctx, store, life, file)
+	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
+	project, err := ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{
+		AutoRepair: ptr(mode == gardener.ModeApply), Model: ptr(model.Name()), Origins: []string{originOf(f.baseURL)},
+	})
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	if test.Version != file.Version {
+	synced, err := ws.SyncTest(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	test := synced.Test
+	switch {
+	case synced.Moved && synced.Outcome == workspace.SyncSaved:
+		fmt.Fprintf(progress, "state: %s was at version %d in %s, not the file's %d; the file's steps are saved over it as version %d\n", test.ID, test.Version-1, f.state, file.Version, test.Version)
+	case test.Version != file.Version:
 		fmt.Fprintf(progress, "state: %s is version %d in %s\n", test.ID, test.Version, f.state)
 	}
 
-	runner := browser.New(browser.Options{StepTimeout: f.stepTimeout})
-	defer runner.Close()
+	runner, closeRunner := c.browserFor(f.stepTimeout, nil)
+	defer closeRunner()
 	opts := gardener.ReplayOptions{BaseURL: f.baseURL, AllowedOrigins: project.AllowedOrigins}
+	start := time.Now()
+	rec, err := ws.RecordGreen(ctx, runner, test, opts)
+	if err != nil {
+		return nil, err
+	}
+	recordMs := time.Since(start).Milliseconds()
+	if rec.Replayed && rec.Replay.Result.Passed {
+		return &repairOutput{
+			Outcome: ladder.NoFix, Reason: "the test passes; its green run is recorded for later repairs", TestID: test.ID,
+			BaseVersion: test.Version, Version: test.Version, Recorded: true, Persisted: tend.Persisted{Outcome: ladder.NoFix},
+			Timings: ladder.Timings{Reproduce: recordMs, Total: recordMs, Replays: 1},
+		}, nil
+	}
+	run := rec.Run
+	if !rec.Replayed {
+		// A green run of this version is known: the ladder replays the test itself, and this
+		// run names what it was asked for.
+		if run, err = ws.RecordRun(ctx, test, gardener.TriggerManual, nil); err != nil {
+			return nil, err
+		}
+	}
+	life := lifecycle.New(store, nil)
 	lad := &ladder.Ladder{Runner: runner, Model: model, Progress: func(e ladder.Event) {
 		fmt.Fprintf(progress, "[%s%s] %s\n", e.Stage, rungTag(e.Rung), e.Message)
 	}}
-	tender := &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discardLogger()}
-
-	run := gardener.Run{ID: "cli-" + strconv.FormatInt(time.Now().UnixNano(), 36), ProjectID: test.ProjectID, TestID: test.ID, TestVersion: test.Version, Trigger: gardener.TriggerManual, At: time.Now()}
+	tender := &tend.Tender{Store: store, Life: life, Ladder: lad, Log: slog.New(slog.DiscardHandler)}
 	job := tend.Job{TestID: test.ID, Mode: mode, Run: &run, By: f.by, Options: opts, NoPropagate: f.noPropagate}
-	green, err := store.LastGreenRun(ctx, test.ID)
-	if err != nil && !errors.Is(err, gardener.ErrNotFound) {
-		return fail(err)
-	}
-	if err != nil || green.TestVersion != test.Version {
-		// No green run of this version is known: replay it once. Green, it becomes the record
-		// later repairs compare with; red, it is the failure the ladder starts from.
-		fmt.Fprintf(progress, "[record] replaying %s version %d to record what a green run does\n", test.ID, test.Version)
-		rep, err := runner.Replay(ctx, test, opts)
-		if err != nil {
-			return fail(err)
-		}
-		result := rep.Result
-		run.Result = &result
-		if err := store.PutRun(ctx, run); err != nil {
-			return fail(err)
-		}
-		if rep.Result.Passed {
-			return &repairOutput{Outcome: ladder.NoFix, Reason: "the test passes; its green run is recorded for later repairs", TestID: test.ID, BaseVersion: test.Version, Version: test.Version, Recorded: true, Persisted: tend.Persisted{Outcome: ladder.NoFix}}, 0
-		}
-		job.Failure = &rep
-	} else if err := store.PutRun(ctx, run); err != nil {
-		return fail(err)
+	if rec.Replayed {
+		// The recording replay failed: it is the failure the ladder starts from.
+		job.Failure = &rec.Replay
 	}
 	tended, err := tender.Tend(ctx, job)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
 	out := toOutput(tended, test)
+	if rec.Replayed {
+		out.Timings.Reproduce += recordMs
+		out.Timings.Total += recordMs
+		out.Timings.Replays++
+	}
 	if a := tended.Persisted.Applied; a != nil {
 		out.Version = a.Test.Version
 		if f.write {
 			if err := writeTest(path, a.Test); err != nil {
-				return fail(err)
+				return nil, err
 			}
 			fmt.Fprintf(progress, "wrote %s (version %d)\n", path, a.Test.Version)
 		}
 	}
-	switch out.Outcome {
-	case ladder.Repaired, ladder.Staged, ladder.NoFix:
-		return out, 0
-	}
-	return out, 1
+	return out, nil
 }
 
-// syncTest makes the state hold the file's test: created when new, or saved as a new version
-// when the file's steps differ from what the state holds (the file was edited).
-func syncTest(ctx context.Context, store gardener.Store, life *lifecycle.Service, file gardener.Test) (gardener.Test, error) {
-	stored, err := store.Test(ctx, file.ID)
-	if errors.Is(err, gardener.ErrNotFound) {
-		return file, store.CreateTest(ctx, file)
+// announceRecording says which test is replayed to record a first green run, before the wait.
+func announceRecording(progress io.Writer) func(gardener.Test) {
+	return func(t gardener.Test) {
+		fmt.Fprintf(progress, "[record] replaying %s version %d to record what a green run does\n", t.ID, t.Version)
 	}
-	if err != nil {
-		return gardener.Test{}, err
-	}
-	if sameSteps(stored.Steps, file.Steps) && stored.Status == file.Status {
-		return stored, nil
-	}
-	edit := stored
-	edit.Steps, edit.Status, edit.Name = file.Steps, file.Status, file.Name
-	return life.EditTest(ctx, edit)
 }
 
-func sameSteps(a, b []gardener.Step) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
-}
+func ptr[T any](v T) *T { return &v }
 
 // writeTest replaces the file atomically: a crash leaves the old test or the new, never half.
 func writeTest(path string, t gardener.Test) error {
@@ -347,15 +278,6 @@ func originOf(base string) string {
 		return base
 	}
 	return u.Scheme + "://" + u.Host
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func rungTag(r gardener.Strategy) string {
@@ -389,7 +311,7 @@ func toOutput(t tend.Tended, test gardener.Test) *repairOutput {
 	return out
 }
 
-func printRepair(w io.Writer, o *repairOutput) {
+func printRepair(w io.Writer, m marks, o *repairOutput) {
 	fmt.Fprintf(w, "\n%s: %s", strings.ToUpper(string(o.Outcome)), o.TestID)
 	if o.Reason != "" {
 		fmt.Fprintf(w, " — %s", o.Reason)
@@ -429,7 +351,7 @@ func printRepair(w io.Writer, o *repairOutput) {
 		fmt.Fprintf(w, "checks proven sensitive in %d of %d\n", s.Sensitive, s.Total)
 	}
 	for _, n := range o.Notes {
-		fmt.Fprintf(w, "⚠ %s\n", n.Text)
+		fmt.Fprintf(w, "%s %s\n", m.warn, n.Text)
 	}
 	if o.Triage != nil && (o.Outcome == ladder.Triaged || o.Outcome == ladder.Refused) {
 		fmt.Fprintf(w, "triage issue %s: %s\n", o.Triage.ID, o.Triage.Classification)
@@ -458,6 +380,3 @@ func printRepair(w io.Writer, o *repairOutput) {
 	}
 	fmt.Fprintf(w, "model calls %d, tokens in/out %d/%d, replays %d, %d ms\n", o.ModelCalls, o.Tokens.Input, o.Tokens.Output, o.Timings.Replays, o.Timings.Total)
 }
-
-// discardLogger keeps the tender's structured log lines out of the CLI's own output.
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

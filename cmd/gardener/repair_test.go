@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/browser"
@@ -52,6 +54,62 @@ func shop(t *testing.T) (*demoapp.App, string, string) {
 	return app, srv.URL, file
 }
 
+// recordedLogin is the login test's first green run against one demo shop, recorded once for
+// the tests that need a recording only as their fixture: each gets the shop, reset to its
+// baseline, and a copy of the state holding the recording.
+var recordedLogin struct {
+	once      sync.Once
+	app       *demoapp.App
+	url, file string
+	db        []byte
+	err       error
+}
+
+func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
+	t.Helper()
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	r := &recordedLogin
+	r.once.Do(func() {
+		r.app = demoapp.New()
+		srv := httptest.NewServer(r.app.Handler())
+		closeAtExit = append(closeAtExit, srv.Close)
+		dir, err := os.MkdirTemp("", "gardener-recorded-")
+		if r.err = err; err != nil {
+			return
+		}
+		closeAtExit = append(closeAtExit, func() { os.RemoveAll(dir) })
+		r.url, r.file = srv.URL, filepath.Join(dir, "login.json")
+		b, err := demoapp.TestJSON("login")
+		if err == nil {
+			err = os.WriteFile(r.file, b, 0o644)
+		}
+		if r.err = err; err != nil {
+			return
+		}
+		var out, errb bytes.Buffer
+		if code := dispatch([]string{"repair", r.file, "--base-url", r.url, "--state", dir, "--json"}, nil, &out, &errb); code != 0 {
+			r.err = fmt.Errorf("recording the login test: exit %d\n%s%s", code, out.String(), errb.String())
+			return
+		}
+		r.db, r.err = os.ReadFile(filepath.Join(dir, "gardener.db"))
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	noErr(t, r.app.SetVariant(demoapp.BaselineName))
+	r.app.ResetRecord()
+	t.Cleanup(func() { _ = r.app.SetVariant(demoapp.BaselineName) })
+	state = t.TempDir()
+	noErr(t, os.WriteFile(filepath.Join(state, "gardener.db"), r.db, 0o644))
+	file = filepath.Join(t.TempDir(), "login.json")
+	b, err := os.ReadFile(r.file)
+	noErr(t, err)
+	noErr(t, os.WriteFile(file, b, 0o644))
+	return r.app, r.url, file, state
+}
+
 // TestRepairJSONDriftIsRepaired: the first run records the green run; after the password field's
 // id drifts, the built-in engine repairs the test with no model call, and --write writes it.
 func TestRepairJSONDriftIsRepaired(t *testing.T) {
@@ -61,7 +119,10 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {
 		t.Fatalf("first run: exit %d, %+v", code, o)
 	}
-	must(app.SetVariant("id-renamed"))
+	if o.Timings.Replays != 1 || o.Timings.Total <= 0 {
+		t.Errorf("the recording run reports %d replays in %d ms, want its one replay and its time", o.Timings.Replays, o.Timings.Total)
+	}
+	noErr(t, app.SetVariant("id-renamed"))
 	o, code = repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 0 || o.Outcome != ladder.Repaired {
 		t.Fatalf("drift: exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
@@ -76,7 +137,7 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 		t.Errorf("sensitivity %+v, contract %+v, changes %+v", o.Sensitivity, o.Contract, o.Changes)
 	}
 	written, err := os.ReadFile(file)
-	must(err)
+	noErr(t, err)
 	tt, err := gardener.DecodeTest(written)
 	if err != nil || tt.Version != 2 || tt.Steps[3].Locator != o.Ops[0].Step.Locator {
 		t.Fatalf("--write wrote %+v, %v", tt, err)
@@ -99,12 +160,8 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 // TestRepairJSONRegressionIsTriaged: a login that stays on /login is a regression: nothing is
 // written and a triage issue names the evidence.
 func TestRepairJSONRegressionIsTriaged(t *testing.T) {
-	app, url, file := shop(t)
-	state := t.TempDir()
-	if _, code := repairCLI(t, file, "--base-url", url, "--state", state); code != 0 {
-		t.Fatal("baseline")
-	}
-	must(app.SetVariant("login-broken"))
+	app, url, file, state := recordedShop(t)
+	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 1 || o.Outcome != ladder.Triaged || o.Version != 1 || len(o.Ops) != 0 {
 		t.Fatalf("exit %d, outcome %s, version %d, ops %v", code, o.Outcome, o.Version, o.Ops)
@@ -122,8 +179,7 @@ func TestRepairJSONRegressionIsTriaged(t *testing.T) {
 // expectations (recorded Converse answers, served the way Bedrock serves them) is refused at
 // every step, and the outcome says so rather than "no fix found".
 func TestRepairJSONReportsRefusals(t *testing.T) {
-	app, url, file := shop(t)
-	state := t.TempDir()
+	app, url, file, state := recordedShop(t)
 	calls := 0
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
@@ -151,10 +207,7 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "test")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	args := []string{file, "--base-url", url, "--state", state, "--model", "bedrock:anthropic.test-model", "--region", "us-east-1", "--bedrock-endpoint", fake.URL}
-	if _, code := repairCLI(t, args...); code != 0 {
-		t.Fatal("baseline")
-	}
-	must(app.SetVariant("login-broken"))
+	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, args...)
 	if code != 1 || o.Outcome != ladder.Refused || o.Reason != "every proposed change was refused" {
 		t.Fatalf("exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
@@ -173,7 +226,7 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 func TestRepairBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	must(os.WriteFile(bad, []byte(`{"id":"x","steps":[{"kind":"click","locator":"role=button[name=Go]"}]}`), 0o644))
+	noErr(t, os.WriteFile(bad, []byte(`{"id":"x","steps":[{"kind":"click","locator":"role=button[name=Go]"}]}`), 0o644))
 	for _, args := range [][]string{
 		{bad, "--base-url", "http://127.0.0.1:1"},
 		{filepath.Join(dir, "missing.json"), "--base-url", "http://127.0.0.1:1"},

@@ -2,113 +2,92 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 func init() {
 	register("run", command{
-		summary: "replay one test in headless Chromium: run TEST.json --base-url URL [--json]",
-		run:     runRun,
+		summary:  "replay one saved test in headless Chromium",
+		synopsis: []string{"--base-url URL [flags] TEST.json"},
+		about: `Replays TEST.json against the app at URL and prints each step as it runs, then PASS or FAIL;
+with --json, the run result as one JSON object. Navigation is held to the base URL's origin and
+the ones --allow-origin adds. Exit status: 0 the test passed; 1 it failed; 2 bad input; 3 a
+runtime failure.`,
+		run: runRun,
 	})
 }
 
-func runRun(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runRun(ctx context.Context, c *cli, args []string) int {
+	fs := c.flags("run")
 	base := fs.String("base-url", "", "the `URL` relative goto steps resolve against (required)")
 	asJSON := fs.Bool("json", false, "print the run result as JSON instead of the step log")
 	timeout := fs.Duration("step-timeout", 0, "time a step waits when it sets no timeoutMs (default 5s)")
 	var allowed stringList
 	fs.Var(&allowed, "allow-origin", "an `ORIGIN` navigation may reach besides the base URL's (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gardener run TEST.json --base-url URL [--json] [--step-timeout D] [--allow-origin ORIGIN]...")
-		fs.PrintDefaults()
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
 	}
-	// Flags may follow the file name, as in the documented form.
-	var file string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			if file != "" {
-				fmt.Fprintf(stderr, "gardener run: one test file at a time (got %q and %q)\n", file, rest[0])
-				return 2
-			}
-			file, rest = rest[0], rest[1:]
-		}
+	switch {
+	case len(pos) == 0:
+		return c.badUsage(fs, "give a test file")
+	case len(pos) > 1:
+		return c.badUsage(fs, "one test file at a time (got %q and %q)", pos[0], pos[1])
 	}
-	if file == "" || *base == "" {
-		fs.Usage()
-		return 2
-	}
+	file := pos[0]
 	// Refuse what no replay could use before a browser is started for it.
-	for _, u := range append([]string{*base}, allowed...) {
-		if err := checkHTTPURL(u); err != nil {
-			fmt.Fprintf(stderr, "gardener run: %v\n", err)
-			return 2
+	if err := checkHTTPURL("--base-url", *base); err != nil {
+		return c.badUsage(fs, "%v", err)
+	}
+	for _, u := range allowed {
+		if err := checkHTTPURL("--allow-origin", u); err != nil {
+			return c.badUsage(fs, "%v", err)
 		}
 	}
 	if *timeout < 0 {
-		fmt.Fprintf(stderr, "gardener run: --step-timeout %s is negative\n", *timeout)
-		return 2
+		return c.badUsage(fs, "--step-timeout %s is negative", *timeout)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		fmt.Fprintf(stderr, "gardener run: %v\n", err)
-		return 2
+		return c.fail("run", exitBadInput, err)
 	}
 	test, err := gardener.DecodeTest(data)
 	if err != nil {
-		fmt.Fprintf(stderr, "gardener run: %s: %v\n", file, err)
-		return 2
+		return c.fail("run", exitBadInput, fmt.Errorf("%s: %w", file, err))
 	}
 	opts := gardener.ReplayOptions{BaseURL: *base, StepTimeout: *timeout}
 	if len(allowed) > 0 {
 		opts.AllowedOrigins = append([]string{*base}, allowed...)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	bopts := browser.Options{}
+	var onStep func(string, gardener.StepRecord)
 	if !*asJSON {
-		fmt.Fprintf(stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), *base)
-		bopts.OnStep = func(_ string, rec gardener.StepRecord) { printStep(stdout, test, rec) }
+		fmt.Fprintf(c.stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), *base)
+		onStep = func(_ string, rec gardener.StepRecord) { printStep(c.stdout, test, rec) }
 	}
-	r := browser.New(bopts)
-	defer r.Close()
+	r, closeRunner := c.browserFor(0, onStep)
+	defer closeRunner()
 	rep, err := r.Replay(ctx, test, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "gardener run: %v\n", err)
-		return 2
+		return c.fail("run", exitFailure, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep.Result); err != nil {
-			fmt.Fprintf(stderr, "gardener run: %v\n", err)
-			return 2
+		if err := writeJSON(c.stdout, rep.Result); err != nil {
+			return c.fail("run", exitFailure, err)
 		}
 	} else {
-		printRun(stdout, rep.Result)
+		printRun(c.stdout, rep.Result)
 	}
 	if !rep.Result.Passed {
-		return 1
+		return exitNegative
 	}
-	return 0
+	return exitOK
 }
 
 // printStep writes one step record as a line: path, step, ok or FAIL, milliseconds.
@@ -152,15 +131,6 @@ func stepByPath(steps []gardener.Step, path string) (gardener.Step, bool) {
 		return steps[i-1], true
 	}
 	return gardener.Step{}, false
-}
-
-// checkHTTPURL accepts an http or https URL with a host: a base URL or an allowed origin.
-func checkHTTPURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an http or https URL with a host (e.g. http://127.0.0.1:8080/)", raw)
-	}
-	return nil
 }
 
 // stringList is a repeatable string flag.

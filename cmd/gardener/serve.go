@@ -3,50 +3,57 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/local/stack"
+	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
 func init() {
-	register("serve", command{summary: "the local stack with its HTTP API on localhost (--demo-app seeds the demo shop)", run: runServe})
+	register("serve", command{
+		summary: "the local stack with its HTTP API on localhost (--demo-app seeds the demo shop)",
+		about: `Runs the stack of template.yaml on this machine: the HTTP API on a loopback address (it takes
+development tokens, printed at start), the state machines, the event bus and the schedules,
+with the embedded store in --state or DynamoDB at --dynamodb-endpoint. Serves until
+interrupted. Exit status: 0 stopped by an interrupt; 2 bad input; 3 the stack failed.`,
+		run: runServe,
+	})
 }
 
-func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runServe(ctx context.Context, c *cli, args []string) int {
+	fs := c.flags("serve")
 	var o localOptions
 	fs.StringVar(&o.template, "template", "", "template.yaml to read the wiring from (default: found from the working directory up)")
-	fs.StringVar(&o.state, "state", defaultStateDir, "directory of the embedded store")
-	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint instead of the embedded store")
-	fs.StringVar(&o.region, "region", "us-east-1", "AWS region (DynamoDB endpoint, Bedrock)")
-	fs.StringVar(&o.bedrockEndpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint")
+	fs.StringVar(&o.state, "state", defaultStateDir, "`DIR` of the embedded store")
+	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint `URL` instead of the embedded store")
+	fs.StringVar(&o.region, "region", "", regionFlag)
+	fs.StringVar(&o.bedrockEndpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
 	fs.DurationVar(&o.stepTimeout, "step-timeout", 5*time.Second, "default time limit of a replayed step")
 	listen := fs.String("listen", "127.0.0.1:8787", "where the HTTP API listens (loopback only: development tokens are not verified)")
 	projects := fs.String("projects", "", "comma-separated projects the scheduled radar sweeps")
 	demo := fs.Bool("demo-app", false, "also serve the demo shop and seed its project and tests")
 	every := fs.Duration("tick", time.Minute, "how often the local scheduler checks the template's schedules")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil || !(host == "127.0.0.1" || host == "localhost" || host == "::1") {
-		fmt.Fprintf(stderr, "gardener serve: --listen %q must be a loopback address: the local API takes development tokens\n", *listen)
-		return 2
+		return c.badUsage(fs, "--listen %q must be a loopback address: the local API takes development tokens", *listen)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	o.log = stderr
+	if o.region, err = awsRegion(ctx, o.region); err != nil {
+		return c.fail("serve", exitBadInput, err)
+	}
+	o.log = c.stderr
 	for _, p := range strings.Split(*projects, ",") {
 		if p = strings.TrimSpace(p); p != "" {
 			o.projects = append(o.projects, p)
@@ -57,32 +64,29 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		app = demoapp.New()
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			fmt.Fprintln(stderr, "gardener serve:", err)
-			return 1
+			return c.fail("serve", exitFailure, err)
 		}
 		appURL := "http://" + ln.Addr().String()
 		go func() { _ = http.Serve(ln, app.Handler()) }()
 		o.baseURLs = map[string]string{"demo": appURL}
 		o.projects = append(o.projects, "demo")
-		fmt.Fprintf(stdout, "demo shop: %s (switch variants with POST %s/__variant?name=…)\n", appURL, appURL)
+		fmt.Fprintf(c.stdout, "demo shop: %s (switch variants with POST %s/__variant?name=…)\n", appURL, appURL)
 	}
 	l, err := startLocal(ctx, o)
 	if err != nil {
-		fmt.Fprintln(stderr, "gardener serve:", err)
-		return 1
+		return c.fail("serve", exitFailure, err)
 	}
 	defer l.close()
 	if app != nil {
 		if err := seedDemo(ctx, l, o.baseURLs["demo"]); err != nil {
-			fmt.Fprintln(stderr, "gardener serve:", err)
-			return 1
+			return c.fail("serve", exitFailure, err)
 		}
 	}
 	srv := &http.Server{Addr: *listen, Handler: l.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		ticks := time.NewTicker(*every)
 		defer ticks.Stop()
-		l.Scheduler.Run(ctx, ticks.C, func(err error) { fmt.Fprintln(stderr, "schedule:", err) })
+		l.Scheduler.Run(ctx, ticks.C, func(err error) { fmt.Fprintln(c.stderr, "gardener serve: schedule:", err) })
 	}()
 	go func() {
 		<-ctx.Done()
@@ -90,22 +94,24 @@ func runServe(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
-	fmt.Fprintf(stdout, "local stack: API on http://%s (Authorization: Bearer %s)\n", *listen, stack.DevToken("you@example.com", "*"))
+	fmt.Fprintf(c.stdout, "local stack: API on http://%s (Authorization: Bearer %s)\n", *listen, stack.DevToken("you@example.com", "*"))
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(stderr, "gardener serve:", err)
-		return 1
+		return c.fail("serve", exitFailure, err)
 	}
-	return 0
+	return exitOK
 }
 
-// seedDemo creates the demo project and its saved tests unless the state has them.
+// seedDemo creates the demo project and its saved tests unless the state has the project: a
+// state that has it keeps its tests as they are (repaired, edited).
 func seedDemo(ctx context.Context, l *local, appURL string) error {
-	if _, err := l.store.Project(ctx, "demo"); err == nil {
-		return nil
+	_, err := l.store.Project(ctx, "demo")
+	if err == nil || !errors.Is(err, gardener.ErrNotFound) {
+		return err
 	}
+	ws := &workspace.Service{Store: l.store}
 	p := demoapp.Project(appURL)
 	p.Plan, p.AutoRepair, p.Model, p.Radar = gardener.PlanPro, true, "builtin", true
-	if err := l.store.PutProject(ctx, p); err != nil {
+	if _, err := ws.EnsureProject(ctx, p.ID, workspace.Settings{New: p}); err != nil {
 		return err
 	}
 	tests, err := demoapp.Tests()
@@ -113,7 +119,7 @@ func seedDemo(ctx context.Context, l *local, appURL string) error {
 		return err
 	}
 	for _, t := range tests {
-		if err := l.store.CreateTest(ctx, t); err != nil && !errors.Is(err, gardener.ErrConflict) {
+		if _, err := ws.SyncTest(ctx, t); err != nil {
 			return err
 		}
 	}

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
@@ -23,10 +19,21 @@ import (
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/pkg/radar"
 	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
 func init() {
-	register("sweep", command{summary: "radar sweep and staging pass over a directory of tests (--tests DIR --base-url URL)", run: runSweep})
+	register("sweep", command{
+		summary:  "radar sweep and staging pass over a directory of saved tests",
+		synopsis: []string{"--tests DIR --base-url URL [flags]"},
+		about: `Syncs the tests in DIR (one JSON file a test, one project) into the local state, records a
+first green run of each, and a radar baseline when none exists (or with --baseline). Then it
+sweeps the app's pages for changes since the baseline, lists the tests the changes put at risk,
+dry-runs them and stages a proven fix for each one that fails. Progress goes to stdout, or to
+stderr with --json. Exit status: 0 nothing broken, or every broken test has a staged fix; 1 a
+broken test has none; 2 bad input; 3 a runtime failure.`,
+		run: runSweep,
+	})
 }
 
 // noModel is the --model value of a project without an AI key: the radar and its at-risk list
@@ -58,74 +65,69 @@ type recordedGreen struct {
 	Error  string `json:"error,omitempty"`
 }
 
-func runSweep(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runSweep(ctx context.Context, c *cli, args []string) int {
+	fs := c.flags("sweep")
 	var f sweepFlags
-	fs.StringVar(&f.baseURL, "base-url", "", "the app's base URL (required)")
-	fs.StringVar(&f.tests, "tests", "", "directory of saved tests, one JSON file a test (required)")
-	fs.StringVar(&f.state, "state", defaultStateDir, "directory of the local state (green runs, baseline, at-risk ledger, proposals)")
+	fs.StringVar(&f.baseURL, "base-url", "", "the app's base `URL` (required)")
+	fs.StringVar(&f.tests, "tests", "", "`DIR` of saved tests, one JSON file a test (required)")
+	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state (green runs, baseline, at-risk ledger, proposals)")
 	fs.StringVar(&f.model, "model", "builtin", "builtin, bedrock:MODEL_ID, or none (no AI key: sweep and list at-risk tests, stage nothing)")
-	fs.StringVar(&f.setup, "setup", "", "id of the setup test (a login) replayed before pages that need a session")
-	fs.StringVar(&f.region, "region", os.Getenv("AWS_REGION"), "AWS region for bedrock")
-	fs.StringVar(&f.endpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint")
+	fs.StringVar(&f.setup, "setup", "", "`ID` of the setup test (a login) replayed before pages that need a session")
+	fs.StringVar(&f.region, "region", "", regionFlag)
+	fs.StringVar(&f.endpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
 	fs.BoolVar(&f.baseline, "baseline", false, "record a new baseline before sweeping")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	fs.DurationVar(&f.stepTimeout, "step-timeout", 0, "default time limit of a step (0: the runner's default)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() != 0 || f.tests == "" {
-		fmt.Fprintln(stderr, "usage: gardener sweep --tests DIR --base-url URL [--state DIR] [--baseline] [--setup TEST_ID] [--model builtin|bedrock:MODEL_ID|none] [--json]")
-		return 2
+	if len(pos) != 0 {
+		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
-	if err := checkBaseURL(f.baseURL); err != nil {
-		fmt.Fprintln(stderr, "gardener sweep:", err)
-		return 2
+	if f.tests == "" {
+		return c.badUsage(fs, "--tests is required")
+	}
+	if err := checkHTTPURL("--base-url", f.baseURL); err != nil {
+		return c.badUsage(fs, "%v", err)
 	}
 	tests, err := readTestDir(f.tests)
 	if err != nil {
-		fmt.Fprintln(stderr, "gardener sweep:", err)
-		return 2
+		return c.fail("sweep", exitBadInput, err)
 	}
 	if f.setup != "" && !slices.ContainsFunc(tests, func(t gardener.Test) bool { return t.ID == f.setup }) {
-		fmt.Fprintf(stderr, "gardener sweep: --setup %q: no test in %s has that id\n", f.setup, f.tests)
-		return 2
+		return c.fail("sweep", exitBadInput, fmt.Errorf("--setup %q: no test in %s has that id", f.setup, f.tests))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	var model gardener.Model
 	if f.model != noModel {
+		if f.region, err = awsRegion(ctx, f.region); err != nil {
+			return c.fail("sweep", exitBadInput, err)
+		}
 		if model, err = modelspec.Open(ctx, f.model, modelspec.Options{Region: f.region, Endpoint: f.endpoint}); err != nil {
-			fmt.Fprintln(stderr, "gardener sweep:", err)
-			return 2
+			return c.fail("sweep", exitBadInput, err)
 		}
 	}
-	progress := stdout
+	progress := c.stdout
 	if f.json {
-		progress = stderr
+		progress = c.stderr
 	}
-	out, err := sweepTests(ctx, f, tests, model, progress)
+	out, err := sweepTests(ctx, c, f, tests, model, progress)
 	if err != nil {
-		fmt.Fprintln(stderr, "gardener sweep:", err)
-		return 2
+		return c.fail("sweep", exitFailure, err)
 	}
 	if f.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintln(stderr, "gardener sweep:", err)
-			return 2
+		if err := writeJSON(c.stdout, out); err != nil {
+			return c.fail("sweep", exitFailure, err)
 		}
 	} else {
-		printSweep(stdout, out)
+		printSweep(c.stdout, out)
 	}
 	for _, p := range out.Pass.Proposed {
 		if p.Outcome != ladder.Staged && p.Outcome != ladder.NoFix && p.Skipped == "" {
-			return 1 // a test the change broke that no proven fix could be staged for
+			return exitNegative // a test the change broke that no proven fix could be staged for
 		}
 	}
-	return 0
+	return exitOK
 }
 
 // readTestDir reads every *.json file of dir as a test; they must belong to one project.
@@ -155,7 +157,7 @@ func readTestDir(dir string) ([]gardener.Test, error) {
 	return tests, nil
 }
 
-func sweepTests(ctx context.Context, f sweepFlags, files []gardener.Test, model gardener.Model, progress io.Writer) (*sweepOutput, error) {
+func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []gardener.Test, model gardener.Model, progress io.Writer) (*sweepOutput, error) {
 	if err := os.MkdirAll(f.state, 0o755); err != nil {
 		return nil, err
 	}
@@ -164,46 +166,52 @@ func sweepTests(ctx context.Context, f sweepFlags, files []gardener.Test, model 
 		return nil, err
 	}
 	defer store.Close()
-	life := lifecycle.New(store, nil)
+	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
 	projectID := files[0].ProjectID
-	project, err := store.Project(ctx, projectID)
-	if errors.Is(err, gardener.ErrNotFound) {
-		project = gardener.Project{ID: projectID, Name: projectID, Plan: gardener.PlanPro, Radar: true}
-	} else if err != nil {
-		return nil, err
-	}
-	project.Model = ""
+	set := workspace.Settings{Model: ptr(""), Origins: []string{originOf(f.baseURL)}, New: gardener.Project{Radar: true}}
 	if model != nil {
-		project.Model = model.Name()
+		set.Model = ptr(model.Name())
 	}
 	if f.setup != "" {
-		project.SetupTestID = f.setup
+		set.SetupTestID = &f.setup
 	}
-	if origin := originOf(f.baseURL); !containsString(project.AllowedOrigins, origin) {
-		project.AllowedOrigins = append(project.AllowedOrigins, origin)
-	}
-	if err := store.PutProject(ctx, project); err != nil {
+	project, err := ws.EnsureProject(ctx, projectID, set)
+	if err != nil {
 		return nil, err
 	}
 	var tests []gardener.Test
 	for _, file := range files {
-		t, err := syncTest(ctx, store, life, file)
+		synced, err := ws.SyncTest(ctx, file)
 		if err != nil {
 			return nil, err
 		}
-		tests = append(tests, t)
+		tests = append(tests, synced.Test)
 	}
 
-	runner := browser.New(browser.Options{StepTimeout: f.stepTimeout})
-	defer runner.Close()
-	rad := &radar.Radar{Runner: runner, Store: store, Log: discardLogger(), BaseURL: f.baseURL}
+	runner, closeRunner := c.browserFor(f.stepTimeout, nil)
+	defer closeRunner()
+	discard := slog.New(slog.DiscardHandler)
+	rad := &radar.Radar{Runner: runner, Store: store, Log: discard, BaseURL: f.baseURL}
 	if model != nil {
 		lad := &ladder.Ladder{Runner: runner, Model: model}
-		rad.Tender = &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discardLogger()}
+		rad.Tender = &tend.Tender{Store: store, Life: lifecycle.New(store, nil), Ladder: lad, Log: discard}
 	}
 	out := &sweepOutput{ProjectID: projectID}
-	if out.Recorded, err = recordFirstGreen(ctx, store, runner, tests, gardener.ReplayOptions{BaseURL: f.baseURL, AllowedOrigins: project.AllowedOrigins}, progress); err != nil {
-		return nil, err
+	// Each active test needs a green run of its version for the baseline to start from; one
+	// that fails is reported and left out.
+	opts := gardener.ReplayOptions{BaseURL: f.baseURL, AllowedOrigins: project.AllowedOrigins}
+	for _, t := range tests {
+		if t.Status != gardener.StatusActive {
+			continue
+		}
+		rec, err := ws.RecordGreen(ctx, runner, t, opts)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Replayed {
+			res := rec.Replay.Result
+			out.Recorded = append(out.Recorded, recordedGreen{TestID: t.ID, Passed: res.Passed, Error: res.Message})
+		}
 	}
 	_, err = store.Baseline(ctx, projectID)
 	switch {
@@ -232,36 +240,6 @@ func sweepTests(ctx context.Context, f sweepFlags, files []gardener.Test, model 
 	}
 	if out.Queue, err = rad.Queue(ctx, projectID); err != nil {
 		return nil, err
-	}
-	return out, nil
-}
-
-// recordFirstGreen replays each active test that has no green run of its current version, so
-// the baseline has something to start from; a test that fails is reported and left out.
-func recordFirstGreen(ctx context.Context, store gardener.Store, runner gardener.Runner, tests []gardener.Test, opts gardener.ReplayOptions, progress io.Writer) ([]recordedGreen, error) {
-	var out []recordedGreen
-	for _, t := range tests {
-		if t.Status != gardener.StatusActive {
-			continue
-		}
-		green, err := store.LastGreenRun(ctx, t.ID)
-		if err == nil && green.TestVersion == t.Version {
-			continue
-		}
-		if err != nil && !errors.Is(err, gardener.ErrNotFound) {
-			return out, err
-		}
-		fmt.Fprintf(progress, "[record] replaying %s version %d to record what a green run does\n", t.ID, t.Version)
-		rep, err := runner.Replay(ctx, t, opts)
-		if err != nil {
-			return out, err
-		}
-		res := rep.Result
-		run := gardener.Run{ID: "cli-" + t.ID + "-" + strconv.FormatInt(time.Now().UnixNano(), 36), ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerManual, Result: &res, At: time.Now()}
-		if err := store.PutRun(ctx, run); err != nil {
-			return out, err
-		}
-		out = append(out, recordedGreen{TestID: t.ID, Passed: res.Passed, Error: res.Message})
 	}
 	return out, nil
 }

@@ -215,16 +215,6 @@ func Variants() []Variant {
 	return out
 }
 
-// LookupVariant returns the variant with the given name.
-func LookupVariant(name string) (Variant, bool) {
-	for _, v := range Variants() {
-		if v.Name == name {
-			return v, true
-		}
-	}
-	return Variant{}, false
-}
-
 // UnknownVariantError names a variant that does not exist and lists the ones that do.
 type UnknownVariantError struct {
 	Name string

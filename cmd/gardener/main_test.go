@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+)
+
+// sharedRunner is the one Chromium the tests of this package replay in: a command given it
+// launches no browser of its own.
+var sharedRunner *browser.Runner
+
+// closeAtExit holds what fixtures shared across tests leave for TestMain to close.
+var closeAtExit []func()
+
+func TestMain(m *testing.M) {
+	sharedRunner = browser.New(browser.Options{})
+	code := m.Run()
+	for _, f := range closeAtExit {
+		f()
+	}
+	sharedRunner.Close()
+	os.Exit(code)
+}
+
+// dispatch runs a command line in-process as main does, with the shared browser and stdout
+// taken for a pipe (no terminal).
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, runner: sharedRunner}
+	return c.dispatch(context.Background(), args)
+}
+
+// noErr stops the test at an error in its fixture.
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

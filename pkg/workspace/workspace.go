@@ -1,0 +1,201 @@
+// Package workspace keeps the store in step with what a caller holds (a directory of test files,
+// an API request, a suite): it creates or updates a project's settings, syncs saved tests by
+// version, and records the runs a repair compares with. The CLI, the API and the suite runner
+// share it, so these rules are written once.
+package workspace
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Store is what the workspace reads and writes: projects, tests and runs.
+type Store interface {
+	Project(ctx context.Context, id string) (gardener.Project, error)
+	PutProject(ctx context.Context, p gardener.Project) error
+	Test(ctx context.Context, id string) (gardener.Test, error)
+	CreateTest(ctx context.Context, t gardener.Test) error
+	SaveTest(ctx context.Context, t gardener.Test) (gardener.Test, error)
+	PutRun(ctx context.Context, r gardener.Run) error
+	LastGreenRun(ctx context.Context, testID string) (gardener.Run, error)
+}
+
+// Service is the workspace's application service. The zero value is not usable: Store is
+// required.
+type Service struct {
+	Store Store
+	// OnReplay, when set, is called before RecordGreen replays a test, so a caller can say what
+	// it is waiting for.
+	OnReplay func(gardener.Test)
+}
+
+// Settings are what EnsureProject writes on a project. A nil field keeps what the stored project
+// has; Origins are added to the allowed origins when missing, never removed.
+type Settings struct {
+	AutoRepair  *bool
+	Model       *string
+	SetupTestID *string
+	Origins     []string
+	// New is the project to create when the store has none, before the settings apply: its ID is
+	// the one EnsureProject is given, its name defaults to the id and its plan to pro.
+	New gardener.Project
+}
+
+// EnsureProject makes the store hold project id with the given settings: created from s.New
+// when missing, else updated with the rest of its settings kept. It returns the project written.
+func (s *Service) EnsureProject(ctx context.Context, id string, set Settings) (gardener.Project, error) {
+	if id == "" {
+		return gardener.Project{}, errors.New("ensure project: the project id is empty")
+	}
+	p, err := s.Store.Project(ctx, id)
+	if errors.Is(err, gardener.ErrNotFound) {
+		p = set.New
+		p.ID, p.Name, p.Plan = id, cmp.Or(p.Name, id), cmp.Or(p.Plan, gardener.PlanPro)
+		p.AllowedOrigins = slices.Clone(p.AllowedOrigins)
+	} else if err != nil {
+		return gardener.Project{}, fmt.Errorf("ensure project %s: %w", id, err)
+	}
+	if set.AutoRepair != nil {
+		p.AutoRepair = *set.AutoRepair
+	}
+	if set.Model != nil {
+		p.Model = *set.Model
+	}
+	if set.SetupTestID != nil {
+		p.SetupTestID = *set.SetupTestID
+	}
+	for _, o := range set.Origins {
+		if !slices.Contains(p.AllowedOrigins, o) {
+			p.AllowedOrigins = append(p.AllowedOrigins, o)
+		}
+	}
+	if err := s.Store.PutProject(ctx, p); err != nil {
+		return gardener.Project{}, fmt.Errorf("ensure project %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// SyncOutcome says what SyncTest did.
+type SyncOutcome string
+
+// Sync outcomes.
+const (
+	SyncCreated   SyncOutcome = "created"   // the store had no such test
+	SyncUnchanged SyncOutcome = "unchanged" // the store's steps and status were the caller's
+	SyncSaved     SyncOutcome = "saved"     // the caller's steps were saved as a new version
+)
+
+// Synced is the result of SyncTest.
+type Synced struct {
+	// Test is the test as the store holds it after the sync.
+	Test    gardener.Test
+	Outcome SyncOutcome
+	// Moved says the stored test was not at the caller's version when SyncTest read it: something
+	// wrote it since the caller last synced (a repair, an edit elsewhere). With SyncSaved the
+	// caller's steps were saved over that write, as the version after it.
+	Moved bool
+}
+
+// SyncTest makes the store hold the caller's test. A new test is created at the caller's
+// version, or at version 1 when it gives none. A stored test with the same steps and status is
+// left as it is. Otherwise the caller's steps, status and name are saved as a new version on top
+// of the stored one, through SaveTest with the stored version, so a write that lands between
+// the read and the save is a conflict, not overwritten.
+func (s *Service) SyncTest(ctx context.Context, t gardener.Test) (Synced, error) {
+	stored, err := s.Store.Test(ctx, t.ID)
+	if errors.Is(err, gardener.ErrNotFound) {
+		created := t.Clone()
+		created.Version = max(created.Version, 1)
+		if err := s.Store.CreateTest(ctx, created); err != nil {
+			return Synced{}, fmt.Errorf("sync test %s: %w", t.ID, err)
+		}
+		return Synced{Test: created, Outcome: SyncCreated}, nil
+	}
+	if err != nil {
+		return Synced{}, fmt.Errorf("sync test %s: %w", t.ID, err)
+	}
+	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status {
+		return Synced{Test: stored, Outcome: SyncUnchanged, Moved: stored.Version != t.Version}, nil
+	}
+	edit := stored
+	edit.Steps, edit.Status, edit.Name = gardener.CloneSteps(t.Steps), t.Status, t.Name
+	saved, err := s.Store.SaveTest(ctx, edit)
+	if err != nil {
+		return Synced{}, fmt.Errorf("sync test %s at version %d: %w", t.ID, stored.Version, err)
+	}
+	return Synced{Test: saved, Outcome: SyncSaved, Moved: stored.Version != t.Version}, nil
+}
+
+// GreenKnown reports whether the store holds a green run of the test's current version.
+func (s *Service) GreenKnown(ctx context.Context, t gardener.Test) (bool, error) {
+	green, err := s.Store.LastGreenRun(ctx, t.ID)
+	if errors.Is(err, gardener.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("last green run of %s: %w", t.ID, err)
+	}
+	return green.TestVersion == t.Version, nil
+}
+
+// Recorded is what RecordGreen did for one test.
+type Recorded struct {
+	// Replayed is false when a green run of the test's version was known: nothing was replayed
+	// or stored, and Run and Replay are empty.
+	Replayed bool
+	// Run is the stored run, its result the replay's, green or red.
+	Run    gardener.Run
+	Replay gardener.Replay
+}
+
+// RecordGreen replays t when the store knows no green run of its current version, and stores
+// the run under a new id. Green, it is what later repairs compare a failure with; red, it is
+// the failure a repair starts from.
+func (s *Service) RecordGreen(ctx context.Context, runner gardener.Runner, t gardener.Test, opts gardener.ReplayOptions) (Recorded, error) {
+	known, err := s.GreenKnown(ctx, t)
+	if err != nil || known {
+		return Recorded{}, err
+	}
+	if s.OnReplay != nil {
+		s.OnReplay(t)
+	}
+	rep, err := runner.Replay(ctx, t, opts)
+	if err != nil {
+		return Recorded{}, fmt.Errorf("replaying %s version %d: %w", t.ID, t.Version, err)
+	}
+	result := rep.Result
+	run, err := s.RecordRun(ctx, t, gardener.TriggerManual, &result)
+	if err != nil {
+		return Recorded{}, err
+	}
+	return Recorded{Replayed: true, Run: run, Replay: rep}, nil
+}
+
+// RecordRun stores a run of t's current version under a new id; result is nil for a run that
+// only names what a repair was asked for.
+func (s *Service) RecordRun(ctx context.Context, t gardener.Test, trigger gardener.TriggerKind, result *gardener.RunResult) (gardener.Run, error) {
+	at := time.Now()
+	run := gardener.Run{ID: NewRunID(trigger, t.ID, at), ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: trigger, Result: result, At: at}
+	if err := s.Store.PutRun(ctx, run); err != nil {
+		return gardener.Run{}, fmt.Errorf("recording run %s of %s: %w", run.ID, t.ID, err)
+	}
+	return run, nil
+}
+
+// NewRunID is the id of a new run: what started it, the test, the time in milliseconds (base
+// 36, so ids of one test sort by time) and a random suffix, so that two runs started in the same
+// millisecond, in two processes, still differ.
+func NewRunID(trigger gardener.TriggerKind, testID string, at time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return string(trigger) + "-" + testID + "-" + strconv.FormatInt(at.UnixMilli(), 36) + "-" + hex.EncodeToString(b[:])
+}
