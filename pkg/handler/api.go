@@ -350,25 +350,26 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 	if err := dec.Decode(&s); err != nil {
 		return errBody("settings: " + err.Error()), http.StatusBadRequest
 	}
-	p, err := a.Store.Project(ctx, c.project)
-	if err != nil {
-		return errBody(err.Error()), statusOf(err)
-	}
-	if s.AutoRepair != nil {
-		p.AutoRepair = *s.AutoRepair
-	}
-	if s.Model != nil {
-		if *s.Model != "" {
-			if _, err := a.Models(ctx, *s.Model); err != nil {
-				return errBody("settings: " + err.Error()), http.StatusBadRequest
-			}
+	// The model is checked before the update, which may run more than once.
+	if s.Model != nil && *s.Model != "" {
+		if _, err := a.Models(ctx, *s.Model); err != nil {
+			return errBody("settings: " + err.Error()), http.StatusBadRequest
 		}
-		p.Model = *s.Model
 	}
-	if s.Radar != nil {
-		p.Radar = *s.Radar
-	}
-	if err := a.Store.PutProject(ctx, p); err != nil {
+	// A conditional update: two people changing different settings at once both keep theirs.
+	p, err := a.Store.UpdateProject(ctx, c.project, func(p *gardener.Project) error {
+		if s.AutoRepair != nil {
+			p.AutoRepair = *s.AutoRepair
+		}
+		if s.Model != nil {
+			p.Model = *s.Model
+		}
+		if s.Radar != nil {
+			p.Radar = *s.Radar
+		}
+		return nil
+	})
+	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
 	a.log().Info("settings", "project", p.ID, "auto_repair", p.AutoRepair, "model", p.Model, "radar", p.Radar)

@@ -1,6 +1,7 @@
 package ladder
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -127,7 +128,7 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		return nil, c.modelError(ri, err)
 	}
 	if ans.Locator.IsZero() || ans.Locator == step.Target() {
-		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + orDefault(ans.Reason, "no element on the page is close enough to the recorded one")})
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + cmp.Or(ans.Reason, "no element on the page is close enough to the recorded one")})
 		return nil, nil
 	}
 	fixed := step.Clone()
@@ -169,7 +170,7 @@ func (c *climb) rederive(ctx context.Context, ri int, t gardener.Test, rep garde
 		return nil, c.modelError(ri, err)
 	}
 	if len(ans.Steps) == 0 {
-		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategyIntent, Outcome: "no candidate: " + orDefault(ans.Reason, "the block could not be re-derived")})
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategyIntent, Outcome: "no candidate: " + cmp.Or(ans.Reason, "the block could not be re-derived")})
 		return nil, nil
 	}
 	// The goal and values are the test's, never the model's: they are kept as recorded whatever

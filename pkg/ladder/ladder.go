@@ -7,6 +7,7 @@
 package ladder
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -291,7 +292,7 @@ func (c *climb) suggestFix(ctx context.Context, ri int) error {
 		return c.modelError(ri, err)
 	}
 	if len(ans.Ops) == 0 {
-		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySuggestFix, Outcome: "no candidate: " + orDefault(ans.Reason, "the model proposed no operations")})
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySuggestFix, Outcome: "no candidate: " + cmp.Or(ans.Reason, "the model proposed no operations")})
 		return nil
 	}
 	return c.try(ctx, ri, gardener.StrategySuggestFix, ans.Ops)
@@ -442,9 +443,3 @@ func (c *climb) describeOutcome() string {
 	return s
 }
 
-func orDefault(s, d string) string {
-	if strings.TrimSpace(s) == "" {
-		return d
-	}
-	return s
-}
