@@ -442,4 +442,3 @@ func (c *climb) describeOutcome() string {
 	}
 	return s
 }
-
