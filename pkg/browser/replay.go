@@ -34,8 +34,6 @@ type failure struct {
 	detail string
 }
 
-func (f *failure) Error() string { return f.detail }
-
 func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
 	return &failure{kind: kind, detail: fmt.Sprintf(format, args...)}
 }
