@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -561,11 +560,6 @@ func (r *run) screenshot(ctx context.Context, st gardener.Step, rec *gardener.St
 	}
 	name = filepath.Base(name)
 	rec.Observed = fmt.Sprintf("%s (%d bytes PNG)", name, len(res.Data))
-	if r.s.opts.ArtifactDir != "" {
-		if err := os.WriteFile(filepath.Join(r.s.opts.ArtifactDir, name), res.Data, 0o644); err != nil {
-			return fail(gardener.ErrBadStep, "saving the screenshot: %v", err)
-		}
-	}
 	return nil
 }
 

@@ -40,6 +40,16 @@ func needBrowser(t testing.TB) *Runner {
 	return shared
 }
 
+// start launches r's browser unless it runs already, and returns its process id.
+func start(t testing.TB, r *Runner) int {
+	t.Helper()
+	in, err := r.instance()
+	if err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	return in.pid
+}
+
 // fixture serves testdata/site and a few endpoints the fixture pages call.
 func fixture(t testing.TB) *httptest.Server {
 	t.Helper()

@@ -144,9 +144,9 @@ func TestSnapshot(t *testing.T) {
 		name string
 		opts Options
 	}{
-		{"count", Options{MaxCandidates: 5}},
-		{"bytes", Options{MaxSnapshotBytes: 2000}},
-		{"text", Options{MaxText: 50}},
+		{"count", Options{maxCandidates: 5}},
+		{"bytes", Options{maxSnapshotBytes: 2000}},
+		{"text", Options{maxText: 50}},
 	}
 	in, err := r.instance()
 	if err != nil {
@@ -349,7 +349,7 @@ func TestCrashRecovery(t *testing.T) {
 		// A stopped browser is known only by a ping it leaves unanswered: a short wait for the
 		// answer keeps the test short, and a healthy browser answers well within it.
 		StepTimeout:   time.Second,
-		HealthTimeout: 3 * time.Second,
+		healthTimeout: 3 * time.Second,
 		OnStep: func(id string, rec gardener.StepRecord) {
 			if id == "victim" && rec.Path == "1" && sig != 0 {
 				_ = syscall.Kill(pid, sig)
@@ -371,10 +371,7 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := r.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pid = r.BrowserPID()
+			pid = start(t, r)
 			sig = 0
 			if c.midRun {
 				sig = c.sig
@@ -402,7 +399,7 @@ func TestCrashRecovery(t *testing.T) {
 			if err != nil || !rep.Result.Passed {
 				t.Fatalf("the replay after the crash failed: %v %s", err, rep.Result.Message)
 			}
-			if r.BrowserPID() == pid {
+			if start(t, r) == pid {
 				t.Errorf("the browser was not relaunched")
 			}
 		})
