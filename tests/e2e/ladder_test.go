@@ -44,13 +44,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 			ctx := context.Background()
 			baseline := map[string][]demoapp.Event{}
 			for _, id := range brokenTests(v) {
-				tt := s.test(id)
-				rep, events := s.replay(tt)
-				if !rep.Result.Passed {
-					t.Fatalf("%s is not green on the baseline: step %s: %s", id, rep.Result.FailedStep, rep.Result.Message)
-				}
-				s.record(tt, rep, gardener.TriggerSchedule)
-				baseline[id] = interactions(events)
+				baseline[id] = interactions(s.recordBaseline(s.test(id)))
 			}
 			if err := s.app.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
@@ -169,12 +163,7 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 			s := newShop(t, builtinModel(), true)
 			ctx := context.Background()
 			for _, id := range brokenTests(v) {
-				tt := s.test(id)
-				rep, _ := s.replay(tt)
-				if !rep.Result.Passed {
-					t.Fatalf("%s is not green on the baseline: %s", id, rep.Result.Message)
-				}
-				s.record(tt, rep, gardener.TriggerSchedule)
+				s.recordBaseline(s.test(id))
 			}
 			if err := s.app.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
