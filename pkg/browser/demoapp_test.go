@@ -26,6 +26,7 @@ const demoStepTimeout = 4 * time.Second
 // GARDENER_FULL_MATRIX=1, together with the other tests of each variant (about 145 more
 // replays).
 func TestDemoAppVariants(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	fullMatrix := os.Getenv("GARDENER_FULL_MATRIX") == "1"
 	saved, err := demoapp.Tests()
@@ -78,6 +79,7 @@ func TestDemoAppVariants(t *testing.T) {
 // touches), so together they show every step kind passing and failing as it should on the demo
 // app itself, not only on the fixture pages.
 func TestDemoAppStepsFail(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	saved, err := demoapp.Tests()
 	if err != nil {
@@ -178,6 +180,7 @@ func TestDemoAppStepsFail(t *testing.T) {
 // sent, what a check read) and as a whole (requests, navigations, console, final URL), and that
 // the app itself saw the fills and the click reach the elements the run recorded.
 func TestRunRecord(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	saved, err := demoapp.Tests()
 	if err != nil {

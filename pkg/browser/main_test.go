@@ -12,8 +12,10 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// shared is the one Runner every test of the package uses, so the suite starts Chromium once,
-// as a warm Lambda container would.
+// shared is the one Runner the package's tests use, so the suite starts Chromium once, as a warm
+// Lambda container would. The tests on it run in parallel (as many at once as -parallel
+// allows); the few that start browsers of their own (crash recovery, isolation, Close) run
+// alone, before them.
 var shared *Runner
 
 // chromeMissing is set when no Chromium is installed; browser tests then skip, saying so.

@@ -75,6 +75,7 @@ func runCases(t *testing.T, cases []stepCase) {
 }
 
 func TestActions(t *testing.T) {
+	t.Parallel()
 	runCases(t, []stepCase{
 		{name: "goto relative", steps: `{"kind":"assert","assert":"title","condition":"contains","expected":"Dashboard"}`},
 		{name: "goto another port is blocked", steps: `{"kind":"goto","url":"http://127.0.0.1:1/"}`, failAt: "2", kind: gardener.ErrNavigationBlocked, message: "not in the allowed origins"},
@@ -108,6 +109,7 @@ func TestActions(t *testing.T) {
 }
 
 func TestChecks(t *testing.T) {
+	t.Parallel()
 	runCases(t, []stepCase{
 		{name: "assert url", steps: `{"kind":"assert","assert":"url","condition":"matches","expected":"/dashboard\\.html$"}`},
 		{name: "assert url fails", steps: `{"kind":"assert","assert":"url","condition":"contains","expected":"/orders","timeoutMs":300}`, failAt: "2", kind: gardener.ErrAssertionFailed, message: `expected it to contain "/orders"`},

@@ -155,6 +155,7 @@ func baselineOf(t testing.TB, tt gardener.Test) *baselineRun {
 // TestSavedTestsPassOnTheBaseline: every saved demo test is green on the baseline app. Their
 // runs here are the green runs every scenario of the package starts from.
 func TestSavedTestsPassOnTheBaseline(t *testing.T) {
+	t.Parallel()
 	saved, err := demoapp.Tests()
 	if err != nil {
 		t.Fatal(err)
