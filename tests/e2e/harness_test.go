@@ -107,8 +107,8 @@ func (s *shop) replay(tt gardener.Test) (gardener.Replay, []demoapp.Event) {
 }
 
 // baselineRun is a saved test's green run on the baseline app, recorded once for the package:
-// every scenario starts from it, and a test several variants break was replayed once per
-// variant before.
+// every scenario that needs it starts from a copy, so a test several variants break is replayed
+// on the baseline once, not once per variant.
 type baselineRun struct {
 	once   sync.Once
 	result gardener.RunResult
