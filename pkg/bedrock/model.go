@@ -17,15 +17,6 @@ import (
 // SpecPrefix starts a project's model setting when the model is on Bedrock: "bedrock:MODEL_ID".
 const SpecPrefix = "bedrock:"
 
-// ModelIDFromSpec reads the model id out of a project's model setting.
-func ModelIDFromSpec(spec string) (string, error) {
-	id, ok := strings.CutPrefix(spec, SpecPrefix)
-	if !ok || strings.TrimSpace(id) == "" {
-		return "", fmt.Errorf("model setting %q is not %sMODEL_ID", spec, SpecPrefix)
-	}
-	return id, nil
-}
-
 // Defaults. Two attempts let the SDK absorb a single blip; a model that stays busy is reported
 // as a ThrottlingError for the state machine to retry with its own backoff, rather than
 // waited out invisibly inside a Lambda that pays for the wait and may time out.

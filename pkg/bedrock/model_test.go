@@ -536,21 +536,6 @@ func TestNew(t *testing.T) {
 	}
 }
 
-func TestModelIDFromSpec(t *testing.T) {
-	cases := []struct{ spec, id string }{
-		{"bedrock:" + testModelID, testModelID},
-		{"bedrock:", ""},
-		{"builtin", ""},
-		{"", ""},
-	}
-	for _, c := range cases {
-		id, err := ModelIDFromSpec(c.spec)
-		if id != c.id || (err == nil) != (c.id != "") {
-			t.Errorf("ModelIDFromSpec(%q) = %q, %v", c.spec, id, err)
-		}
-	}
-}
-
 func TestNewFromConfig(t *testing.T) {
 	fake := newFake(t, "locator_good")
 	cfg := aws.Config{

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -269,7 +269,7 @@ func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 	}
 	if !t.Direct {
 		if st.Value == "" {
-			if f := r.key(ctx, keyDef{key: "Backspace", code: "Backspace", keyCode: 8}, 0); f != nil {
+			if f := r.key(ctx, kbKey(kb.Backspace), 0); f != nil {
 				return f
 			}
 		} else if _, err := cdp.Call(ctx, r.s.tgt, input.InsertText, input.InsertTextParams{Text: st.Value}); err != nil {
@@ -365,7 +365,7 @@ func (r *run) press(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 		}
 	}
 	for _, m := range mods {
-		if f := r.keyEvent(ctx, input.DispatchKeyEventTypeRawKeyDown, m, modifierBits(mods)); f != nil {
+		if f := r.keyEvent(ctx, input.DispatchKeyEventTypeRawKeyDown, m.key, modifierBits(mods)); f != nil {
 			return f
 		}
 	}
@@ -373,7 +373,7 @@ func (r *run) press(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 		return f
 	}
 	for i := len(mods) - 1; i >= 0; i-- {
-		if f := r.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods[i], 0); f != nil {
+		if f := r.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, mods[i].key, 0); f != nil {
 			return f
 		}
 	}
@@ -382,9 +382,9 @@ func (r *run) press(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 }
 
 // key presses and releases one key with the given modifiers held.
-func (r *run) key(ctx context.Context, k keyDef, mods int64) *failure {
+func (r *run) key(ctx context.Context, k *kb.Key, mods int64) *failure {
 	down := input.DispatchKeyEventTypeKeyDown
-	if k.text == "" || mods&(modCtrl|modAlt|modMeta) != 0 {
+	if k.Text == "" || mods&int64(kb.ModifierCtrl|kb.ModifierAlt|kb.ModifierMeta) != 0 {
 		down = input.DispatchKeyEventTypeRawKeyDown
 	}
 	if f := r.keyEvent(ctx, down, k, mods); f != nil {
@@ -393,13 +393,13 @@ func (r *run) key(ctx context.Context, k keyDef, mods int64) *failure {
 	return r.keyEvent(ctx, input.DispatchKeyEventTypeKeyUp, k, mods)
 }
 
-func (r *run) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, k keyDef, mods int64) *failure {
-	p := input.DispatchKeyEventParams{Type: typ, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.keyCode, NativeVirtualKeyCode: k.keyCode, Modifiers: mods}
+func (r *run) keyEvent(ctx context.Context, typ input.DispatchKeyEventType, k *kb.Key, mods int64) *failure {
+	p := input.DispatchKeyEventParams{Type: typ, Key: k.Key, Code: k.Code, WindowsVirtualKeyCode: k.Windows, NativeVirtualKeyCode: k.Native, Modifiers: mods}
 	if typ == input.DispatchKeyEventTypeKeyDown {
-		p.Text, p.UnmodifiedText = k.text, k.text
+		p.Text, p.UnmodifiedText = k.Text, k.Unmodified
 	}
 	if _, err := cdp.Call(ctx, r.s.tgt, input.DispatchKeyEvent, p); err != nil {
-		return r.commandFailure(ctx, "sending the key "+k.key, err)
+		return r.commandFailure(ctx, "sending the key "+k.Key, err)
 	}
 	return nil
 }
@@ -560,11 +560,6 @@ func (r *run) screenshot(ctx context.Context, st gardener.Step, rec *gardener.St
 	}
 	name = filepath.Base(name)
 	rec.Observed = fmt.Sprintf("%s (%d bytes PNG)", name, len(res.Data))
-	if r.s.opts.ArtifactDir != "" {
-		if err := os.WriteFile(filepath.Join(r.s.opts.ArtifactDir, name), res.Data, 0o644); err != nil {
-			return fail(gardener.ErrBadStep, "saving the screenshot: %v", err)
-		}
-	}
 	return nil
 }
 

@@ -114,9 +114,7 @@ func BenchmarkSuite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := r.Start(); err != nil {
-		b.Fatal(err)
-	}
+	start(b, r)
 	cpu := machineCPU()
 	for b.Loop() {
 		var wg sync.WaitGroup
@@ -220,9 +218,7 @@ func BenchmarkStep(b *testing.B) {
 		mu.Unlock()
 	}})
 	b.Cleanup(func() { r.Close() })
-	if err := r.Start(); err != nil {
-		b.Fatal(err)
-	}
+	start(b, r)
 	for _, k := range benchSteps {
 		b.Run(k.name, func(b *testing.B) {
 			st := k.steps(b)
@@ -268,9 +264,7 @@ func BenchmarkReplay(b *testing.B) {
 		b.Run(m.name, func(b *testing.B) {
 			r := New(m.opts)
 			defer r.Close()
-			if err := r.Start(); err != nil {
-				b.Fatal(err)
-			}
+			pid := start(b, r)
 			replayCheckout := func() {
 				app.Reset()
 				rep, err := r.Replay(context.Background(), checkout, gardener.ReplayOptions{BaseURL: srv})
@@ -289,7 +283,7 @@ func BenchmarkReplay(b *testing.B) {
 			go func() {
 				defer close(watched)
 				for {
-					rss, pss := treeMemory(r.BrowserPID())
+					rss, pss := treeMemory(pid)
 					peakRSS, peakPSS = max(peakRSS, rss), max(peakPSS, pss)
 					select {
 					case <-done:

@@ -18,12 +18,15 @@ import (
 // matrix fails about thirty times, yet long enough for a passing step on a loaded machine.
 const demoStepTimeout = 4 * time.Second
 
-// TestDemoAppVariants replays the saved demo tests against the demo app: on the baseline and the
-// neutral variant every test passes. That each drift and regression variant makes the tests its
-// Breaks names fail at the step it names is checked by tests/e2e, which replays exactly those
-// tests before repairing them; here it runs with GARDENER_FULL_MATRIX=1, together with the other
-// tests of each variant (about 150 more replays).
+// TestDemoAppVariants replays the saved demo tests against the demo app: on the neutral variant
+// every test passes. That each one passes on the baseline is checked by tests/e2e
+// (TestSavedTestsPassOnTheBaseline), whose green runs those replays are, and that each drift
+// and regression variant makes the tests its Breaks names fail at the step it names by
+// tests/e2e too, which replays exactly those tests before repairing them. Here both run with
+// GARDENER_FULL_MATRIX=1, together with the other tests of each variant (about 145 more
+// replays).
 func TestDemoAppVariants(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	fullMatrix := os.Getenv("GARDENER_FULL_MATRIX") == "1"
 	saved, err := demoapp.Tests()
@@ -31,7 +34,7 @@ func TestDemoAppVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range demoapp.Variants() {
-		if !fullMatrix && v.Kind != demoapp.Baseline && v.Kind != demoapp.Neutral {
+		if !fullMatrix && v.Kind != demoapp.Neutral {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
@@ -72,9 +75,11 @@ func TestDemoAppVariants(t *testing.T) {
 // TestDemoAppStepsFail falsifies one step of a saved demo test for every step kind, assert
 // subject and wait target, and replays the test up to that step on the baseline: the run must
 // fail at that step, with the error kind and words a person would expect. TestDemoAppVariants
-// shows the same steps unchanged passing, so together they show every step kind passing and
-// failing as it should on the demo app itself, not only on the fixture pages.
+// shows the same steps unchanged passing (on the neutral variant, whose changes no saved test
+// touches), so together they show every step kind passing and failing as it should on the demo
+// app itself, not only on the fixture pages.
 func TestDemoAppStepsFail(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	saved, err := demoapp.Tests()
 	if err != nil {
@@ -175,6 +180,7 @@ func TestDemoAppStepsFail(t *testing.T) {
 // sent, what a check read) and as a whole (requests, navigations, console, final URL), and that
 // the app itself saw the fills and the click reach the elements the run recorded.
 func TestRunRecord(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	saved, err := demoapp.Tests()
 	if err != nil {

@@ -96,13 +96,9 @@ func (in *instance) close() {
 // the background traffic (component updates, sync, QUIC probes) that a sandboxed network
 // refuses noisily. The profile and cache live in a temp dir that close removes.
 func launch(opts Options) (*instance, error) {
-	path := opts.ChromePath
-	if path == "" {
-		p, err := ChromePath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
+	path, err := ChromePath()
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "gardener-chromium-")
 	if err != nil {

@@ -12,8 +12,10 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// shared is the one Runner every test of the package uses, so the suite starts Chromium once,
-// as a warm Lambda container would.
+// shared is the one Runner the package's tests use, so the suite starts Chromium once, as a warm
+// Lambda container would. The tests on it run in parallel (as many at once as -parallel
+// allows); the few that start browsers of their own (crash recovery, isolation, Close) run
+// alone, before them.
 var shared *Runner
 
 // chromeMissing is set when no Chromium is installed; browser tests then skip, saying so.
@@ -38,6 +40,16 @@ func needBrowser(t testing.TB) *Runner {
 		t.Skipf("no Chromium (%s); install it with: apt-get install -y chromium", chromeMissing)
 	}
 	return shared
+}
+
+// start launches r's browser unless it runs already, and returns its process id.
+func start(t testing.TB, r *Runner) int {
+	t.Helper()
+	in, err := r.instance()
+	if err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	return in.pid
 }
 
 // fixture serves testdata/site and a few endpoints the fixture pages call.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp/kb"
 )
 
 func TestOriginGate(t *testing.T) {
@@ -73,14 +75,14 @@ func TestURLMatchesAndKeys(t *testing.T) {
 	}{
 		{"Enter", "Enter", 0, false},
 		{"a", "a", 0, false},
-		{"Control+Shift+K", "K", modCtrl | modShift, false},
+		{"Control+Shift+K", "K", int64(kb.ModifierCtrl | kb.ModifierShift), false},
 		{"+", "+", 0, false},
 		{"Hyper+A", "", 0, true},
 		{"F13", "", 0, true},
 	}
 	for _, c := range keys {
 		k, mods, err := parseKeys(c.spec)
-		if (err != nil) != c.wantErr || (err == nil && (k.key != c.key || modifierBits(mods) != c.mods)) {
+		if (err != nil) != c.wantErr || (err == nil && (k.Key != c.key || modifierBits(mods) != c.mods)) {
 			t.Errorf("parseKeys(%q) = %+v %v %v", c.spec, k, modifierBits(mods), err)
 		}
 	}

@@ -34,8 +34,6 @@ type failure struct {
 	detail string
 }
 
-func (f *failure) Error() string { return f.detail }
-
 func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
 	return &failure{kind: kind, detail: fmt.Sprintf(format, args...)}
 }
@@ -67,8 +65,8 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 	openCtx, openEnd := context.WithCancel(ctx)
 	defer openEnd()
 	watchdog := time.AfterFunc(openTimeout, openEnd)
-	healthWatch := time.AfterFunc(opts.HealthTimeout, func() {
-		if !in.answers(opts.HealthTimeout) {
+	healthWatch := time.AfterFunc(opts.healthTimeout, func() {
+		if !in.answers(opts.healthTimeout) {
 			openEnd()
 		}
 	})
@@ -150,7 +148,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			}
 			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.String(), f.detail)
 			if f.kind == gardener.ErrBrowserCrash {
-				crashed = !in.answers(opts.HealthTimeout)
+				crashed = !in.answers(opts.healthTimeout)
 			} else {
 				rep.Snapshot = r.takeSnapshot()
 			}
@@ -177,7 +175,7 @@ func openFailed(ctx context.Context, in *instance, opts Options, t gardener.Test
 	if ctx.Err() != nil {
 		return gardener.Replay{}, false, fmt.Errorf("replay of test %s: %w", t.ID, ctx.Err())
 	}
-	if !in.answers(opts.HealthTimeout) {
+	if !in.answers(opts.healthTimeout) {
 		result.ErrorKind = gardener.ErrBrowserCrash
 		result.Message = "the browser did not open a tab for the replay: " + err.Error()
 		result.FailedStep, result.FailedIndex = "1", 0
@@ -338,9 +336,9 @@ func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 	case gardener.ErrBadStep, gardener.ErrNavigationBlocked, gardener.ErrHTTP:
 		return f
 	}
-	if !r.s.in.answers(r.s.opts.HealthTimeout) {
+	if !r.s.in.answers(r.s.opts.healthTimeout) {
 		r.s.markCrashed("the browser stopped answering")
-		return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", r.s.opts.HealthTimeout, timeout)
+		return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", r.s.opts.healthTimeout, timeout)
 	}
 	if !r.pageAnswers() {
 		return fail(gardener.ErrBrowserCrash, "the page stopped answering (its renderer is hung) during the step's %s", timeout)
@@ -349,7 +347,7 @@ func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 }
 
 func (r *run) pageAnswers() bool {
-	ctx, cancel := context.WithTimeout(r.s.ctx, r.s.opts.HealthTimeout)
+	ctx, cancel := context.WithTimeout(r.s.ctx, r.s.opts.healthTimeout)
 	defer cancel()
 	_, err := r.s.eval(ctx, "''", false)
 	return err == nil || transient(err)
@@ -409,7 +407,7 @@ func (r *run) takeSnapshot() *gardener.Snapshot {
 	ctx, cancel := context.WithTimeout(r.s.ctx, 10*time.Second)
 	defer cancel()
 	var sr snapshotResult
-	if err := r.s.call(ctx, &sr, "snapshot", r.s.opts.MaxCandidates, r.s.opts.MaxText); err != nil {
+	if err := r.s.call(ctx, &sr, "snapshot", r.s.opts.maxCandidates, r.s.opts.maxText); err != nil {
 		return &gardener.Snapshot{URL: r.s.currentURL(), Truncated: true}
 	}
 	snap := &gardener.Snapshot{URL: sr.URL, Title: sr.Title, Truncated: sr.Truncated, Candidates: make([]gardener.Fingerprint, 0, len(sr.Candidates))}
@@ -419,14 +417,14 @@ func (r *run) takeSnapshot() *gardener.Snapshot {
 		if err != nil {
 			continue
 		}
-		if size+len(b) > r.s.opts.MaxSnapshotBytes {
+		if size+len(b) > r.s.opts.maxSnapshotBytes {
 			snap.Truncated = true
 			break
 		}
 		size += len(b)
 		snap.Candidates = append(snap.Candidates, c)
 	}
-	snap.Text = capBytes(sr.Text, r.s.opts.MaxText)
+	snap.Text = capBytes(sr.Text, r.s.opts.maxText)
 	if len(snap.Text) < len(sr.Text) {
 		snap.Truncated = true
 	}

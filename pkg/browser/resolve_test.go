@@ -10,6 +10,7 @@ import (
 )
 
 func TestResolveAtEnd(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	page := `<!doctype html><title>r</title><body>
 <button id="one">Save</button>

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,28 +11,27 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// Defaults for Options fields left zero.
+// DefaultStepTimeout bounds a step that sets no timeout of its own. Small, because a failing
+// test waits it out at its failing step, and a ladder replays failing tests many times.
+const DefaultStepTimeout = 5 * time.Second
+
+// Limits of a Runner; tests lower them to see what happens at a limit.
 const (
-	// DefaultStepTimeout bounds a step that sets no timeout of its own. Small, because a failing
-	// test waits it out at its failing step, and a ladder replays failing tests many times.
-	DefaultStepTimeout = 5 * time.Second
-	// DefaultMaxCandidates caps a snapshot's elements; real pages rarely have more visible ones.
-	DefaultMaxCandidates = 1500
-	// DefaultMaxSnapshotBytes caps a snapshot's candidates as JSON, so a snapshot fits a
+	// defaultMaxCandidates caps a snapshot's elements; real pages rarely have more visible ones.
+	defaultMaxCandidates = 1500
+	// defaultMaxSnapshotBytes caps a snapshot's candidates as JSON, so a snapshot fits a
 	// Lambda's memory and a model's context with room to spare.
-	DefaultMaxSnapshotBytes = 2 << 20
-	// DefaultMaxText caps a snapshot's page text.
-	DefaultMaxText = 20 << 10
-	// DefaultHealthTimeout bounds the ping that tells a slow browser from a hung one. Generous,
+	defaultMaxSnapshotBytes = 2 << 20
+	// defaultMaxText caps a snapshot's page text.
+	defaultMaxText = 20 << 10
+	// defaultHealthTimeout bounds the ping that tells a slow browser from a hung one. Generous,
 	// because a false verdict relaunches the browser under every concurrent replay, and on two
 	// loaded cores a healthy browser can take seconds to answer.
-	DefaultHealthTimeout = 10 * time.Second
+	defaultHealthTimeout = 10 * time.Second
 )
 
 // Options configures a Runner. The zero value works.
 type Options struct {
-	// ChromePath is the browser binary; empty means CHROME_PATH, then PATH (see ChromePath).
-	ChromePath string
 	// SingleProcess runs Chromium as one process, for hosts that cannot fork a zygote. Such a
 	// Chromium has one browser context (a second one crashes it): replays take turns in it, and
 	// each starts with the cookies, cache and storage of the ones before cleared.
@@ -39,19 +39,18 @@ type Options struct {
 	// StepTimeout is the runner's default step timeout; ReplayOptions.StepTimeout and a step's
 	// timeoutMs take precedence.
 	StepTimeout time.Duration
-	// ArtifactDir receives the PNGs of screenshot steps; empty keeps them in memory only.
-	ArtifactDir string
 	// OnStep, when set, is called with each step record as soon as the step has run (an intent
 	// block's own record after its inner steps), for a live log. It is called from the
 	// replaying goroutine and must not block.
 	OnStep func(testID string, rec gardener.StepRecord)
-	// HealthTimeout is how long the browser gets to answer a ping before it counts as hung: the
+
+	// healthTimeout is how long the browser gets to answer a ping before it counts as hung: the
 	// ping follows a step that failed after waiting, and a tab that is slow to open.
-	HealthTimeout time.Duration
-	// Snapshot caps; zero takes the defaults above.
-	MaxCandidates    int
-	MaxSnapshotBytes int
-	MaxText          int
+	healthTimeout time.Duration
+	// Snapshot caps.
+	maxCandidates    int
+	maxSnapshotBytes int
+	maxText          int
 }
 
 // Runner replays tests in one shared Chromium. It is safe for concurrent use; Close stops the
@@ -72,45 +71,20 @@ var _ gardener.Runner = (*Runner)(nil)
 // ErrClosed is returned by Replay after Close.
 var ErrClosed = errors.New("browser runner is closed")
 
-// New returns a Runner; the browser starts on the first Replay (or Start).
+// New returns a Runner; the browser starts on the first Replay.
 func New(opts Options) *Runner {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = DefaultStepTimeout
 	}
-	if opts.HealthTimeout <= 0 {
-		opts.HealthTimeout = DefaultHealthTimeout
-	}
-	if opts.MaxCandidates <= 0 {
-		opts.MaxCandidates = DefaultMaxCandidates
-	}
-	if opts.MaxSnapshotBytes <= 0 {
-		opts.MaxSnapshotBytes = DefaultMaxSnapshotBytes
-	}
-	if opts.MaxText <= 0 {
-		opts.MaxText = DefaultMaxText
-	}
+	opts.healthTimeout = cmp.Or(opts.healthTimeout, defaultHealthTimeout)
+	opts.maxCandidates = cmp.Or(opts.maxCandidates, defaultMaxCandidates)
+	opts.maxSnapshotBytes = cmp.Or(opts.maxSnapshotBytes, defaultMaxSnapshotBytes)
+	opts.maxText = cmp.Or(opts.maxText, defaultMaxText)
 	r := &Runner{opts: opts}
 	if opts.SingleProcess {
 		r.turn = make(chan struct{}, 1)
 	}
 	return r
-}
-
-// Start launches the browser now rather than on the first replay, as a Lambda's init phase
-// would.
-func (r *Runner) Start() error {
-	_, err := r.instance()
-	return err
-}
-
-// BrowserPID is the process id of the running browser, 0 when none runs.
-func (r *Runner) BrowserPID() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.inst == nil {
-		return 0
-	}
-	return r.inst.pid
 }
 
 func (r *Runner) instance() (*instance, error) {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestLocatorForms(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ locator, wantID string }{
 		{"#save", "save"},
 		{"css=button#save", "save"},
@@ -68,6 +69,7 @@ func TestLocatorForms(t *testing.T) {
 }
 
 func TestFingerprintFields(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/login.html"},{"kind":"click","locator":"label=Email"},{"kind":"click","locator":"testid=login-submit"}]`), gardener.ReplayOptions{})
@@ -120,6 +122,7 @@ func TestFingerprintFields(t *testing.T) {
 }
 
 func TestSnapshot(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	st := steps(t, `[{"kind":"goto","url":"/dashboard.html"}]`)
@@ -144,9 +147,9 @@ func TestSnapshot(t *testing.T) {
 		name string
 		opts Options
 	}{
-		{"count", Options{MaxCandidates: 5}},
-		{"bytes", Options{MaxSnapshotBytes: 2000}},
-		{"text", Options{MaxText: 50}},
+		{"count", Options{maxCandidates: 5}},
+		{"bytes", Options{maxSnapshotBytes: 2000}},
+		{"text", Options{maxText: 50}},
 	}
 	in, err := r.instance()
 	if err != nil {
@@ -184,6 +187,7 @@ func TestSnapshot(t *testing.T) {
 }
 
 func TestFailingRunSnapshotIsTakenAtTheFailure(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"text=Delete order"},{"kind":"click","locator":"#gone","timeoutMs":300},{"kind":"goto","url":"/login.html"}]`), gardener.ReplayOptions{})
@@ -206,6 +210,7 @@ func TestFailingRunSnapshotIsTakenAtTheFailure(t *testing.T) {
 // TestViews visits two pages in one replay and looks at each after its goto; a run that fails
 // before a view has none.
 func TestViews(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	save := gardener.MustLocator("#save")
@@ -233,6 +238,7 @@ func TestViews(t *testing.T) {
 }
 
 func TestProbes(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	toast := steps(t, `[{"kind":"assertToast","text":"Order saved"}]`)[0]
@@ -265,6 +271,7 @@ func TestProbes(t *testing.T) {
 }
 
 func TestBlockedNavigation(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	cases := []struct {
@@ -296,6 +303,7 @@ func TestBlockedNavigation(t *testing.T) {
 // fails the step as a navigation error, and a page answered with an HTTP error as an HTTP error;
 // neither passes for the app's drift.
 func TestNavigationErrors(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	// A port nothing listens on: the origin is allowed, the connection is refused.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -349,7 +357,7 @@ func TestCrashRecovery(t *testing.T) {
 		// A stopped browser is known only by a ping it leaves unanswered: a short wait for the
 		// answer keeps the test short, and a healthy browser answers well within it.
 		StepTimeout:   time.Second,
-		HealthTimeout: 3 * time.Second,
+		healthTimeout: 3 * time.Second,
 		OnStep: func(id string, rec gardener.StepRecord) {
 			if id == "victim" && rec.Path == "1" && sig != 0 {
 				_ = syscall.Kill(pid, sig)
@@ -371,10 +379,7 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := r.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pid = r.BrowserPID()
+			pid = start(t, r)
 			sig = 0
 			if c.midRun {
 				sig = c.sig
@@ -402,7 +407,7 @@ func TestCrashRecovery(t *testing.T) {
 			if err != nil || !rep.Result.Passed {
 				t.Fatalf("the replay after the crash failed: %v %s", err, rep.Result.Message)
 			}
-			if r.BrowserPID() == pid {
+			if start(t, r) == pid {
 				t.Errorf("the browser was not relaunched")
 			}
 		})
@@ -529,6 +534,7 @@ func TestConcurrentReplays(t *testing.T) {
 }
 
 func TestCanceledContext(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	ctx, cancel := context.WithCancel(context.Background())

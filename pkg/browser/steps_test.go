@@ -75,6 +75,7 @@ func runCases(t *testing.T, cases []stepCase) {
 }
 
 func TestActions(t *testing.T) {
+	t.Parallel()
 	runCases(t, []stepCase{
 		{name: "goto relative", steps: `{"kind":"assert","assert":"title","condition":"contains","expected":"Dashboard"}`},
 		{name: "goto another port is blocked", steps: `{"kind":"goto","url":"http://127.0.0.1:1/"}`, failAt: "2", kind: gardener.ErrNavigationBlocked, message: "not in the allowed origins"},
@@ -96,6 +97,11 @@ func TestActions(t *testing.T) {
 		{name: "check and uncheck", steps: `{"kind":"check","locator":"label=I accept the terms"},{"kind":"assert","assert":"value","locator":"#terms","condition":"equals","expected":"on"},{"kind":"uncheck","locator":"#terms"},{"kind":"check","locator":"#terms"},{"kind":"check","locator":"#terms"}`},
 		{name: "check not a checkbox", steps: `{"kind":"check","locator":"#save"}`, failAt: "2", kind: gardener.ErrBadStep, message: "not a checkbox"},
 		{name: "press enter in a field", steps: `{"kind":"fill","locator":"#search","value":"kiwi"},{"kind":"press","locator":"#search","key":"Enter"},{"kind":"assert","assert":"text","locator":"#result","condition":"equals","expected":"Results for kiwi"}`},
+		// What a page's key handler reads: chromedp's keys, with the key code of a modifier
+		// as a real keyboard reports it (17 for either Control), the modifiers held, and the
+		// typed text only from keys pressed without Control, Alt or Meta.
+		{name: "press keys as a page reads them", start: "/keys.html", steps: `{"kind":"press","locator":"#keys","key":"Control+Shift+K"},{"kind":"press","locator":"#keys","key":"Alt+x"},{"kind":"press","locator":"#keys","key":"Meta+Space"},{"kind":"press","locator":"#keys","key":"a"},{"kind":"press","locator":"#keys","key":"+"},{"kind":"press","locator":"#keys","key":"Escape"},` +
+			`{"kind":"assert","assert":"text","locator":"#key-log","condition":"equals","expected":"Control/ControlLeft/17/CS Shift/ShiftLeft/16/CS K/KeyK/75/CS Alt/AltLeft/18/A x/KeyX/88/A Meta/MetaLeft/91/M  /Space/32/M a/KeyA/65/ +/Equal/187/ Escape/Escape/27/"},{"kind":"assert","assert":"value","locator":"#keys","condition":"equals","expected":"a+"}`},
 		{name: "press unknown key", steps: `{"kind":"press","key":"Hyper+Q"}`, failAt: "2", kind: gardener.ErrBadStep, message: "not a modifier"},
 		{name: "hover", steps: `{"kind":"hover","locator":"text=More"},{"kind":"assertVisible","locator":"text=Archive"}`},
 		{name: "hover nothing", steps: `{"kind":"hover","locator":"text=Nowhere","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound},
@@ -103,6 +109,7 @@ func TestActions(t *testing.T) {
 }
 
 func TestChecks(t *testing.T) {
+	t.Parallel()
 	runCases(t, []stepCase{
 		{name: "assert url", steps: `{"kind":"assert","assert":"url","condition":"matches","expected":"/dashboard\\.html$"}`},
 		{name: "assert url fails", steps: `{"kind":"assert","assert":"url","condition":"contains","expected":"/orders","timeoutMs":300}`, failAt: "2", kind: gardener.ErrAssertionFailed, message: `expected it to contain "/orders"`},

@@ -91,10 +91,14 @@ func seed(path string) error {
 		return err
 	}
 	start := time.Now()
-	if err := recordGreen(ctx, store, append(tests, capTests...)); err != nil {
+	// The cap tests are one test twelve times over: one replay records the green run of each.
+	if err := recordGreen(ctx, store, append(tests, capTests[0])); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "radar seed: %d green runs in %s\n", len(tests), time.Since(start).Round(time.Millisecond))
+	if err := copyGreen(ctx, store, capTests[0], capTests[1:]); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "radar seed: %d green runs in %s\n", len(tests)+1, time.Since(start).Round(time.Millisecond))
 	// The green runs created products and placed orders; the scenarios start from the seed
 	// catalogue (newScene resets the app), so the baseline does too.
 	app.Reset()
@@ -154,6 +158,23 @@ func recordGreen(ctx context.Context, store gardener.Store, tests []gardener.Tes
 		res := rep.Result
 		return store.PutRun(ctx, gardener.Run{ID: "green-" + t.ID, ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerSchedule, Result: &res, At: time.Now()})
 	})
+}
+
+// copyGreen stores the green run of from as the green run of each of tests, built with the
+// same steps (see capProject).
+func copyGreen(ctx context.Context, store gardener.Store, from gardener.Test, tests []gardener.Test) error {
+	run, err := store.Run(ctx, "green-"+from.ID)
+	if err != nil {
+		return err
+	}
+	for _, t := range tests {
+		res := *run.Result
+		res.TestID, res.TestVersion = t.ID, t.Version
+		if err := store.PutRun(ctx, gardener.Run{ID: "green-" + t.ID, ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: run.Trigger, Result: &res, At: time.Now()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

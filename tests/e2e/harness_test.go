@@ -4,11 +4,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,6 +104,92 @@ func (s *shop) replay(tt gardener.Test) (gardener.Replay, []demoapp.Event) {
 		s.t.Fatalf("replay %s: %v", tt.ID, err)
 	}
 	return rep, s.app.Events()
+}
+
+// baselineRun is a saved test's green run on the baseline app, recorded once for the package:
+// every scenario that needs it starts from a copy, so a test several variants break is replayed
+// on the baseline once, not once per variant.
+type baselineRun struct {
+	once   sync.Once
+	result gardener.RunResult
+	url    string          // the app the run went to, which its URLs name
+	events []demoapp.Event // what the app saw the run do
+	err    error
+}
+
+var (
+	baselinesMu sync.Mutex
+	baselines   = map[string]*baselineRun{}
+)
+
+// baselineOf replays the saved test tt on the baseline app once for the package, and fails t
+// unless that run is green.
+func baselineOf(t testing.TB, tt gardener.Test) *baselineRun {
+	t.Helper()
+	baselinesMu.Lock()
+	b, ok := baselines[tt.ID]
+	if !ok {
+		b = &baselineRun{}
+		baselines[tt.ID] = b
+	}
+	baselinesMu.Unlock()
+	b.once.Do(func() {
+		app := demoapp.New()
+		srv := httptest.NewServer(app.Handler())
+		defer srv.Close()
+		rep, err := runner.Replay(context.Background(), tt, gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: demoapp.Project(srv.URL).AllowedOrigins})
+		switch {
+		case err != nil:
+			b.err = fmt.Errorf("replay %s: %w", tt.ID, err)
+		case !rep.Result.Passed:
+			b.err = fmt.Errorf("%s is not green on the baseline: step %s: %s", tt.ID, rep.Result.FailedStep, rep.Result.Message)
+		}
+		b.result, b.url, b.events = rep.Result, srv.URL, app.Events()
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b
+}
+
+// TestSavedTestsPassOnTheBaseline: every saved demo test is green on the baseline app. Their
+// runs here are the green runs every scenario of the package starts from.
+func TestSavedTestsPassOnTheBaseline(t *testing.T) {
+	t.Parallel()
+	saved, err := demoapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range saved {
+		t.Run(tt.ID, func(t *testing.T) {
+			t.Parallel()
+			baselineOf(t, tt)
+		})
+	}
+}
+
+// recordBaseline stores the saved test tt's green run on the baseline in s, as the scheduler
+// would have recorded it against s's app, and returns what the app saw the run do.
+func (s *shop) recordBaseline(tt gardener.Test) []demoapp.Event {
+	s.t.Helper()
+	b := baselineOf(s.t, tt)
+	s.record(tt, gardener.Replay{Result: rebased(s.t, b.result, b.url, s.url)}, gardener.TriggerSchedule)
+	return b.events
+}
+
+// rebased is a copy of res as if its run had gone to the app at to rather than the one at from:
+// the URLs a run records (pages, requests, navigations) name the app's address.
+func rebased(t testing.TB, res gardener.RunResult, from, to string) gardener.RunResult {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out gardener.RunResult
+	if err := json.Unmarshal(bytes.ReplaceAll(b, []byte(from), []byte(to)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // record stores a run as the scheduler would, and returns it.

@@ -29,28 +29,50 @@ func brokenTests(v demoapp.Variant) []string {
 	return ids
 }
 
+// longestFirst lists the variants of a kind, those whose broken tests have the most steps first:
+// the package's scenarios run in parallel (as many at once as -parallel allows), a scenario's
+// time follows the steps its repairs replay, and the longest started last would run alone at
+// the end.
+func longestFirst(t *testing.T, kind demoapp.Kind) []demoapp.Variant {
+	saved, err := demoapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := map[string]int{}
+	for _, tt := range saved {
+		steps[tt.ID] = len(tt.Steps)
+	}
+	weight := func(v demoapp.Variant) int {
+		n := 0
+		for id := range v.Breaks {
+			n += steps[id]
+		}
+		return n
+	}
+	var out []demoapp.Variant
+	for _, v := range demoapp.Variants() {
+		if v.Kind == kind {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b demoapp.Variant) int { return weight(b) - weight(a) })
+	return out
+}
+
 // TestDriftVariantsAreRepaired: for every drift variant, the applying gardener with the built-in
 // engine repairs every failing test (directly or by propagation), the proof is green, and the
 // app's own record shows the repaired test hits the same elements with the same values as the
 // original did on the baseline.
 func TestDriftVariantsAreRepaired(t *testing.T) {
-	for _, v := range demoapp.Variants() {
-		if v.Kind != demoapp.Drift {
-			continue
-		}
+	t.Parallel()
+	for _, v := range longestFirst(t, demoapp.Drift) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			s := newShop(t, builtinModel(), true)
 			ctx := context.Background()
 			baseline := map[string][]demoapp.Event{}
 			for _, id := range brokenTests(v) {
-				tt := s.test(id)
-				rep, events := s.replay(tt)
-				if !rep.Result.Passed {
-					t.Fatalf("%s is not green on the baseline: step %s: %s", id, rep.Result.FailedStep, rep.Result.Message)
-				}
-				s.record(tt, rep, gardener.TriggerSchedule)
-				baseline[id] = interactions(events)
+				baseline[id] = interactions(s.recordBaseline(s.test(id)))
 			}
 			if err := s.app.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
@@ -160,21 +182,14 @@ func sameElements(t *testing.T, id string, was, now []demoapp.Event, removed []s
 // TestRegressionVariantsAreTriaged: for every regression variant, nothing is written to any test
 // and a triage issue is filed for every failing test.
 func TestRegressionVariantsAreTriaged(t *testing.T) {
-	for _, v := range demoapp.Variants() {
-		if v.Kind != demoapp.Regression {
-			continue
-		}
+	t.Parallel()
+	for _, v := range longestFirst(t, demoapp.Regression) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			s := newShop(t, builtinModel(), true)
 			ctx := context.Background()
 			for _, id := range brokenTests(v) {
-				tt := s.test(id)
-				rep, _ := s.replay(tt)
-				if !rep.Result.Passed {
-					t.Fatalf("%s is not green on the baseline: %s", id, rep.Result.Message)
-				}
-				s.record(tt, rep, gardener.TriggerSchedule)
+				s.recordBaseline(s.test(id))
 			}
 			if err := s.app.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
