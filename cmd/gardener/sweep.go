@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -213,13 +212,7 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []gardener.Test
 			out.Recorded = append(out.Recorded, recordedGreen{TestID: t.ID, Passed: res.Passed, Error: res.Message})
 		}
 	}
-	_, err = store.Baseline(ctx, projectID)
-	switch {
-	case f.baseline:
-		out.BaselineWhy = "asked for (--baseline)"
-	case errors.Is(err, gardener.ErrNotFound):
-		out.BaselineWhy = "none existed: recorded one first, so this sweep compares the app with itself"
-	case err != nil:
+	if out.BaselineWhy, err = rad.BaselineDue(ctx, projectID, f.baseline); err != nil {
 		return nil, err
 	}
 	if out.BaselineWhy != "" {

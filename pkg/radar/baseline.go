@@ -2,6 +2,7 @@ package radar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -48,6 +49,24 @@ type visitPlan struct {
 // radar know which element a test uses there.
 func seen(res gardener.ResolvedLocator) bool {
 	return res.Error == "" && res.Visible == 1 && len(res.Elements) == 1
+}
+
+// BaselineDue says why the project needs a baseline recorded before it is swept, or "" when the
+// one it has will do: refresh asks for a new one, and a project never swept has none, in which
+// case its first sweep compares the app with itself, which the reason says, so nobody reads "no
+// changes" as "checked against an earlier app".
+func (r *Radar) BaselineDue(ctx context.Context, projectID string, refresh bool) (string, error) {
+	if refresh {
+		return "asked for", nil
+	}
+	_, err := r.Store.Baseline(ctx, projectID)
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, gardener.ErrNotFound):
+		return "none existed: recorded one first, so this sweep compares the app with itself", nil
+	}
+	return "", err
 }
 
 // RecordBaseline replaces the project's baseline: from each active test's last green run, the

@@ -329,3 +329,30 @@ func TestRowsComingAndGoingAreData(t *testing.T) {
 		t.Errorf("a renamed row link: %+v", ch)
 	}
 }
+
+// TestBaselineDue: a project never swept gets a baseline first, and says the sweep compares the
+// app with itself; one with a baseline keeps it unless a refresh is asked for.
+func TestBaselineDue(t *testing.T) {
+	ctx := context.Background()
+	store, _, rad := ledger(t, 0, nil)
+	due := func(refresh bool) string {
+		t.Helper()
+		why, err := rad.BaselineDue(ctx, "p", refresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return why
+	}
+	if why := due(false); !strings.Contains(why, "compares the app with itself") {
+		t.Errorf("no baseline yet: due because %q, want the first-sweep reason", why)
+	}
+	if err := store.PutBaseline(ctx, gardener.Baseline{ProjectID: "p", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if why := due(false); why != "" {
+		t.Errorf("with a baseline: due because %q, want not due", why)
+	}
+	if why := due(true); why != "asked for" {
+		t.Errorf("refresh: due because %q, want %q", why, "asked for")
+	}
+}
