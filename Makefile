@@ -16,8 +16,11 @@ export PATH := $(VENV)/bin:$(PATH)
 
 all: build
 
+# VERSION is what `gardener --version` prints: the commit this tree was built from.
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+
 build:
-	$(GO) build -o $(BIN)/gardener ./cmd/gardener
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/gardener ./cmd/gardener
 
 # test is what CI runs: formatting, vet, staticcheck, then every Go test (unit, browser,
 # store drivers against moto_server and dynalite, ASL and template validation, end to end).
