@@ -79,7 +79,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)(Moto|Dynalite)$$' -benchtime 100x ./pkg/dynamo/
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecodeSteps -fuzztime 30s ./pkg/gardener/
+	$(GO) test -run '^$$' -fuzz FuzzStepsRoundTrip -fuzztime 30s ./pkg/gardener/
 	$(GO) test -run '^$$' -fuzz FuzzScreenKeepsChecks -fuzztime 30s ./pkg/gardener/
 	$(GO) test -run '^$$' -fuzz FuzzParseAndRun -fuzztime 30s ./pkg/local/asl/
 	$(GO) test -run '^$$' -fuzz FuzzPattern -fuzztime 30s ./pkg/local/eventbus/

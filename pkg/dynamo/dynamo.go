@@ -343,25 +343,60 @@ func (s *Store) decodeBody(ctx context.Context, it item, v any) error {
 		for _, c := range chunks {
 			b, _ := c["data"].(*types.AttributeValueMemberB)
 			if b == nil {
-				return fmt.Errorf("read %s %s: chunk %s has no data", pk, sk, getS(c, "SK"))
+				return corrupt(pk, sk, fmt.Errorf("chunk %s has no data", getS(c, "SK")))
 			}
 			data = append(data, b.Value...)
 		}
 	} else {
-		return fmt.Errorf("read %s %s: the record has no document", pk, sk)
+		return corrupt(pk, sk, errors.New("the record has no document"))
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return fmt.Errorf("read %s %s: %w", pk, sk, err)
+		return corrupt(pk, sk, err)
 	}
 	raw, err := io.ReadAll(zr)
 	if err != nil {
-		return fmt.Errorf("read %s %s: %w", pk, sk, err)
+		return corrupt(pk, sk, err)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("decode %s %s: %w", pk, sk, err)
+		return corrupt(pk, sk, err)
 	}
 	return nil
+}
+
+// corrupt is the *gardener.CorruptError of the record at pk, sk: the entity its sort key
+// names ("TEST" a test) and the id its partition key carries, with the rest of the sort key
+// for records that share a partition.
+func corrupt(pk, sk string, err error) error {
+	kind, rest, _ := strings.Cut(sk, "#")
+	_, id, _ := strings.Cut(pk, "#")
+	if rest != "" {
+		id += "/" + rest
+	}
+	e := &gardener.CorruptError{}
+	e.Add(strings.ToLower(kind), id, fmt.Errorf("read %s %s: %w", pk, sk, err))
+	return e
+}
+
+// listed decodes each record of a listing with decode. A record that does not decode is
+// skipped and named in the *gardener.CorruptError returned beside the others; any other error
+// ends the listing.
+func listed[T any](items []item, decode func(item) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(items))
+	var skipped gardener.CorruptError
+	for _, it := range items {
+		v, err := decode(it)
+		var c *gardener.CorruptError
+		if errors.As(err, &c) {
+			skipped.Records = append(skipped.Records, c.Records...)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, skipped.Err()
 }
 
 // get reads one record consistently; nil when there is none.

@@ -76,7 +76,7 @@ func (s *Store) decodeProposal(ctx context.Context, it item) (gardener.Proposal,
 			var c gardener.AppChange
 			raw, _ := v.(*types.AttributeValueMemberS)
 			if raw == nil || json.Unmarshal([]byte(raw.Value), &c) != nil {
-				return p, fmt.Errorf("read proposal %s: trigger %s does not decode", p.ID, k)
+				return p, corrupt(getS(it, "PK"), getS(it, "SK"), fmt.Errorf("trigger %s does not decode", k))
 			}
 			p.Triggers = append(p.Triggers, c)
 		}
@@ -237,13 +237,7 @@ func (s *Store) proposals(ctx context.Context, index, pk string, newestFirst boo
 	if err != nil {
 		return nil, err
 	}
-	out := make([]gardener.Proposal, len(items))
-	for i, it := range items {
-		if out[i], err = s.decodeProposal(ctx, it); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return listed(items, func(it item) (gardener.Proposal, error) { return s.decodeProposal(ctx, it) })
 }
 
 // OpenProposals is the project's queue, oldest staged first.
@@ -404,13 +398,7 @@ func (s *Store) repairs(ctx context.Context, index, pk, from string) ([]gardener
 	if err != nil {
 		return nil, err
 	}
-	out := make([]gardener.Repair, len(items))
-	for i, it := range items {
-		if out[i], err = s.decodeRepair(ctx, it); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return listed(items, func(it item) (gardener.Repair, error) { return s.decodeRepair(ctx, it) })
 }
 
 // Repairs is a test's repair history, newest first.

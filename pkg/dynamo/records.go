@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,13 +102,10 @@ func (s *Store) Tests(ctx context.Context, projectID string) ([]gardener.Test, e
 	if err != nil {
 		return nil, err
 	}
-	out := make([]gardener.Test, len(items))
-	for i, it := range items {
-		if _, err := s.decodeDoc(ctx, it, &out[i]); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return listed(items, func(it item) (t gardener.Test, err error) {
+		_, err = s.decodeDoc(ctx, it, &t)
+		return t, err
+	})
 }
 
 // SaveTest writes a person's edit made against t.Version.
@@ -232,18 +230,11 @@ func decodeAll[T any](ctx context.Context, s *Store, list func() ([]item, error)
 	if err != nil {
 		return nil, err
 	}
-	var out []T
-	for _, it := range items {
-		if strings.Contains(getS(it, "SK"), "#CHUNK#") {
-			continue
-		}
-		var v T
-		if _, err := s.decodeDoc(ctx, it, &v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	items = slices.DeleteFunc(items, func(it item) bool { return strings.Contains(getS(it, "SK"), "#CHUNK#") })
+	return listed(items, func(it item) (v T, err error) {
+		_, err = s.decodeDoc(ctx, it, &v)
+		return v, err
+	})
 }
 
 // AddModelCall appends a call to the test's AI history.

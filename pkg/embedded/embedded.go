@@ -89,7 +89,9 @@ func get[T any](tx *bolt.Tx, bucket, k []byte, entity, id string) (T, error) {
 		return v, &gardener.NotFoundError{Entity: entity, ID: id}
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return v, fmt.Errorf("embedded store: decode %s %s: %w", entity, id, err)
+		corrupt := &gardener.CorruptError{}
+		corrupt.Add(entity, id, err)
+		return v, corrupt
 	}
 	return v, nil
 }
@@ -102,20 +104,45 @@ func put(tx *bolt.Tx, bucket, k []byte, v any) error {
 	return tx.Bucket(bucket).Put(k, raw)
 }
 
-// scan decodes every record of bucket whose key starts with prefix, in key order.
-func scan[T any](tx *bolt.Tx, bucket, prefix []byte, keep func(T) bool) ([]T, error) {
+// owner is what a listing selects records by, read from a record that does not decode as a
+// whole so that it is reported only to the listings it belongs to.
+type owner struct {
+	ID        string `json:"id"`
+	Project   string `json:"project"` // a test's
+	ProjectID string `json:"projectId"`
+	TestID    string `json:"testId"`
+}
+
+// scan decodes every record of bucket whose key starts with prefix, in key order, and keeps the
+// ones keep accepts. A record that does not decode is skipped and named in the
+// *gardener.CorruptError returned beside the rest, if mine says it belongs to the listing (nil:
+// the prefix decides) or its owner cannot be read either.
+func scan[T any](tx *bolt.Tx, bucket, prefix []byte, entity string, keep func(T) bool, mine func(owner) bool) ([]T, error) {
 	var out []T
+	var corrupt gardener.CorruptError
 	c := tx.Bucket(bucket).Cursor()
 	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
 		var v T
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("embedded store: decode %s %q: %w", bucket, k, err)
+			var o owner
+			if mine == nil || json.Unmarshal(raw, &o) != nil || mine(o) {
+				corrupt.Add(entity, recordID(k, o), err)
+			}
+			continue
 		}
 		if keep == nil || keep(v) {
 			out = append(out, v)
 		}
 	}
-	return out, nil
+	return out, corrupt.Err()
+}
+
+// recordID names a record by its id, else by its key, made readable.
+func recordID(k []byte, o owner) string {
+	if o.ID != "" {
+		return o.ID
+	}
+	return strings.ReplaceAll(string(k), "\x00", "/")
 }
 
 func (s *Store) view(ctx context.Context, fn func(*bolt.Tx) error) error {
@@ -223,7 +250,8 @@ func (s *Store) Test(ctx context.Context, id string) (t gardener.Test, err error
 // Tests lists a project's tests by id.
 func (s *Store) Tests(ctx context.Context, projectID string) (ts []gardener.Test, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		ts, err = scan(tx, bTests, nil, func(t gardener.Test) bool { return t.ProjectID == projectID })
+		ts, err = scan(tx, bTests, nil, "test", func(t gardener.Test) bool { return t.ProjectID == projectID },
+			func(o owner) bool { return o.Project == projectID })
 		return err
 	})
 	return ts, err
@@ -312,7 +340,8 @@ func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) erro
 // TriageIssues lists a project's triage issues, newest first.
 func (s *Store) TriageIssues(ctx context.Context, projectID string) (out []gardener.TriageIssue, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		out, err = scan(tx, bTriage, nil, func(t gardener.TriageIssue) bool { return t.ProjectID == projectID })
+		out, err = scan(tx, bTriage, nil, "triage issue", func(t gardener.TriageIssue) bool { return t.ProjectID == projectID },
+			func(o owner) bool { return o.ProjectID == projectID })
 		return err
 	})
 	slices.SortStableFunc(out, func(a, b gardener.TriageIssue) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
@@ -336,7 +365,7 @@ func (s *Store) AddModelCall(ctx context.Context, c gardener.ModelCall) error {
 // ModelCalls is a test's AI history, newest first.
 func (s *Store) ModelCalls(ctx context.Context, testID string) (out []gardener.ModelCall, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		out, err = scan[gardener.ModelCall](tx, bModelCalls, key(testID, ""), nil)
+		out, err = scan[gardener.ModelCall](tx, bModelCalls, key(testID, ""), "model call", nil, nil)
 		return err
 	})
 	slices.Reverse(out)
@@ -376,7 +405,7 @@ func (s *Store) PutAppChange(ctx context.Context, c gardener.AppChange) error {
 // AppChanges lists a project's app changes at or after since, oldest first.
 func (s *Store) AppChanges(ctx context.Context, projectID string, since time.Time) (out []gardener.AppChange, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		out, err = scan(tx, bChanges, key(projectID, ""), func(c gardener.AppChange) bool { return !c.At.Before(since) })
+		out, err = scan(tx, bChanges, key(projectID, ""), "app change", func(c gardener.AppChange) bool { return !c.At.Before(since) }, nil)
 		return err
 	})
 	return out, err
@@ -410,7 +439,7 @@ func (s *Store) MarkAtRisk(ctx context.Context, projectID string, testIDs []stri
 // AtRisk lists the project's at-risk tests, longest at risk first.
 func (s *Store) AtRisk(ctx context.Context, projectID string) (out []gardener.AtRisk, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		out, err = scan[gardener.AtRisk](tx, bAtRisk, key(projectID, ""), nil)
+		out, err = scan[gardener.AtRisk](tx, bAtRisk, key(projectID, ""), "at-risk test", nil, nil)
 		return err
 	})
 	gardener.SortAtRisk(out)

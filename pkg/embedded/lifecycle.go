@@ -89,9 +89,9 @@ func (s *Store) Proposal(ctx context.Context, id string) (p gardener.Proposal, e
 	return p, err
 }
 
-func (s *Store) proposals(ctx context.Context, keep func(gardener.Proposal) bool) (out []gardener.Proposal, err error) {
+func (s *Store) proposals(ctx context.Context, keep func(gardener.Proposal) bool, mine func(owner) bool) (out []gardener.Proposal, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		out, err = scan(tx, bProposals, nil, keep)
+		out, err = scan(tx, bProposals, nil, "proposal", keep, mine)
 		return err
 	})
 	return out, err
@@ -101,14 +101,14 @@ func (s *Store) proposals(ctx context.Context, keep func(gardener.Proposal) bool
 func (s *Store) OpenProposals(ctx context.Context, projectID string) ([]gardener.Proposal, error) {
 	out, err := s.proposals(ctx, func(p gardener.Proposal) bool {
 		return p.ProjectID == projectID && p.Status == gardener.ProposalProposed
-	})
+	}, func(o owner) bool { return o.ProjectID == projectID })
 	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return -gardener.NewestFirst(a.StagedAt, a.ID, b.StagedAt, b.ID) })
 	return out, err
 }
 
 // TestProposals is every row of a test, newest staged first.
 func (s *Store) TestProposals(ctx context.Context, testID string) ([]gardener.Proposal, error) {
-	out, err := s.proposals(ctx, func(p gardener.Proposal) bool { return p.TestID == testID })
+	out, err := s.proposals(ctx, func(p gardener.Proposal) bool { return p.TestID == testID }, func(o owner) bool { return o.TestID == testID })
 	slices.SortStableFunc(out, func(a, b gardener.Proposal) int { return gardener.NewestFirst(a.StagedAt, a.ID, b.StagedAt, b.ID) })
 	return out, err
 }
@@ -226,9 +226,9 @@ func (s *Store) Repair(ctx context.Context, id string) (r gardener.Repair, err e
 	return r, err
 }
 
-func (s *Store) repairs(ctx context.Context, keep func(gardener.Repair) bool) (out []gardener.Repair, err error) {
+func (s *Store) repairs(ctx context.Context, keep func(gardener.Repair) bool, mine func(owner) bool) (out []gardener.Repair, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		out, err = scan(tx, bRepairs, nil, keep)
+		out, err = scan(tx, bRepairs, nil, "repair", keep, mine)
 		return err
 	})
 	slices.SortStableFunc(out, func(a, b gardener.Repair) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
@@ -237,12 +237,13 @@ func (s *Store) repairs(ctx context.Context, keep func(gardener.Repair) bool) (o
 
 // Repairs is a test's repair history, newest first.
 func (s *Store) Repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
-	return s.repairs(ctx, func(r gardener.Repair) bool { return r.TestID == testID })
+	return s.repairs(ctx, func(r gardener.Repair) bool { return r.TestID == testID }, func(o owner) bool { return o.TestID == testID })
 }
 
 // RepairsSince lists a project's repairs at or after since, newest first.
 func (s *Store) RepairsSince(ctx context.Context, projectID string, since time.Time) ([]gardener.Repair, error) {
-	return s.repairs(ctx, func(r gardener.Repair) bool { return r.ProjectID == projectID && !r.At.Before(since) })
+	return s.repairs(ctx, func(r gardener.Repair) bool { return r.ProjectID == projectID && !r.At.Before(since) },
+		func(o owner) bool { return o.ProjectID == projectID })
 }
 
 // RevertRepair writes a repair's pre-repair steps back as a new version.

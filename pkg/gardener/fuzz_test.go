@@ -6,11 +6,15 @@ import (
 	"testing"
 )
 
-// FuzzDecodeSteps: decoding never panics, and whatever decodes encodes to JSON that decodes to
-// the same steps.
-func FuzzDecodeSteps(f *testing.F) {
+// FuzzStepsRoundTrip is round-trip stability as a property: decoding never panics, and every
+// input that decodes — as a step list or as a whole test — encodes to JSON that decodes to an
+// equal value. Anything less lets a stored test that decoded once fail every later read. Its
+// corpus is testdata/fuzz/FuzzStepsRoundTrip, which `go test` runs with the seeds below.
+func FuzzStepsRoundTrip(f *testing.F) {
 	b, _ := json.Marshal(everyKind())
 	f.Add(b)
+	tb, _ := json.Marshal(Test{ID: "t1", ProjectID: "p", Name: "every kind", Status: StatusPending, Version: 4, Steps: everyKind()})
+	f.Add(tb)
 	f.Add([]byte(`[{"kind":"intent","goal":"g","steps":[{"kind":"click","locator":"role=button[name=\"x\"]"}]}]`))
 	f.Add([]byte(`[{"kind":"click","locator":"css=a[b='c']"}]`))
 	f.Add([]byte(`[{"kind":"wait","for":"element","locator":"xpath=//a","state":"hidden"}]`))
@@ -20,27 +24,44 @@ func FuzzDecodeSteps(f *testing.F) {
 	f.Add([]byte(`[{"kind":"click","locator":"id=login"},{"kind":"a11yAudit","reportOnly":true,"rules":["label"]}]`))
 	f.Add([]byte(`[{"kind":"assertRequest","method":"POST","urlPattern":"^/api/(a|b)$","status":201},{"kind":"assertConsole","level":"error","pattern":"x","expect":"noMatch"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		steps, err := DecodeSteps(data)
-		if err != nil {
-			return
-		}
-		again, err := json.Marshal(steps)
-		if err != nil {
-			t.Fatalf("decoded steps do not encode: %v", err)
-		}
-		back, err := DecodeSteps(again)
-		if err != nil {
-			t.Fatalf("our encoding does not decode: %v\n%s", err, again)
-		}
-		if len(back) != len(steps) {
-			t.Fatalf("round trip changed the step count")
-		}
-		for i := range steps {
-			if !back[i].Equal(steps[i]) {
-				t.Fatalf("round trip changed step %d: %s → %s", i+1, steps[i], back[i])
+		if steps, err := DecodeSteps(data); err == nil {
+			again, err := json.Marshal(steps)
+			if err != nil {
+				t.Fatalf("decoded steps do not encode: %v", err)
 			}
+			back, err := DecodeSteps(again)
+			if err != nil {
+				t.Fatalf("our encoding does not decode: %v\n%s", err, again)
+			}
+			sameSteps(t, steps, back)
+		}
+		if test, err := DecodeTest(data); err == nil {
+			again, err := json.Marshal(test)
+			if err != nil {
+				t.Fatalf("decoded test does not encode: %v", err)
+			}
+			back, err := DecodeTest(again)
+			if err != nil {
+				t.Fatalf("our encoding of a test does not decode: %v\n%s", err, again)
+			}
+			if back.ID != test.ID || back.ProjectID != test.ProjectID || back.Name != test.Name || back.Status != test.Status || back.Version != test.Version {
+				t.Fatalf("round trip changed the test: %+v → %+v", test, back)
+			}
+			sameSteps(t, test.Steps, back.Steps)
 		}
 	})
+}
+
+func sameSteps(t *testing.T, before, after []Step) {
+	t.Helper()
+	if len(after) != len(before) {
+		t.Fatalf("round trip changed the step count from %d to %d", len(before), len(after))
+	}
+	for i := range before {
+		if !after[i].Equal(before[i]) {
+			t.Fatalf("round trip changed step %d: %s → %s", i+1, before[i], after[i])
+		}
+	}
 }
 
 // keptCheck reports whether check a is check b with at most its locator, scope or timeout

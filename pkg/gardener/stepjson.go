@@ -202,16 +202,17 @@ func enum[T ~string](raw json.RawMessage, dst *T, allowed ...T) error {
 
 // DecodeSteps decodes a JSON array of steps strictly: unknown kinds and fields, missing required
 // fields, wrong types and malformed locators are errors naming the step and the field.
+// Nothing may follow the array.
 func DecodeSteps(data []byte) ([]Step, error) {
-	return decodeStepList(data, "")
-}
-
-func decodeStepList(data []byte, prefix string) ([]Step, error) {
+	v, err := single(data, "steps")
+	if err != nil {
+		return nil, err
+	}
 	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil {
+	if err := json.Unmarshal(v, &raws); err != nil {
 		return nil, fmt.Errorf("steps must be a JSON array: %w", err)
 	}
-	return decodeRawSteps(raws, prefix)
+	return decodeRawSteps(raws, "")
 }
 
 func decodeRawSteps(raws []json.RawMessage, prefix string) ([]Step, error) {
@@ -231,7 +232,7 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
 		return Step{}, &StepError{Path: path, Reason: "must be a JSON object"}
 	}
-	if err := noDuplicateKeys(raw); err != nil {
+	if err := duplicateKey(raw, "steps"); err != nil {
 		return Step{}, &StepError{Path: path, Reason: err.Error()}
 	}
 	kindRaw, ok := obj["kind"]
@@ -270,7 +271,7 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 			return Step{}, &StepError{Path: path, Kind: kind, Field: k, Reason: reason}
 		}
 		if k == "steps" {
-			// Checked here rather than in decodeStepList so that a block whose steps are not a
+			// Checked here rather than in decodeRawSteps so that a block whose steps are not a
 			// list is reported at the block's own position and field, like every other field.
 			var raws []json.RawMessage
 			if err := json.Unmarshal(obj[k], &raws); err != nil {
@@ -367,6 +368,11 @@ func validate(s Step, obj map[string]json.RawMessage) (field, reason string) {
 		if s.For == WaitURL {
 			return nonEmpty("url", s.URL)
 		}
+		// A step's zero field means "not given" and is not written back, so a wait of 0 ms
+		// would encode without the "ms" it needs and never decode again.
+		if s.For == WaitTime && s.Ms == 0 {
+			return "ms", "must be at least 1 for a wait for time"
+		}
 	case Extract:
 		return nonEmpty("variable", s.Variable)
 	case Intent:
@@ -385,9 +391,12 @@ func validate(s Step, obj map[string]json.RawMessage) (field, reason string) {
 	return "", ""
 }
 
-// noDuplicateKeys refuses an object that names a field twice: encoding/json would silently keep
-// the last, and a hand-edited test with two "expected" values is a mistake to surface.
-func noDuplicateKeys(raw json.RawMessage) error {
+// duplicateKey refuses an object that names a key twice, at its top level or in any object
+// nested in it, except in the value of the top-level key skip (steps, which are checked each at
+// their own position): encoding/json would silently keep the last, and a hand-edited test with
+// two "expected" values is a mistake to surface. The error names the key and the top-level
+// field it is in.
+func duplicateKey(raw json.RawMessage, skip string) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.Token(); err != nil {
 		return err
@@ -403,12 +412,76 @@ func noDuplicateKeys(raw json.RawMessage) error {
 			return fmt.Errorf("field %q appears twice", k)
 		}
 		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return err
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("field %q: %w", k, err)
+		}
+		if k == skip {
+			continue
+		}
+		if inner, ok := nestedDuplicate(v); ok {
+			return fmt.Errorf("field %q: key %q appears twice", k, inner)
 		}
 	}
 	return nil
+}
+
+// nestedDuplicate finds a key named twice in one object anywhere inside v.
+func nestedDuplicate(v json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	var walk func() (string, bool)
+	walk = func() (string, bool) {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return "", false
+				}
+				k, _ := kt.(string)
+				if seen[k] {
+					return k, true
+				}
+				seen[k] = true
+				if k, dup := walk(); dup {
+					return k, true
+				}
+			}
+			_, _ = dec.Token()
+		case json.Delim('['):
+			for dec.More() {
+				if k, dup := walk(); dup {
+					return k, true
+				}
+			}
+			_, _ = dec.Token()
+		}
+		return "", false
+	}
+	return walk()
+}
+
+// single returns the one JSON value data holds, refusing anything after it with the offset and
+// the start of what follows, so `{"a":1}{"b":2}` is not read as its first object.
+func single(data []byte, what string) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	off := dec.InputOffset()
+	if rest := bytes.TrimSpace(data[off:]); len(rest) > 0 {
+		if len(rest) > 24 {
+			rest = append(rest[:24:24], "…"...)
+		}
+		return nil, fmt.Errorf("%s: trailing data after the top-level value at byte %d: %q", what, off, rest)
+	}
+	return v, nil
 }
 
 // MarshalJSON writes exactly the fields that belong to the step's kind, in a stable order, so a

@@ -18,7 +18,10 @@ import (
 //
 // Errors: an unknown id is a *NotFoundError; a write that lost a race or found a record in
 // another state is a *ConflictError; a write against a test version that moved is a
-// *StaleError. No error leaves a partial write behind.
+// *StaleError. No error leaves a partial write behind. A stored record that does not decode is
+// a *CorruptError naming it: reading it returns that error, and a listing returns the records
+// that decode together with a *CorruptError naming the ones it skipped (see SplitCorrupt), so
+// one bad record never hides the others.
 //
 // Consumers depend on the part they use, declared where they use it; the groups below are the
 // ones they share.

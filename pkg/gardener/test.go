@@ -39,11 +39,16 @@ func (t Test) Clone() Test {
 	return c
 }
 
-// DecodeTest reads a test strictly: unknown fields anywhere, an unknown status, a missing id and
-// every step problem DecodeSteps finds are errors that name where they are.
+// DecodeTest reads a test strictly: unknown fields anywhere, a key named twice, data after the
+// test, an unknown status, a missing id and every step problem DecodeSteps finds are errors
+// that name where they are.
 func DecodeTest(data []byte) (Test, error) {
 	var t Test
-	err := json.Unmarshal(data, &t)
+	v, err := single(data, "test")
+	if err != nil {
+		return t, err
+	}
+	err = json.Unmarshal(v, &t)
 	return t, err
 }
 
@@ -61,6 +66,20 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&wire); err != nil {
 		return fmt.Errorf("test: %w", err)
+	}
+	if err := duplicateKey(data, "steps"); err != nil {
+		return fmt.Errorf("test %s: %w", wire.ID, err)
+	}
+	// encoding/json matches field names regardless of case, so {"id":…,"ID":…} would pass the
+	// checks above with the last one kept.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return fmt.Errorf("test %s: %w", wire.ID, err)
+	}
+	for k := range keys {
+		if !slices.Contains([]string{"id", "project", "name", "status", "version", "steps"}, k) {
+			return fmt.Errorf("test %s: unknown field %q", wire.ID, k)
+		}
 	}
 	if strings.TrimSpace(wire.ID) == "" {
 		return fmt.Errorf("test: field \"id\" is required")

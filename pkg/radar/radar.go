@@ -104,8 +104,12 @@ func (r *Radar) load(ctx context.Context, projectID string) (*project, error) {
 		return nil, fmt.Errorf("radar: %w", err)
 	}
 	tests, err := r.Store.Tests(ctx, projectID)
+	corrupt, err := gardener.SplitCorrupt(err)
 	if err != nil {
 		return nil, fmt.Errorf("radar: tests of project %s: %w", projectID, err)
+	}
+	if corrupt != nil {
+		r.log().Warn("radar: tests skipped", "project", projectID, "error", corrupt.Error())
 	}
 	base := r.BaseURL
 	if base == "" && len(p.AllowedOrigins) > 0 {

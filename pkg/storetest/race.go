@@ -162,6 +162,125 @@ var raceCases = []testCase{
 			}
 		}
 	}},
+	{name: "RaceRevertOneRepair", atomic: true, run: func(t *testing.T, f *fixture) {
+		before, r := f.autoRepair(t)
+		errs := make([]error, stagers)
+		var wg sync.WaitGroup
+		for i := range stagers {
+			wg.Go(func() {
+				_, errs[i] = f.store.RevertRepair(f.ctx, gardener.RevertRepair{RepairID: r.ID, By: fmt.Sprintf("person-%02d", i), At: f.now()})
+			})
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			var stale *gardener.StaleError
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("reverters %d and %d both won", winner, i)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, gardener.ErrConflict) && !errors.As(err, &stale):
+				t.Fatalf("reverter %d lost with %v (%T), want a *ConflictError or *StaleError", i, err, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("no reverter won: %v", errors.Join(errs...))
+		}
+		after := f.test(t, "t-auto")
+		if after.Version != r.ToVersion+1 {
+			t.Fatalf("version %d after %d reverts, want %d: the pre-repair steps are written exactly once", after.Version, stagers, r.ToVersion+1)
+		}
+		wantSteps(t, "reverted", after.Steps, before.Steps)
+		got, err := f.store.Repair(f.ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("person-%02d", winner); got.RevertedBy != want || got.RevertedAt.IsZero() || got.Badge {
+			t.Fatalf("repair after the race: reverted by %q at %v, badge %v; want reverted by the winner %s, badge cleared", got.RevertedBy, got.RevertedAt, got.Badge, want)
+		}
+	}},
+	{name: "RaceRevertMarkReviewed", atomic: true, run: func(t *testing.T, f *fixture) {
+		// Both may win — reviewing a repair and reverting it do not exclude each other — but
+		// neither may erase what the other wrote.
+		before, r := f.autoRepair(t)
+		var wg sync.WaitGroup
+		var revertErr, reviewErr error
+		wg.Go(func() {
+			_, revertErr = f.store.RevertRepair(f.ctx, gardener.RevertRepair{RepairID: r.ID, By: "alan@example.com", At: f.now()})
+		})
+		wg.Go(func() { _, reviewErr = f.store.MarkReviewed(f.ctx, r.ID, "grace@example.com") })
+		wg.Wait()
+		if revertErr != nil || reviewErr != nil {
+			t.Fatalf("revert %v, mark reviewed %v; want both to succeed", revertErr, reviewErr)
+		}
+		got, err := f.store.Repair(f.ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.RevertedBy != "alan@example.com" || got.RevertedAt.IsZero() || got.ReviewedBy != "grace@example.com" || got.Badge {
+			t.Fatalf("repair after both: reverted by %q at %v, reviewed by %q, badge %v; a field was lost", got.RevertedBy, got.RevertedAt, got.ReviewedBy, got.Badge)
+		}
+		after := f.test(t, "t-auto")
+		if after.Version != r.ToVersion+1 {
+			t.Fatalf("version %d, want %d", after.Version, r.ToVersion+1)
+		}
+		wantSteps(t, "reverted", after.Steps, before.Steps)
+	}},
+	{name: "RaceSaveTest", run: func(t *testing.T, f *fixture) {
+		// Editors who all read version 3 save at once: a save is conditional on the version it
+		// was made against, so one wins and the others are told, never silently overwritten.
+		base := f.test(t, "t-login")
+		edits := make([]gardener.Test, stagers)
+		errs := make([]error, stagers)
+		var wg sync.WaitGroup
+		for i := range stagers {
+			edits[i] = base.Clone()
+			edits[i].Name = fmt.Sprintf("edit %02d", i)
+			edits[i].Steps = append(edits[i].Steps, gardener.Step{Kind: gardener.Screenshot, Name: fmt.Sprintf("edit-%02d.png", i)})
+			wg.Go(func() { _, errs[i] = f.store.SaveTest(f.ctx, edits[i]) })
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("editors %d and %d both saved against version %d", winner, i, base.Version)
+			case err == nil:
+				winner = i
+			default:
+				wantAs[*gardener.ConflictError](t, fmt.Sprintf("editor %d", i), err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("no editor saved: %v", errors.Join(errs...))
+		}
+		after := f.test(t, "t-login")
+		if after.Version != base.Version+1 || after.Name != edits[winner].Name {
+			t.Fatalf("after the race: version %d, name %q; want version %d with the winner's edit %q", after.Version, after.Name, base.Version+1, edits[winner].Name)
+		}
+		wantSteps(t, "saved", after.Steps, edits[winner].Steps)
+	}},
+}
+
+// autoRepair writes an auto-applied repair of t-auto and returns the test before it and the
+// repair as stored.
+func (f *fixture) autoRepair(t *testing.T) (gardener.Test, gardener.Repair) {
+	t.Helper()
+	before := f.test(t, "t-auto")
+	run := f.failedRun(t, "run-1", "t-auto", nil)
+	got, err := f.svc.ApplyFix(f.ctx, lifecycle.Fix{RunID: run, BaseVersion: before.Version, Verdict: verdict("#signin")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.store.Repair(f.ctx, got.Repair.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ToVersion != before.Version+1 || !r.Badge {
+		t.Fatalf("auto repair: to version %d, badge %v", r.ToVersion, r.Badge)
+	}
+	return before, r
 }
 
 // stageAtOnce stages n proposals from n goroutines at once and counts the outcomes; any error

@@ -24,6 +24,13 @@ type Options struct {
 	// NoAtomic, when set, is why the backend cannot run the cases that need multi-record atomic
 	// writes (dynalite has no TransactWriteItems); those cases are skipped with that reason.
 	NoAtomic string
+	// PutRawTest stores body as the record of test id in project, bypassing the driver's
+	// encoder, so that a case can plant a test that does not decode. Every driver gives it.
+	PutRawTest func(t testing.TB, s gardener.Store, id, project string, body []byte)
+	// Isolation says how concurrent requests are isolated when the backend does not do it
+	// itself (the test harness serialises them, say). Every race case logs it, so that a pass
+	// is not read as proof of more than it is.
+	Isolation string
 }
 
 // NewStore returns an empty store for one case; the driver cleans it up with t.Cleanup.
@@ -32,6 +39,7 @@ type NewStore func(t testing.TB) gardener.Store
 type testCase struct {
 	name   string
 	atomic bool // needs multi-record atomic writes
+	race   bool // runs writers at once and counts the winners
 	run    func(t *testing.T, f *fixture)
 }
 
@@ -40,14 +48,23 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	var cases []testCase
 	cases = append(cases, recordCases...)
 	cases = append(cases, lifecycleCases...)
-	cases = append(cases, raceCases...)
+	for _, c := range raceCases {
+		c.race = true
+		cases = append(cases, c)
+	}
+	cases = append(cases, corruptCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.atomic && opts.NoAtomic != "" {
 				t.Skipf("SKIP %s: %s", c.name, opts.NoAtomic)
 			}
+			if c.race && opts.Isolation != "" {
+				t.Logf("NOTE %s: %s", c.name, opts.Isolation)
+			}
 			t.Parallel()
-			c.run(t, newFixture(t, newStore(t)))
+			f := newFixture(t, newStore(t))
+			f.opts = opts
+			c.run(t, f)
 		})
 	}
 }
@@ -59,6 +76,7 @@ type fixture struct {
 	store gardener.Store
 	svc   *lifecycle.Service
 	clock atomic.Int64
+	opts  Options
 }
 
 var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)

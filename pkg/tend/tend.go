@@ -345,8 +345,12 @@ func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v
 		return nil, nil
 	}
 	all, err := t.Store.Tests(ctx, projectID)
+	corrupt, err := gardener.SplitCorrupt(err)
 	if err != nil {
 		return nil, fmt.Errorf("propagate: %w", err)
+	}
+	if corrupt != nil {
+		t.log().Warn("propagate: tests skipped", "project", projectID, "error", corrupt.Error())
 	}
 	var others []gardener.Test
 	for _, o := range all {
