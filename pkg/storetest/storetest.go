@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	cases = append(cases, recordCases...)
 	cases = append(cases, lifecycleCases...)
 	cases = append(cases, raceCases...)
+	cases = append(cases, executionCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.atomic && opts.NoAtomic != "" {
