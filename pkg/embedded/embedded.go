@@ -111,6 +111,7 @@ type owner struct {
 	Project   string `json:"project"` // a test's
 	ProjectID string `json:"projectId"`
 	TestID    string `json:"testId"`
+	RunID     string `json:"runId"` // an execution's
 }
 
 // scan decodes every record of bucket whose key starts with prefix, in key order, and keeps the

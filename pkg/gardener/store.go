@@ -49,6 +49,7 @@ type Store interface {
 	RunStore
 	ProposalStore
 	RepairStore
+	ExecutionStore
 
 	PutTriageIssue(ctx context.Context, t TriageIssue) error
 	// TriageIssues lists a project's triage issues, newest first.

@@ -3,12 +3,15 @@ package handler
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -34,6 +37,8 @@ type call struct {
 	caller  Caller
 	project string
 	r       *http.Request
+	// header is the response's header, for a route that answers with more than a body (an ETag).
+	header http.Header
 }
 
 var routes = []route{
@@ -81,6 +86,9 @@ type API struct {
 	APIDeps
 	mux     *http.ServeMux
 	gateway *httpadapter.HandlerAdapterV2
+	// manual serializes manual starts, so two requests of one process cannot both find no
+	// running execution and both start one.
+	manual sync.Mutex
 }
 
 // NewAPI builds the review API.
@@ -171,9 +179,9 @@ func callerOf(r *http.Request) (Caller, bool) {
 	return c, c.ID != ""
 }
 
-// handle serves one route: it answers 401 without a verified caller, finds the project the
-// route's resource belongs to and answers 403 when the caller may not act on it, then serves the
-// route and logs the call.
+// handle serves one route: it answers 401 without a verified caller, finds the project of
+// every object the route touches and answers 404 when the caller may not act on it (as for an
+// id that does not exist), then serves the route and logs the call.
 func (a *API) handle(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller, ok := callerOf(r)
@@ -181,44 +189,19 @@ func (a *API) handle(rt route) http.Handler {
 			reply(w, http.StatusUnauthorized, errBody("no verified caller"))
 			return
 		}
-		body, status := a.authorized(r.Context(), rt, call{caller: caller, r: r})
+		body, status := a.authorized(r.Context(), rt, call{caller: caller, r: r, header: w.Header()})
 		a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "status", status)
 		reply(w, status, body)
 	})
 }
 
 func (a *API) authorized(ctx context.Context, rt route, c call) (any, int) {
-	project, err := a.projectOf(ctx, c.r)
+	project, err := a.projectOf(ctx, c)
 	if err != nil {
 		return fail(err)
 	}
-	if project != "" && !c.caller.may(project) {
-		return errBody(fmt.Sprintf("%s may not act on project %s", c.caller.ID, project)), http.StatusForbidden
-	}
 	c.project = project
 	return rt.serve(a, ctx, c)
-}
-
-// projectOf finds the project a route's resource belongs to, for the access check; a route on
-// no project's resource (an execution) has none.
-func (a *API) projectOf(ctx context.Context, r *http.Request) (string, error) {
-	switch {
-	case r.PathValue("projectId") != "":
-		return r.PathValue("projectId"), nil
-	case r.PathValue("proposalId") != "":
-		x, err := a.Store.Proposal(ctx, r.PathValue("proposalId"))
-		return x.ProjectID, err
-	case r.PathValue("testId") != "":
-		x, err := a.Store.Test(ctx, r.PathValue("testId"))
-		return x.ProjectID, err
-	case r.PathValue("repairId") != "":
-		x, err := a.Store.Repair(ctx, r.PathValue("repairId"))
-		return x.ProjectID, err
-	case r.PathValue("runId") != "":
-		x, err := a.Store.Run(ctx, r.PathValue("runId"))
-		return x.ProjectID, err
-	}
-	return "", nil
 }
 
 type apiError struct {
@@ -237,8 +220,9 @@ func answer[V any](v V, err error) (any, int) {
 	return v, http.StatusOK
 }
 
+// reply writes body as JSON; a list in it answers [] when empty, never null.
 func reply(w http.ResponseWriter, status int, body any) {
-	b, err := json.Marshal(body)
+	b, err := json.Marshal(emptyLists(body))
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
 	}
@@ -251,14 +235,19 @@ func reply(w http.ResponseWriter, status int, body any) {
 func statusOf(err error) int {
 	var bad *BadEventError
 	var refused *lifecycle.RefusedError
+	var body *BodyError
+	var cross *CrossProjectError
+	var moved *VersionMismatchError
 	switch {
+	case errors.As(err, &moved):
+		return http.StatusPreconditionFailed
 	case errors.Is(err, gardener.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
 		return http.StatusConflict
 	case errors.Is(err, gardener.ErrIneligible):
 		return http.StatusForbidden
-	case errors.As(err, &bad), errors.As(err, &refused):
+	case errors.As(err, &bad), errors.As(err, &refused), errors.As(err, &body), errors.As(err, &cross):
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
@@ -277,7 +266,12 @@ func (a *API) queue(ctx context.Context, c call) (any, int) {
 }
 
 func (a *API) settings(ctx context.Context, c call) (any, int) {
-	return answer(a.Store.Project(ctx, c.project))
+	p, err := a.Store.Project(ctx, c.project)
+	if err != nil {
+		return fail(err)
+	}
+	c.header.Set("ETag", etag(p.Version))
+	return p, http.StatusOK
 }
 
 func (a *API) projectRepairs(ctx context.Context, c call) (any, int) {
@@ -344,10 +338,12 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return errBody("settings: " + err.Error()), http.StatusBadRequest
 	}
+	want, err := ifMatch(c.r)
+	if err != nil {
+		return errBody("settings: " + err.Error()), http.StatusBadRequest
+	}
 	var s Settings
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	if err := decodeBody(body, &s); err != nil {
 		return errBody("settings: " + err.Error()), http.StatusBadRequest
 	}
 	// The model is checked before the update, which may run more than once.
@@ -356,8 +352,12 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 			return errBody("settings: " + err.Error()), http.StatusBadRequest
 		}
 	}
-	// A conditional update: two people changing different settings at once both keep theirs.
+	// A conditional update: two people changing different settings at once both keep theirs,
+	// and an If-Match is compared with the version the write is conditional on.
 	p, err := a.Store.UpdateProject(ctx, c.project, func(p *gardener.Project) error {
+		if want != nil && !want.matches(p.Version) {
+			return &VersionMismatchError{Entity: "project", ID: p.ID, IfMatch: want.raw, Version: p.Version}
+		}
 		if s.AutoRepair != nil {
 			p.AutoRepair = *s.AutoRepair
 		}
@@ -369,9 +369,14 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 		}
 		return nil
 	})
+	var moved *VersionMismatchError
+	if errors.As(err, &moved) {
+		c.header.Set("ETag", etag(moved.Version))
+	}
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
+	c.header.Set("ETag", etag(p.Version))
 	a.log().Info("settings", "project", p.ID, "auto_repair", p.AutoRepair, "model", p.Model, "radar", p.Radar)
 	return p, http.StatusOK
 }
@@ -390,7 +395,7 @@ func (a *API) revert(ctx context.Context, c call) (any, int) {
 	repairID, life := c.r.PathValue("repairId"), a.life()
 	var r revertRequest
 	if strings.TrimSpace(body) != "" {
-		if err := json.Unmarshal([]byte(body), &r); err != nil {
+		if err := decodeBody(body, &r); err != nil {
 			return errBody("revert: " + err.Error()), http.StatusBadRequest
 		}
 	}
@@ -419,8 +424,9 @@ type manualRequest struct {
 }
 
 // manualRepair starts the repair machine for a person: suggest-fix, diagnose, or the whole
-// ladder on a failed run. The run must not be a control run (the gate refuses it); the execution
-// is named after the run and the asker, so a double click starts it once.
+// ladder on a failed run. The run must not be a control run (the gate refuses it), and its test
+// must be of the run's project (checked before the route runs). The execution is recorded with
+// the run's project, which is what a read of it is authorized on.
 func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 	body, err := readBody(c.r)
 	if err != nil {
@@ -428,9 +434,7 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 	}
 	var m manualRequest
 	if strings.TrimSpace(body) != "" {
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&m); err != nil {
+		if err := decodeBody(body, &m); err != nil {
 			return errBody("manual repair: " + err.Error()), http.StatusBadRequest
 		}
 	}
@@ -446,18 +450,72 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 	if run.Control {
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
+	// A second request while the asker's earlier one still runs answers with that one, the
+	// same answer a start gives: a double click starts the ladder once.
+	a.manual.Lock()
+	defer a.manual.Unlock()
+	if id, err := a.running(ctx, run.ID, c.caller.ID); err != nil || id != "" {
+		if err != nil {
+			return fail(err)
+		}
+		return map[string]string{"executionId": id}, http.StatusAccepted
+	}
 	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: m.Rungs}}
-	// Named after the run, the asker, the rungs and the ten-second window: a double click starts
-	// it once, and asking again later runs the ladder again.
-	name := fmt.Sprintf("manual-%s-%s-%s-%d", sanitize(run.ID), sanitize(c.caller.ID), sanitize(fmt.Sprint(m.Rungs)), a.now().Unix()/10)
-	if len(name) > 80 {
-		name = name[:80]
+	name, err := executionName(run.ID)
+	if err != nil {
+		return fail(err)
 	}
 	id, err := a.Starter.Start(ctx, a.RepairMachine, name, in)
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
+	// The record is what a read of the execution is authorized on; without it nobody could
+	// follow the execution, so a failed write is the request's failure.
+	x := gardener.Execution{ID: id, ProjectID: run.ProjectID, TestID: run.TestID, RunID: run.ID, By: c.caller.ID, At: a.now()}
+	if err := a.Store.PutExecution(ctx, x); err != nil {
+		return fail(fmt.Errorf("manual repair of run %s: execution %s started but not recorded: %w", run.ID, id, err))
+	}
 	return map[string]string{"executionId": id}, http.StatusAccepted
+}
+
+// running returns the execution by asks for the run that is still running, or "".
+func (a *API) running(ctx context.Context, runID, by string) (string, error) {
+	xs, err := a.Store.RunExecutions(ctx, runID)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range xs {
+		if x.By != by {
+			continue
+		}
+		status, _, err := a.Starter.Describe(ctx, x.ID)
+		if err != nil && !errors.Is(err, gardener.ErrNotFound) {
+			return "", err
+		}
+		if status == "RUNNING" {
+			return x.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// maxExecutionName is Step Functions' limit on an execution name.
+const maxExecutionName = 80
+
+// executionName names a manual execution: "manual-", 128 random bits, then as much of the run
+// id as fits, for a person reading the console. The random part comes before the cut, so two
+// names never collide however long the run id, and a name cannot be guessed from the run and
+// the asker.
+func executionName(runID string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("execution name for run %s: %w", runID, err)
+	}
+	name := "manual-" + hex.EncodeToString(b[:]) + "-" + sanitize(runID)
+	if len(name) > maxExecutionName {
+		name = name[:maxExecutionName]
+	}
+	return name, nil
 }
 
 // sanitize keeps what a Step Functions execution name allows.

@@ -91,7 +91,7 @@ func TestLambdaAndHTTPAnswerAlike(t *testing.T) {
 		{"GET", "/projects/shop/settings", "", nil, http.StatusUnauthorized, "no verified caller"},
 		{"GET", "/projects/shop/settings", "", ann, http.StatusOK, `"id":"shop"`},
 		{"GET", "/projects/shop/settings", "", subOnly, http.StatusOK, `"id":"shop"`},
-		{"GET", "/projects/shop/settings", "", eve, http.StatusForbidden, "eve@example.com may not act on project shop"},
+		{"GET", "/projects/shop/settings", "", eve, http.StatusNotFound, `project \"shop\" not found`},
 		{"PUT", "/projects/shop/settings", `{"radar":true}`, ann, http.StatusOK, `"radar":true`},
 		{"PUT", "/projects/shop/settings", `{"color":"red"}`, ann, http.StatusBadRequest, "settings:"},
 		{"GET", "/projects/shop/repairs?since=yesterday", "", ann, http.StatusBadRequest, `since \"yesterday\" is not an RFC 3339 time`},

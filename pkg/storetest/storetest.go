@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 		cases = append(cases, c)
 	}
 	cases = append(cases, corruptCases...)
+	cases = append(cases, executionCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.atomic && opts.NoAtomic != "" {

@@ -3,6 +3,8 @@ package stack
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -109,8 +111,8 @@ func TestTemplateLints(t *testing.T) {
 }
 
 // TestAPIAuthorization: the local API stands in for the JWT authorizer with development tokens:
-// no token is 401 before the function runs, a caller without access to the project is 403, and
-// an undeclared route is 404.
+// no token is 401 before the function runs, a caller without access to the project is 404 (as
+// for a project that does not exist), and an undeclared route is 404.
 func TestAPIAuthorization(t *testing.T) {
 	s, store := newTestStack(t)
 	ctx := context.Background()
@@ -125,7 +127,7 @@ func TestAPIAuthorization(t *testing.T) {
 	}{
 		{"", "/projects/shop/settings", http.StatusUnauthorized},
 		{"Bearer not-a-dev-token", "/projects/shop/settings", http.StatusUnauthorized},
-		{"Bearer " + DevToken("eve@example.com", "other"), "/projects/shop/settings", http.StatusForbidden},
+		{"Bearer " + DevToken("eve@example.com", "other"), "/projects/shop/settings", http.StatusNotFound},
 		{"Bearer " + DevToken("ann@example.com", "shop"), "/projects/shop/settings", http.StatusOK},
 		{"Bearer " + DevToken("ann@example.com", "*"), "/projects/shop/settings", http.StatusOK},
 		{"Bearer " + DevToken("ann@example.com", "shop"), "/projects/shop/nothing", http.StatusNotFound},
@@ -182,6 +184,57 @@ func TestStartIsIdempotentByName(t *testing.T) {
 				t.Fatalf("status %s, want FAILED for an unknown run", status)
 			}
 			break
+		}
+	}
+}
+
+// TestAPIAnswersOnlyLoopbackHosts: a request whose Host is not a loopback name with the port the
+// API serves is refused before anything else, with a message saying why: a page whose name was
+// rebound to 127.0.0.1 (DNS rebinding) must not reach the API with a development token.
+func TestAPIAnswersOnlyLoopbackHosts(t *testing.T) {
+	s, store := newTestStack(t)
+	if err := store.PutProject(context.Background(), gardener.Project{ID: "shop", Plan: gardener.PlanPro}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "1"
+	if port == other {
+		other = "2"
+	}
+	cases := []struct {
+		host string
+		want int
+	}{
+		{"127.0.0.1:" + port, http.StatusOK},
+		{"localhost:" + port, http.StatusOK},
+		{"LOCALHOST:" + port, http.StatusOK},
+		{"[::1]:" + port, http.StatusOK},
+		{"attacker.example:" + port, http.StatusMisdirectedRequest},
+		{"attacker.example", http.StatusMisdirectedRequest},
+		{"localhost:" + other, http.StatusMisdirectedRequest},
+		{"127.0.0.2:" + port, http.StatusMisdirectedRequest},
+		{"localhost", http.StatusMisdirectedRequest},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/projects/shop/settings", nil)
+		req.Host = c.host
+		req.Header.Set("Authorization", "Bearer "+DevToken("ann@example.com", "*"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %q: %d %s, want %d", c.host, resp.StatusCode, body, c.want)
+		}
+		if c.want != http.StatusOK && !strings.Contains(string(body), "only to localhost, 127.0.0.1 or [::1] with port "+port) {
+			t.Errorf("Host %q: the refusal does not say what is answered: %s", c.host, body)
 		}
 	}
 }

@@ -1,0 +1,51 @@
+package embedded
+
+import (
+	"context"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// bExecutions keeps the executions the API started: id → record.
+var bExecutions = []byte("executions")
+
+// The bucket joins the list Open creates, from this file, which keeps executions in one place.
+func init() { buckets = append(buckets, bExecutions) }
+
+// PutExecution records an execution the API started.
+func (s *Store) PutExecution(ctx context.Context, x gardener.Execution) error {
+	if err := need("execution id", x.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		if tx.Bucket(bExecutions).Get([]byte(x.ID)) != nil {
+			return &gardener.ConflictError{Entity: "execution", ID: x.ID, Reason: "recorded already"}
+		}
+		return put(tx, bExecutions, []byte(x.ID), x)
+	})
+}
+
+// Execution reads an execution's record.
+func (s *Store) Execution(ctx context.Context, id string) (x gardener.Execution, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		x, err = get[gardener.Execution](tx, bExecutions, []byte(id), "execution", id)
+		return err
+	})
+	return x, err
+}
+
+// RunExecutions lists a run's executions, newest first. It scans the bucket: a run has few,
+// and one machine keeps few in all.
+func (s *Store) RunExecutions(ctx context.Context, runID string) (out []gardener.Execution, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan(tx, bExecutions, nil, "execution",
+			func(x gardener.Execution) bool { return x.RunID == runID },
+			func(o owner) bool { return o.RunID == runID })
+		return err
+	})
+	slices.SortFunc(out, func(a, b gardener.Execution) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
+	return out, err
+}
