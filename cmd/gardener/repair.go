@@ -233,10 +233,16 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	if a := tended.Persisted.Applied; a != nil {
 		out.Version = a.Test.Version
 		if f.write {
+			if err := c.haltAt("state written"); err != nil {
+				return nil, err
+			}
 			if err := writeTest(path, a.Test); err != nil {
 				return nil, err
 			}
 			fmt.Fprintf(progress, "wrote %s (version %d)\n", path, a.Test.Version)
+			if err := c.haltAt("file written"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
