@@ -305,8 +305,14 @@ func TestRepairWriteSurvivesACrash(t *testing.T) {
 		// cut leaves the file and the state as a crash would, given the repair's arguments.
 		cut func(t *testing.T, state string, args []string)
 	}{
-		{"crash after the state write", func(t *testing.T, _ string, args []string) {
+		{"crash after the state write", func(t *testing.T, state string, args []string) {
 			repairHalting(t, "state written", args...)
+			if m, err := fileWritesIn(state).unfinished("login"); err != nil || m == nil || m.Version != 1 {
+				t.Fatalf("the state records no unfinished write of the file at version 1: %+v, %v", m, err)
+			}
+			if v := fileTest(t, args[0]).Version; v != 1 {
+				t.Fatalf("the crash left the file at version %d, want 1", v)
+			}
 		}},
 		{"crash after the file write", func(t *testing.T, _ string, args []string) {
 			repairHalting(t, "file written", args...)
@@ -345,9 +351,37 @@ func TestRepairWriteSurvivesACrash(t *testing.T) {
 			if len(triage) != 0 {
 				t.Errorf("triaged: %+v", triage)
 			}
+			if m, err := fileWritesIn(state).unfinished("login"); err != nil || m != nil {
+				t.Errorf("the record of the file's write outlived the rerun: %+v, %v", m, err)
+			}
 			if c.name != "the file written, the state not" && len(repairs) != 1 {
 				t.Errorf("%d repair records, want the one", len(repairs))
 			}
 		})
+	}
+}
+
+// TestSweepCompletesACutShortWrite: a sweep over the file a crashed `repair --write` left behind
+// completes the write as a rerun of the repair does, rather than saving the old steps over the
+// repair.
+func TestSweepCompletesACutShortWrite(t *testing.T) {
+	app, url, file, state := recordedShop(t)
+	noErr(t, app.SetVariant("id-renamed"))
+	repairHalting(t, "state written", file, "--base-url", url, "--state", state, "--write")
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"sweep", "--tests", filepath.Dir(file), "--base-url", url, "--state", state, "--model", "none", "--json"}, nil, &out, &errb)
+	if code == exitBadInput || code == exitFailure {
+		t.Fatalf("sweep: exit %d\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "was cut short; wrote version 2 of login there") {
+		t.Errorf("the sweep does not say it completed the write: %s", errb.String())
+	}
+	stored, repairs, _ := stateOf(t, state, "login")
+	onDisk := fileTest(t, file)
+	if stored.Version != 2 || onDisk.Version != 2 || len(repairs) != 1 || !slices.EqualFunc(onDisk.Steps, stored.Steps, gardener.Step.Equal) {
+		t.Errorf("state version %d (%d repairs), file version %d; want both the repaired version 2", stored.Version, len(repairs), onDisk.Version)
+	}
+	if m, err := fileWritesIn(state).unfinished("login"); err != nil || m != nil {
+		t.Errorf("the record of the file's write outlived the sweep: %+v, %v", m, err)
 	}
 }
