@@ -97,6 +97,9 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 	if o.region, err = awsRegion(ctx, o.region); err != nil {
 		return c.fail("demo", exitBadInput, err)
 	}
+	if o.template, err = findTemplate(o.template); err != nil {
+		return c.fail("demo", exitBadInput, err)
+	}
 	if *logFile != "" {
 		f, err := os.Create(*logFile)
 		if err != nil {

@@ -48,11 +48,25 @@ type local struct {
 }
 
 // findTemplate looks for template.yaml from the working directory up, so the commands work from
-// anywhere inside the repository.
+// anywhere inside the repository, and checks that the template given or found is a regular file
+// within the input limit.
 func findTemplate(name string) (string, error) {
-	if name != "" {
-		return name, nil
+	if name == "" {
+		found, err := lookUpTemplate()
+		if err != nil {
+			return "", err
+		}
+		name = found
 	}
+	f, err := openInput(name, "template", maxInputFile)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return name, nil
+}
+
+func lookUpTemplate() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

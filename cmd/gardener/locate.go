@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/similo"
@@ -74,7 +73,8 @@ func runLocate(_ context.Context, c *cli, args []string) int {
 
 	src := c.stdin
 	if *in != "" {
-		f, err := os.Open(*in)
+		// No size limit: each line is bounded, and a regular file ends.
+		f, err := openInput(*in, "page file", 0)
 		if err != nil {
 			return c.fail("locate", exitBadInput, err)
 		}

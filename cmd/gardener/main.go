@@ -72,6 +72,10 @@ type cli struct {
 	// runner, when set, is the browser the commands replay in, left open when they finish; nil,
 	// each command launches its own Chromium and closes it. The tests share one.
 	runner *browser.Runner
+	// halt, when set, is called at each named point between the writes of a command
+	// (repair --write: "state written", "file written"); an error from it stops the command
+	// there as a crash would, so a test can prove that a rerun completes what was cut short.
+	halt func(point string) error
 }
 
 func main() {
@@ -188,4 +192,12 @@ func versionString() string {
 		}
 	}
 	return v
+}
+
+// haltAt stops a command at a named point when a test asks it to (see cli.halt).
+func (c *cli) haltAt(point string) error {
+	if c.halt == nil {
+		return nil
+	}
+	return c.halt(point)
 }

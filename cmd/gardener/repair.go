@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,21 +108,6 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 	return exitNegative
 }
 
-func readTest(path string) (gardener.Test, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return gardener.Test{}, err
-	}
-	t, err := gardener.DecodeTest(b)
-	if err != nil {
-		return gardener.Test{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if t.ProjectID == "" {
-		t.ProjectID = "local"
-	}
-	return t, nil
-}
-
 // repairOutput is the one object `--json` prints.
 type repairOutput struct {
 	Outcome     ladder.Outcome         `json:"outcome"`
@@ -174,12 +158,14 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	if err != nil {
 		return nil, err
 	}
-	synced, err := ws.SyncTest(ctx, file)
+	writes := fileWritesIn(f.state)
+	synced, err := syncTestFile(ctx, ws, writes, path, file, progress)
 	if err != nil {
 		return nil, err
 	}
 	test := synced.Test
 	switch {
+	case synced.Outcome == workspace.SyncBehind:
 	case synced.Moved && synced.Outcome == workspace.SyncSaved:
 		fmt.Fprintf(progress, "state: %s was at version %d in %s, not the file's %d; the file's steps are saved over it as version %d\n", test.ID, test.Version-1, f.state, file.Version, test.Version)
 	case test.Version != file.Version:
@@ -220,6 +206,21 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		// The recording replay failed: it is the failure the ladder starts from.
 		job.Failure = &rec.Replay
 	}
+	if f.write {
+		// Recorded before the tender can write the store, so that a crash between the store's write
+		// and the file's leaves a record the next sync completes the write from.
+		onDisk := file
+		if synced.Outcome == workspace.SyncBehind {
+			onDisk = synced.Test
+		}
+		mark, err := workspace.MarkOf(onDisk)
+		if err != nil {
+			return nil, err
+		}
+		if err := writes.begin(test.ID, mark); err != nil {
+			return nil, err
+		}
+	}
 	tended, err := tender.Tend(ctx, job)
 	if err != nil {
 		return nil, err
@@ -233,10 +234,21 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	if a := tended.Persisted.Applied; a != nil {
 		out.Version = a.Test.Version
 		if f.write {
+			if err := c.haltAt("state written"); err != nil {
+				return nil, err
+			}
 			if err := writeTest(path, a.Test); err != nil {
 				return nil, err
 			}
 			fmt.Fprintf(progress, "wrote %s (version %d)\n", path, a.Test.Version)
+			if err := c.haltAt("file written"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if f.write {
+		if err := writes.done(test.ID); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -250,27 +262,6 @@ func announceRecording(progress io.Writer) func(gardener.Test) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// writeTest replaces the file atomically: a crash leaves the old test or the new, never half.
-func writeTest(path string, t gardener.Test) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
 
 func originOf(base string) string {
 	u, err := url.Parse(base)

@@ -2,18 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/tests/demoapp"
@@ -243,5 +247,141 @@ func TestRepairBadInput(t *testing.T) {
 	dispatch([]string{"repair", bad, "--base-url", "http://127.0.0.1:1"}, strings.NewReader(""), &out, &errb)
 	if !strings.Contains(errb.String(), `step 1 (click), field "locator": malformed locator`) {
 		t.Errorf("the error does not name the step and field: %s", errb.String())
+	}
+}
+
+// errCrash is what a halted command stops with.
+var errCrash = errors.New("crashed on purpose")
+
+// repairHalting runs `gardener repair` in-process and stops it at point, as a crash there would.
+func repairHalting(t *testing.T, point string, args ...string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	c := &cli{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, runner: sharedRunner, halt: func(p string) error {
+		if p == point {
+			return errCrash
+		}
+		return nil
+	}}
+	if code := c.dispatch(context.Background(), append([]string{"repair"}, args...)); code != exitFailure || !strings.Contains(errb.String(), errCrash.Error()) {
+		t.Fatalf("repair halted at %q: exit %d, stderr %q; want 3 and the crash", point, code, errb.String())
+	}
+}
+
+// stateOf reads what the state holds of test id: the test, its repairs and the project's triage
+// issues.
+func stateOf(t *testing.T, state, id string) (gardener.Test, []gardener.Repair, []gardener.TriageIssue) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	defer s.Close()
+	test, err := s.Test(ctx, id)
+	noErr(t, err)
+	repairs, err := s.Repairs(ctx, id)
+	noErr(t, err)
+	triage, err := s.TriageIssues(ctx, test.ProjectID)
+	noErr(t, err)
+	return test, repairs, triage
+}
+
+func fileTest(t *testing.T, path string) gardener.Test {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	noErr(t, err)
+	tt, err := gardener.DecodeTest(b)
+	noErr(t, err)
+	return tt
+}
+
+// TestRepairWriteSurvivesACrash: `repair --write` cut short between its writes, or a file ahead
+// of its state, is completed by the rerun: the file and the state hold the repaired steps at
+// version 2, with one repair record, and nothing is triaged. Before the crash ordering was fixed,
+// a crash after the state write left the file at version 1, which the rerun took for a person's
+// edit: it saved the old steps as version 3 and triaged the drift as an app bug.
+func TestRepairWriteSurvivesACrash(t *testing.T) {
+	cases := []struct {
+		name string
+		// cut leaves the file and the state as a crash would, given the repair's arguments.
+		cut func(t *testing.T, state string, args []string)
+	}{
+		{"crash after the state write", func(t *testing.T, state string, args []string) {
+			repairHalting(t, "state written", args...)
+			if m, err := fileWritesIn(state).unfinished("login"); err != nil || m == nil || m.Version != 1 {
+				t.Fatalf("the state records no unfinished write of the file at version 1: %+v, %v", m, err)
+			}
+			if v := fileTest(t, args[0]).Version; v != 1 {
+				t.Fatalf("the crash left the file at version %d, want 1", v)
+			}
+		}},
+		{"crash after the file write", func(t *testing.T, _ string, args []string) {
+			repairHalting(t, "file written", args...)
+		}},
+		{"the file written, the state not", func(t *testing.T, state string, args []string) {
+			db := filepath.Join(state, "gardener.db")
+			before, err := os.ReadFile(db)
+			noErr(t, err)
+			if _, code := repairCLI(t, args...); code != 0 {
+				t.Fatalf("repair: exit %d", code)
+			}
+			noErr(t, os.WriteFile(db, before, 0o644))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			app, url, file, state := recordedShop(t)
+			noErr(t, app.SetVariant("id-renamed"))
+			args := []string{file, "--base-url", url, "--state", state, "--write"}
+			c.cut(t, state, args)
+			o, code := repairCLI(t, args...)
+			if code != 0 || o.Outcome != ladder.NoFix || o.Triage != nil || o.Version != 2 {
+				t.Fatalf("rerun: exit %d, outcome %s (%s), version %d, triage %+v; want the repaired version 2 green", code, o.Outcome, o.Reason, o.Version, o.Triage)
+			}
+			stored, repairs, triage := stateOf(t, state, "login")
+			onDisk := fileTest(t, file)
+			if stored.Version != 2 || onDisk.Version != 2 {
+				t.Errorf("state at version %d, file at %d; want both at 2", stored.Version, onDisk.Version)
+			}
+			if !slices.EqualFunc(onDisk.Steps, stored.Steps, gardener.Step.Equal) {
+				t.Errorf("file steps %v, state steps %v", onDisk.Steps, stored.Steps)
+			}
+			if onDisk.Steps[3].Locator.String() == "css=#password" {
+				t.Errorf("the file holds the old password locator: %v", onDisk.Steps[3])
+			}
+			if len(triage) != 0 {
+				t.Errorf("triaged: %+v", triage)
+			}
+			if m, err := fileWritesIn(state).unfinished("login"); err != nil || m != nil {
+				t.Errorf("the record of the file's write outlived the rerun: %+v, %v", m, err)
+			}
+			if c.name != "the file written, the state not" && len(repairs) != 1 {
+				t.Errorf("%d repair records, want the one", len(repairs))
+			}
+		})
+	}
+}
+
+// TestSweepCompletesACutShortWrite: a sweep over the file a crashed `repair --write` left behind
+// completes the write as a rerun of the repair does, rather than saving the old steps over the
+// repair.
+func TestSweepCompletesACutShortWrite(t *testing.T) {
+	app, url, file, state := recordedShop(t)
+	noErr(t, app.SetVariant("id-renamed"))
+	repairHalting(t, "state written", file, "--base-url", url, "--state", state, "--write")
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"sweep", "--tests", filepath.Dir(file), "--base-url", url, "--state", state, "--model", "none", "--json"}, nil, &out, &errb)
+	if code == exitBadInput || code == exitFailure {
+		t.Fatalf("sweep: exit %d\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "was cut short; wrote version 2 of login there") {
+		t.Errorf("the sweep does not say it completed the write: %s", errb.String())
+	}
+	stored, repairs, _ := stateOf(t, state, "login")
+	onDisk := fileTest(t, file)
+	if stored.Version != 2 || onDisk.Version != 2 || len(repairs) != 1 || !slices.EqualFunc(onDisk.Steps, stored.Steps, gardener.Step.Equal) {
+		t.Errorf("state version %d (%d repairs), file version %d; want both the repaired version 2", stored.Version, len(repairs), onDisk.Version)
+	}
+	if m, err := fileWritesIn(state).unfinished("login"); err != nil || m != nil {
+		t.Errorf("the record of the file's write outlived the sweep: %+v, %v", m, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -53,13 +52,9 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	if *timeout < 0 {
 		return c.badUsage(fs, "--step-timeout %s is negative", *timeout)
 	}
-	data, err := os.ReadFile(file)
+	test, err := readTest(file)
 	if err != nil {
 		return c.fail("run", exitBadInput, err)
-	}
-	test, err := gardener.DecodeTest(data)
-	if err != nil {
-		return c.fail("run", exitBadInput, fmt.Errorf("%s: %w", file, err))
 	}
 	opts := gardener.ReplayOptions{BaseURL: *base, StepTimeout: *timeout}
 	if len(allowed) > 0 {

@@ -53,6 +53,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if o.region, err = awsRegion(ctx, o.region); err != nil {
 		return c.fail("serve", exitBadInput, err)
 	}
+	if o.template, err = findTemplate(o.template); err != nil {
+		return c.fail("serve", exitBadInput, err)
+	}
 	o.log = c.stderr
 	for _, p := range strings.Split(*projects, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -119,7 +122,7 @@ func seedDemo(ctx context.Context, l *local, appURL string) error {
 		return err
 	}
 	for _, t := range tests {
-		if _, err := ws.SyncTest(ctx, t); err != nil {
+		if _, err := ws.SyncTest(ctx, t, nil); err != nil {
 			return err
 		}
 	}

@@ -94,7 +94,7 @@ func runSweep(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail("sweep", exitBadInput, err)
 	}
-	if f.setup != "" && !slices.ContainsFunc(tests, func(t gardener.Test) bool { return t.ID == f.setup }) {
+	if f.setup != "" && !slices.ContainsFunc(tests, func(t testFile) bool { return t.ID == f.setup }) {
 		return c.fail("sweep", exitBadInput, fmt.Errorf("--setup %q: no test in %s has that id", f.setup, f.tests))
 	}
 	var model gardener.Model
@@ -129,8 +129,14 @@ func runSweep(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
+// testFile is a test and the file it was read from.
+type testFile struct {
+	path string
+	gardener.Test
+}
+
 // readTestDir reads every *.json file of dir as a test; they must belong to one project.
-func readTestDir(dir string) ([]gardener.Test, error) {
+func readTestDir(dir string) ([]testFile, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -139,7 +145,7 @@ func readTestDir(dir string) ([]gardener.Test, error) {
 		return nil, fmt.Errorf("--tests %s: no *.json test files there", dir)
 	}
 	slices.Sort(names)
-	var tests []gardener.Test
+	var tests []testFile
 	for _, n := range names {
 		t, err := readTest(n)
 		if err != nil {
@@ -148,15 +154,15 @@ func readTestDir(dir string) ([]gardener.Test, error) {
 		if len(tests) > 0 && t.ProjectID != tests[0].ProjectID {
 			return nil, fmt.Errorf("%s is in project %q, %s in %q: sweep one project's tests at a time", n, t.ProjectID, names[0], tests[0].ProjectID)
 		}
-		if slices.ContainsFunc(tests, func(o gardener.Test) bool { return o.ID == t.ID }) {
+		if slices.ContainsFunc(tests, func(o testFile) bool { return o.ID == t.ID }) {
 			return nil, fmt.Errorf("%s: a second test with id %q", n, t.ID)
 		}
-		tests = append(tests, t)
+		tests = append(tests, testFile{path: n, Test: t})
 	}
 	return tests, nil
 }
 
-func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []gardener.Test, model gardener.Model, progress io.Writer) (*sweepOutput, error) {
+func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, model gardener.Model, progress io.Writer) (*sweepOutput, error) {
 	if err := os.MkdirAll(f.state, 0o755); err != nil {
 		return nil, err
 	}
@@ -179,8 +185,9 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []gardener.Test
 		return nil, err
 	}
 	var tests []gardener.Test
+	writes := fileWritesIn(f.state)
 	for _, file := range files {
-		synced, err := ws.SyncTest(ctx, file)
+		synced, err := syncTestFile(ctx, ws, writes, file.path, file.Test, progress)
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,9 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -92,6 +94,10 @@ const (
 	SyncCreated   SyncOutcome = "created"   // the store had no such test
 	SyncUnchanged SyncOutcome = "unchanged" // the store's steps and status were the caller's
 	SyncSaved     SyncOutcome = "saved"     // the caller's steps were saved as a new version
+	// SyncBehind: the caller's copy is where an unfinished write to it started, and the store
+	// is ahead of it. Nothing was written to the store; the caller completes the write by
+	// bringing its copy up to Synced.Test.
+	SyncBehind SyncOutcome = "behind"
 )
 
 // Synced is the result of SyncTest.
@@ -105,12 +111,40 @@ type Synced struct {
 	Moved bool
 }
 
+// Mark identifies what a caller's copy of a test holds: its version and a digest of the steps
+// and status SyncTest compares. A caller that writes the store's test back to its copy records
+// the copy's mark before the store is written and clears it once the copy is written, so a sync
+// after a crash between the two can tell the copy left behind from a person's edit of it.
+type Mark struct {
+	Version int    `json:"version"`
+	Digest  string `json:"digest"`
+}
+
+// MarkOf returns the mark of a test.
+func MarkOf(t gardener.Test) (Mark, error) {
+	b, err := json.Marshal(struct {
+		Status gardener.TestStatus `json:"status"`
+		Steps  []gardener.Step     `json:"steps"`
+	}{t.Status, t.Steps})
+	if err != nil {
+		return Mark{}, fmt.Errorf("mark of test %s: %w", t.ID, err)
+	}
+	sum := sha256.Sum256(b)
+	return Mark{Version: t.Version, Digest: "sha256:" + hex.EncodeToString(sum[:])}, nil
+}
+
 // SyncTest makes the store hold the caller's test. A new test is created at the caller's
 // version, or at version 1 when it gives none. A stored test with the same steps and status is
 // left as it is. Otherwise the caller's steps, status and name are saved as a new version on top
 // of the stored one, through SaveTest with the stored version, so a write that lands between
 // the read and the save is a conflict, not overwritten.
-func (s *Service) SyncTest(ctx context.Context, t gardener.Test) (Synced, error) {
+//
+// unfinished, when not nil, is the mark of the caller's copy when a write that was to bring the
+// copy up to the store began and was not seen to finish. If the copy still has that mark and the
+// store is past its version, the store wrote and the copy was never written: the sync answers
+// SyncBehind and writes nothing, where the copy's older steps would otherwise be saved over
+// the store's as a person's edit. A copy changed since the mark is a person's edit and is saved.
+func (s *Service) SyncTest(ctx context.Context, t gardener.Test, unfinished *Mark) (Synced, error) {
 	stored, err := s.Store.Test(ctx, t.ID)
 	if errors.Is(err, gardener.ErrNotFound) {
 		created := t.Clone()
@@ -125,6 +159,15 @@ func (s *Service) SyncTest(ctx context.Context, t gardener.Test) (Synced, error)
 	}
 	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status {
 		return Synced{Test: stored, Outcome: SyncUnchanged, Moved: stored.Version != t.Version}, nil
+	}
+	if unfinished != nil && stored.Version > unfinished.Version {
+		held, err := MarkOf(t)
+		if err != nil {
+			return Synced{}, fmt.Errorf("sync test %s: %w", t.ID, err)
+		}
+		if held == *unfinished {
+			return Synced{Test: stored, Outcome: SyncBehind, Moved: true}, nil
+		}
 	}
 	edit := stored
 	edit.Steps, edit.Status, edit.Name = gardener.CloneSteps(t.Steps), t.Status, t.Name

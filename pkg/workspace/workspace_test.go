@@ -27,6 +27,13 @@ func openStore(t *testing.T) *embedded.Store {
 
 func ptr[T any](v T) *T { return &v }
 
+func noErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEnsureProject(t *testing.T) {
 	stored := gardener.Project{ID: "p", Name: "Shop", Plan: gardener.PlanFree, AutoRepair: true, Model: "builtin", Radar: true, AllowedOrigins: []string{"http://a"}, SetupTestID: "login"}
 	cases := []struct {
@@ -123,13 +130,15 @@ func TestSyncTest(t *testing.T) {
 		return c
 	}
 	cases := []struct {
-		name    string
-		stored  []gardener.Test // written in order: the first created, the rest saved over it
-		give    gardener.Test
-		outcome workspace.SyncOutcome
-		version int
-		moved   bool
-		steps   []gardener.Step
+		name   string
+		stored []gardener.Test // written in order: the first created, the rest saved over it
+		give   gardener.Test
+		// unfinished, when set, is the test whose mark SyncTest is given as an unfinished write's.
+		unfinished *gardener.Test
+		outcome    workspace.SyncOutcome
+		version    int
+		moved      bool
+		steps      []gardener.Step
 	}{
 		{name: "new test keeps the caller's version", give: base, outcome: workspace.SyncCreated, version: 1, steps: base.Steps},
 		{name: "new test with no version is created at 1", give: with(func(t *gardener.Test) { t.Version = 0 }), outcome: workspace.SyncCreated, version: 1, steps: base.Steps},
@@ -155,6 +164,34 @@ func TestSyncTest(t *testing.T) {
 			give:    with(func(t *gardener.Test) { t.Version, t.Steps = 1, steps("#renamed") }),
 			outcome: workspace.SyncUnchanged, version: 2, moved: true, steps: steps("#renamed"),
 		},
+		{
+			name:       "an unfinished write left the copy behind the store: the store's test, nothing written",
+			stored:     []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
+			give:       base,
+			unfinished: &base,
+			outcome:    workspace.SyncBehind, version: 2, moved: true, steps: steps("#renamed"),
+		},
+		{
+			name:       "a copy edited since its unfinished write is a person's edit: saved over the store's",
+			stored:     []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
+			give:       with(func(t *gardener.Test) { t.Steps = steps("#edited") }),
+			unfinished: &base,
+			outcome:    workspace.SyncSaved, version: 3, moved: true, steps: steps("#edited"),
+		},
+		{
+			name:       "a copy whose status changed since its unfinished write is a person's edit too",
+			stored:     []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
+			give:       with(func(t *gardener.Test) { t.Status = gardener.StatusArchived }),
+			unfinished: &base,
+			outcome:    workspace.SyncSaved, version: 3, moved: true, steps: base.Steps,
+		},
+		{
+			name:       "an unfinished write the store did not make: the copy is synced as usual",
+			stored:     []gardener.Test{base},
+			give:       with(func(t *gardener.Test) { t.Steps = steps("#edited") }),
+			unfinished: ptr(with(func(t *gardener.Test) { t.Steps = steps("#edited") })),
+			outcome:    workspace.SyncSaved, version: 2, steps: steps("#edited"),
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,8 +209,14 @@ func TestSyncTest(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			var unfinished *workspace.Mark
+			if c.unfinished != nil {
+				m, err := workspace.MarkOf(*c.unfinished)
+				noErr(t, err)
+				unfinished = &m
+			}
 			ws := &workspace.Service{Store: store}
-			got, err := ws.SyncTest(ctx, c.give)
+			got, err := ws.SyncTest(ctx, c.give, unfinished)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +261,7 @@ func TestSyncTestDoesNotOverwriteAWriteInBetween(t *testing.T) {
 	}
 	edited := orig.Clone()
 	edited.Steps = steps("#edited")
-	_, err := (&workspace.Service{Store: lateStore{store}}).SyncTest(ctx, edited)
+	_, err := (&workspace.Service{Store: lateStore{store}}).SyncTest(ctx, edited, nil)
 	if !errors.Is(err, gardener.ErrConflict) {
 		t.Fatalf("SyncTest over a write in between: %v, want a conflict", err)
 	}
@@ -324,6 +367,31 @@ func TestNewRunIDIsUniqueWithinAMillisecond(t *testing.T) {
 		seen[id] = true
 		if !strings.HasPrefix(id, "schedule-cart-") {
 			t.Fatalf("run id %s", id)
+		}
+	}
+}
+
+func TestMarkOf(t *testing.T) {
+	base := gardener.Test{ID: "login", ProjectID: "p", Name: "Log in", Status: gardener.StatusActive, Version: 1, Steps: steps("#go")}
+	mark := func(tt gardener.Test) workspace.Mark {
+		m, err := workspace.MarkOf(tt)
+		noErr(t, err)
+		return m
+	}
+	renamed := base.Clone()
+	renamed.Name, renamed.ProjectID = "Sign in", "q"
+	if mark(renamed) != mark(base) {
+		t.Error("the name or project changed the mark; a sync does not compare them")
+	}
+	for name, f := range map[string]func(*gardener.Test){
+		"version": func(t *gardener.Test) { t.Version = 2 },
+		"steps":   func(t *gardener.Test) { t.Steps = steps("#next") },
+		"status":  func(t *gardener.Test) { t.Status = gardener.StatusArchived },
+	} {
+		c := base.Clone()
+		f(&c)
+		if mark(c) == mark(base) {
+			t.Errorf("a changed %s left the mark as it was", name)
 		}
 	}
 }

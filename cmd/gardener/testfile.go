@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/workspace"
+)
+
+// readTest reads a test file; a test that names no project is in project "local".
+func readTest(path string) (gardener.Test, error) {
+	b, err := readInput(path, "test file")
+	if err != nil {
+		return gardener.Test{}, err
+	}
+	t, err := gardener.DecodeTest(b)
+	if err != nil {
+		return gardener.Test{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if t.ProjectID == "" {
+		t.ProjectID = "local"
+	}
+	return t, nil
+}
+
+// writeTest replaces a test file, keeping its permissions.
+func writeTest(path string, t gardener.Test) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	perm := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		perm = st.Mode().Perm()
+	}
+	return writeFileAtomic(path, append(b, '\n'), perm)
+}
+
+// writeFileAtomic replaces a file so that a crash at any point leaves the old content or the
+// new, never half, and the new content is on disk when it returns: written to a temporary file
+// in the same directory, flushed, renamed over the file, and the rename flushed with the
+// directory.
+func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer dir.Close()
+	if err := dir.Sync(); err != nil {
+		return fmt.Errorf("writing %s: flushing its directory: %w", path, err)
+	}
+	return nil
+}
+
+// fileWrites is the state's record of test files being written back with the store's test
+// (repair --write). An entry is the mark of a file when a write to it began, made before the
+// store is written and removed once the file is; an entry found by the next sync is a write a
+// crash cut short. The record is a JSON object keyed by test id, beside the store.
+type fileWrites struct{ path string }
+
+func fileWritesIn(stateDir string) fileWrites {
+	return fileWrites{path: filepath.Join(stateDir, "file-writes.json")}
+}
+
+func (w fileWrites) load() (map[string]workspace.Mark, error) {
+	marks := map[string]workspace.Mark{}
+	b, err := os.ReadFile(w.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return marks, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &marks)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the record of file writes %s: %w", w.path, err)
+	}
+	return marks, nil
+}
+
+func (w fileWrites) save(marks map[string]workspace.Mark) error {
+	b, err := json.MarshalIndent(marks, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(w.path, append(b, '\n'), 0o644)
+}
+
+// unfinished is the mark of test id's file when a write to it began and did not finish, or nil.
+func (w fileWrites) unfinished(id string) (*workspace.Mark, error) {
+	marks, err := w.load()
+	if err != nil {
+		return nil, err
+	}
+	m, ok := marks[id]
+	if !ok {
+		return nil, nil
+	}
+	return &m, nil
+}
+
+// begin records that test id's file, now with mark m, is about to be written.
+func (w fileWrites) begin(id string, m workspace.Mark) error {
+	marks, err := w.load()
+	if err != nil {
+		return err
+	}
+	marks[id] = m
+	return w.save(marks)
+}
+
+// done removes the record of a write to test id's file.
+func (w fileWrites) done(id string) error {
+	marks, err := w.load()
+	if err != nil {
+		return err
+	}
+	if _, ok := marks[id]; !ok {
+		return nil
+	}
+	delete(marks, id)
+	return w.save(marks)
+}
+
+// syncTestFile syncs the test read from path into the store (see workspace.SyncTest). When a
+// write of the store's test back to the file was cut short, it completes it, and it clears the
+// record of that write either way: the sync has settled it.
+func syncTestFile(ctx context.Context, ws *workspace.Service, writes fileWrites, path string, file gardener.Test, progress io.Writer) (workspace.Synced, error) {
+	unfinished, err := writes.unfinished(file.ID)
+	if err != nil {
+		return workspace.Synced{}, err
+	}
+	synced, err := ws.SyncTest(ctx, file, unfinished)
+	if err != nil {
+		return workspace.Synced{}, err
+	}
+	if synced.Outcome == workspace.SyncBehind {
+		if err := writeTest(path, synced.Test); err != nil {
+			return workspace.Synced{}, err
+		}
+		fmt.Fprintf(progress, "state: the last write of %s was cut short; wrote version %d of %s there (the file still held version %d)\n", path, synced.Test.Version, file.ID, file.Version)
+	}
+	if unfinished != nil {
+		if err := writes.done(file.ID); err != nil {
+			return workspace.Synced{}, err
+		}
+	}
+	return synced, nil
+}
