@@ -105,14 +105,20 @@ func openStore(ctx context.Context, o localOptions) (gardener.Store, func(), err
 		}
 		return s, func() {}, nil
 	}
-	if err := os.MkdirAll(o.state, 0o755); err != nil {
-		return nil, nil, err
-	}
-	s, err := embedded.Open(filepath.Join(o.state, "gardener.db"))
+	s, err := openState(o.state)
 	if err != nil {
 		return nil, nil, err
 	}
 	return s, func() { s.Close() }, nil
+}
+
+// openState opens the embedded store in the state directory dir, creating the directory when
+// it is not there: the local state every command on one machine keeps.
+func openState(dir string) (*embedded.Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return embedded.Open(filepath.Join(dir, "gardener.db"))
 }
 
 func startLocal(ctx context.Context, o localOptions) (*local, error) {

@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
@@ -143,10 +141,7 @@ type tokens struct {
 }
 
 func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, model gardener.Model, file gardener.Test, path string, progress io.Writer) (*repairOutput, error) {
-	if err := os.MkdirAll(f.state, 0o755); err != nil {
-		return nil, err
-	}
-	store, err := embedded.Open(filepath.Join(f.state, "gardener.db"))
+	store, err := openState(f.state)
 	if err != nil {
 		return nil, err
 	}

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
@@ -163,10 +161,7 @@ func readTestDir(dir string) ([]testFile, error) {
 }
 
 func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, model gardener.Model, progress io.Writer) (*sweepOutput, error) {
-	if err := os.MkdirAll(f.state, 0o755); err != nil {
-		return nil, err
-	}
-	store, err := embedded.Open(filepath.Join(f.state, "gardener.db"))
+	store, err := openState(f.state)
 	if err != nil {
 		return nil, err
 	}
