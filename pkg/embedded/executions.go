@@ -12,9 +12,6 @@ import (
 // bExecutions keeps the executions the API started: id → record.
 var bExecutions = []byte("executions")
 
-// The bucket joins the list Open creates, from this file, which keeps executions in one place.
-func init() { buckets = append(buckets, bExecutions) }
-
 // PutExecution records an execution the API started.
 func (s *Store) PutExecution(ctx context.Context, x gardener.Execution) error {
 	if err := need("execution id", x.ID); err != nil {
