@@ -21,6 +21,7 @@
 //	repair             RP#<repair>       REPAIR                  T#<test>#REPAIRS / <time>#<id>  P#<project>#REPAIRS / <time>#<id>
 //	triage issue       TR#<issue>        TRIAGE                  P#<project>#TRIAGE / <time>#<id>
 //	execution          X#<execution>     EXECUTION               R#<run>#EXECUTIONS / <time>#<id>
+//	execution claim    R#<run>           CLAIM#<asker>
 //	baseline           P#<project>       BASELINE
 //	app change         P#<project>       CHANGE#<time>#<id>
 //	at-risk entry      P#<project>       RISK#<test>

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -46,4 +47,35 @@ func (s *Store) RunExecutions(ctx context.Context, runID string) ([]gardener.Exe
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// ClaimExecution takes the (run, asker) claim with one conditional put on its item: DynamoDB
+// evaluates the condition and writes the item as one operation, so of racing starters exactly
+// one wins. The claim's name is kept beside the body, where the condition can read it.
+func (s *Store) ClaimExecution(ctx context.Context, c gardener.ExecutionClaim, supersede string) (gardener.ExecutionClaim, error) {
+	if err := need("claim run id", c.RunID); err != nil {
+		return gardener.ExecutionClaim{}, err
+	}
+	if err := need("claim execution name", c.Name); err != nil {
+		return gardener.ExecutionClaim{}, err
+	}
+	pk, sk, id := "R#"+c.RunID, "CLAIM#"+c.By, c.RunID+"/"+c.By
+	cond, values := "attribute_not_exists(PK)", item{}
+	if supersede != "" {
+		cond, values = cond+" OR claimName = :prev", item{":prev": avS(supersede)}
+	}
+	it := key(pk, sk)
+	it["claimName"] = avS(c.Name)
+	err := s.putDoc(ctx, it, c, cond, values)
+	if err == nil {
+		return c, nil
+	}
+	if !conditionFailed(err) {
+		return gardener.ExecutionClaim{}, fmt.Errorf("claim execution of run %s for %s: %w", c.RunID, c.By, err)
+	}
+	var held gardener.ExecutionClaim
+	if _, err := s.getDoc(ctx, pk, sk, "execution claim", id, &held); err != nil {
+		return gardener.ExecutionClaim{}, fmt.Errorf("claim execution of run %s for %s: reading the claim that holds it: %w", c.RunID, c.By, err)
+	}
+	return held, &gardener.ConflictError{Entity: "execution claim", ID: id, Reason: "held by execution " + held.Name}
 }

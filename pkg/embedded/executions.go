@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -9,8 +10,12 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// bExecutions keeps the executions the API started: id → record.
-var bExecutions = []byte("executions")
+var (
+	// bExecutions keeps the executions the API started: id → record.
+	bExecutions = []byte("executions")
+	// bClaims keeps the manual ladder's claims: run id \x00 asker → claim.
+	bClaims = []byte("executionclaims")
+)
 
 // PutExecution records an execution the API started.
 func (s *Store) PutExecution(ctx context.Context, x gardener.Execution) error {
@@ -45,4 +50,31 @@ func (s *Store) RunExecutions(ctx context.Context, runID string) (out []gardener
 	})
 	slices.SortFunc(out, func(a, b gardener.Execution) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
 	return out, err
+}
+
+// ClaimExecution takes the (run, asker) claim in one transaction, which bbolt serialises with
+// every other writer: the check and the write cannot interleave with another starter's.
+func (s *Store) ClaimExecution(ctx context.Context, c gardener.ExecutionClaim, supersede string) (held gardener.ExecutionClaim, err error) {
+	if err := need("claim run id", c.RunID); err != nil {
+		return held, err
+	}
+	if err := need("claim execution name", c.Name); err != nil {
+		return held, err
+	}
+	k := key(c.RunID, c.By)
+	id := c.RunID + "/" + c.By
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		prior, err := get[gardener.ExecutionClaim](tx, bClaims, k, "execution claim", id)
+		switch {
+		case errors.Is(err, gardener.ErrNotFound):
+		case err != nil:
+			return err
+		case prior.Name != supersede || supersede == "":
+			held = prior
+			return &gardener.ConflictError{Entity: "execution claim", ID: id, Reason: "held by execution " + prior.Name}
+		}
+		held = c
+		return put(tx, bClaims, k, c)
+	})
+	return held, err
 }

@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -26,4 +27,23 @@ type ExecutionStore interface {
 	Execution(ctx context.Context, id string) (Execution, error)
 	// RunExecutions lists the executions started for a run, newest first.
 	RunExecutions(ctx context.Context, runID string) ([]Execution, error)
+	// ClaimExecution makes c the claim of its (RunID, By) in one conditional write: it wins when
+	// no claim is held, or when the held one's Name is supersede (the claim of an execution its
+	// caller saw end). Otherwise it writes nothing and returns the held claim beside a
+	// *ConflictError, so that of any number of racing starters exactly one wins.
+	ClaimExecution(ctx context.Context, c ExecutionClaim, supersede string) (ExecutionClaim, error)
+}
+
+// ExecutionClaim is one person's hold on the manual ladder of one run: while its execution
+// runs, their second request answers with it instead of starting another. It names the
+// execution by what it is started with, not by the id Step Functions gives it, so that the claim
+// is taken before the start: starting Name with Input again returns the same execution (and
+// starts it, if the holder stopped between its claim and its start), so whoever reads the claim
+// finds the execution. A claim is superseded by the next request once its execution ended.
+type ExecutionClaim struct {
+	RunID string          `json:"runId"`
+	By    string          `json:"by"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+	At    time.Time       `json:"at"`
 }

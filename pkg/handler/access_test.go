@@ -60,9 +60,20 @@ func (m *machines) started() []string {
 // a forged Run Failed event records).
 func twoProjects(t *testing.T) (*handler.API, gardener.Store, *machines) {
 	t.Helper()
-	s := fullServices(t)
 	m := &machines{status: map[string]string{}}
-	s.Starter = m
+	s := twoProjectServices(t, m)
+	h, err := handler.ApiFunction.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.(*handler.API), s.Store, m
+}
+
+// twoProjectServices are the services of twoProjects, starting executions on starter.
+func twoProjectServices(t *testing.T, starter handler.Starter) handler.Services {
+	t.Helper()
+	s := fullServices(t)
+	s.Starter = starter
 	ctx := context.Background()
 	at := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 	for _, p := range []string{"alpha", "beta"} {
@@ -90,11 +101,7 @@ func twoProjects(t *testing.T) (*handler.API, gardener.Store, *machines) {
 	if _, err := s.Store.WriteRepair(ctx, gardener.WriteRepair{Steps: fixed, Repair: gardener.Repair{ID: "rp-beta", ProjectID: "beta", TestID: "t-beta", PreSteps: pre, FromVersion: 1, ToVersion: 2, At: at, Auto: true, Badge: true}}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := handler.ApiFunction.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h.(*handler.API), s.Store, m
+	return s
 }
 
 var (
@@ -210,5 +217,61 @@ func TestManualExecutionNames(t *testing.T) {
 			t.Errorf("execution name %q: over 80 characters, repeated, or naming the asker (all: %v)", n, names)
 		}
 		seen[n] = true
+	}
+}
+
+// slowStarts is Step Functions taking its time to answer a start, which is when a second API
+// instance serving the same person's second request looks for a running execution.
+type slowStarts struct {
+	*machines
+	delay time.Duration
+}
+
+func (s slowStarts) Start(ctx context.Context, machine, name string, input any) (string, error) {
+	id, err := s.machines.Start(ctx, machine, name, input)
+	time.Sleep(s.delay)
+	return id, err
+}
+
+// TestManualStartRacesAcrossInstances: two API instances (two Lambdas) over one store serving
+// one person's requests for one run at once start exactly one execution, and every request
+// answers with it in the same shape; once it ended, the next burst starts exactly one more.
+func TestManualStartRacesAcrossInstances(t *testing.T) {
+	m := &machines{status: map[string]string{}}
+	s := twoProjectServices(t, slowStarts{m, 20 * time.Millisecond})
+	var apis []*handler.API
+	for range 2 {
+		h, err := handler.ApiFunction.Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apis = append(apis, h.(*handler.API))
+	}
+	const requests = 8
+	for round := range 3 {
+		answers := make([]answer, requests)
+		var wg sync.WaitGroup
+		for i := range requests {
+			wg.Go(func() { answers[i] = viaHTTP(t, apis[i%2], "POST", "/runs/r-alpha/repair", "", alphaOnly) })
+		}
+		wg.Wait()
+		names := m.started()
+		if len(names) != round+1 {
+			t.Fatalf("round %d: %d executions started in all (%v), want %d: one per round", round, len(names), names, round+1)
+		}
+		var ex struct{ ExecutionID string }
+		if answers[0].status != http.StatusAccepted || json.Unmarshal([]byte(answers[0].body), &ex) != nil || !strings.HasSuffix(ex.ExecutionID, ":"+names[round]) {
+			t.Fatalf("round %d: first answer %+v, want 202 with execution %s", round, answers[0], names[round])
+		}
+		for i, a := range answers {
+			if a != answers[0] {
+				t.Errorf("round %d: request %d answered %+v, request 0 %+v; want the same answer", round, i, a, answers[0])
+			}
+		}
+		xs, err := s.Store.RunExecutions(context.Background(), "r-alpha")
+		if err != nil || len(xs) != round+1 || xs[0].ID != ex.ExecutionID || xs[0].By != "ann@alpha.test" {
+			t.Fatalf("round %d: recorded executions %+v, %v; want %d, the newest %s by ann", round, xs, err, round+1, ex.ExecutionID)
+		}
+		m.end(ex.ExecutionID)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -86,9 +85,6 @@ type API struct {
 	APIDeps
 	mux     *http.ServeMux
 	gateway *httpadapter.HandlerAdapterV2
-	// manual serializes manual starts, so two requests of one process cannot both find no
-	// running execution and both start one.
-	manual sync.Mutex
 }
 
 // NewAPI builds the review API.
@@ -450,53 +446,70 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 	if run.Control {
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
-	// A second request while the asker's earlier one still runs answers with that one, the
-	// same answer a start gives: a double click starts the ladder once.
-	a.manual.Lock()
-	defer a.manual.Unlock()
-	if id, err := a.running(ctx, run.ID, c.caller.ID); err != nil || id != "" {
-		if err != nil {
-			return fail(err)
-		}
-		return map[string]string{"executionId": id}, http.StatusAccepted
-	}
 	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: m.Rungs}}
-	name, err := executionName(run.ID)
+	id, err := a.startManual(ctx, run, c.caller.ID, in)
 	if err != nil {
 		return fail(err)
-	}
-	id, err := a.Starter.Start(ctx, a.RepairMachine, name, in)
-	if err != nil {
-		return errBody(err.Error()), statusOf(err)
-	}
-	// The record is what a read of the execution is authorized on; without it nobody could
-	// follow the execution, so a failed write is the request's failure.
-	x := gardener.Execution{ID: id, ProjectID: run.ProjectID, TestID: run.TestID, RunID: run.ID, By: c.caller.ID, At: a.now()}
-	if err := a.Store.PutExecution(ctx, x); err != nil {
-		return fail(fmt.Errorf("manual repair of run %s: execution %s started but not recorded: %w", run.ID, id, err))
 	}
 	return map[string]string{"executionId": id}, http.StatusAccepted
 }
 
-// running returns the execution by asks for the run that is still running, or "".
-func (a *API) running(ctx context.Context, runID, by string) (string, error) {
-	xs, err := a.Store.RunExecutions(ctx, runID)
+// claimAttempts bounds how often a manual start claims a run again after finding the claim's
+// execution ended: each retry means another request superseded it meanwhile.
+const claimAttempts = 5
+
+// startManual starts the manual ladder of run for by, or returns the execution of theirs that
+// still runs: a double click, or two API instances serving one person's two requests at once,
+// start the ladder once and both answer with it. The store's claim on (run, by) decides the
+// winner; the losers find its execution by starting the claim's name and input again, which
+// returns the same execution.
+func (a *API) startManual(ctx context.Context, run gardener.Run, by string, in RepairInput) (string, error) {
+	input, err := json.Marshal(in)
+	if err != nil {
+		return "", fmt.Errorf("manual repair of run %s: encode input: %w", run.ID, err)
+	}
+	supersede := ""
+	for range claimAttempts {
+		name, err := executionName(run.ID)
+		if err != nil {
+			return "", err
+		}
+		claim := gardener.ExecutionClaim{RunID: run.ID, By: by, Name: name, Input: input, At: a.now()}
+		held, err := a.Store.ClaimExecution(ctx, claim, supersede)
+		var lost *gardener.ConflictError
+		if err != nil && !errors.As(err, &lost) {
+			return "", fmt.Errorf("manual repair of run %s: %w", run.ID, err)
+		}
+		id, err := a.startClaimed(ctx, run, held)
+		if err != nil || lost == nil {
+			return id, err
+		}
+		status, _, err := a.Starter.Describe(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("manual repair of run %s: status of execution %s: %w", run.ID, id, err)
+		}
+		if status == "RUNNING" {
+			return id, nil
+		}
+		supersede = held.Name
+	}
+	return "", &gardener.ConflictError{Entity: "run", ID: run.ID, Reason: fmt.Sprintf("%d manual starts in a row were overtaken by other requests; try again", claimAttempts)}
+}
+
+// startClaimed starts the claim's execution, or finds it started (a start of the same name and
+// input returns the same execution), and records it: the record is what a read of the execution
+// is authorized on, so without it nobody could follow the execution, and a failed write is the
+// request's failure. Whoever records it first wins; the record names the same execution.
+func (a *API) startClaimed(ctx context.Context, run gardener.Run, c gardener.ExecutionClaim) (string, error) {
+	id, err := a.Starter.Start(ctx, a.RepairMachine, c.Name, c.Input)
 	if err != nil {
 		return "", err
 	}
-	for _, x := range xs {
-		if x.By != by {
-			continue
-		}
-		status, _, err := a.Starter.Describe(ctx, x.ID)
-		if err != nil && !errors.Is(err, gardener.ErrNotFound) {
-			return "", err
-		}
-		if status == "RUNNING" {
-			return x.ID, nil
-		}
+	x := gardener.Execution{ID: id, ProjectID: run.ProjectID, TestID: run.TestID, RunID: run.ID, By: c.By, At: c.At}
+	if err := a.Store.PutExecution(ctx, x); err != nil && !errors.Is(err, gardener.ErrConflict) {
+		return "", fmt.Errorf("manual repair of run %s: execution %s started but not recorded: %w", run.ID, id, err)
 	}
-	return "", nil
+	return id, nil
 }
 
 // maxExecutionName is Step Functions' limit on an execution name.

@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,4 +43,45 @@ var executionCases = []testCase{
 			t.Fatalf("executions of a run without any: %+v, %v", list, err)
 		}
 	}},
+	{name: "ExecutionClaimHeldUntilSuperseded", run: func(t *testing.T, f *fixture) {
+		first := claim("r-1", "ada@example.com", "manual-1")
+		if held, err := f.store.ClaimExecution(f.ctx, first, ""); err != nil || !reflect.DeepEqual(held, first) {
+			t.Fatalf("the first claim: %+v, %v; want it held", held, err)
+		}
+		// A second claim loses to the held one, and so does one superseding a claim that is
+		// not the held one (it saw an older execution end, and another request took over).
+		for _, supersede := range []string{"", "manual-0"} {
+			held, err := f.store.ClaimExecution(f.ctx, claim("r-1", "ada@example.com", "manual-2"), supersede)
+			wantAs[*gardener.ConflictError](t, "a claim while manual-1 holds ("+supersede+")", err)
+			if !reflect.DeepEqual(held, first) {
+				t.Fatalf("a lost claim returned %+v, want the holder %+v", held, first)
+			}
+		}
+		// Another asker, or another run, has a claim of their own.
+		for _, c := range []gardener.ExecutionClaim{claim("r-1", "bob@example.com", "manual-3"), claim("r-2", "ada@example.com", "manual-4")} {
+			if _, err := f.store.ClaimExecution(f.ctx, c, ""); err != nil {
+				t.Fatalf("claim of %s for %s beside ada's on r-1: %v", c.RunID, c.By, err)
+			}
+		}
+		// Once manual-1 ended, a claim superseding it wins, and the next loses to it.
+		next := claim("r-1", "ada@example.com", "manual-5")
+		if held, err := f.store.ClaimExecution(f.ctx, next, first.Name); err != nil || !reflect.DeepEqual(held, next) {
+			t.Fatalf("superseding the ended manual-1: %+v, %v", held, err)
+		}
+		held, err := f.store.ClaimExecution(f.ctx, claim("r-1", "ada@example.com", "manual-6"), first.Name)
+		wantAs[*gardener.ConflictError](t, "a second claim superseding manual-1", err)
+		if held.Name != next.Name {
+			t.Fatalf("a claim superseding manual-1 lost to %q, want manual-5", held.Name)
+		}
+		_, err = f.store.ClaimExecution(f.ctx, claim("r-1", "ada@example.com", ""), "")
+		if err == nil || !strings.Contains(err.Error(), "name") {
+			t.Fatalf("a claim without an execution name: %v, want an error naming it", err)
+		}
+	}},
+}
+
+// claim is the claim of run for by on execution name, with an input naming them.
+func claim(run, by, name string) gardener.ExecutionClaim {
+	return gardener.ExecutionClaim{RunID: run, By: by, Name: name, At: epoch,
+		Input: json.RawMessage(fmt.Sprintf(`{"detail":{"runId":%q},"manual":{"by":%q}}`, run, by))}
 }

@@ -227,6 +227,40 @@ var raceCases = []testCase{
 		}
 		wantSteps(t, "reverted", after.Steps, before.Steps)
 	}},
+	{name: "RaceExecutionClaim", run: func(t *testing.T, f *fixture) {
+		// Every API instance serving one person's requests for one run claims at once; then
+		// every one of them supersedes the ended winner at once.
+		const starters = 20
+		supersede := ""
+		for round := range 3 {
+			helds := make([]gardener.ExecutionClaim, starters)
+			errs := make([]error, starters)
+			var wg sync.WaitGroup
+			for i := range starters {
+				wg.Go(func() {
+					helds[i], errs[i] = f.store.ClaimExecution(f.ctx, claim("r-1", "ada@example.com", fmt.Sprintf("manual-%d-%02d", round, i)), supersede)
+				})
+			}
+			wg.Wait()
+			winners := 0
+			for i, err := range errs {
+				if err == nil {
+					winners++
+					continue
+				}
+				wantAs[*gardener.ConflictError](t, fmt.Sprintf("round %d starter %d", round, i), err)
+			}
+			if winners != 1 {
+				t.Fatalf("round %d: %d starters won the claim, want 1", round, winners)
+			}
+			for i, h := range helds {
+				if h.Name != helds[0].Name {
+					t.Fatalf("round %d: starter %d was answered with %q, starter 0 with %q; want the one winner", round, i, h.Name, helds[0].Name)
+				}
+			}
+			supersede = helds[0].Name
+		}
+	}},
 	{name: "RaceSaveTest", run: func(t *testing.T, f *fixture) {
 		// Editors who all read version 3 save at once: a save is conditional on the version it
 		// was made against, so one wins and the others are told, never silently overwritten.
