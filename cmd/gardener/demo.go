@@ -154,6 +154,16 @@ func (d *demo) check(ok bool, format string, args ...any) {
 	}
 }
 
+// listed reads a listing's error: records that do not decode are a failed expectation naming
+// them, the rest of the listing is used; any other error is returned.
+func (d *demo) listed(err error) error {
+	corrupt, failure := gardener.SplitCorrupt(err)
+	if corrupt != nil {
+		d.check(false, "a listing skipped records that do not decode: %v", corrupt)
+	}
+	return failure
+}
+
 func (d *demo) run(o localOptions) error {
 	d.app = demoapp.New()
 	appSrv := httptest.NewServer(d.app.Handler())
@@ -225,7 +235,7 @@ func (d *demo) run(o localOptions) error {
 	}
 	d.check(maps.Equal(before, after), "the regression must write nothing to any test")
 	issues, err := d.l.store.TriageIssues(d.ctx, "demo")
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	for _, is := range issues {
@@ -299,7 +309,7 @@ func (d *demo) seed() error {
 		return err
 	}
 	tests, err := d.l.store.Tests(d.ctx, "demo")
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	d.counts["tests"] = len(tests)
@@ -312,7 +322,7 @@ func (d *demo) seed() error {
 // as a scheduled run. It returns the failing runs' ids.
 func (d *demo) suite() ([]string, error) {
 	tests, err := d.l.store.Tests(d.ctx, "demo")
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return nil, err
 	}
 	type res struct {
@@ -423,7 +433,7 @@ func (d *demo) showRepairs(runs []string) error {
 		}
 		seen[run.TestID] = true
 		reps, err := d.l.store.Repairs(d.ctx, run.TestID)
-		if err != nil {
+		if err = d.listed(err); err != nil {
 			return err
 		}
 		d.check(len(reps) > 0, "%s has no repair record", run.TestID)
@@ -508,7 +518,7 @@ func (d *demo) review(rows []radar.QueueRow) error {
 	d.check(p.Status == gardener.ProposalStale, "a proposal approved against an edited test should go stale, it is %s", p.Status)
 	d.counts["stale"]++
 	repairs, err := d.l.store.Repairs(d.ctx, rows[0].TestID)
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	d.check(len(repairs) > 0 && repairs[0].ApprovedBy == reviewer, "the approved repair should record who approved it")
@@ -517,7 +527,7 @@ func (d *demo) review(rows []radar.QueueRow) error {
 
 func (d *demo) revert() error {
 	repairs, err := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	var target *gardener.Repair
@@ -551,13 +561,13 @@ func (d *demo) revert() error {
 
 func (d *demo) summary() error {
 	tests, err := d.l.store.Tests(d.ctx, "demo")
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	calls, tokens := 0, 0
 	for _, t := range tests {
 		mc, err := d.l.store.ModelCalls(d.ctx, t.ID)
-		if err != nil {
+		if err = d.listed(err); err != nil {
 			return err
 		}
 		calls += len(mc)
@@ -566,7 +576,7 @@ func (d *demo) summary() error {
 		}
 	}
 	repairs, err := d.l.store.RepairsSince(d.ctx, "demo", time.Time{})
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	auto, approved := 0, 0
@@ -578,7 +588,7 @@ func (d *demo) summary() error {
 		}
 	}
 	issues, err := d.l.store.TriageIssues(d.ctx, "demo")
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return err
 	}
 	refusals := 0
@@ -598,7 +608,7 @@ func (d *demo) summary() error {
 // versions maps each test to its version.
 func (d *demo) versions() (map[string]int, error) {
 	tests, err := d.l.store.Tests(d.ctx, "demo")
-	if err != nil {
+	if err = d.listed(err); err != nil {
 		return nil, err
 	}
 	out := map[string]int{}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -227,6 +228,28 @@ func reply(w http.ResponseWriter, status int, body any) {
 	_, _ = w.Write(b)
 }
 
+// CorruptHeader names, on a listing's answer, each stored record the listing skipped because it
+// does not decode: one value per record, "<entity> <id>", both path-escaped so that neither
+// holds a space or a comma.
+const CorruptHeader = "X-Gardener-Corrupt"
+
+// listing answers a listing route: the records that decode, with 200, even when some did not.
+// One bad record must not hide the rest; each skipped one is named in CorruptHeader and logged.
+// Any other error fails the request.
+func (a *API) listing(c call, what string, v any, err error) (any, int) {
+	corrupt, failure := gardener.SplitCorrupt(err)
+	if failure != nil {
+		return fail(failure)
+	}
+	if corrupt != nil {
+		for _, r := range corrupt.Records {
+			c.header.Add(CorruptHeader, url.PathEscape(r.Entity)+" "+url.PathEscape(r.ID))
+			a.log().Error("corrupt record skipped", "listing", what, "project", c.project, "entity", r.Entity, "id", r.ID, "error", r.Err.Error())
+		}
+	}
+	return v, http.StatusOK
+}
+
 // statusOf maps domain errors to HTTP statuses.
 func statusOf(err error) int {
 	var bad *BadEventError
@@ -258,7 +281,8 @@ func readBody(r *http.Request) (string, error) {
 // queue renders a project's staged queue, or which of the empty reasons applies.
 func (a *API) queue(ctx context.Context, c call) (any, int) {
 	r := &radar.Radar{Store: a.Store, Now: a.Now, Log: a.log()}
-	return answer(r.Queue(ctx, c.project))
+	q, err := r.Queue(ctx, c.project)
+	return a.listing(c, "queue", q, err)
 }
 
 func (a *API) settings(ctx context.Context, c call) (any, int) {
@@ -278,11 +302,13 @@ func (a *API) projectRepairs(ctx context.Context, c call) (any, int) {
 			return errBody(fmt.Sprintf("since %q is not an RFC 3339 time", s)), http.StatusBadRequest
 		}
 	}
-	return answer(a.life().RepairsSince(ctx, c.project, since))
+	rs, err := a.life().RepairsSince(ctx, c.project, since)
+	return a.listing(c, "repairs", rs, err)
 }
 
 func (a *API) triageIssues(ctx context.Context, c call) (any, int) {
-	return answer(a.Store.TriageIssues(ctx, c.project))
+	issues, err := a.Store.TriageIssues(ctx, c.project)
+	return a.listing(c, "triage issues", issues, err)
 }
 
 func (a *API) approve(ctx context.Context, c call) (any, int) {
@@ -294,11 +320,13 @@ func (a *API) dismiss(ctx context.Context, c call) (any, int) {
 }
 
 func (a *API) testRepairs(ctx context.Context, c call) (any, int) {
-	return answer(a.life().RepairHistory(ctx, c.r.PathValue("testId")))
+	rs, err := a.life().RepairHistory(ctx, c.r.PathValue("testId"))
+	return a.listing(c, "repair history", rs, err)
 }
 
 func (a *API) aiHistory(ctx context.Context, c call) (any, int) {
-	return answer(a.life().AIHistory(ctx, c.r.PathValue("testId")))
+	h, err := a.life().AIHistory(ctx, c.r.PathValue("testId"))
+	return a.listing(c, "AI history", h, err)
 }
 
 func (a *API) repair(ctx context.Context, c call) (any, int) {

@@ -209,17 +209,23 @@ type History struct {
 	Repairs    []gardener.Repair    `json:"repairs"`
 }
 
-// AIHistory returns the test's model calls and repairs, each newest first.
+// AIHistory returns the test's model calls and repairs, each newest first. Records that do not
+// decode are left out of both and named in one *gardener.CorruptError returned beside the rest.
 func (s *Service) AIHistory(ctx context.Context, testID string) (History, error) {
+	var corrupt gardener.CorruptError
 	rs, err := s.RepairHistory(ctx, testID)
-	if err != nil {
-		return History{}, err
+	if bad, failure := gardener.SplitCorrupt(err); failure != nil {
+		return History{}, failure
+	} else if bad != nil {
+		corrupt.Records = append(corrupt.Records, bad.Records...)
 	}
 	calls, err := s.store.ModelCalls(ctx, testID)
-	if err != nil {
-		return History{}, fmt.Errorf("AI history of test %s: %w", testID, err)
+	if bad, failure := gardener.SplitCorrupt(err); failure != nil {
+		return History{}, fmt.Errorf("AI history of test %s: %w", testID, failure)
+	} else if bad != nil {
+		corrupt.Records = append(corrupt.Records, bad.Records...)
 	}
-	return History{ModelCalls: calls, Repairs: rs}, nil
+	return History{ModelCalls: calls, Repairs: rs}, corrupt.Err()
 }
 
 // RecordModelCall adds a call to the test's AI history; a zero At is now.

@@ -62,7 +62,16 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 	if err != nil {
 		return q, fmt.Errorf("queue: %w", err)
 	}
-	if q.AtRisk, err = r.Store.AtRisk(ctx, projectID); err != nil {
+	// A record that does not decode is left out and named in corrupt, returned beside the rest.
+	var corrupt gardener.CorruptError
+	skip := func(err error) error {
+		bad, failure := gardener.SplitCorrupt(err)
+		if bad != nil {
+			corrupt.Records = append(corrupt.Records, bad.Records...)
+		}
+		return failure
+	}
+	if q.AtRisk, err = r.Store.AtRisk(ctx, projectID); skip(err) != nil {
 		return q, fmt.Errorf("queue: at-risk tests of %s: %w", projectID, err)
 	}
 	if q.AtRisk == nil {
@@ -76,21 +85,25 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 		return q, fmt.Errorf("queue: %w", err)
 	}
 	open, err := r.Store.OpenProposals(ctx, projectID)
-	if err != nil {
+	if skip(err) != nil {
 		return q, fmt.Errorf("queue: %w", err)
 	}
 	now := r.now()
 	for _, pr := range open {
 		row, err := r.row(ctx, pr, now)
 		if err != nil {
-			return q, err
+			// A row whose test does not decode is left out, its test named.
+			if skip(err) != nil {
+				return q, err
+			}
+			continue
 		}
 		q.Rows = append(q.Rows, row)
 	}
-	if len(q.Rows) == 0 {
+	if len(q.Rows) == 0 && len(corrupt.Records) == 0 {
 		q.Empty, q.Explain = emptyReason(p, !q.SweptAt.IsZero())
 	}
-	return q, nil
+	return q, corrupt.Err()
 }
 
 // emptyReason picks, in the spec's precedence, which empty queue a project has.
