@@ -83,6 +83,9 @@ func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
 	if err := need("test id", t.ID); err != nil {
 		return err
 	}
+	if err := gardener.StepsRoundTrip(t.Steps); err != nil {
+		return fmt.Errorf("create test %s: %w", t.ID, err)
+	}
 	err := s.putDoc(ctx, testItem(t), t, "attribute_not_exists(PK)", nil)
 	if conditionFailed(err) {
 		return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: "exists already"}

@@ -231,6 +231,9 @@ func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
 	if err := need("test id", t.ID); err != nil {
 		return err
 	}
+	if err := gardener.StepsRoundTrip(t.Steps); err != nil {
+		return fmt.Errorf("create test %s: %w", t.ID, err)
+	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		if tx.Bucket(bTests).Get([]byte(t.ID)) != nil {
 			return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: "exists already"}

@@ -97,6 +97,9 @@ func (t Test) Edited(e Test) (Test, error) {
 	if t.Version != e.Version {
 		return Test{}, &ConflictError{Entity: "test", ID: e.ID, Reason: fmt.Sprintf("edited against version %d but the test is at version %d", e.Version, t.Version)}
 	}
+	if err := StepsRoundTrip(e.Steps); err != nil {
+		return Test{}, fmt.Errorf("test %s: %w", e.ID, err)
+	}
 	out := e.Clone()
 	out.ProjectID = t.ProjectID
 	out.Version = t.Version + 1
@@ -104,10 +107,14 @@ func (t Test) Edited(e Test) (Test, error) {
 }
 
 // WithSteps is t with steps written at the next version, if t is at base; else a *StaleError,
-// because whatever computed steps did so against a version that moved.
+// because whatever computed steps did so against a version that moved. Steps that would not
+// read back as they are (StepsRoundTrip) are refused, naming the step and field.
 func (t Test) WithSteps(base int, steps []Step) (Test, error) {
 	if t.Version != base {
 		return t, &StaleError{TestID: t.ID, BaseVersion: base, Version: t.Version}
+	}
+	if err := StepsRoundTrip(steps); err != nil {
+		return t, fmt.Errorf("test %s: %w", t.ID, err)
 	}
 	t.Steps = CloneSteps(steps)
 	t.Version++

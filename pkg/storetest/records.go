@@ -113,6 +113,21 @@ var recordCases = []testCase{
 		_, err = f.store.UpdateProject(f.ctx, "nope", func(*gardener.Project) error { return nil })
 		wantAs[*gardener.NotFoundError](t, "update of an unknown project", err)
 	}},
+	{name: "StepsThatDoNotReadBackAreNotStored", run: func(t *testing.T, f *fixture) {
+		// A wait of 0 ms built in Go encodes without its ms, which then does not decode: stored,
+		// it would fail every read of the test and every listing of its project.
+		bad := gardener.Test{ID: "t-unreadable", ProjectID: "p-queue", Name: "wait", Status: gardener.StatusActive, Version: 1,
+			Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/"}, {Kind: gardener.Wait, For: gardener.WaitTime}}}
+		err := f.store.CreateTest(f.ctx, bad)
+		if se := wantAs[*gardener.StepError](t, "creating a test whose steps do not read back", err); se.Path != "2" || se.Field != "ms" {
+			t.Fatalf("refusal names step %s field %q, want step 2 field \"ms\": %v", se.Path, se.Field, err)
+		}
+		_, err = f.store.Test(f.ctx, bad.ID)
+		wantAs[*gardener.NotFoundError](t, "the refused test", err)
+		if _, err := f.store.Tests(f.ctx, "p-queue"); err != nil {
+			t.Fatalf("the project's tests after the refusal: %v", err)
+		}
+	}},
 	{name: "UnknownIDsAreNotFound", run: func(t *testing.T, f *fixture) {
 		reads := map[string]func() error{
 			"project":   func() error { _, err := f.store.Project(f.ctx, "nope"); return err },
