@@ -92,7 +92,7 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 	for i := range p.feats {
 		out[i] = Scored{Index: i, Score: p.score(&t, &p.feats[i], nil)}
 	}
-	norm := p.normaliser(out)
+	norm := normaliser(out, absentFor(&t))
 	for i := range out {
 		out[i].Confidence = math.Exp(out[i].Score - norm)
 	}
@@ -115,13 +115,29 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 // crowd of near-twins (uniqueness), all in one number. The scores are log-odds because the
 // weights are fitted as exactly this model (see weights.go).
 
+// absentFor is the absent element's score for a target. A real match reaches absentScore
+// partly through its position and size; a target recorded without them (a hidden element, a
+// fingerprint written by hand) cannot show that part, so the bar is lowered by what it
+// contributes to a typical match (positionEvidence and shapeEvidence, fitted with the weights).
+// Otherwise every such element would look gone.
+func absentFor(t *features) float64 {
+	a := absentScore
+	if t.area <= 0 {
+		a -= positionEvidence
+	}
+	if t.shape <= 0 {
+		a -= shapeEvidence
+	}
+	return a
+}
+
 // normaliser returns log(exp(s_0) + Σ exp(s_j)), computed stably.
-func (p *Page) normaliser(s []Scored) float64 {
-	hi := absentScore
+func normaliser(s []Scored, absent float64) float64 {
+	hi := absent
 	for _, x := range s {
 		hi = max(hi, x.Score)
 	}
-	sum := math.Exp(absentScore - hi)
+	sum := math.Exp(absent - hi)
 	for _, x := range s {
 		sum += math.Exp(x.Score - hi)
 	}
@@ -151,11 +167,12 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 		}
 	}
 	m.Best, m.Score, m.RunnerUp = best, bestS, second
-	m.Confidence = math.Exp(bestS - p.normaliser(scores))
+	absent := absentFor(&t)
+	m.Confidence = math.Exp(bestS - normaliser(scores, absent))
 	if second >= 0 {
 		m.Margin = bestS - secondS
 	} else {
-		m.Margin = bestS - absentScore
+		m.Margin = bestS - absent
 	}
 	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() {
 		m.Index = best

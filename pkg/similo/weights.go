@@ -71,6 +71,10 @@ var weights = [numFeatures]float64{
 // absentScore is the score of "the element is gone" in the posterior.
 const absentScore = 8.5565
 
+// positionEvidence and shapeEvidence are what position and size, and shape, add on average
+// to the right candidate's score: see absentFor.
+const positionEvidence, shapeEvidence = 0.8603, 1.1217
+
 // ShippingThreshold is the posterior a choice needs unless an Engine says otherwise.
 const ShippingThreshold = 0.52
 
