@@ -54,7 +54,7 @@ type features struct {
 
 	isButton bool
 	x, y     float64 // centre
-	depth    float64 // log(1 + y/depthScale), see wDepth
+	depth    float64 // log(1 + y/depthScale), see depthScale
 	area     float64
 	shape    float64
 

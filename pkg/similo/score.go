@@ -56,127 +56,94 @@ var exactSignal = [numExact]signal{
 	exPlaceholder: sigPlaceholder, exTitle: sigTitle, exHrefPage: sigHref,
 }
 
-// exactWeight is what an exact agreement of a field is worth when the value is unique on the
-// page (a common value is discounted by its rarity). The scale is log-odds-like: a score
-// difference of 1 means roughly e times more likely. The order follows how deliberately a
-// value is chosen and how rarely it changes when a page is restyled:
-//   - a test id exists only to be found again by tests, so agreeing on it is nearly proof;
-//   - ids and names are chosen by developers and survive restyling, but frameworks generate
-//     some of them, so a little less;
-//   - an accessible name, a label or a placeholder is what a user reads to find the element,
-//     which product owners keep stable;
-//   - visible text and hrefs are just as stable but shared more often (two "Delete" buttons,
-//     a logo and a "Home" link to the same place), which the rarity discount handles;
-//   - alt and title are often left empty or boilerplate.
-var exactWeight = [numExact]float64{
-	exTestID:      6,
-	exID:          4,
-	exName:        3,
-	exAccName:     3,
-	exLabel:       3,
-	exPlaceholder: 3,
-	exText:        3,
-	exHref:        3,
-	exAlt:         2,
-	exTitle:       2,
-	// the same linked page with other query parameters: tracking parameters change with
-	// every campaign, but a query can also select the content, so a little less than an href.
-	exHrefPage: 2,
-}
+// feature is one term of the score: the score is the sum over features of a weight times the
+// feature's value, so the weights can be fitted (see weights.go) while the features say what
+// is compared and how.
+type feature int
 
-// exactMismatch is what it costs when both elements have the field and the values differ.
-// Only deliberately chosen identifiers are penalised: text and hrefs change with copy edits and
-// tracking parameters, while a test id that differs really is another element.
-var exactMismatch = [numExact]float64{
-	exTestID: 4,
-	exID:     0.5,
-	exName:   1,
-}
-
-// Weights of the graded signals, each multiplied by a similarity in [0, 1].
 const (
-	// Tags almost never change for the same element (3% of the development benchmark's
-	// matches), while a random element of the page shares the tag perhaps a third of the
-	// time: agreement is worth a little (log(0.97/0.3) ≈ 1), disagreement a lot
-	// (log(0.03/0.7) ≈ -3). It is what tells a link from the list item wrapping it, which
-	// have the same box and text. A change between two kinds of control (a link restyled
-	// into a button) is a common redesign and costs half.
-	wTag, wTagMismatch = 1.0, 3.0
-	// Words shared by the visible text when the whole text is not identical: a button
-	// relabelled from "Sign in" to "Sign in now" is still likely the same.
-	wTextWords = 2.0
-	// Surrounding text identifies a row or a section: it tells two "Delete" buttons apart.
-	wNeighbours = 1.5
-	// Classes change with every restyle and are shared widely; idf weighting keeps the rare
-	// semantic ones ("search-submit") above the layout ones ("col-6").
-	wClasses = 1.0
-	// Words of the href survive host and query changes.
-	wHrefWords = 1.0
-	// Words of id and name survive renames such as "login-email" to "loginEmail".
-	wIdentWords = 1.5
-	// The absolute path changes whenever a wrapper is added, so it is a weak tie-breaker;
-	// a path relative to the nearest id is more local and so more stable.
-	wXPath, wIdxPath, wIdxPathExact = 1.0, 1.0, 1.0
-	// The page regions (header, footer, nav, form, ...) the element sits in, compared like the
-	// tag: sharing them is evidence for, and sharing none, when both sit in some region, is
-	// evidence against. On the development benchmark 3 of the 179 matches with regions on both
-	// sides share none (1.7%; each a layout table that became a nav), against 65% of all
-	// candidates: agreement is worth about log(0.98/0.35) ≈ 1 and disagreement
-	// log(0.017/0.65) ≈ -3.6. The xpath signal already sees part of that disagreement (other
-	// regions are other steps), so it costs less than half of it. It is what keeps a login
-	// form's "Sign in" button, moved from the header bar into the page, the form's button
-	// rather than the nav's "Sign in" link that now sits where it was.
-	wRegion, wRegionMismatch = 1.0, 1.5
-	// Position and size move with layout changes, but mostly a little: on the development
-	// benchmark half of the matches moved less than 30 px and a quarter more than 110 px, and
-	// half kept their area exactly, a tenth changed it by more than 2x. So a small move is
-	// evidence for, a move across the page (the footer's copy of a header link) or a very
-	// different size evidence against, and each stays small next to the identifiers.
-	wLocation, wArea, wShape = 1.5, 1.0, 0.5
-	// Distance (px) within which location counts fully for, and beyond which fully against.
+	fTagSame      feature = iota // the same tag
+	fTagControl                  // another control's tag (a link restyled into a button)
+	fTagOther                    // any other tag
+	fTextWords                   // idf-weighted words shared by the visible text
+	fNeighbours                  // idf-weighted words shared by the surrounding text
+	fClasses                     // idf-weighted classes shared
+	fHrefWords                   // words of the href: they survive host and query changes
+	fIdentWords                  // words of id and name: "login-email" and "loginEmail"
+	fXPath                       // common subsequence of the absolute paths
+	fIdxPath                     // common subsequence of the paths from the nearest id
+	fIdxPathExact                // the path from the nearest id is identical
+	fRegionShare                 // share of page regions (header, nav, form, ...) in common
+	fRegionNone                  // both sit in some region and share none
+	fLocation                    // near (1) to across the page (-1)
+	fArea                        // the same area (1) to far off (-1)
+	fShape                       // the same width/height ratio (1) to far off (-1)
+	fDepth                       // how much further down or up the page, on a log scale
+	fButtonDiffer                // one is button-like and the other not
+	fTypeSame                    // the same input type
+	fTypeDiffer                  // another input type
+	fRole                        // the same ARIA role
+	fForm                        // the same form
+	fFrameDiffer                 // another frame
+	fNested                      // looks like the element's wrapper or part: see nested
+	// fAgree+k is an exact agreement on field k, discounted by how common the value is on the
+	// page (a shared class says little, a unique href a lot); fDiffer+k is 1 when both
+	// elements have field k and the values differ.
+	fAgree
+	fDiffer     = fAgree + feature(numExact)
+	numFeatures = fDiffer + feature(numExact)
+)
+
+// featureSignal is the signal each feature is reported under when a choice is explained.
+var featureSignal = func() (m [numFeatures]signal) {
+	m[fTagSame], m[fTagControl], m[fTagOther] = sigTag, sigTag, sigTag
+	for k := range numExact {
+		m[fAgree+feature(k)], m[fDiffer+feature(k)] = exactSignal[k], exactSignal[k]
+	}
+	for f, s := range map[feature]signal{
+		fTextWords: sigTextWords, fNeighbours: sigNeighbours, fClasses: sigClasses,
+		fHrefWords: sigHrefWords, fIdentWords: sigIdentWords, fXPath: sigXPath, fIdxPath: sigIdxPath,
+		fIdxPathExact: sigIdxPath, fRegionShare: sigRegion, fRegionNone: sigRegion,
+		fLocation: sigLocation, fArea: sigArea, fShape: sigShape, fDepth: sigDepth,
+		fButtonDiffer: sigButton, fTypeSame: sigType, fTypeDiffer: sigType, fRole: sigRole,
+		fForm: sigForm, fFrameDiffer: sigFrame, fNested: sigNesting,
+	} {
+		m[f] = s
+	}
+	return m
+}()
+
+// The shapes of the graded features are fixed by how pages change, not fitted; only how much
+// each feature counts is (see weights.go).
+const (
+	// Position and size move with layout changes, but mostly a little: a small move is
+	// evidence for, a move across the page (the footer's copy of a header link) evidence
+	// against. Distance (px) within which location counts fully for, and beyond which fully
+	// against, on a log scale between.
 	locationNear, locationFar = 50.0, 1000.0
 	// Size ratios at which area and shape (width/height) stop counting for.
 	areaFar, shapeFar = 4.0, 3.0
-	wButton           = 0.3
-	// An input's type (email, password, checkbox) is semantic: a password field never becomes
-	// a search box.
-	wType, wTypeMismatch = 1.0, 1.5
-	wRole, wForm, wFrame = 1.0, 0.5, 0.5
-	// A wrapper and its content (the list item around a link, the icon inside it) share their
-	// box, their text and their neighbours, so all that evidence cannot tell them apart, and
-	// when the element itself is gone its wrapper is the most tempting false heal. The tag
-	// does tell them apart, but a tag change alone is also what a redesign does. So when the
-	// candidate's tag is the tag of one of the element's own recorded ancestors, or the
-	// element's tag is one of the candidate's ancestors, the candidate is most likely the
-	// element's wrapper or part, and it costs as much as the shared text was worth. The same
-	// holds, whatever the tags, when one xpath is a proper prefix of the other.
-	wNested = 3.0
-	// How far down the page an element sits, on a log scale: a header link stays within the
-	// first hundred pixels however the page changes, while everything below moves with the
-	// content above it, which stretches positions by a factor more than it shifts them (a
-	// footer at 3,300 px is at 1,500 px once the page is half as long). So the depths are
-	// compared as log(1 + y/depthScale). It is evidence only against: within a factor of e
-	// (depthNear) it says nothing, since pages that grew stretch that much, and at a factor
-	// of e² (depthFar) it counts fully against (a header link at 20 px against a footer link
-	// at 4,000 px). It separates a header link from its copy in the footer, which the
-	// absolute distance, capped at locationFar, cannot tell from a footer link that moved up
-	// with a shorter page.
-	wDepth, depthScale, depthNear, depthFar = 1.5, 100.0, 1.0, 2.0
+	// How far down the page an element sits is compared as log(1 + y/depthScale): a header
+	// link stays within the first hundred pixels however the page changes, while everything
+	// below moves with the content above it, which stretches positions by a factor more than
+	// it shifts them. Within a factor of e (depthNear) it says nothing, since pages that grew
+	// stretch that much, and at a factor of e² (depthFar) it counts fully. It separates a
+	// header link from its copy in the footer, which the absolute distance, capped at
+	// locationFar, cannot tell from a footer link that moved up with a shorter page.
+	depthScale, depthNear, depthFar = 100.0, 1.0, 2.0
 )
 
-// score adds up the evidence that candidate c is the element recorded as t. When parts is not
-// nil it receives each signal's contribution, for explaining a choice.
-func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
-	var v [numSignals]float64
-
+// features computes the value of every feature for candidate c against the element recorded
+// as t.
+func (p *Page) features(t, c *features) (v [numFeatures]float64) {
 	if t.tag != "" && c.tag != "" {
 		switch {
 		case t.tag == c.tag:
-			v[sigTag] = wTag
+			v[fTagSame] = 1
 		case controls[t.tag] && controls[c.tag]:
-			v[sigTag] = -wTagMismatch / 2
+			v[fTagControl] = 1
 		default:
-			v[sigTag] = -wTagMismatch
+			v[fTagOther] = 1
 		}
 	}
 	for k := range numExact {
@@ -188,71 +155,80 @@ func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
 			continue // the whole href agreed already
 		}
 		if tv == cv {
-			v[exactSignal[k]] = exactWeight[k] * p.rarity(exactField(k), cv)
+			v[fAgree+feature(k)] = p.rarity(exactField(k), cv)
 		} else {
-			v[exactSignal[k]] = -exactMismatch[k]
+			v[fDiffer+feature(k)] = 1
 		}
 	}
-	v[sigTextWords] = wTextWords * dice(&p.text, t.text, c.text)
-	v[sigNeighbours] = wNeighbours * dice(&p.near, t.near, c.near)
-	v[sigClasses] = wClasses * dice(&p.class, t.class, c.class)
-	v[sigHrefWords] = wHrefWords * dice(&p.href, t.href, c.href)
-	v[sigIdentWords] = wIdentWords * dice(&p.ident, t.ident, c.ident)
-	v[sigXPath] = wXPath * seqSim(t.xpath, c.xpath)
+	v[fTextWords] = dice(&p.text, t.text, c.text)
+	v[fNeighbours] = dice(&p.near, t.near, c.near)
+	v[fClasses] = dice(&p.class, t.class, c.class)
+	v[fHrefWords] = dice(&p.href, t.href, c.href)
+	v[fIdentWords] = dice(&p.ident, t.ident, c.ident)
+	v[fXPath] = seqSim(t.xpath, c.xpath)
 	switch {
 	case t.idAnchored || c.idAnchored || t.absolute:
-		// the id signal or the xpath signal has judged it already
+		// the id feature or the xpath feature has judged it already
 	case len(t.idxpath) > 0 && slices.Equal(t.idxpath, c.idxpath):
-		v[sigIdxPath] = wIdxPath + wIdxPathExact
+		v[fIdxPath], v[fIdxPathExact] = 1, 1
 	default:
-		v[sigIdxPath] = wIdxPath * seqSim(t.idxpath, c.idxpath)
+		v[fIdxPath] = seqSim(t.idxpath, c.idxpath)
 	}
 	switch {
 	case t.landmarks != 0 && c.landmarks != 0 && t.landmarks&c.landmarks == 0:
-		v[sigRegion] = -wRegionMismatch
+		v[fRegionNone] = 1
 	case t.landmarks != 0 || c.landmarks != 0:
-		v[sigRegion] = wRegion * float64(bits.OnesCount8(uint8(t.landmarks&c.landmarks))) /
+		v[fRegionShare] = float64(bits.OnesCount8(uint8(t.landmarks&c.landmarks))) /
 			float64(bits.OnesCount8(uint8(t.landmarks|c.landmarks)))
 	}
 	if t.area > 0 && c.area > 0 {
 		d := math.Hypot(t.x-c.x, t.y-c.y)
-		v[sigLocation] = wLocation * (1 - 2*min(1, math.Log1p(d/locationNear)/math.Log1p(locationFar/locationNear)))
-		v[sigArea] = wArea * logRatioSim(t.area, c.area, areaFar)
-		dd := math.Abs(t.depth - c.depth)
-		v[sigDepth] = -wDepth * min(1, max(0, (dd-depthNear)/(depthFar-depthNear)))
+		v[fLocation] = 1 - 2*min(1, math.Log1p(d/locationNear)/math.Log1p(locationFar/locationNear))
+		v[fArea] = logRatioSim(t.area, c.area, areaFar)
+		v[fDepth] = min(1, max(0, (math.Abs(t.depth-c.depth)-depthNear)/(depthFar-depthNear)))
 	}
 	if t.shape > 0 && c.shape > 0 {
-		v[sigShape] = wShape * logRatioSim(t.shape, c.shape, shapeFar)
+		v[fShape] = logRatioSim(t.shape, c.shape, shapeFar)
 	}
-	if t.isButton == c.isButton {
-		v[sigButton] = wButton
+	if t.isButton != c.isButton {
+		v[fButtonDiffer] = 1
 	}
 	if t.typ != "" && c.typ != "" {
 		if t.typ == c.typ {
-			v[sigType] = wType
+			v[fTypeSame] = 1
 		} else {
-			v[sigType] = -wTypeMismatch
+			v[fTypeDiffer] = 1
 		}
 	}
 	if t.role != "" && t.role == c.role {
-		v[sigRole] = wRole
+		v[fRole] = 1
 	}
 	if t.form != "" && t.form == c.form {
-		v[sigForm] = wForm
+		v[fForm] = 1
 	}
-	if t.frame == c.frame {
-		v[sigFrame] = wFrame
+	if t.frame != c.frame {
+		v[fFrameDiffer] = 1
 	}
 	if nested(t, c) {
-		v[sigNesting] = -wNested
+		v[fNested] = 1
 	}
+	return v
+}
 
+// score adds up the evidence that candidate c is the element recorded as t, in log-odds: a
+// difference of 1 means e times more likely. When parts is not nil it receives each signal's
+// contribution, for explaining a choice.
+func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
+	v := p.features(t, c)
 	var s float64
-	for _, x := range v {
-		s += x
-	}
-	if parts != nil {
-		*parts = v
+	for f, x := range v {
+		if x == 0 {
+			continue
+		}
+		s += weights[f] * x
+		if parts != nil {
+			parts[featureSignal[f]] += weights[f] * x
+		}
 	}
 	return s
 }
@@ -336,7 +312,12 @@ func logRatioSim(a, b, far float64) float64 {
 }
 
 // nested reports whether candidate c looks like the wrapper of the element recorded as t, or a
-// part of it, rather than the element: see wNested.
+// part of it, rather than the element. A wrapper and its content (the list item around a link, the icon
+// inside it) share their box, their text and their neighbours, so all that evidence cannot tell
+// them apart, and when the element itself is gone its wrapper is the most tempting false heal.
+// So when the candidate's tag is the tag of one of the element's own recorded ancestors, or the
+// element's tag is one of the candidate's ancestors, or one xpath is a proper prefix of the
+// other, the candidate is most likely the element's wrapper or part.
 func nested(t, c *features) bool {
 	if t.tag != c.tag && t.tag != "" && c.tag != "" {
 		if c.tag == t.outer[0] || c.tag == t.outer[1] || t.tag == c.outer[0] || t.tag == c.outer[1] {
