@@ -32,7 +32,7 @@ func pages(w *world) []struct{ name, path string } {
 // full-page PNG of each page at each width there.
 func TestAccessible(t *testing.T) {
 	w := seed(t)
-	srv := console(t, w)
+	srv := serve(t, w)
 	shots := os.Getenv("CONSOLE_SCREENSHOTS")
 	if shots != "" {
 		if err := os.MkdirAll(shots, 0o755); err != nil {
@@ -88,7 +88,7 @@ func TestAccessible(t *testing.T) {
 // this is the escaping alone.
 func TestNothingInjectedRuns(t *testing.T) {
 	w := seed(t)
-	srv := console(t, w)
+	srv := serve(t, w)
 	tb := newTab(t, srv.URL, 1280)
 	tb.signIn("/console", "ann@example.com", "shop")
 	for _, path := range []string{"/console/projects/shop", "/console/projects/shop/tests", "/console/tests/hostile"} {

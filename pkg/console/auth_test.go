@@ -88,7 +88,7 @@ func (c *client) signIn(email, projects string) {
 // the browser names one, this console as its origin; a refused POST changes nothing.
 func TestFormsNeedTheSessionsToken(t *testing.T) {
 	w := seed(t)
-	srv := console(t, w)
+	srv := serve(t, w)
 	ann := newClient(t, srv.URL)
 	ann.signIn("ann@example.com", "shop")
 	annTok := ann.csrf("/console/projects/shop")
@@ -130,7 +130,7 @@ func TestFormsNeedTheSessionsToken(t *testing.T) {
 // console.
 func TestPagesAreAuthorizedPerProject(t *testing.T) {
 	w := seed(t)
-	srv := console(t, w)
+	srv := serve(t, w)
 	anon := newClient(t, srv.URL)
 	status, _, h := anon.do("GET", "/console/tests/revert-me", nil, nil)
 	if status != http.StatusSeeOther || h.Get("Location") != "/console/signin?next=%2Fconsole%2Ftests%2Frevert-me" {
@@ -187,7 +187,7 @@ func TestPagesAreAuthorizedPerProject(t *testing.T) {
 // /settings, a revert needs its confirmation, and the manual ladder refuses a control run.
 func TestActionsAnswerAsTheAPI(t *testing.T) {
 	w := seed(t)
-	srv := console(t, w)
+	srv := serve(t, w)
 	ctx := context.Background()
 	ann := newClient(t, srv.URL)
 	ann.signIn("ann@example.com", "shop")

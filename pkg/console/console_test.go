@@ -16,7 +16,7 @@ import (
 // decision afterwards, with who made it.
 func TestReview(t *testing.T) {
 	w := seed(t)
-	srv := console(t, w)
+	srv := serve(t, w)
 	tb := newTab(t, srv.URL, 1280)
 	ctx := context.Background()
 	const who = "ann@example.com"

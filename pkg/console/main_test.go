@@ -197,9 +197,9 @@ func (tb *tab) audit(name string) {
 	}
 }
 
-// console is the console served by the local stack over a seeded store: the router, the
+// serve is the console served by the local stack over a seeded store: the router, the
 // development sign-in and the loopback checks of `gardener serve`.
-func console(t testing.TB, w *world) *httptest.Server {
+func serve(t testing.TB, w *world) *httptest.Server {
 	t.Helper()
 	runner := browser.New(browser.Options{})
 	t.Cleanup(func() { runner.Close() })

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,9 +24,8 @@ type opView struct {
 	Inner  []opView
 }
 
-// ops renders the diff of ops against the steps they were computed from.
-func ops(base []gardener.Step, v gardener.Verdict) []opView {
-	entries := gardener.Diff(base, v.Ops)
+// ops renders diff entries with the change classes the proof computed.
+func ops(entries []gardener.DiffEntry, v gardener.Verdict) []opView {
 	out := make([]opView, 0, len(entries))
 	for _, e := range entries {
 		o := opView{Op: e.Op}
@@ -143,9 +143,9 @@ type proofView struct {
 	Strategy  gardener.Strategy
 }
 
-func proof(base []gardener.Step, v gardener.Verdict) proofView {
+func proof(diff []gardener.DiffEntry, v gardener.Verdict) proofView {
 	k, n := v.Contract.Kept()
-	return proofView{Ops: ops(base, v), Notes: notes(v), Classes: classSummary(v.Changes), Kept: k, Required: n,
+	return proofView{Ops: ops(diff, v), Notes: notes(v), Classes: classSummary(v.Changes), Kept: k, Required: n,
 		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy}
 }
 
@@ -191,25 +191,17 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 		return radarView{}, err
 	}
 	v := radarView{Project: p, Queue: q, Pass: passView{SweptAt: q.SweptAt}}
-	tests, err := c.Store.Tests(ctx, projectID)
+	// The queue's rows summarize each proof; the diff's change classes are in the proposals.
+	open, err := c.Store.OpenProposals(ctx, projectID)
 	if err != nil {
-		return v, fmt.Errorf("tests of %s: %w", projectID, err)
+		return v, fmt.Errorf("queue of %s: %w", projectID, err)
 	}
-	byID := map[string]gardener.Test{}
-	for _, t := range tests {
-		byID[t.ID] = t
+	verdicts := map[string]gardener.Verdict{}
+	for _, pr := range open {
+		verdicts[pr.ID] = pr.Verdict
 	}
 	for _, row := range q.Rows {
-		base := byID[row.TestID].Steps
-		rv := rowView{QueueRow: row}
-		pr, err := c.Store.Proposal(ctx, row.ProposalID)
-		if err != nil {
-			return v, fmt.Errorf("proposal %s: %w", row.ProposalID, err)
-		}
-		if row.Stale != "" {
-			base = nil
-		}
-		rv.Proof = proof(base, pr.Verdict)
+		rv := rowView{QueueRow: row, Proof: proof(row.Diff, verdicts[row.ProposalID])}
 		v.Rows = append(v.Rows, rv)
 		if !q.SweptAt.IsZero() && !row.StagedAt.Before(q.SweptAt) {
 			v.Pass.Staged = append(v.Pass.Staged, row.TestID)
@@ -233,7 +225,12 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 			}
 		}
 		for _, a := range q.AtRisk {
-			av := atRiskView{TestID: a.TestID, TestName: byID[a.TestID].Name, FirstSeen: a.FirstSeen, LastSeen: a.LastSeen}
+			av := atRiskView{TestID: a.TestID, FirstSeen: a.FirstSeen, LastSeen: a.LastSeen}
+			if t, err := c.Store.Test(ctx, a.TestID); err == nil {
+				av.TestName = t.Name
+			} else if !errors.Is(err, gardener.ErrNotFound) {
+				return v, fmt.Errorf("at-risk test %s: %w", a.TestID, err)
+			}
 			for _, ch := range changes {
 				if slices.Contains(pages[a.TestID], ch.URL) && !ch.At.After(a.LastSeen) {
 					av.Changes = append(av.Changes, ch)
@@ -396,7 +393,7 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 	}
 	v.Calls = hist.ModelCalls
 	for _, r := range hist.Repairs {
-		rv := repairView{Repair: r, Proof: proof(r.PreSteps, r.Verdict), Who: r.ApprovedBy}
+		rv := repairView{Repair: r, Proof: proof(gardener.Diff(r.PreSteps, r.Verdict.Ops), r.Verdict), Who: r.ApprovedBy}
 		if r.Auto {
 			rv.Who = "auto"
 		}
