@@ -58,8 +58,10 @@ staticcheck: $(STATICCHECK)
 unit:
 	$(GO) test -timeout 60m ./...
 
+# demo ends by printing the review console's URL; DEMO_FLAGS=--serve keeps it up afterwards.
+DEMO_FLAGS ?=
 demo: chromium build
-	$(BIN)/gardener demo
+	$(BIN)/gardener demo $(DEMO_FLAGS)
 
 # chromium says exactly what is missing before the demo spends time building.
 chromium:
