@@ -36,7 +36,12 @@ func (a *API) mountConsole() error {
 		return err
 	}
 	authorize := func(r *http.Request, who console.Identity) (string, error) {
-		return a.projectOf(r.Context(), call{caller: Caller{ID: who.ID, Projects: who.Projects}, r: r})
+		project, err := a.projectOf(r.Context(), call{caller: Caller{ID: who.ID, Projects: who.Projects}, r: r})
+		if err != nil {
+			// The page answers with the status the API gives the same refusal.
+			return "", &console.ActionError{Status: statusOf(err), Message: err.Error()}
+		}
+		return project, nil
 	}
 	for _, rt := range console.Routes() {
 		a.mux.Handle(rt.Pattern, c.Handler(rt, authorize))
