@@ -41,6 +41,9 @@ var funcs = template.FuncMap{
 	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"short": func(d time.Duration) string { return d.Round(time.Minute).String() },
 	"join":  strings.Join,
+	// path escapes an id for a URL path segment, so an id with "/", "?" or "#" in it still
+	// names its object.
+	"path":  url.PathEscape,
 	"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
 	"status": func(s gardener.TestStatus) string {
 		return string(s)
