@@ -223,9 +223,22 @@ func TestActionsAnswerAsTheAPI(t *testing.T) {
 	if status, _, _ := ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"everything"}}, nil); status != http.StatusBadRequest {
 		t.Errorf("an unknown rung: %d, want 400", status)
 	}
+	// Diagnose starts the repair machine through the manual route; the run page shows the
+	// execution it started and its state.
+	status, _, h := ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"diagnose-drift"}}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/console/runs/"+w.failedRun+"?done=started" {
+		t.Fatalf("asking for a diagnosis: %d to %q", status, h.Get("Location"))
+	}
+	xs, err := w.store.RunExecutions(ctx, w.failedRun)
+	if err != nil || len(xs) != 1 || xs[0].By != "ann@example.com" {
+		t.Fatalf("the executions recorded for the run: %+v, %v", xs, err)
+	}
+	if _, body, _ := ann.do("GET", "/console/runs/"+w.failedRun+"?done=started", nil, nil); !strings.Contains(body, xs[0].ID) || !strings.Contains(body, "asked by ann@example.com") {
+		t.Errorf("the run page does not show execution %s", xs[0].ID)
+	}
 
 	// Every answer carries the security headers.
-	_, _, h := ann.do("GET", "/console/projects/shop", nil, nil)
+	_, _, h = ann.do("GET", "/console/projects/shop", nil, nil)
 	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || h.Get("X-Frame-Options") != "DENY" {
 		t.Errorf("security headers: CSP %q, X-Frame-Options %q", csp, h.Get("X-Frame-Options"))
 	}
