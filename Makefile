@@ -12,7 +12,7 @@ PYTHON      ?= python3
 # Tests find moto_server and cfn-lint on PATH; the project's own venv comes first when it exists.
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: all build test vet staticcheck unit demo bench fuzz fmt clean tools pytools chromium
+.PHONY: all build test vet staticcheck unit demo bench fuzz fmt clean tools pytools chromium screenshots
 
 all: build
 
@@ -58,14 +58,21 @@ staticcheck: $(STATICCHECK)
 unit:
 	$(GO) test -timeout 60m ./...
 
+# demo ends by printing the review console's URL; DEMO_FLAGS=--serve keeps it up afterwards.
+DEMO_FLAGS ?=
 demo: chromium build
-	$(BIN)/gardener demo
+	$(BIN)/gardener demo $(DEMO_FLAGS)
 
 # chromium says exactly what is missing before the demo spends time building.
 chromium:
 	@if [ -n "$$CHROME_PATH" ]; then test -x "$$CHROME_PATH" || { echo "make: CHROME_PATH=$$CHROME_PATH is not an executable"; exit 1; }; \
 	elif command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v google-chrome-stable >/dev/null; then :; \
 	else echo "make: Chromium is missing: sudo apt-get install -y chromium (or set CHROME_PATH to a Chrome or Chromium binary)"; exit 1; fi
+
+# screenshots writes a PNG of every review-console page at 1280 and 390 px to docs/console/ (the
+# README links them), from the same seeded store and Chromium run that audits each page with axe.
+screenshots: chromium
+	CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run '^TestAccessible$$' ./pkg/console/
 
 # bench prints the figures the issues ask for. The locate-engine accuracy runs on ../shared/bench
 # when it is there (it lives outside the repository) and says so when it is not: the shipped
@@ -78,6 +85,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./pkg/browser/
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/radar/
+	$(GO) test -run '^$$' -bench . -benchtime 20x ./pkg/console/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)$$' -benchtime 2000x ./pkg/embedded/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)(Moto|Dynalite)$$' -benchtime 100x ./pkg/dynamo/
 

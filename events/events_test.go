@@ -64,6 +64,25 @@ var samples = map[string]sample{
 	"api-reviewed.json":        {function: "ApiFunction", status: http.StatusNotFound},
 	"api-manual-repair.json":   {function: "ApiFunction", status: http.StatusAccepted},
 	"api-execution.json":       {function: "ApiFunction", status: http.StatusNotFound},
+	// The console's pages have no authorizer; without a session a page sends the browser to
+	// sign in and a form is refused.
+	"console-home.json":          {function: "ApiFunction", status: http.StatusSeeOther},
+	"console-asset.json":         {function: "ApiFunction", status: http.StatusOK},
+	"console-signin-page.json":   {function: "ApiFunction", status: http.StatusOK},
+	"console-signin.json":        {function: "ApiFunction", status: http.StatusForbidden},
+	"console-callback.json":      {function: "ApiFunction", status: http.StatusNotFound},
+	"console-signout.json":       {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-radar.json":         {function: "ApiFunction", status: http.StatusSeeOther},
+	"console-tests.json":         {function: "ApiFunction", status: http.StatusSeeOther},
+	"console-settings.json":      {function: "ApiFunction", status: http.StatusSeeOther},
+	"console-save-settings.json": {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-test.json":          {function: "ApiFunction", status: http.StatusSeeOther},
+	"console-run.json":           {function: "ApiFunction", status: http.StatusSeeOther},
+	"console-run-repair.json":    {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-approve.json":       {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-dismiss.json":       {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-revert.json":        {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-reviewed.json":      {function: "ApiFunction", status: http.StatusUnauthorized},
 }
 
 func TestEverySampleIsUsed(t *testing.T) {

@@ -60,6 +60,8 @@ type demo struct {
 	counts map[string]int
 	// verbose prints each failing run's message as the suite reports it.
 	verbose bool
+	// serve keeps the console up after the story.
+	serve bool
 }
 
 // demoSummary is the one object --json prints.
@@ -86,6 +88,7 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 	logFile := fs.String("log", "", "write the stack's JSON log lines to this `FILE`")
 	verbose := fs.Bool("v", false, "print why each failing run failed")
 	asJSON := fs.Bool("json", false, "tell the story on stderr and print one JSON summary on stdout")
+	serve := fs.Bool("serve", false, "keep serving the review console (and the API) after the story, until interrupted")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -116,7 +119,7 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 		defer os.RemoveAll(dir)
 		o.state = dir
 	}
-	d := &demo{ctx: ctx, out: c.stdout, marks: marksFor(c.term), start: time.Now(), counts: map[string]int{}, token: "Bearer " + stack.DevToken(reviewer, "demo"), verbose: *verbose}
+	d := &demo{ctx: ctx, out: c.stdout, marks: marksFor(c.term), start: time.Now(), counts: map[string]int{}, token: "Bearer " + stack.DevToken(reviewer, "demo"), verbose: *verbose, serve: *serve}
 	if *asJSON {
 		d.out, d.marks = c.stderr, marksFor(false)
 	}
@@ -301,7 +304,17 @@ func (d *demo) run(o localOptions) error {
 	}
 
 	d.phase(8, "Summary")
-	return d.summary()
+	if err := d.summary(); err != nil {
+		return err
+	}
+	d.say("\nReview console: %s/console/projects/demo (sign in as %s)", d.api.URL, reviewer)
+	if !d.serve {
+		d.say("   it stops with the demo; run `gardener demo --serve` (make demo DEMO_FLAGS=--serve) to keep it up")
+		return nil
+	}
+	d.say("   serving until interrupted")
+	<-d.ctx.Done()
+	return nil
 }
 
 func (d *demo) seed() error {

@@ -41,6 +41,7 @@ func TestDemo(t *testing.T) {
 		"== 1. Baseline", "== 2. The app drifts", "repaired", "== 3. The next scheduled run", "triage cart-total: app-bug",
 		"== 4. The project switches to proposing", "Nothing has been swept yet", "== 5.", "staged prop-",
 		"approved prop-", "dismissed prop-", "the row is stale", "reverted run-", "== 8. Summary", "every demo check passed",
+		"Review console: http://127.0.0.1:",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the demo never says %q", want)

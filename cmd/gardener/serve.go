@@ -98,6 +98,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		_ = srv.Shutdown(shut)
 	}()
 	fmt.Fprintf(c.stdout, "local stack: API on http://%s (Authorization: Bearer %s)\n", *listen, stack.DevToken("you@example.com", "*"))
+	fmt.Fprintf(c.stdout, "review console: http://%s/console\n", *listen)
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return c.fail("serve", exitFailure, err)
 	}

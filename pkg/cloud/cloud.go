@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/dynamo"
 	"github.com/driftgardener/gardener/pkg/eventbridge"
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -114,6 +115,14 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 	if bus := os.Getenv("EVENT_BUS_NAME"); bus != "" {
 		if s.Events, err = eventbridge.New(cfg, bus); err != nil {
 			return s, err
+		}
+	}
+	if base, key := os.Getenv("CONSOLE_URL"), os.Getenv("CONSOLE_SESSION_KEY"); base != "" && key != "" {
+		// The console signs people in with the identity provider whose JWTs the API accepts.
+		oidc := &console.OIDC{Issuer: os.Getenv("CONSOLE_ISSUER"), ClientID: os.Getenv("CONSOLE_CLIENT_ID"),
+			RedirectURL: strings.TrimSuffix(base, "/") + console.Prefix + "/callback"}
+		if s.ConsoleAuth, err = console.NewAuth([]byte(key), true, oidc); err != nil {
+			return s, fmt.Errorf("CONSOLE_SESSION_KEY: %w", err)
 		}
 	}
 	for _, p := range strings.Split(os.Getenv("RADAR_PROJECTS"), ",") {

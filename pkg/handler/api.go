@@ -18,6 +18,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/radar"
@@ -59,13 +60,13 @@ var routes = []route{
 }
 
 // Routes are the patterns the API serves ("GET /projects/{projectId}/queue"), in the form of
-// the HttpApi's route keys.
+// the HttpApi's route keys: the API's, then the review console's pages.
 func Routes() []string {
 	out := make([]string, len(routes))
 	for i, r := range routes {
 		out[i] = r.pattern
 	}
-	return out
+	return append(out, consoleRoutes()...)
 }
 
 // APIDeps are the review API's dependencies: the store, the models a project may choose (a
@@ -78,6 +79,10 @@ type APIDeps struct {
 	Starter  Starter
 	// RepairMachine is the repair state machine the API starts for the manual ladder.
 	RepairMachine string
+	// ConsoleAuth signs people in to the review console; without it the console is not served.
+	ConsoleAuth *console.Auth
+	// ConsoleProjects are the projects the console offers a caller allowed every project.
+	ConsoleProjects []string
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -98,6 +103,9 @@ func NewAPI(d APIDeps) (*API, error) {
 	a := &API{APIDeps: d, mux: http.NewServeMux()}
 	for _, rt := range routes {
 		a.mux.Handle(rt.pattern, a.handle(rt))
+	}
+	if err := a.mountConsole(); err != nil {
+		return nil, err
 	}
 	a.gateway = httpadapter.NewV2(http.HandlerFunc(a.fromGateway))
 	return a, nil

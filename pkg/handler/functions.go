@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
@@ -23,6 +24,8 @@ type Services struct {
 	RepairMachine string
 	// RadarProjects are the projects the scheduled radar sweeps.
 	RadarProjects []string
+	// ConsoleAuth signs people in to the review console the API serves; nil serves no console.
+	ConsoleAuth *console.Auth
 	// BaseURLs maps a project to the base URL its tests replay against; empty uses the
 	// project's first allowed origin.
 	BaseURLs map[string]string
@@ -43,7 +46,8 @@ func (s Services) replay() ReplayDeps {
 	return ReplayDeps{StoreDeps: s.store(), Runner: s.Runner, Models: s.Models, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout}
 }
 func (s Services) api() APIDeps {
-	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine}
+	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
+		ConsoleAuth: s.ConsoleAuth, ConsoleProjects: s.RadarProjects}
 }
 
 // Function is one Lambda of template.yaml: its logical id, the directory of its main package

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/handler"
 )
 
@@ -27,7 +28,8 @@ const maxBody = 1 << 20
 // Handler serves the review API's router directly, in front of it doing what API Gateway does:
 // a route the API does not have is 404 before anything else, a body over the payload limit is
 // refused, and the JWT authorizer's part is played with development tokens, whose claims go
-// where the API reads a verified JWT's. Before all that, a request whose Host is not a loopback
+// where the API reads a verified JWT's; the console's routes, which have no authorizer, go
+// straight to the router. Before all that, a request whose Host is not a loopback
 // name with the port it came in on is refused (421), so a web page whose name was rebound to
 // 127.0.0.1 cannot drive the API with a development token.
 func (s *Stack) Handler() http.Handler {
@@ -46,6 +48,11 @@ func (s *Stack) Handler() http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.URL.Path == console.Prefix || strings.HasPrefix(r.URL.Path, console.Prefix+"/") {
+			// The console's routes have no JWT authorizer: the console signs people in itself.
+			s.api.ServeHTTP(w, r)
+			return
+		}
 		claims, ok := devClaims(r.Header.Get("Authorization"))
 		if !ok {
 			// The JWT authorizer answers before the function runs.

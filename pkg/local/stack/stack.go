@@ -21,6 +21,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/asl"
@@ -91,6 +92,13 @@ func New(cfg Config) (*Stack, error) {
 	s.Scheduler = eventbus.NewScheduler(cfg.Services.Now)
 	s.services = cfg.Services
 	s.services.Notifier, s.services.Events, s.services.Starter = s, s, s
+	if s.services.ConsoleAuth == nil {
+		// The local console signs people in with development identities, as the local API
+		// takes development tokens.
+		if s.services.ConsoleAuth, err = console.DevAuth(); err != nil {
+			return nil, err
+		}
+	}
 	if s.services.RepairMachine == "" {
 		// The API function names the machine it starts in its environment, as in AWS.
 		if f, ok := tpl.Functions["ApiFunction"]; ok {

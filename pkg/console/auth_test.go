@@ -1,0 +1,245 @@
+package console_test
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// client is a browser without a browser: a cookie jar, no redirects followed.
+type client struct {
+	t    *testing.T
+	base string
+	http *http.Client
+}
+
+func newClient(t *testing.T, base string) *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{t: t, base: base, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (c *client) do(method, path string, form url.Values, header http.Header) (int, string, http.Header) {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf reads the CSRF token of the page's forms.
+func (c *client) csrf(path string) string {
+	c.t.Helper()
+	status, body, _ := c.do("GET", path, nil, nil)
+	m := csrfField.FindStringSubmatch(body)
+	if status != http.StatusOK || m == nil {
+		c.t.Fatalf("GET %s: %d, no CSRF token in %.300s", path, status, body)
+	}
+	return m[1]
+}
+
+func (c *client) signIn(email, projects string) {
+	c.t.Helper()
+	tok := c.csrf("/console/signin")
+	status, body, h := c.do("POST", "/console/signin", url.Values{"csrf": {tok}, "email": {email}, "projects": {projects}, "next": {"/console"}}, nil)
+	if status != http.StatusSeeOther {
+		c.t.Fatalf("signing in: %d %s", status, body)
+	}
+	var session string
+	for _, ck := range h.Values("Set-Cookie") {
+		if strings.HasPrefix(ck, "gardener_session=") {
+			session = ck
+		}
+	}
+	for _, want := range []string{"HttpOnly", "SameSite=Lax", "Path=/console"} {
+		if !strings.Contains(session, want) {
+			c.t.Errorf("the session cookie %q lacks %s", session, want)
+		}
+	}
+}
+
+// TestFormsNeedTheSessionsToken: every POST needs the CSRF token of its own session and, when
+// the browser names one, this console as its origin; a refused POST changes nothing.
+func TestFormsNeedTheSessionsToken(t *testing.T) {
+	w := seed(t)
+	srv := serve(t, w)
+	ann := newClient(t, srv.URL)
+	ann.signIn("ann@example.com", "shop")
+	annTok := ann.csrf("/console/projects/shop")
+	eve := newClient(t, srv.URL)
+	eve.signIn("eve@example.com", "shop")
+	eveTok := eve.csrf("/console/projects/shop")
+	for _, tc := range []struct {
+		name   string
+		form   url.Values
+		header http.Header
+	}{
+		{"no token", url.Values{}, nil},
+		{"another session's token", url.Values{"csrf": {eveTok}}, nil},
+		{"a forged token", url.Values{"csrf": {"x" + annTok[1:]}}, nil},
+		{"another origin", url.Values{"csrf": {annTok}}, http.Header{"Origin": {"http://evil.example"}}},
+	} {
+		status, body, _ := ann.do("POST", "/console/proposals/p-approve/approve", tc.form, tc.header)
+		if status != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403: %.200s", tc.name, status, body)
+		}
+	}
+	if p, _ := w.store.Proposal(context.Background(), "p-approve"); p.Status != gardener.ProposalProposed {
+		t.Fatalf("a refused POST changed the proposal: %s", p.Status)
+	}
+	status, body, _ := ann.do("POST", "/console/proposals/p-approve/approve", url.Values{"csrf": {annTok}}, http.Header{"Origin": {srv.URL}})
+	if status != http.StatusSeeOther {
+		t.Fatalf("the session's own token: %d %.300s", status, body)
+	}
+	// Signing in is guarded too: a form posted from elsewhere signs nobody in.
+	mallory := newClient(t, srv.URL)
+	if status, _, _ := mallory.do("POST", "/console/signin", url.Values{"csrf": {"guess"}, "email": {"m@example.com"}, "projects": {"*"}}, nil); status != http.StatusForbidden {
+		t.Errorf("a sign-in without the form's cookie: %d, want 403", status)
+	}
+}
+
+// TestPagesAreAuthorizedPerProject: signed out, a page sends the browser to sign in and a form
+// is refused; signed in, another project's objects answer as ones that do not exist, for
+// pages and actions alike; a tampered session is no session; sign-in returns only inside the
+// console.
+func TestPagesAreAuthorizedPerProject(t *testing.T) {
+	w := seed(t)
+	srv := serve(t, w)
+	anon := newClient(t, srv.URL)
+	status, _, h := anon.do("GET", "/console/tests/revert-me", nil, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/console/signin?next=%2Fconsole%2Ftests%2Frevert-me" {
+		t.Errorf("signed out: %d to %q, want 303 to the sign-in page", status, h.Get("Location"))
+	}
+	if status, _, _ := anon.do("POST", "/console/repairs/"+w.repairs["revert-me"]+"/revert", url.Values{"confirm": {"yes"}}, nil); status != http.StatusUnauthorized {
+		t.Errorf("a signed-out revert: %d, want 401", status)
+	}
+	if status, _, h := anon.do("GET", "/console/signin?next=//evil.example/x", nil, nil); status != http.StatusOK || strings.Contains(h.Get("Location"), "evil") {
+		t.Errorf("sign-in with an outside next: %d %q", status, h.Get("Location"))
+	}
+	if _, body, _ := anon.do("GET", "/console/signin?next=https://evil.example/", nil, nil); strings.Contains(body, "evil.example") {
+		t.Error("the sign-in form carries an outside next")
+	}
+
+	eve := newClient(t, srv.URL)
+	eve.signIn("eve@example.com", "other")
+	eveTok := eve.csrf("/console")
+	for _, path := range []string{"/console/projects/shop", "/console/projects/shop/tests", "/console/projects/shop/settings", "/console/tests/revert-me", "/console/runs/" + w.failedRun} {
+		status, body, _ := eve.do("GET", path, nil, nil)
+		if status != http.StatusNotFound || strings.Contains(body, "Log in") {
+			t.Errorf("another project's %s: %d, want 404 telling nothing", path, status)
+		}
+	}
+	for _, path := range []string{"/console/proposals/p-approve/approve", "/console/proposals/p-dismiss/dismiss", "/console/repairs/" + w.repairs["review-me"] + "/reviewed"} {
+		if status, _, _ := eve.do("POST", path, url.Values{"csrf": {eveTok}}, nil); status != http.StatusNotFound {
+			t.Errorf("another project's POST %s: %d, want 404", path, status)
+		}
+	}
+	ctx := context.Background()
+	if p, _ := w.store.Proposal(ctx, "p-approve"); p.Status != gardener.ProposalProposed {
+		t.Errorf("another project's visitor changed proposal p-approve: %s", p.Status)
+	}
+	if r, _ := w.store.Repair(ctx, w.repairs["review-me"]); !r.Badge {
+		t.Error("another project's visitor marked a repair reviewed")
+	}
+
+	// A session cookie with its identity changed is no session.
+	u, _ := url.Parse(srv.URL + "/console")
+	for _, ck := range eve.http.Jar.Cookies(u) {
+		if ck.Name == "gardener_session" {
+			// The identity with another project added, under the old signature.
+			_, sig, _ := strings.Cut(ck.Value, ".")
+			forged := base64.RawURLEncoding.EncodeToString([]byte(`{"id":"eve@example.com","projects":["other","shop"],"exp":9999999999}`)) + "." + sig
+			eve.http.Jar.SetCookies(u, []*http.Cookie{{Name: "gardener_session", Value: forged, Path: "/console"}})
+		}
+	}
+	if status, _, _ := eve.do("GET", "/console/projects/shop", nil, nil); status != http.StatusSeeOther {
+		t.Errorf("a tampered session: %d, want 303 to sign in", status)
+	}
+}
+
+// TestActionsAnswerAsTheAPI: the settings form is validated and conditional like PUT
+// /settings, a revert needs its confirmation, and the manual ladder refuses a control run.
+func TestActionsAnswerAsTheAPI(t *testing.T) {
+	w := seed(t)
+	srv := serve(t, w)
+	ctx := context.Background()
+	ann := newClient(t, srv.URL)
+	ann.signIn("ann@example.com", "shop")
+	tok := ann.csrf("/console/projects/shop/settings")
+
+	status, body, _ := ann.do("POST", "/console/projects/shop/settings", url.Values{"csrf": {tok}, "version": {"0"}, "model": {"nonsense:model"}, "radar": {"on"}}, nil)
+	if status != http.StatusBadRequest || !strings.Contains(body, "nonsense") {
+		t.Errorf("an unknown model: %d, want 400 naming it: %.400s", status, body)
+	}
+	// Someone else changes the project after the form was rendered at version 0.
+	if _, err := w.store.UpdateProject(ctx, "shop", func(p *gardener.Project) error { p.Model = ""; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	status, body, _ = ann.do("POST", "/console/projects/shop/settings", url.Values{"csrf": {tok}, "version": {"0"}, "model": {"builtin"}, "autoRepair": {"on"}}, nil)
+	if status != http.StatusPreconditionFailed || !strings.Contains(body, "Someone changed these settings") {
+		t.Errorf("a stale form: %d, want 412 saying so: %.400s", status, body)
+	}
+	if p, _ := w.store.Project(ctx, "shop"); p.AutoRepair || p.Model != "" {
+		t.Errorf("a stale form overwrote the settings: %+v", p)
+	}
+
+	if status, _, _ := ann.do("POST", "/console/repairs/"+w.repairs["revert-me"]+"/revert", url.Values{"csrf": {tok}}, nil); status != http.StatusBadRequest {
+		t.Errorf("an unconfirmed revert: %d, want 400", status)
+	}
+	if tst, _ := w.store.Test(ctx, "revert-me"); tst.Version != 2 {
+		t.Errorf("an unconfirmed revert changed the test to version %d", tst.Version)
+	}
+
+	status, body, _ = ann.do("POST", "/console/runs/"+w.control+"/repair", url.Values{"csrf": {tok}, "rung": {"suggest-fix"}}, nil)
+	if status != http.StatusForbidden || !strings.Contains(body, "negative control run") {
+		t.Errorf("a manual repair of a control run: %d, want 403 saying why: %.400s", status, body)
+	}
+	if status, _, _ := ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"everything"}}, nil); status != http.StatusBadRequest {
+		t.Errorf("an unknown rung: %d, want 400", status)
+	}
+	// Diagnose starts the repair machine through the manual route; the run page shows the
+	// execution it started and its state.
+	status, _, h := ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"diagnose-drift"}}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/console/runs/"+w.failedRun+"?done=started" {
+		t.Fatalf("asking for a diagnosis: %d to %q", status, h.Get("Location"))
+	}
+	xs, err := w.store.RunExecutions(ctx, w.failedRun)
+	if err != nil || len(xs) != 1 || xs[0].By != "ann@example.com" {
+		t.Fatalf("the executions recorded for the run: %+v, %v", xs, err)
+	}
+	if _, body, _ := ann.do("GET", "/console/runs/"+w.failedRun+"?done=started", nil, nil); !strings.Contains(body, xs[0].ID) || !strings.Contains(body, "asked by ann@example.com") {
+		t.Errorf("the run page does not show execution %s", xs[0].ID)
+	}
+
+	// Every answer carries the security headers.
+	_, _, h = ann.do("GET", "/console/projects/shop", nil, nil)
+	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || h.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("security headers: CSP %q, X-Frame-Options %q", csp, h.Get("X-Frame-Options"))
+	}
+}

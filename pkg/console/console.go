@@ -1,0 +1,248 @@
+// Package console is the review console: server-rendered pages (html/template, embedded
+// assets, no build step) where people see and decide what the gardener did. The pages call the
+// same domain services as the review API (the store, the lifecycle, the radar's queue) and the
+// API's own operations for what the API does beyond them (settings with their validation and
+// optimistic concurrency, the manual ladder, a revert's notification). The router in
+// pkg/handler mounts Routes beside the API's routes; it authorizes every page per project
+// exactly as it authorizes the API, and this package checks who is signed in and the CSRF token
+// of every POST.
+package console
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/radar"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// Prefix is where the console is served; every console route starts with it.
+const Prefix = "/console"
+
+// Settings are what the settings form changes of a project.
+type Settings struct {
+	AutoRepair bool
+	Radar      bool
+	Model      string
+}
+
+// Actions are the review API's own operations the pages reuse, so a page and an API call
+// answer alike: the same validation, the same concurrency rules, the same notifications. An
+// error the API answered with is an *ActionError.
+type Actions interface {
+	// UpdateSettings changes a project's settings if the project is still at version.
+	UpdateSettings(ctx context.Context, by Identity, projectID string, version int, s Settings) (gardener.Project, error)
+	// StartRepair starts the manual ladder (all of it when rungs is empty) on a failed run and
+	// returns the execution's id.
+	StartRepair(ctx context.Context, by Identity, runID string, rungs []gardener.Strategy) (string, error)
+	// ExecutionStatus is an execution's status (RUNNING, SUCCEEDED, FAILED, …).
+	ExecutionStatus(ctx context.Context, executionID string) (string, error)
+	// Revert reverts a repair and announces it, as the API's confirmed revert does.
+	Revert(ctx context.Context, by Identity, repairID string) (lifecycle.Reverted, error)
+}
+
+// ActionError is an answer of the API other than success: its HTTP status and its message.
+type ActionError struct {
+	Status  int
+	Message string
+}
+
+func (e *ActionError) Error() string { return e.Message }
+
+// Deps are the console's dependencies.
+type Deps struct {
+	Store   gardener.Store
+	Actions Actions
+	Auth    *Auth
+	// Projects are projects a caller allowed every project ("*") is offered on the first page;
+	// the store lists no projects, so these are the ones the deployment knows of.
+	Projects []string
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Console serves the pages.
+type Console struct {
+	Deps
+	pages  map[string]*template.Template
+	assets http.Handler
+}
+
+// New builds the console; its templates are parsed here, so a broken one fails the cold start.
+func New(d Deps) (*Console, error) {
+	var missing []string
+	if d.Store == nil {
+		missing = append(missing, "Store")
+	}
+	if d.Actions == nil {
+		missing = append(missing, "Actions")
+	}
+	if d.Auth == nil {
+		missing = append(missing, "Auth")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("the console is built without %v", missing)
+	}
+	pages, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	sub, err := fs.Sub(assetFS, "assets")
+	if err != nil {
+		return nil, fmt.Errorf("console assets: %w", err)
+	}
+	c := &Console{Deps: d, pages: pages, assets: http.StripPrefix(Prefix+"/assets/", http.FileServer(http.FS(sub)))}
+	return c, nil
+}
+
+func (c *Console) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Console) log() *slog.Logger {
+	if c.Log != nil {
+		return c.Log
+	}
+	return slog.Default()
+}
+
+func (c *Console) life() *lifecycle.Service { return lifecycle.New(c.Store, c.Now) }
+
+func (c *Console) radar() *radar.Radar { return &radar.Radar{Store: c.Store, Now: c.Now, Log: c.log()} }
+
+// Access says what a route asks of its visitor before it is served.
+type Access int
+
+// Accesses.
+const (
+	// Public routes are served to anyone: signing in and the static assets.
+	Public Access = iota
+	// SignedIn routes need a signed-in visitor but name no project's object.
+	SignedIn
+	// Authorized routes name an object (a project, test, run, proposal or repair); the router
+	// serves them only to a visitor who may act on its project.
+	Authorized
+)
+
+// Page serves one console route to an authorized visitor.
+type Page func(c *Console, w http.ResponseWriter, r *http.Request, v Visitor)
+
+// Route is one console route: a net/http pattern, what it asks of the visitor, and its page.
+type Route struct {
+	Pattern string
+	Access  Access
+	Page    Page
+}
+
+// Routes are the console's routes. The router in pkg/handler mounts them beside the API's.
+func Routes() []Route {
+	return []Route{
+		{"GET " + Prefix, SignedIn, (*Console).home},
+		{"GET " + Prefix + "/assets/{asset}", Public, (*Console).asset},
+		{"GET " + Prefix + "/signin", Public, (*Console).signInPage},
+		{"POST " + Prefix + "/signin", Public, (*Console).signIn},
+		{"GET " + Prefix + "/callback", Public, (*Console).callback},
+		{"POST " + Prefix + "/signout", SignedIn, (*Console).signOut},
+		{"GET " + Prefix + "/projects/{projectId}", Authorized, (*Console).radarPage},
+		{"GET " + Prefix + "/projects/{projectId}/tests", Authorized, (*Console).testsPage},
+		{"GET " + Prefix + "/projects/{projectId}/settings", Authorized, (*Console).settingsPage},
+		{"POST " + Prefix + "/projects/{projectId}/settings", Authorized, (*Console).saveSettings},
+		{"GET " + Prefix + "/tests/{testId}", Authorized, (*Console).testPage},
+		{"GET " + Prefix + "/runs/{runId}", Authorized, (*Console).runPage},
+		{"POST " + Prefix + "/runs/{runId}/repair", Authorized, (*Console).startRepair},
+		{"POST " + Prefix + "/proposals/{proposalId}/approve", Authorized, (*Console).approve},
+		{"POST " + Prefix + "/proposals/{proposalId}/dismiss", Authorized, (*Console).dismiss},
+		{"POST " + Prefix + "/repairs/{repairId}/revert", Authorized, (*Console).revert},
+		{"POST " + Prefix + "/repairs/{repairId}/reviewed", Authorized, (*Console).reviewed},
+	}
+}
+
+// Visitor is who a page is served to: the signed-in identity, the project the router authorized
+// (for Authorized routes), and the CSRF token its forms carry.
+type Visitor struct {
+	Identity
+	Project string
+	CSRF    string
+}
+
+// Authorize finds the project of the object a request names and checks the identity may act on
+// it; an error is answered as the API answers it (not found, for an object of another project).
+type Authorize func(r *http.Request, who Identity) (projectID string, err error)
+
+// Handler serves one route: it checks the visitor is signed in (else sends them to sign in),
+// checks the CSRF token of a POST, asks authorize for an Authorized route, and serves the page.
+// Every answer carries the console's security headers.
+func (c *Console) Handler(rt Route, authorize Authorize) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		secure(w)
+		if rt.Access == Public {
+			rt.Page(c, w, r, Visitor{})
+			return
+		}
+		who, err := c.Auth.Identify(r)
+		if err != nil {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, signInURL(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			c.problem(w, r, Visitor{}, http.StatusUnauthorized, "You are not signed in, or your session ended. Sign in and try again.")
+			return
+		}
+		v := Visitor{Identity: who, CSRF: c.Auth.CSRFToken(r, who)}
+		if r.Method == http.MethodPost {
+			if err := c.checkCSRF(r, v); err != nil {
+				c.log().Warn("console: csrf refused", "caller", who.ID, "path", r.URL.Path, "error", err.Error())
+				c.problem(w, r, v, http.StatusForbidden, "This form is out of date or did not come from the console ("+err.Error()+"). Reload the page and try again.")
+				return
+			}
+		}
+		if rt.Access == Authorized {
+			project, err := authorize(r, who)
+			if err != nil {
+				status := http.StatusInternalServerError
+				if errors.Is(err, gardener.ErrNotFound) {
+					status = http.StatusNotFound
+				} else if ae := (*ActionError)(nil); errors.As(err, &ae) {
+					status = ae.Status
+				}
+				c.problem(w, r, v, status, err.Error())
+				return
+			}
+			v.Project = project
+		}
+		c.log().Info("console", "route", rt.Pattern, "caller", who.ID, "project", v.Project)
+		rt.Page(c, w, r, v)
+	})
+}
+
+// secure sets the headers every console answer carries: scripts and styles from the console
+// only (no inline script can run, whatever a page shows), no framing, no sniffing.
+func secure(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+func (c *Console) asset(w http.ResponseWriter, r *http.Request, _ Visitor) {
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	c.assets.ServeHTTP(w, r)
+}

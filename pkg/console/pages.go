@@ -1,0 +1,303 @@
+package console
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// timeLayout is how the pages write a time (always UTC, said so).
+const timeLayout = "2006-01-02 15:04 UTC"
+
+// page is what the layout renders around a page's own content.
+type page struct {
+	Title   string
+	Visitor Visitor
+	// Project is the project the navigation links to; Section is the one the page is in.
+	Project string
+	Section string
+	Data    any
+}
+
+// pageNames are the templates that are pages; each is parsed with the layout.
+var pageNames = []string{"home", "signin", "problem", "radar", "tests", "test", "run", "settings"}
+
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.UTC().Format(timeLayout)
+	},
+	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"short": func(d time.Duration) string { return d.Round(time.Minute).String() },
+	"join":  strings.Join,
+	// path escapes an id for a URL path segment, so an id with "/", "?" or "#" in it still
+	// names its object.
+	"path":  url.PathEscape,
+	"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
+	"status": func(s gardener.TestStatus) string {
+		return string(s)
+	},
+}
+
+func parseTemplates() (map[string]*template.Template, error) {
+	out := map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("console template %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// render writes a page; it renders into a buffer first, so a template error answers 500 rather
+// than half a page.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	var b bytes.Buffer
+	if err := c.pages[name].Execute(&b, p); err != nil {
+		c.log().Error("console: render", "page", name, "path", r.URL.Path, "error", err.Error())
+		http.Error(w, "rendering the page failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// problem answers with a page saying what went wrong.
+func (c *Console) problem(w http.ResponseWriter, r *http.Request, v Visitor, status int, msg string) {
+	c.render(w, r, status, "problem", page{Title: http.StatusText(status), Visitor: v, Project: v.Project, Data: struct {
+		Status  int
+		Message string
+		Back    string
+	}{status, msg, back(r)}})
+}
+
+// back is the console page a problem links back to: the page the form was on.
+func back(r *http.Request) string {
+	if ref, err := url.Parse(r.Referer()); err == nil && ref.Host == r.Host {
+		return safeNext(ref.RequestURI())
+	}
+	return Prefix
+}
+
+// failed answers a domain error with its status and message.
+func (c *Console) failed(w http.ResponseWriter, r *http.Request, v Visitor, err error) {
+	c.problem(w, r, v, statusOf(err), err.Error())
+}
+
+func statusOf(err error) int {
+	var ae *ActionError
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status
+	case errors.Is(err, gardener.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, gardener.ErrIneligible):
+		return http.StatusForbidden
+	}
+	return http.StatusInternalServerError
+}
+
+// done sends the browser back to a page after an action, with a notice the page shows. The
+// notice is one of a fixed set, chosen by key, so nothing a request carries is reflected.
+func done(w http.ResponseWriter, r *http.Request, to, notice string) {
+	http.Redirect(w, r, to+"?done="+url.QueryEscape(notice), http.StatusSeeOther)
+}
+
+var notices = map[string]string{
+	"approved":  "Approved and applied: the fix is written to the test and records who approved it.",
+	"dismissed": "Dismissed: the fix is not proposed again unless the test or the app changes.",
+	"reverted":  "Reverted: the pre-repair steps are back.",
+	"reviewed":  "Marked reviewed: the Auto-repaired badge is cleared and the fix stays.",
+	"saved":     "Settings saved.",
+	"started":   "Started: the execution's state is below.",
+}
+
+func flash(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
+
+func (c *Console) home(w http.ResponseWriter, r *http.Request, v Visitor) {
+	type entry struct{ ID, Name string }
+	var list []entry
+	ids := v.Projects
+	if v.May("*") {
+		ids = c.Projects
+	}
+	for _, id := range ids {
+		if id == "*" {
+			continue
+		}
+		p, err := c.Store.Project(r.Context(), id)
+		if err != nil {
+			continue
+		}
+		list = append(list, entry{p.ID, p.Name})
+	}
+	c.render(w, r, http.StatusOK, "home", page{Title: "Projects", Visitor: v, Data: struct {
+		Projects []entry
+		Any      bool
+	}{list, v.May("*")}})
+}
+
+func (c *Console) radarPage(w http.ResponseWriter, r *http.Request, v Visitor) {
+	rv, err := c.radarView(r.Context(), v.Project)
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	rv.Flash = flash(r)
+	c.render(w, r, http.StatusOK, "radar", page{Title: "App radar — " + rv.Project.Name, Visitor: v, Project: v.Project, Section: "radar", Data: rv})
+}
+
+func (c *Console) testsPage(w http.ResponseWriter, r *http.Request, v Visitor) {
+	q := r.URL.Query()
+	f := testFilter{Repaired: q.Get("repaired") != "", Review: q.Get("review") != "", Risk: q.Get("risk") != "", Status: q.Get("status")}
+	if f.Status != "" && !slices.Contains(testStatuses, gardener.TestStatus(f.Status)) {
+		c.problem(w, r, v, http.StatusBadRequest, fmt.Sprintf("status %q is not one of draft, pending, active, rejected, archived", f.Status))
+		return
+	}
+	tv, err := c.testsView(r.Context(), v.Project, f)
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "tests", page{Title: "Tests — " + tv.Project.Name, Visitor: v, Project: v.Project, Section: "tests", Data: tv})
+}
+
+func (c *Console) testPage(w http.ResponseWriter, r *http.Request, v Visitor) {
+	tv, err := c.testView(r.Context(), r.PathValue("testId"))
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	tv.Flash = flash(r)
+	c.render(w, r, http.StatusOK, "test", page{Title: "Test — " + tv.Test.Name, Visitor: v, Project: v.Project, Section: "tests", Data: tv})
+}
+
+func (c *Console) runPage(w http.ResponseWriter, r *http.Request, v Visitor) {
+	rv, err := c.runView(r.Context(), r.PathValue("runId"))
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	rv.Flash = flash(r)
+	c.render(w, r, http.StatusOK, "run", page{Title: "Run " + rv.Run.ID, Visitor: v, Project: v.Project, Section: "tests", Data: rv})
+}
+
+type settingsView struct {
+	Project gardener.Project
+	Error   string
+	Flash   string
+}
+
+func (c *Console) settingsPage(w http.ResponseWriter, r *http.Request, v Visitor) {
+	p, err := c.Store.Project(r.Context(), v.Project)
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "settings", page{Title: "Settings — " + p.Name, Visitor: v, Project: v.Project, Section: "settings", Data: settingsView{Project: p, Flash: flash(r)}})
+}
+
+// saveSettings changes the settings through the API's own update: the model is checked, and the
+// write is conditional on the version the form was rendered from, so a change someone made
+// meanwhile is shown rather than overwritten.
+func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v Visitor) {
+	version, err := strconv.Atoi(r.PostFormValue("version"))
+	if err != nil {
+		c.problem(w, r, v, http.StatusBadRequest, fmt.Sprintf("settings: version %q is not a number", r.PostFormValue("version")))
+		return
+	}
+	s := Settings{AutoRepair: r.PostFormValue("autoRepair") == "on", Radar: r.PostFormValue("radar") == "on", Model: strings.TrimSpace(r.PostFormValue("model"))}
+	_, err = c.Actions.UpdateSettings(r.Context(), v.Identity, v.Project, version, s)
+	if err == nil {
+		done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project)+"/settings", "saved")
+		return
+	}
+	p, perr := c.Store.Project(r.Context(), v.Project)
+	if perr != nil {
+		c.failed(w, r, v, perr)
+		return
+	}
+	msg := err.Error()
+	status := statusOf(err)
+	if status == http.StatusPreconditionFailed {
+		msg = "Someone changed these settings after you opened the page. The form now shows the current settings; make your change again."
+	} else {
+		// Keep what the person entered, beside the error.
+		p.AutoRepair, p.Radar, p.Model = s.AutoRepair, s.Radar, s.Model
+	}
+	c.render(w, r, status, "settings", page{Title: "Settings — " + p.Name, Visitor: v, Project: v.Project, Section: "settings", Data: settingsView{Project: p, Error: msg}})
+}
+
+func (c *Console) approve(w http.ResponseWriter, r *http.Request, v Visitor) {
+	if _, err := c.life().Approve(r.Context(), r.PathValue("proposalId"), v.ID); err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project), "approved")
+}
+
+func (c *Console) dismiss(w http.ResponseWriter, r *http.Request, v Visitor) {
+	if _, err := c.life().Dismiss(r.Context(), r.PathValue("proposalId"), v.ID); err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project), "dismissed")
+}
+
+func (c *Console) revert(w http.ResponseWriter, r *http.Request, v Visitor) {
+	if r.PostFormValue("confirm") != "yes" {
+		c.problem(w, r, v, http.StatusBadRequest, "A revert must be confirmed: open the repair's Revert and confirm it.")
+		return
+	}
+	rv, err := c.Actions.Revert(r.Context(), v.Identity, r.PathValue("repairId"))
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	done(w, r, Prefix+"/tests/"+url.PathEscape(rv.Test.ID), "reverted")
+}
+
+func (c *Console) reviewed(w http.ResponseWriter, r *http.Request, v Visitor) {
+	rep, err := c.life().MarkReviewed(r.Context(), r.PathValue("repairId"), v.ID)
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	done(w, r, Prefix+"/tests/"+url.PathEscape(rep.TestID), "reviewed")
+}
+
+// startRepair asks for Suggest fix, Diagnose or the whole ladder on a failed run.
+func (c *Console) startRepair(w http.ResponseWriter, r *http.Request, v Visitor) {
+	var rungs []gardener.Strategy
+	switch ask := r.PostFormValue("rung"); ask {
+	case "ladder":
+	case string(gardener.StrategySuggestFix), string(gardener.StrategyDiagnose):
+		rungs = []gardener.Strategy{gardener.Strategy(ask)}
+	default:
+		c.problem(w, r, v, http.StatusBadRequest, fmt.Sprintf("rung %q is not suggest-fix, diagnose-drift or ladder", ask))
+		return
+	}
+	runID := r.PathValue("runId")
+	if _, err := c.Actions.StartRepair(r.Context(), v.Identity, runID, rungs); err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	done(w, r, Prefix+"/runs/"+url.PathEscape(runID), "started")
+}

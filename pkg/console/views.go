@@ -1,0 +1,493 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/radar"
+)
+
+// opView is one diff entry as a page shows it: what the op does, the step before and after in
+// their one-line form, and the change class the proof computed for it.
+type opView struct {
+	Op     gardener.OpKind
+	Label  string
+	Before string
+	After  string
+	Class  gardener.ChangeClass
+	Detail string
+	Inner  []opView
+}
+
+// ops renders diff entries with the change classes the proof computed.
+func ops(entries []gardener.DiffEntry, v gardener.Verdict) []opView {
+	out := make([]opView, 0, len(entries))
+	for _, e := range entries {
+		o := opView{Op: e.Op}
+		switch e.Op {
+		case gardener.OpInsert:
+			o.Label = "Insert before step " + e.Path
+		case gardener.OpReplace:
+			o.Label = "Replace step " + e.Path
+		case gardener.OpDelete:
+			o.Label = "Delete step " + e.Path
+		}
+		if e.Before != nil {
+			o.Before = e.Before.String()
+		}
+		if e.After != nil {
+			o.After = e.After.String()
+		}
+		if ch, ok := changeOf(v.Changes, e); ok {
+			o.Class, o.Detail = ch.Class, ch.Detail
+		}
+		for _, in := range e.Inner {
+			iv := opView{Label: "Step " + in.Path, Class: in.Class, Detail: in.Detail}
+			if in.Before != nil {
+				iv.Before = in.Before.String()
+			}
+			if in.After != nil {
+				iv.After = in.After.String()
+			}
+			o.Inner = append(o.Inner, iv)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// changeOf finds the classified change the proof recorded for a diff entry: the one of the same
+// step number whose before (or, for an insert, after) step is the entry's.
+func changeOf(changes []gardener.Change, e gardener.DiffEntry) (gardener.Change, bool) {
+	for _, c := range changes {
+		switch {
+		case e.Before != nil && c.Before != nil && c.Before.Equal(*e.Before):
+			return c, true
+		case e.Before == nil && c.Before == nil && e.After != nil && c.After != nil && c.After.Equal(*e.After):
+			return c, true
+		}
+	}
+	return gardener.Change{}, false
+}
+
+// noteView is one finding a reviewer must see, with the words that name it.
+type noteView struct {
+	Label string
+	Step  string
+	Text  string
+	// Hold marks a finding that keeps a fix from being applied without a person.
+	Hold bool
+}
+
+var noteLabels = map[gardener.NoteKind]string{
+	gardener.NotePageAtFailure:      "Page at failure",
+	gardener.NoteFlowChange:         "Flow change",
+	gardener.NoteBehaviorChange:     "Behaviour change",
+	gardener.NoteInsensitiveCheck:   "Insensitive check",
+	gardener.NoteRequirementNotKept: "NOT KEPT",
+	gardener.NoteUnverified:         "UNVERIFIED",
+	gardener.NoteIntentUnconfirmed:  "Intent not confirmed",
+}
+
+// notes lists a proof's findings: its notes, each requirement it does not keep, and why it is
+// UNVERIFIED.
+func notes(v gardener.Verdict) []noteView {
+	var out []noteView
+	if v.Unverified != "" {
+		out = append(out, noteView{Label: "UNVERIFIED", Text: v.Unverified, Hold: true})
+	}
+	for _, n := range v.Notes {
+		label := noteLabels[n.Kind]
+		if label == "" {
+			label = string(n.Kind)
+		}
+		out = append(out, noteView{Label: label, Step: n.Step, Text: n.Text, Hold: n.NeedsPerson()})
+	}
+	for _, r := range v.Contract.Requirements {
+		if !r.Kept {
+			out = append(out, noteView{Label: "NOT KEPT", Step: r.Step, Text: fmt.Sprintf("step %s %s %s on its last green run; the repaired test does not", r.Step, r.What, r.Detail), Hold: true})
+		}
+	}
+	return out
+}
+
+// classSummary is "2 repair, 1 review" in rising order of concern.
+func classSummary(changes []gardener.Change) string {
+	counts := gardener.Summarize(changes)
+	var parts []string
+	for _, c := range []gardener.ChangeClass{gardener.ClassRepair, gardener.ClassReview, gardener.ClassProtected} {
+		if counts[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
+		}
+	}
+	if len(parts) == 0 {
+		return "none recorded"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// proofView is what every proven fix shows beyond its diff.
+type proofView struct {
+	Ops       []opView
+	Notes     []noteView
+	Classes   string
+	Kept      int
+	Required  int
+	Sensitive int
+	Checks    int
+	Strategy  gardener.Strategy
+}
+
+func proof(diff []gardener.DiffEntry, v gardener.Verdict) proofView {
+	k, n := v.Contract.Kept()
+	return proofView{Ops: ops(diff, v), Notes: notes(v), Classes: classSummary(v.Changes), Kept: k, Required: n,
+		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy}
+}
+
+// rowView is one row of the staged queue.
+type rowView struct {
+	radar.QueueRow
+	Proof proofView
+}
+
+// atRiskView is one at-risk test with the app changes on the pages it visits.
+type atRiskView struct {
+	TestID    string
+	TestName  string
+	FirstSeen time.Time
+	LastSeen  time.Time
+	Changes   []gardener.AppChange
+}
+
+// passView is what the store keeps of the last staging pass: what it staged since the sweep,
+// and the at-risk tests still waiting (those beyond the pass's cap, or not yet dry-run).
+type passView struct {
+	SweptAt time.Time
+	Staged  []string
+	Waiting []string
+}
+
+type radarView struct {
+	Project gardener.Project
+	Queue   radar.Queue
+	Rows    []rowView
+	AtRisk  []atRiskView
+	Pass    passView
+	Flash   string
+}
+
+func (c *Console) radarView(ctx context.Context, projectID string) (radarView, error) {
+	p, err := c.Store.Project(ctx, projectID)
+	if err != nil {
+		return radarView{}, err
+	}
+	q, err := c.radar().Queue(ctx, projectID)
+	if err != nil {
+		return radarView{}, err
+	}
+	v := radarView{Project: p, Queue: q, Pass: passView{SweptAt: q.SweptAt}}
+	// The queue's rows summarize each proof; the diff's change classes are in the proposals.
+	open, err := c.Store.OpenProposals(ctx, projectID)
+	if err != nil {
+		return v, fmt.Errorf("queue of %s: %w", projectID, err)
+	}
+	verdicts := map[string]gardener.Verdict{}
+	for _, pr := range open {
+		verdicts[pr.ID] = pr.Verdict
+	}
+	for _, row := range q.Rows {
+		rv := rowView{QueueRow: row, Proof: proof(row.Diff, verdicts[row.ProposalID])}
+		v.Rows = append(v.Rows, rv)
+		if !q.SweptAt.IsZero() && !row.StagedAt.Before(q.SweptAt) {
+			v.Pass.Staged = append(v.Pass.Staged, row.TestID)
+		}
+	}
+	if len(q.AtRisk) > 0 {
+		var pages map[string][]string
+		var changes []gardener.AppChange
+		if b, err := c.Store.Baseline(ctx, projectID); err == nil {
+			pages = b.Tests
+			since := q.AtRisk[0].FirstSeen
+			for _, a := range q.AtRisk {
+				if a.FirstSeen.Before(since) {
+					since = a.FirstSeen
+				}
+			}
+			// A change is recorded by the sweep that finds it, a moment before the tests it
+			// implicates are marked.
+			if changes, err = c.Store.AppChanges(ctx, projectID, since.Add(-time.Hour)); err != nil {
+				return v, fmt.Errorf("app changes of %s: %w", projectID, err)
+			}
+		}
+		for _, a := range q.AtRisk {
+			av := atRiskView{TestID: a.TestID, FirstSeen: a.FirstSeen, LastSeen: a.LastSeen}
+			if t, err := c.Store.Test(ctx, a.TestID); err == nil {
+				av.TestName = t.Name
+			} else if !errors.Is(err, gardener.ErrNotFound) {
+				return v, fmt.Errorf("at-risk test %s: %w", a.TestID, err)
+			}
+			for _, ch := range changes {
+				if slices.Contains(pages[a.TestID], ch.URL) && !ch.At.After(a.LastSeen) {
+					av.Changes = append(av.Changes, ch)
+				}
+			}
+			v.AtRisk = append(v.AtRisk, av)
+			v.Pass.Waiting = append(v.Pass.Waiting, a.TestID)
+		}
+	}
+	return v, nil
+}
+
+// testRow is one test of the tests list.
+type testRow struct {
+	Test             gardener.Test
+	Badge            bool
+	RepairedThisWeek bool
+	NeedsReview      bool
+	AtRisk           bool
+	Proposal         string
+}
+
+// testFilter is the tests list's filters, from its query.
+type testFilter struct {
+	Repaired bool
+	Review   bool
+	Risk     bool
+	Status   string
+}
+
+func (f testFilter) keep(r testRow) bool {
+	return (!f.Repaired || r.RepairedThisWeek) && (!f.Review || r.NeedsReview) && (!f.Risk || r.AtRisk) &&
+		(f.Status == "" || string(r.Test.Status) == f.Status)
+}
+
+type testsView struct {
+	Project  gardener.Project
+	Filter   testFilter
+	Statuses []gardener.TestStatus
+	Rows     []testRow
+	Total    int
+}
+
+// testStatuses are the statuses the tests list filters by.
+var testStatuses = []gardener.TestStatus{gardener.StatusActive, gardener.StatusPending, gardener.StatusDraft, gardener.StatusRejected, gardener.StatusArchived}
+
+// week is what "repaired this week" looks back over.
+const week = 7 * 24 * time.Hour
+
+func (c *Console) testsView(ctx context.Context, projectID string, f testFilter) (testsView, error) {
+	p, err := c.Store.Project(ctx, projectID)
+	if err != nil {
+		return testsView{}, err
+	}
+	v := testsView{Project: p, Filter: f, Statuses: testStatuses}
+	tests, err := c.Store.Tests(ctx, projectID)
+	if err != nil {
+		return v, fmt.Errorf("tests of %s: %w", projectID, err)
+	}
+	repairs, err := c.life().RepairsSince(ctx, projectID, time.Time{})
+	if err != nil {
+		return v, err
+	}
+	open, err := c.Store.OpenProposals(ctx, projectID)
+	if err != nil {
+		return v, fmt.Errorf("queue of %s: %w", projectID, err)
+	}
+	atRisk, err := c.Store.AtRisk(ctx, projectID)
+	if err != nil {
+		return v, fmt.Errorf("at-risk tests of %s: %w", projectID, err)
+	}
+	weekAgo := c.now().Add(-week)
+	rows := map[string]*testRow{}
+	for _, t := range tests {
+		rows[t.ID] = &testRow{Test: t}
+	}
+	for _, r := range repairs {
+		row := rows[r.TestID]
+		if row == nil {
+			continue
+		}
+		if r.Badge && r.RevertedAt.IsZero() {
+			row.Badge, row.NeedsReview = true, true
+		}
+		if !r.At.Before(weekAgo) {
+			row.RepairedThisWeek = true
+		}
+	}
+	for _, pr := range open {
+		if row := rows[pr.TestID]; row != nil {
+			row.Proposal, row.NeedsReview = pr.ID, true
+		}
+	}
+	for _, a := range atRisk {
+		if row := rows[a.TestID]; row != nil {
+			row.AtRisk = true
+		}
+	}
+	v.Total = len(tests)
+	for _, t := range tests {
+		if row := rows[t.ID]; f.keep(*row) {
+			v.Rows = append(v.Rows, *row)
+		}
+	}
+	return v, nil
+}
+
+// stepView is one step of a test as its page lists it.
+type stepView struct {
+	Path  string
+	Text  string
+	Check bool
+	Depth int
+}
+
+func stepViews(steps []gardener.Step, prefix string, depth int) []stepView {
+	var out []stepView
+	for i, s := range steps {
+		path := fmt.Sprintf("%s%d", prefix, i+1)
+		out = append(out, stepView{Path: path, Text: s.String(), Check: s.IsCheck(), Depth: depth})
+		if len(s.Steps) > 0 {
+			out = append(out, stepViews(s.Steps, path+".", depth+1)...)
+		}
+	}
+	return out
+}
+
+// repairView is one repair of a test's history.
+type repairView struct {
+	gardener.Repair
+	Proof proofView
+	// Who is who approved or applied it, or "auto".
+	Who string
+	// Confirmation is the revert's confirmation text when the repair can be reverted; else
+	// NotRevertable says why not.
+	Confirmation  string
+	NotRevertable string
+}
+
+type testView struct {
+	Test     gardener.Test
+	Steps    []stepView
+	Badged   *repairView
+	Repairs  []repairView
+	Proposal *gardener.Proposal
+	Triage   []gardener.TriageIssue
+	Calls    []gardener.ModelCall
+	Flash    string
+}
+
+func (c *Console) testView(ctx context.Context, testID string) (testView, error) {
+	t, err := c.Store.Test(ctx, testID)
+	if err != nil {
+		return testView{}, err
+	}
+	v := testView{Test: t, Steps: stepViews(t.Steps, "", 0)}
+	hist, err := c.life().AIHistory(ctx, testID)
+	if err != nil {
+		return v, err
+	}
+	v.Calls = hist.ModelCalls
+	for _, r := range hist.Repairs {
+		rv := repairView{Repair: r, Proof: proof(gardener.Diff(r.PreSteps, r.Verdict.Ops), r.Verdict), Who: r.ApprovedBy}
+		if r.Auto {
+			rv.Who = "auto"
+		}
+		switch {
+		case !r.RevertedAt.IsZero():
+			rv.NotRevertable = fmt.Sprintf("Reverted by %s on %s.", r.RevertedBy, r.RevertedAt.UTC().Format(timeLayout))
+		case r.ToVersion != t.Version:
+			rv.NotRevertable = fmt.Sprintf("Not revertable: the test is at version %d, this repair wrote version %d.", t.Version, r.ToVersion)
+		default:
+			if rv.Confirmation, err = c.life().RevertConfirmation(ctx, r.ID); err != nil {
+				return v, err
+			}
+		}
+		v.Repairs = append(v.Repairs, rv)
+	}
+	for i := range v.Repairs {
+		if v.Repairs[i].Badge && v.Repairs[i].RevertedAt.IsZero() {
+			v.Badged = &v.Repairs[i]
+			break
+		}
+	}
+	props, err := c.Store.TestProposals(ctx, testID)
+	if err != nil {
+		return v, fmt.Errorf("proposals of test %s: %w", testID, err)
+	}
+	for i := range props {
+		if props[i].Status == gardener.ProposalProposed {
+			v.Proposal = &props[i]
+		}
+	}
+	issues, err := c.Store.TriageIssues(ctx, t.ProjectID)
+	if err != nil {
+		return v, fmt.Errorf("triage issues of %s: %w", t.ProjectID, err)
+	}
+	for _, is := range issues {
+		if is.TestID == testID {
+			v.Triage = append(v.Triage, is)
+		}
+	}
+	return v, nil
+}
+
+// executionView is one manual execution of a run.
+type executionView struct {
+	gardener.Execution
+	Status string
+}
+
+type runView struct {
+	Run        gardener.Run
+	Test       gardener.Test
+	Repair     *gardener.Repair
+	Executions []executionView
+	// Refused says why no repair may be asked for (a control run, a probe, a passed run).
+	Refused string
+	Flash   string
+}
+
+func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
+	run, err := c.Store.Run(ctx, runID)
+	if err != nil {
+		return runView{}, err
+	}
+	v := runView{Run: run}
+	if v.Test, err = c.Store.Test(ctx, run.TestID); err != nil {
+		return v, fmt.Errorf("run %s: %w", runID, err)
+	}
+	repairs, err := c.Store.Repairs(ctx, run.TestID)
+	if err != nil {
+		return v, fmt.Errorf("repairs of test %s: %w", run.TestID, err)
+	}
+	for i := range repairs {
+		if repairs[i].RunID == run.ID {
+			v.Repair = &repairs[i]
+		}
+	}
+	xs, err := c.Store.RunExecutions(ctx, runID)
+	if err != nil {
+		return v, fmt.Errorf("executions of run %s: %w", runID, err)
+	}
+	for _, x := range xs {
+		status, err := c.Actions.ExecutionStatus(ctx, x.ID)
+		if err != nil {
+			status = "unknown (" + err.Error() + ")"
+		}
+		v.Executions = append(v.Executions, executionView{Execution: x, Status: status})
+	}
+	switch {
+	case run.Control:
+		v.Refused = "This is a negative control run: it is required to fail, and no repair is made for it."
+	case run.Probe:
+		v.Refused = "This is a scenario probe: only saved tests are tended."
+	case run.Result != nil && run.Result.Passed:
+		v.Refused = "This run passed: there is nothing to repair."
+	}
+	return v, nil
+}
