@@ -441,7 +441,31 @@
       ariaAttributes: hasAria ? aria : undefined,
       formId: form ? form.id || "" : "",
       frame: "",
+      ...controlState(el),
+      ...(unusable(el) ? { inert: true } : {}),
     };
+  }
+
+  // unusable is an element on screen that a person cannot use now: fully transparent, inert,
+  // hidden from assistive technology or not taking pointer events (a dialog still closed by
+  // its styles, a panel behind a modal).
+  function unusable(el) {
+    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return true;
+    if (el.closest("[inert],[aria-hidden=true]")) return true;
+    return getComputedStyle(el).pointerEvents === "none";
+  }
+
+  // controlState is what filling a form control needs to know: whether it is required, whether
+  // its value fails the form's constraints now, its range, and a select's options that can be
+  // picked (enabled, with a value).
+  function controlState(el) {
+    if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return {};
+    const out = {};
+    if (el.required) out.required = true;
+    if (el.matches(":invalid")) out.invalid = true;
+    for (const a of ["min", "max"]) if (el.getAttribute(a)) out[a] = el.getAttribute(a);
+    if (el.tagName === "SELECT") out.options = [...el.options].filter((o) => !o.disabled && o.value !== "").slice(0, 20).map((o) => o.value);
+    return out;
   }
 
   // --- targeting for actions and reads ------------------------------------------------------
