@@ -36,7 +36,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|continue|allow( all)?|×|✕)\s*$`)
 
 // dismissOverlay inserts a click on a dismiss button before the failing step, when the page
-// shows one inside a dialog or banner that the test never clicked.
+// shows one inside a dialog or banner that the test does not click there already.
 func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	if !actionFailed(ask) {
 		return nil, ""
@@ -50,7 +50,11 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 			continue
 		}
 		l, err := gardener.ParseLocator(locs[0])
-		if err != nil || usesLocator(ask.Test.Steps, l) {
+		// A dismissal the test makes on an earlier page does not stop another here: overlays
+		// that return on every page load are common. One the test makes just before the
+		// failing step, or later, does: dismissing twice in a row changes nothing.
+		fi := ask.Result.FailedIndex
+		if err != nil || usesLocator(ask.Test.Steps[max(fi-1, 0):], l) {
 			continue
 		}
 		step := gardener.Step{Kind: gardener.Click, Locator: l}

@@ -143,6 +143,8 @@ type climb struct {
 	green *proven
 	// alts are the model's further locators for a healed base step, tried before asking again.
 	alts map[int][]gardener.Locator
+	// red are the candidates (by opsKey) whose proof went red: no rung replays one again.
+	red map[string]bool
 }
 
 // Repair climbs the ladder for one failing test. The error is for what stops the ladder from
@@ -155,7 +157,7 @@ func (l *Ladder) Repair(ctx context.Context, req Request) (Result, error) {
 	if req.Mode != gardener.ModeApply && req.Mode != gardener.ModePropose {
 		return Result{}, fmt.Errorf("ladder: mode %q is not apply or propose", req.Mode)
 	}
-	c := &climb{l: l, req: req, base: req.Test.Clone(), res: &Result{TestID: req.Test.ID, BaseVersion: req.Test.Version}, alts: map[int][]gardener.Locator{}}
+	c := &climb{l: l, req: req, base: req.Test.Clone(), res: &Result{TestID: req.Test.ID, BaseVersion: req.Test.Version}, alts: map[int][]gardener.Locator{}, red: map[string]bool{}}
 	err := c.run(ctx)
 	c.res.Timings.Total = l.now().Sub(start).Milliseconds()
 	if err != nil {
