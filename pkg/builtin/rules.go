@@ -290,7 +290,7 @@ func valueFor(c gardener.Fingerprint) (gardener.StepKind, string) {
 }
 
 // placeholderOption is what the first option of a select says when it only asks for a choice.
-var placeholderOption = regexp.MustCompile(`(?i)^\s*(-+|choose|select|pick|please|none)\b`)
+var placeholderOption = regexp.MustCompile(`(?i)^\s*(-+|(choose|select|pick|please|none)\b)`)
 
 // pickOption chooses a select's option: one whose value the label names (a "Net 30 terms"
 // label and a "net 30" option), else the first that is not a prompt. A select with no option to
