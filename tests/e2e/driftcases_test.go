@@ -120,12 +120,13 @@ func confirmPage(noun, action, renamed, confirm string) func(string, bool) (stri
 
 // TestRepairRenamedActionThatOpensAConfirmation: the renamed action button is healed, not
 // deleted: the still-hidden dialog's button, which the next step clicks, is no reason to
-// abstain (it cannot be clicked before the dialog opens). Two apps, two wordings.
+// abstain (it cannot be clicked before the dialog opens), even when it says what the action
+// used to say. Two apps, two wordings.
 func TestRepairRenamedActionThatOpensAConfirmation(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ noun, action, renamed, confirm string }{
-		{"Invoice", "Delete", "Remove", "Delete"},
-		{"Project", "Archive", "Retire", "Yes, archive"},
+		{"Invoice", "Delete", "Remove", "Delete Invoice"},
+		{"Project", "Archive", "Retire", "Archive Project"},
 	} {
 		t.Run(c.noun, func(t *testing.T) {
 			t.Parallel()
