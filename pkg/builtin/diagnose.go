@@ -60,7 +60,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		s := failedStep(ask.Test, r.FailedStep)
 		switch {
 		case !s.IsCheck():
-		case r.Element(r.FailedStep) != nil:
+		case readSomething(r, r.FailedStep):
 			add(gardener.AppBug, "step %s (%s) found what it checks and it was not what the test expects: %s", r.FailedStep, s, r.Message)
 		default:
 			weak = append(weak, fmt.Sprintf("step %s (%s) failed: %s", r.FailedStep, s, r.Message))
@@ -101,6 +101,17 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect: the failure looks like drift")
 	}
 	return d, nil
+}
+
+// readSomething reports whether the failing check found what it reads: an element, or a value
+// (a text, a toast) it could compare.
+func readSomething(r gardener.RunResult, path string) bool {
+	for _, st := range r.Steps {
+		if st.Path == path {
+			return st.Element != nil || st.Observed != ""
+		}
+	}
+	return false
 }
 
 // failedRequests are the requests that failed on the last green run, by requestKey.

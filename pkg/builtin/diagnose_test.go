@@ -89,6 +89,10 @@ func TestDiagnoseWeakSignsAreNotAnAppBug(t *testing.T) {
 	if d, _ = e.Diagnose(context.Background(), ask); d.Classification != gardener.AppBug {
 		t.Errorf("a check that read its element and found another value is an app bug, got %s: %v", d.Classification, d.Evidence)
 	}
+	ask.Result.Steps[2].Element, ask.Result.Steps[2].Observed = nil, "$33.20"
+	if d, _ = e.Diagnose(context.Background(), ask); d.Classification != gardener.AppBug {
+		t.Errorf("a check that read its element and found another value is an app bug, got %s: %v", d.Classification, d.Evidence)
+	}
 }
 
 // TestRequiredValuesFitTheControl: each control type gets a value of its type, inside its range.
