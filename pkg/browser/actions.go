@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -589,4 +590,151 @@ func (r *run) read(ctx context.Context, loc gardener.Locator, what, attr string,
 	}
 	rec.Element = r.fingerprint(ctx)
 	return res, nil
+}
+
+const (
+	// settleMax bounds the wait after an action: a page that polls or streams is never idle,
+	// and the next step's own waiting takes it from there.
+	settleMax = 3 * time.Second
+	// hangGrace is how long a request may stay open before the wait after an action stops
+	// counting it, once the document has stopped changing: a call nothing on the page waits
+	// for (analytics to a host that never answers, a long poll) must not hold every click
+	// that sends one for settleMax.
+	hangGrace = time.Second
+	// quietWindow is how long the document must stay unchanged, with nothing loading, for the
+	// page to count as quiet.
+	quietWindow = 500 * time.Millisecond
+)
+
+// quietState is the runtime's answer to quiet().
+type quietState struct {
+	Still   int64 `json:"still"` // milliseconds since the document last changed
+	Matches int   `json:"matches"`
+}
+
+// settle waits, after an action, for what the action started: a navigation to load and the
+// requests it sent to answer. A request open longer than hangGrace stops counting once the
+// document has been unchanged for quietWindow; everything gives up after settleMax.
+func (r *run) settle(ctx context.Context, since mark) {
+	s := r.s
+	// Four quiet looks (100ms) before an action counts as done: on a loaded machine the
+	// events of a navigation a click started can lag the click by tens of milliseconds.
+	const quiet = 4
+	deadline := time.Now().Add(settleMax)
+	opened := map[network.RequestID]time.Time{}
+	idle := 0
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(25 * time.Millisecond):
+		}
+		if s.crashReason() != "" {
+			return
+		}
+		loading, fresh, stale := r.network(opened)
+		if loading || fresh > 0 || stale > 0 && !r.documentStill(ctx) {
+			idle = 0
+			continue
+		}
+		idle++
+		if idle >= quiet {
+			break
+		}
+	}
+	s.mu.Lock()
+	navigated := len(s.navigations) > since.navs
+	s.mu.Unlock()
+	if navigated {
+		s.waitReady(ctx)
+	}
+}
+
+// network reads whether the main frame is loading and how many awaited requests are open:
+// fresh ones, open less than hangGrace since this wait first saw them, and stale ones.
+func (r *run) network(opened map[network.RequestID]time.Time) (loading bool, fresh, stale int) {
+	now := time.Now()
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	for id := range r.s.inflight {
+		t, ok := opened[id]
+		if !ok {
+			opened[id], t = now, now
+		}
+		if now.Sub(t) < hangGrace {
+			fresh++
+		} else {
+			stale++
+		}
+	}
+	return r.s.loading, fresh, stale
+}
+
+// documentStill reports whether the document has been unchanged for quietWindow.
+func (r *run) documentStill(ctx context.Context) bool {
+	var q quietState
+	if err := r.s.call(ctx, &q, "quiet", []any{}); err != nil {
+		return false
+	}
+	return time.Duration(q.Still)*time.Millisecond >= quietWindow
+}
+
+// watchQuiet ends a reproduced step early once the page is quiet: nothing loading, no request
+// opened for quietWindow, the document unchanged as long, and, unless a run already reported
+// the step failing, no visible element matching the step's locator or any alternative. The
+// returned func says, after the step, how long it ran before the watch ended it (zero when the
+// watch did not).
+func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
+	var locs []any
+	if !qf.Reported {
+		if st.Target().IsZero() {
+			return ctx, func() time.Duration { return 0 }
+		}
+		locs = append(locs, locatorArg(st.Target()))
+		for _, l := range qf.Alternatives {
+			locs = append(locs, locatorArg(l))
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	start := time.Now()
+	var ended atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		opened := map[network.RequestID]time.Time{}
+		var calm time.Time
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-time.After(2 * pollInterval):
+			}
+			loading, fresh, _ := r.network(opened)
+			if loading || fresh > 0 {
+				calm = time.Time{}
+				continue
+			}
+			if calm.IsZero() {
+				calm = time.Now()
+			}
+			if time.Since(calm) < quietWindow {
+				continue
+			}
+			var q quietState
+			if err := r.s.call(wctx, &q, "quiet", locs); err != nil {
+				continue
+			}
+			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 {
+				ended.Store(int64(time.Since(start)))
+				cancel()
+				return
+			}
+		}
+	}()
+	context.AfterFunc(ctx, cancel)
+	return wctx, func() time.Duration {
+		cancel()
+		<-done
+		return time.Duration(ended.Load())
+	}
 }

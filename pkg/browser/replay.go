@@ -47,6 +47,7 @@ type run struct {
 	vars    map[string]string
 	records []gardener.StepRecord
 	window  int // live-event sequence at the start of the last action: toasts after it count
+	index   int // the top-level step running
 }
 
 // replay runs one test in a new tab of a lane of in: a browser context no other replay uses
@@ -206,6 +207,7 @@ func pathPrefix(path string) string {
 
 // top runs top-level step i, an intent block with its inner steps included.
 func (r *run) top(i int, st gardener.Step) *failure {
+	r.index = i
 	path := strconv.Itoa(i + 1)
 	if st.Kind != gardener.Intent {
 		return r.step(path, st, r.vars)
@@ -286,9 +288,18 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	timeout := r.stepTimeout(st)
 	ctx, cancel := context.WithTimeout(r.s.ctx, timeout)
 	defer cancel()
-	f := r.do(ctx, st, vars, rec, timeout)
+	stepCtx, quietly := ctx, func() time.Duration { return 0 }
+	if qf, ok := r.ro.QuietFail[r.index]; ok {
+		stepCtx, quietly = r.watchQuiet(ctx, st, qf)
+	}
+	f := r.do(stepCtx, st, vars, rec, timeout)
+	if f != nil {
+		if after := quietly(); after > 0 {
+			f.detail += fmt.Sprintf(" (stopped after %s: the page was quiet, with nothing loading and no change for %s)", after.Round(time.Millisecond), quietWindow)
+		}
+	}
 	if f == nil && st.IsAction() {
-		r.s.settle(ctx, m)
+		r.settle(ctx, m)
 		f = r.afterAction(m)
 	}
 	return r.diagnose(f, timeout)

@@ -446,45 +446,6 @@ func (s *session) requestsSince(m mark) []gardener.Request {
 	return append([]gardener.Request(nil), s.requests[m.requests:]...)
 }
 
-// settle waits, after an action, for what the action started: a navigation to load and the
-// requests it sent to answer. It gives up quietly after settleMax, because a page that polls
-// or streams is never idle; the next step's own waiting takes it from there.
-func (s *session) settle(ctx context.Context, since mark) {
-	const settleMax = 3 * time.Second
-	// Four quiet looks (100ms) before an action counts as done: on a loaded machine the
-	// events of a navigation a click started can lag the click by tens of milliseconds.
-	const quiet = 4
-	deadline := time.Now().Add(settleMax)
-	idle := 0
-	for time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(25 * time.Millisecond):
-		}
-		if s.crashReason() != "" {
-			return
-		}
-		s.mu.Lock()
-		busy := s.loading || len(s.inflight) > 0
-		s.mu.Unlock()
-		if busy {
-			idle = 0
-			continue
-		}
-		idle++
-		if idle >= quiet {
-			break
-		}
-	}
-	s.mu.Lock()
-	navigated := len(s.navigations) > since.navs
-	s.mu.Unlock()
-	if navigated {
-		s.waitReady(ctx)
-	}
-}
-
 // waitReady waits until the current document has loaded, bounded by ctx.
 func (s *session) waitReady(ctx context.Context) {
 	for ctx.Err() == nil {

@@ -35,24 +35,28 @@ func usage() gardener.Usage { return gardener.Usage{Model: Name} }
 func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener.LocatorAnswer, error) {
 	ans := gardener.LocatorAnswer{Usage: usage()}
 	target, from := targetOf(ask.Step, ask.Recorded)
-	if len(ask.Snapshot) == 0 {
-		ans.Reason = "the page had no candidate elements"
+	cands, at := usable(ask.Snapshot)
+	if len(cands) == 0 {
+		ans.Reason = "the page had no candidate elements a person can use"
 		return ans, nil
 	}
-	page := similo.NewPage(ask.Snapshot)
+	page := similo.NewPage(cands)
 	m := e.Locate.LocateOn(page, target)
 	if m.Abstained() {
 		ans.Reason = "no confident match for the " + from + ": " + m.Reason
 		return ans, nil
 	}
-	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && m.Index < len(ask.Snapshot) && sameElement(*found, ask.Snapshot[m.Index]) {
+	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && m.Index < len(cands) && sameElement(*found, cands[m.Index]) {
 		// The failing locator still finds the element the last green run used; something else
 		// (a banner over it, a disabled state) stopped the step, and another name for the same
 		// element stops the same way. The drift rules deal with what is in the way.
 		ans.Reason = "the step's locator still finds the element it used on the last green run; a new locator cannot fix what stops the step"
 		return ans, nil
 	}
-	if n := otherStepsElement(page, ask.LastGreen, ask.Recorded, m.Index); n != "" {
+	// The guard looks for the later steps' elements among all the page shows: a closed
+	// dialog's button, not the usable element chosen here, is where a later step's lands.
+	full := similo.NewPage(ask.Snapshot)
+	if n := otherStepsElement(full, ask.LastGreen, ask.Recorded, at[m.Index]); n != "" {
 		// The closest element is the one another step of the test acts on: moving this step
 		// there would do that step's action twice (a "Continue" that became the form's only
 		// "Place order"). Abstain and let the drift rules try the flow without the step.
@@ -60,7 +64,9 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		return ans, nil
 	}
 	current := ask.Step.Target()
-	for _, s := range page.Locators(m.Index) {
+	// Locators are made unique among everything the page shows: the runtime counts a
+	// transparent element as a match too.
+	for _, s := range full.Locators(at[m.Index]) {
 		l, err := gardener.ParseLocator(s)
 		if err != nil || l == current {
 			continue
@@ -78,6 +84,20 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	ans.Confidence = m.Confidence
 	ans.Reason = fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
 	return ans, nil
+}
+
+// usable keeps the candidates a person can use now, with each one's index in snap: a step is
+// never moved onto the button of a dialog that is still closed by its styles.
+func usable(snap []gardener.Fingerprint) ([]gardener.Fingerprint, []int) {
+	out := make([]gardener.Fingerprint, 0, len(snap))
+	at := make([]int, 0, len(snap))
+	for i, c := range snap {
+		if !c.Inert {
+			out = append(out, c)
+			at = append(at, i)
+		}
+	}
+	return out, at
 }
 
 // targetOf is the fingerprint to look for: the one the last green run recorded or, when there is

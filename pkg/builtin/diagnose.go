@@ -15,11 +15,14 @@ import (
 var errorText = regexp.MustCompile(`(?i)\b(something went wrong|internal server error|an error occurred|unexpected error|service unavailable|server error|bad gateway|failed to (load|save|submit)|invalid (credentials|email or password|username or password)|try again later)\b`)
 
 // Diagnose classifies a failure from evidence, strongest first. Only what the run itself shows
-// counts: a server that answered 5xx, a network that failed, console errors the last green run
-// did not have, a check that found its element and read something else, a flow that ended on
-// another page than on the last green run, error text on the page, an element gone with nothing
-// similar in its place. Without such evidence the failure is taken as drift, and the drift rules
-// are asked once more for a repair.
+// and the last green run did not counts: a server that answered 5xx, a network that failed,
+// console errors, a check that found its element and read something else, error text on the
+// page, an element gone with nothing similar in its place. A check that found nothing to read
+// (a toast that never came) and a flow that ended on another page are what any failure before
+// them produces, drift included (a form that now needs another field stays on its page): they
+// are noted, but they alone never make an app bug. Without evidence the failure is taken as
+// drift, and the drift rules are asked once more for a repair; with only such weak signs and no
+// rule that fits, it is left unclassified for a person.
 func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardener.Diagnosis, error) {
 	d := gardener.Diagnosis{Usage: usage()}
 	r := ask.Result
@@ -29,6 +32,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		}
 		d.Evidence = append(d.Evidence, fmt.Sprintf(format, args...))
 	}
+	var weak []string
 	switch r.ErrorKind {
 	case gardener.ErrBrowserCrash:
 		add(gardener.Environment, "the browser crashed: %s", r.Message)
@@ -37,7 +41,11 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	case gardener.ErrNavigationBlocked:
 		add(gardener.Environment, "navigation left the allowed origins: %s", r.Message)
 	}
+	known := failedRequests(ask.LastGreen)
 	for _, rq := range r.Requests {
+		if known[requestKey(rq)] {
+			continue // the last green run had the same failure: it is how the app always is
+		}
 		switch {
 		case rq.Status >= 500:
 			add(gardener.AppBug, "the server answered %d to %s %s", rq.Status, rq.Method, pathOf(rq.URL))
@@ -50,12 +58,16 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	}
 	if r.ErrorKind == gardener.ErrAssertionFailed && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
 		s := failedStep(ask.Test, r.FailedStep)
-		if s.IsCheck() {
+		switch {
+		case !s.IsCheck():
+		case readSomething(r, r.FailedStep):
 			add(gardener.AppBug, "step %s (%s) found what it checks and it was not what the test expects: %s", r.FailedStep, s, r.Message)
+		default:
+			weak = append(weak, fmt.Sprintf("step %s (%s) failed: %s", r.FailedStep, s, r.Message))
 		}
 	}
 	if was, now := greenURL(ask.LastGreen, r.FailedStep), pathOf(ask.PageURL); was != "" && now != "" && was != now {
-		add(gardener.AppBug, "the flow is on %s at step %s, where the last green run was on %s", now, r.FailedStep, was)
+		weak = append(weak, fmt.Sprintf("the flow is on %s at step %s, where the last green run was on %s", now, r.FailedStep, was))
 	}
 	if m := errorText.FindString(ask.PageText); m != "" {
 		add(gardener.AppBug, "the page says %q", m)
@@ -68,16 +80,73 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		}
 	}
 	if d.Classification != "" {
+		d.Evidence = append(d.Evidence, weak...)
 		return d, nil
 	}
-	d.Classification = gardener.TestDrift
-	d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect: the failure looks like drift")
 	ops, err := e.SuggestOps(ctx, gardener.OpsAsk(ask))
 	if err != nil {
 		return d, err
 	}
-	d.Ops = ops.Ops
+	d.Evidence = append(d.Evidence, weak...)
+	switch {
+	case len(ops.Ops) > 0:
+		d.Classification = gardener.TestDrift
+		d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect: the failure looks like drift ("+ops.Reason+")")
+		d.Ops = ops.Ops
+	case len(weak) > 0:
+		d.Classification = gardener.Unknown
+		d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect, and no drift rule explains the failure: a person must look")
+	default:
+		d.Classification = gardener.TestDrift
+		d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect: the failure looks like drift")
+	}
 	return d, nil
+}
+
+// readSomething reports whether the failing check found what it reads: an element, or a value
+// (a text, a toast) it could compare.
+func readSomething(r gardener.RunResult, path string) bool {
+	for _, st := range r.Steps {
+		if st.Path == path {
+			return st.Element != nil || st.Observed != ""
+		}
+	}
+	return false
+}
+
+// failedRequests are the requests that failed on the last green run, by requestKey.
+func failedRequests(lg *gardener.RunResult) map[string]bool {
+	known := map[string]bool{}
+	if lg == nil {
+		return known
+	}
+	for _, rq := range lg.Requests {
+		if rq.Status >= 500 || rq.Failed != "" {
+			known[requestKey(rq)] = true
+		}
+	}
+	for _, st := range lg.Steps {
+		for _, rq := range st.Requests {
+			if rq.Status >= 500 || rq.Failed != "" {
+				known[requestKey(rq)] = true
+			}
+		}
+	}
+	return known
+}
+
+// requestKey names a failed request by method, host and path, and how it failed: the query
+// (a cache buster, a timestamp) changes from run to run.
+func requestKey(rq gardener.Request) string {
+	how := rq.Failed
+	if rq.Status >= 500 {
+		how = "5xx"
+	}
+	host := ""
+	if u, err := url.Parse(rq.URL); err == nil {
+		host = u.Host
+	}
+	return rq.Method + " " + host + pathOf(rq.URL) + " " + how
 }
 
 // failedStep finds the step at a path such as "4" or "3.2".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -35,7 +36,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|continue|allow( all)?|×|✕)\s*$`)
 
 // dismissOverlay inserts a click on a dismiss button before the failing step, when the page
-// shows one inside a dialog or banner that the test never clicked.
+// shows one inside a dialog or banner that the test does not click there already.
 func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	if !actionFailed(ask) {
 		return nil, ""
@@ -49,7 +50,11 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 			continue
 		}
 		l, err := gardener.ParseLocator(locs[0])
-		if err != nil || usesLocator(ask.Test.Steps, l) {
+		// A dismissal the test makes on an earlier page does not stop another here: overlays
+		// that return on every page load are common. One the test makes just before the
+		// failing step, or later, does: dismissing twice in a row changes nothing.
+		fi := ask.Result.FailedIndex
+		if err != nil || usesLocator(ask.Test.Steps[max(fi-1, 0):], l) {
 			continue
 		}
 		step := gardener.Step{Kind: gardener.Click, Locator: l}
@@ -75,9 +80,18 @@ func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	}
 	var ops []gardener.Op
 	var names []string
+	groups := map[string]bool{} // radio groups already given a choice
 	for i, c := range ask.Snapshot {
 		if !formControl(c) || !flaggedRequired(c) {
 			continue
+		}
+		if strings.EqualFold(c.Type, "radio") {
+			// One choice answers the whole group: the first of its buttons.
+			group := c.FormID + "\x00" + c.Name
+			if c.Name != "" && groups[group] {
+				continue
+			}
+			groups[group] = true
 		}
 		locs := page.Locators(i)
 		if len(locs) == 0 {
@@ -92,9 +106,6 @@ func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 			continue
 		}
 		step := gardener.Step{Kind: kind, Locator: l, Value: value}
-		if kind == gardener.Check {
-			step.Value = ""
-		}
 		ops = append(ops, gardener.Op{Kind: gardener.OpInsert, Index: submit, Step: &step})
 		names = append(names, l.String())
 	}
@@ -169,9 +180,11 @@ func formControl(c gardener.Fingerprint) bool {
 	return false
 }
 
+// flaggedRequired reports a control the form will not accept as it is: its value fails the
+// form's own constraints (a required field left empty, a value out of range) or the app marks
+// it invalid or required.
 func flaggedRequired(c gardener.Fingerprint) bool {
-	_, required := c.ARIA["required"]
-	return required || c.ARIA["aria-invalid"] == "true" || c.ARIA["aria-required"] == "true"
+	return c.Invalid || c.ARIA["aria-invalid"] == "true" || c.ARIA["aria-required"] == "true"
 }
 
 // usesLocator reports whether any step already targets l.
@@ -224,27 +237,38 @@ func fillsField(steps []gardener.Step, c gardener.Fingerprint, l gardener.Locato
 	return false
 }
 
-// valueFor picks a value that fits the field's type and label.
+// valueFor picks a step and a value that fit the control's type, range and label: a check for
+// a checkbox or radio button, one of a select's own options, a well-formed date, number, email
+// or phone number, and for plain text what the label asks for. Controls no value can be made up
+// for (a file, a range slider, a colour) get none.
 func valueFor(c gardener.Fingerprint) (gardener.StepKind, string) {
-	label := strings.ToLower(c.Label + " " + c.Name + " " + c.Placeholder + " " + c.ID)
+	label := strings.ToLower(c.Label + " " + c.Name + " " + c.Placeholder + " " + c.ID + " " + c.AccessibleName)
+	if strings.EqualFold(c.Tag, "select") {
+		return pickOption(c.Options, label)
+	}
 	switch strings.ToLower(c.Type) {
-	case "checkbox":
+	case "checkbox", "radio":
 		return gardener.Check, ""
-	case "radio", "file", "range", "color":
+	case "file", "range", "color", "hidden", "image", "reset":
 		return "", ""
 	case "email":
 		return gardener.Fill, "gardener@example.com"
 	case "tel":
 		return gardener.Fill, "+1 555 0100"
-	case "number":
-		return gardener.Fill, "1"
-	case "date":
-		return gardener.Fill, "2026-01-15"
 	case "url":
 		return gardener.Fill, "https://example.com"
-	}
-	if strings.EqualFold(c.Tag, "select") {
-		return "", ""
+	case "number":
+		return gardener.Fill, inRange("1", c.Min, c.Max, numberLess)
+	case "date":
+		return gardener.Fill, inRange("2026-01-15", c.Min, c.Max, strLess)
+	case "datetime-local":
+		return gardener.Fill, inRange("2026-01-15T09:30", c.Min, c.Max, strLess)
+	case "month":
+		return gardener.Fill, inRange("2026-01", c.Min, c.Max, strLess)
+	case "week":
+		return gardener.Fill, inRange("2026-W03", c.Min, c.Max, strLess)
+	case "time":
+		return gardener.Fill, inRange("09:30", c.Min, c.Max, strLess)
 	}
 	switch {
 	case strings.Contains(label, "mail"):
@@ -259,6 +283,53 @@ func valueFor(c gardener.Fingerprint) (gardener.StepKind, string) {
 		return gardener.Fill, "Example Ltd"
 	case strings.Contains(label, "name"):
 		return gardener.Fill, "Demo Gardener"
+	case strings.Contains(label, "reason"), strings.Contains(label, "comment"), strings.Contains(label, "note"), strings.Contains(label, "message"), strings.Contains(label, "description"):
+		return gardener.Fill, "Entered by Drift Gardener for an automated test."
 	}
 	return gardener.Fill, "Drift Gardener"
 }
+
+// placeholderOption is what the first option of a select says when it only asks for a choice.
+var placeholderOption = regexp.MustCompile(`(?i)^\s*(-+|(choose|select|pick|please|none)\b)`)
+
+// pickOption chooses a select's option: one whose value the label names (a "Net 30 terms"
+// label and a "net 30" option), else the first that is not a prompt. A select with no option to
+// pick gets no step.
+func pickOption(options []string, label string) (gardener.StepKind, string) {
+	var first string
+	for _, o := range options {
+		if placeholderOption.MatchString(o) {
+			continue
+		}
+		if first == "" {
+			first = o
+		}
+		if w := strings.ToLower(strings.TrimSpace(o)); len(w) > 2 && strings.Contains(label, w) {
+			return gardener.Select, o
+		}
+	}
+	if first == "" {
+		return "", ""
+	}
+	return gardener.Select, first
+}
+
+// inRange moves a default value into [min, max] when the control sets a range.
+func inRange(v, lo, hi string, less func(a, b string) bool) string {
+	if lo != "" && less(v, lo) {
+		return lo
+	}
+	if hi != "" && less(hi, v) {
+		return hi
+	}
+	return v
+}
+
+func numberLess(a, b string) bool {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	return errA == nil && errB == nil && x < y
+}
+
+// strLess compares ISO dates and times, which sort as strings.
+func strLess(a, b string) bool { return a < b }

@@ -30,6 +30,20 @@ type Fingerprint struct {
 	ARIA           map[string]string `json:"ariaAttributes,omitempty"`
 	FormID         string            `json:"formId,omitempty"`
 	Frame          string            `json:"frame,omitempty"`
+
+	// Inert: the element is on screen but a person cannot use it now (fully transparent,
+	// inert, hidden from assistive technology, not taking pointer events), such as the buttons
+	// of a dialog that is still closed by its styles.
+	Inert bool `json:"inert,omitempty"`
+
+	// The state of a form control that filling it needs: whether it is required, whether its
+	// value fails the form's constraints now (empty while required, out of range), its range
+	// (number, date) and a select's options that can be picked (enabled, with a value).
+	Required bool     `json:"required,omitempty"`
+	Invalid  bool     `json:"invalid,omitempty"`
+	Min      string   `json:"min,omitempty"`
+	Max      string   `json:"max,omitempty"`
+	Options  []string `json:"options,omitempty"`
 }
 
 // Rect is an element's box in CSS pixels, relative to the top-left of the page.

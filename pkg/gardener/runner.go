@@ -33,6 +33,20 @@ type ReplayOptions struct {
 	// visits several pages in one replay this way, paying for one browser context and one login
 	// instead of one per page. A run that fails before step i has no view i.
 	Views map[int][]Locator
+	// QuietFail is for reproducing a failure, never for a proof: for top-level step index i, a
+	// step that is still waiting gives up as soon as the page is quiet (nothing loading, no
+	// request started, the document unchanged for a short window) instead of waiting out its
+	// timeout. See QuietFail.
+	QuietFail map[int]QuietFail
+}
+
+// QuietFail says when a quiet page ends a step early. A step a run already reported failing
+// ends on a quiet page whatever it finds: the run waited out the whole timeout there. Any
+// other step ends only when neither its locator nor any of Alternatives (other names of the
+// element the last green run used there) matches a visible element.
+type QuietFail struct {
+	Reported     bool      `json:"reported,omitempty"`
+	Alternatives []Locator `json:"alternatives,omitempty"`
 }
 
 // View is the page as one ReplayOptions.Views entry saw it.

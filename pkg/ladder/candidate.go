@@ -3,6 +3,7 @@ package ladder
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,6 +51,15 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			c.attempt(ri, a)
 			return nil
 		}
+		key := opsKey(sc.Allowed)
+		if c.red[key] {
+			// The same change was replayed and went red already: the page has not changed in
+			// between, so another replay would only spend the time again.
+			a.Outcome = "already proven red: not replayed again"
+			c.attempt(ri, a)
+			c.l.emit(Event{Stage: "candidate", Rung: rung, Message: a.Outcome})
+			return nil
+		}
 		cand := c.base.Clone()
 		cand.Steps = steps
 		c.l.emit(Event{Stage: "candidate", Rung: rung, Message: candidateLine(c.base.Steps, sc.Allowed)})
@@ -68,6 +78,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			c.green = &proven{strategy: rung, ops: sc.Allowed, test: cand, proof: rep, rederived: rederivedBlocks(c.base.Steps, sc.Allowed)}
 			return nil
 		}
+		c.red[key] = true
 		a.Outcome = fmt.Sprintf("red at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
 		c.attempt(ri, a)
 		c.l.emit(Event{Stage: "proof", Rung: rung, Message: a.Outcome})
@@ -83,8 +94,19 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			if rep.Result.FailedStep == lastFail && round > 0 || healed[origin[fi]] >= 2 {
 				return nil
 			}
-			if op, err = c.healStep(ctx, ri, cand, rep, origin); err != nil || op == nil {
+			if op, err = c.healStep(ctx, ri, cand, rep, origin); err != nil {
 				return err
+			}
+			if op == nil {
+				// No new locator fits the new failure: the drift rules see it too (the consent
+				// overlay that came back on the next page, a field the next form requires).
+				more, err := c.suggestOn(ctx, ri, cand, rep, origin)
+				if err != nil || len(more) == 0 {
+					return err
+				}
+				lastFail = rep.Result.FailedStep
+				ops = append(append([]gardener.Op(nil), sc.Allowed...), more...)
+				continue
 			}
 			healed[op.Index]++
 		}
@@ -96,6 +118,63 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			}
 		}
 	}
+}
+
+// suggestOn asks the drift rules about the failure of a red proof of candidate t and returns
+// their operations as operations on the base steps (origin maps t's indices to base indices),
+// to be added to the candidate's own.
+func (c *climb) suggestOn(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
+	t0 := c.l.now()
+	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failure(t, rep)})
+	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
+	c.recordCall(ri, "operations", ans.Usage, err, len(ans.Ops))
+	if err != nil {
+		return nil, c.modelError(ri, err)
+	}
+	var out []gardener.Op
+	for _, op := range ans.Ops {
+		b, ok := toBase(op, origin, len(c.base.Steps))
+		if !ok {
+			c.attempt(ri, gardener.Attempt{Rung: c.res.Rungs[ri].Rung, Outcome: fmt.Sprintf("no candidate: the drift rules changed step %d, which the candidate inserted", op.Index+1)})
+			return nil, nil
+		}
+		out = append(out, b)
+	}
+	if len(out) > 0 {
+		c.l.emit(Event{Stage: "candidate", Rung: c.res.Rungs[ri].Rung, Message: "the proof's failure, to the drift rules: " + ans.Reason})
+	}
+	return out, nil
+}
+
+// toBase turns an operation on a candidate's steps into one on the base steps. An insert goes
+// before the base step now at its place (or at the end); a replace or delete of a step the
+// candidate itself inserted has no base step to name.
+func toBase(op gardener.Op, origin []int, baseLen int) (gardener.Op, bool) {
+	if op.Kind == gardener.OpInsert {
+		at := max(op.Index, 0)
+		op.Index = baseLen
+		for k := at; k < len(origin); k++ {
+			if origin[k] >= 0 {
+				op.Index = origin[k]
+				break
+			}
+		}
+		return op, true
+	}
+	if op.Index < 0 || op.Index >= len(origin) || origin[op.Index] < 0 {
+		return op, false
+	}
+	op.Index = origin[op.Index]
+	return op, true
+}
+
+// opsKey names a set of operations, so the same candidate is never proven twice.
+func opsKey(ops []gardener.Op) string {
+	b, err := json.Marshal(ops)
+	if err != nil {
+		return fmt.Sprint(ops)
+	}
+	return string(b)
 }
 
 // healStep asks for a fix of the step a replay of t failed at, as an op against the base steps

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -143,6 +144,8 @@ type climb struct {
 	green *proven
 	// alts are the model's further locators for a healed base step, tried before asking again.
 	alts map[int][]gardener.Locator
+	// red are the candidates (by opsKey) whose proof went red: no rung replays one again.
+	red map[string]bool
 }
 
 // Repair climbs the ladder for one failing test. The error is for what stops the ladder from
@@ -155,7 +158,7 @@ func (l *Ladder) Repair(ctx context.Context, req Request) (Result, error) {
 	if req.Mode != gardener.ModeApply && req.Mode != gardener.ModePropose {
 		return Result{}, fmt.Errorf("ladder: mode %q is not apply or propose", req.Mode)
 	}
-	c := &climb{l: l, req: req, base: req.Test.Clone(), res: &Result{TestID: req.Test.ID, BaseVersion: req.Test.Version}, alts: map[int][]gardener.Locator{}}
+	c := &climb{l: l, req: req, base: req.Test.Clone(), res: &Result{TestID: req.Test.ID, BaseVersion: req.Test.Version}, alts: map[int][]gardener.Locator{}, red: map[string]bool{}}
 	err := c.run(ctx)
 	c.res.Timings.Total = l.now().Sub(start).Milliseconds()
 	if err != nil {
@@ -195,7 +198,9 @@ func (c *climb) run(ctx context.Context) error {
 	} else {
 		c.l.emit(Event{Stage: "reproduce", Message: fmt.Sprintf("replaying %s (version %d) to reproduce the failure", c.base.ID, c.base.Version)})
 		t0 := c.l.now()
-		rep, err := c.replay(ctx, c.base, c.req.Options)
+		opts := c.req.Options
+		opts.QuietFail = c.quietFail()
+		rep, err := c.replay(ctx, c.base, opts)
 		c.res.Timings.Reproduce = c.l.now().Sub(t0).Milliseconds()
 		if err != nil {
 			return err
@@ -248,6 +253,61 @@ func (c *climb) run(ctx context.Context) error {
 	}
 	return c.finish(ctx, nil)
 }
+
+// quietFail lets the reproduction stop waiting where waiting cannot help: at the step the
+// triggering run reported failing (it waited out the whole timeout there already), and at any
+// step whose element, by its locator or any other name the last green run recorded for it,
+// is not on a page that has gone quiet. The snapshot is what a reproduction is for; proofs
+// keep the whole step limit.
+func (c *climb) quietFail() map[int]gardener.QuietFail {
+	out := map[int]gardener.QuietFail{}
+	for i, st := range c.base.Steps {
+		if st.Kind == gardener.Intent {
+			continue
+		}
+		if fp := c.req.LastGreen.Element(strconv.Itoa(i + 1)); fp != nil {
+			out[i] = gardener.QuietFail{Alternatives: recordedLocators(*fp, st.Target())}
+		} else if !st.Target().IsZero() {
+			out[i] = gardener.QuietFail{}
+		}
+	}
+	if r := c.req.Reported; r != nil && !r.Passed && r.TestID == c.base.ID && r.TestVersion == c.base.Version && r.FailedIndex >= 0 && r.FailedIndex < len(c.base.Steps) && !strings.Contains(r.FailedStep, ".") {
+		q := out[r.FailedIndex]
+		q.Reported = true
+		out[r.FailedIndex] = q
+	}
+	return out
+}
+
+// recordedLocators are the other names a recorded element answers to: its test id, id, role
+// and name, label and placeholder.
+func recordedLocators(fp gardener.Fingerprint, current gardener.Locator) []gardener.Locator {
+	var out []gardener.Locator
+	add := func(l gardener.Locator) {
+		if l != current {
+			out = append(out, l)
+		}
+	}
+	if fp.TestID != "" {
+		add(gardener.Locator{Kind: gardener.ByTestID, Value: fp.TestID})
+	}
+	if plainID.MatchString(fp.ID) {
+		add(gardener.Locator{Kind: gardener.ByCSS, Value: "#" + fp.ID})
+	}
+	if fp.Role != "" && fp.AccessibleName != "" {
+		add(gardener.Locator{Kind: gardener.ByRole, Role: fp.Role, Name: fp.AccessibleName})
+	}
+	if fp.Label != "" {
+		add(gardener.Locator{Kind: gardener.ByLabel, Value: fp.Label})
+	}
+	if fp.Placeholder != "" {
+		add(gardener.Locator{Kind: gardener.ByPlaceholder, Value: fp.Placeholder})
+	}
+	return out
+}
+
+// plainID is an id a CSS selector can name without escaping.
+var plainID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // nothingToHeal reports whether the reported failure alone shows that a self-heal-only climb
 // has nothing to try: the failing step is outside an intent block and failed for a reason other

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 func BenchmarkRepair(b *testing.B) {
+	// The last ratio and replay count of every variant, for the summary after them all.
+	var ratios, replayCounts []float64
 	for _, v := range demoapp.Variants() {
 		if v.Kind != demoapp.Drift {
 			continue
@@ -63,6 +66,8 @@ func BenchmarkRepair(b *testing.B) {
 				total += float64(wall.Milliseconds())
 			}
 			n := float64(b.N)
+			ratios = append(ratios, ratio/n)
+			replayCounts = append(replayCounts, replays/n)
 			b.ReportMetric(ratio/n, "x-replay")
 			b.ReportMetric(replays/n, "replays")
 			b.ReportMetric(calls/n, "model-calls")
@@ -70,4 +75,24 @@ func BenchmarkRepair(b *testing.B) {
 			b.ReportMetric(total/n, "ms/repair")
 		})
 	}
+	// all is the figure the goal is stated in: the median and the worst ratio over the drift
+	// variants (goal: at most 3), and the replays a repair makes.
+	b.Run("all", func(b *testing.B) {
+		if len(ratios) == 0 {
+			b.Skip("no variant was measured (filtered out by -bench)")
+		}
+		b.ReportMetric(median(ratios), "median-x-replay")
+		b.ReportMetric(slices.Max(ratios), "max-x-replay")
+		b.ReportMetric(median(replayCounts), "median-replays")
+		b.ReportMetric(slices.Max(replayCounts), "max-replays")
+	})
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

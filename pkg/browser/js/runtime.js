@@ -441,7 +441,31 @@
       ariaAttributes: hasAria ? aria : undefined,
       formId: form ? form.id || "" : "",
       frame: "",
+      ...controlState(el),
+      ...(unusable(el) ? { inert: true } : {}),
     };
+  }
+
+  // unusable is an element on screen that a person cannot use now: fully transparent, inert,
+  // hidden from assistive technology or not taking pointer events (a dialog still closed by
+  // its styles, a panel behind a modal).
+  function unusable(el) {
+    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return true;
+    if (el.closest("[inert],[aria-hidden=true]")) return true;
+    return getComputedStyle(el).pointerEvents === "none";
+  }
+
+  // controlState is what filling a form control needs to know: whether it is required, whether
+  // its value fails the form's constraints now, its range, and a select's options that can be
+  // picked (enabled, with a value).
+  function controlState(el) {
+    if (!["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return {};
+    const out = {};
+    if (el.required) out.required = true;
+    if (el.matches(":invalid")) out.invalid = true;
+    for (const a of ["min", "max"]) if (el.getAttribute(a)) out[a] = el.getAttribute(a);
+    if (el.tagName === "SELECT") out.options = [...el.options].filter((o) => !o.disabled && o.value !== "").slice(0, 20).map((o) => o.value);
+    return out;
   }
 
   // --- targeting for actions and reads ------------------------------------------------------
@@ -455,7 +479,12 @@
     const vis = all.filter(isVisible);
     const res = { count: all.length, visible: vis.length };
     if (!all.length) return Object.assign(res, { state: "none" });
-    if (!vis.length) return Object.assign(res, { state: mode === "read" ? "ok-hidden" : "hidden" });
+    if (!vis.length) {
+      if (mode !== "read") return Object.assign(res, { state: "hidden" });
+      // A read takes a hidden element too (an empty status line has no box): it is the one read.
+      chosen = all[0];
+      return Object.assign(res, { state: "ok-hidden" });
+    }
     if (vis.length > 1) return Object.assign(res, { state: "ambiguous", matches: vis.slice(0, 5).map(describe) });
     const el = vis[0];
     chosen = el;
@@ -561,6 +590,24 @@
     }
   }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["role", "aria-live", "aria-modal", "open", "hidden", "style", "class"] });
 
+  // --- quiet --------------------------------------------------------------------------------
+
+  // lastChange is when the document last changed in any way: a page that stopped changing and
+  // has no request in flight will not show a missing element by waiting longer.
+  let lastChange = performance.now();
+  new MutationObserver(() => { lastChange = performance.now(); })
+    .observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+
+  // quiet says how long the document has been unchanged and how many visible elements the
+  // given locators match between them (a locator the browser rejects matches nothing).
+  function quiet(locs) {
+    let matches = 0;
+    for (const l of locs || []) {
+      try { matches += resolve(l).filter(isVisible).length; } catch (e) { /* an invalid selector matches nothing */ }
+    }
+    return { still: Math.round(performance.now() - lastChange), matches };
+  }
+
   function validation(loc) {
     const t = target(loc, "read");
     if (t.state !== "ok" && t.state !== "ok-hidden") return t;
@@ -661,6 +708,7 @@
       return resolve(loc).filter(isVisible).map((el) => norm(el.innerText)).filter(Boolean);
     },
     validation,
+    quiet,
     snapshot,
     // resolved is what a locator finds now, for a radar sweep: counts, the first visible
     // matches' fingerprints, and what covers the one visible match (an overlay).

@@ -1,0 +1,129 @@
+package browser
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// quietSite is a page whose buttons start what real pages start after a click: a call to a host
+// that never answers, a save that answers after a moment, an element that appears late while
+// the page keeps changing, and a message that never comes.
+func quietSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	mux.HandleFunc("/collect", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/save", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		fmt.Fprint(w, `{"ok":true}`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body>
+<button id="track" onclick="fetch('/collect', {method: 'POST'})">Track</button>
+<button id="save" onclick="fetch('/save', {method: 'POST'}).then(() => { document.getElementById('out').textContent = 'Saved' })">Save</button>
+<button id="slow" onclick="let n = 0; const t = setInterval(() => { document.getElementById('tick').textContent = ++n; if (n === 15) { clearInterval(t); const b = document.createElement('button'); b.textContent = 'Late'; document.body.append(b) } }, 100)">Slow</button>
+<p id="tick"></p><p id="out" role="status"></p>
+</body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestClickDoesNotWaitForAHangingCall: a click whose page sends a call nobody waits for (the host
+// never answers) used to hold the step for the whole three-second settle; a save that answers
+// within a second is still waited for, so the next step sees its result at once.
+func TestClickDoesNotWaitForAHangingCall(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	srv := quietSite(t)
+	rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#track"},{"kind":"click","locator":"#save"},{"kind":"assert","assert":"text","locator":"#out","condition":"equals","expected":"Saved","timeoutMs":1}]`), gardener.ReplayOptions{StepTimeout: 5 * time.Second})
+	if !rep.Result.Passed {
+		t.Fatalf("replay failed: %s", rep.Result.Message)
+	}
+	if ms := rep.Result.Steps[1].Millis; ms >= 2500 {
+		t.Errorf("the click that sent a hanging call took %dms, want well under the 3s settle bound", ms)
+	}
+	if ms := rep.Result.Steps[2].Millis; ms < 550 {
+		t.Errorf("the click on Save took %dms: it did not wait for the save to answer", ms)
+	}
+}
+
+// TestQuietFailEndsAReproductionEarly: with QuietFail a step on a quiet page that has nothing
+// matching ends long before its timeout; an element that shows up while the page keeps changing
+// is still waited for; a step a run already reported failing ends on a quiet page even though
+// its locator matches.
+func TestQuietFailEndsAReproductionEarly(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	srv := quietSite(t)
+	const timeout = 8 * time.Second
+	t.Run("gone", func(t *testing.T) {
+		t.Parallel()
+		st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#renamed"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {Alternatives: []gardener.Locator{{Kind: gardener.ByText, Value: "Checkout"}}}}}
+		rep := replayOK(t, r, srv.URL, st, ro)
+		res := rep.Result
+		if res.Passed || res.ErrorKind != gardener.ErrElementNotFound || res.FailedStep != "2" {
+			t.Fatalf("want element-not-found at step 2, got passed=%v %s at %s: %s", res.Passed, res.ErrorKind, res.FailedStep, res.Message)
+		}
+		if ms := res.Steps[1].Millis; ms > int64(timeout/time.Millisecond)/2 {
+			t.Errorf("the step took %dms of its %s: it waited out the timeout on a quiet page", ms, timeout)
+		}
+		if !strings.Contains(res.Message, "quiet") {
+			t.Errorf("the message does not say the page was quiet: %s", res.Message)
+		}
+		if rep.Snapshot == nil {
+			t.Error("no snapshot of the page the step failed on")
+		}
+	})
+	t.Run("an alternative matches", func(t *testing.T) {
+		t.Parallel()
+		st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#renamed","timeoutMs":1500}]`)
+		ro := gardener.ReplayOptions{QuietFail: map[int]gardener.QuietFail{1: {Alternatives: []gardener.Locator{{Kind: gardener.ByRole, Role: "button", Name: "Save"}}}}}
+		res := replayOK(t, r, srv.URL, st, ro).Result
+		if res.Passed || res.Steps[1].Millis < 1400 {
+			t.Errorf("want the step to wait out its 1.5s while the element is on the page under another name, it took %dms (%s)", res.Steps[1].Millis, res.Message)
+		}
+	})
+	t.Run("late element", func(t *testing.T) {
+		t.Parallel()
+		st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#slow"},{"kind":"click","locator":"text=Late"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{2: {}}}
+		if res := replayOK(t, r, srv.URL, st, ro).Result; !res.Passed {
+			t.Errorf("the element that appears while the page changes was given up on: %s", res.Message)
+		}
+	})
+	t.Run("reported", func(t *testing.T) {
+		t.Parallel()
+		st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#out","condition":"equals","expected":"Saved"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {Reported: true}}}
+		res := replayOK(t, r, srv.URL, st, ro).Result
+		if res.Passed || res.ErrorKind != gardener.ErrAssertionFailed {
+			t.Fatalf("want an assertion failure, got passed=%v %s: %s", res.Passed, res.ErrorKind, res.Message)
+		}
+		if ms := res.Steps[1].Millis; ms > int64(timeout/time.Millisecond)/2 {
+			t.Errorf("the reported step took %dms of its %s", ms, timeout)
+		}
+	})
+	t.Run("proof keeps the limit", func(t *testing.T) {
+		t.Parallel()
+		st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#renamed","timeoutMs":1500}]`)
+		res := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{}).Result
+		if res.Passed || res.Steps[1].Millis < 1400 {
+			t.Errorf("without QuietFail the step must wait its whole 1.5s, it took %dms", res.Steps[1].Millis)
+		}
+	})
+}
