@@ -69,7 +69,7 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 	}
 	pairs := stepPairs(e.base, e.cand.Steps)
 	v.Notes = append(v.Notes, e.lead...)
-	v.Notes = append(v.Notes, flowNotes(e.base, e.cand.Steps, pairs)...)
+	v.Notes = append(v.Notes, flowNotes(pairs, e.proof.Result)...)
 	v.Notes = append(v.Notes, behaviourNotes(e.base, e.cand.Steps, pairs)...)
 	v.Notes = append(v.Notes, addedValueNotes(pairs)...)
 	v.Contract = contract(e.base, e.cand.Steps, pairs, e.lastGreen, e.proof.Result)
@@ -150,9 +150,14 @@ func performs(s gardener.Step) bool {
 }
 
 // flowNotes lists every click, key press, hover or goto the repaired steps dropped or replaced,
-// every navigation they added or redirected (a goto can reach the page a check expects without
-// the flow that should lead there), and every action they only added.
-func flowNotes(before, after []gardener.Step, pairs []pair) []gardener.Note {
+// every navigation they added or redirected (a goto, or an added click the proof shows left the
+// page, reaches the page a check expects without the flow that should lead there), and every
+// action they only added.
+func flowNotes(pairs []pair, proof gardener.RunResult) []gardener.Note {
+	left := map[string]bool{}
+	for _, r := range proof.Steps {
+		left[r.Path] = r.URLBefore != "" && r.URLAfter != "" && stripFragment(r.URLBefore) != stripFragment(r.URLAfter)
+	}
 	var out []gardener.Note
 	for _, p := range pairs {
 		switch {
@@ -164,6 +169,8 @@ func flowNotes(before, after []gardener.Step, pairs []pair) []gardener.Note {
 			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s now goes to %s instead of %s.", p.bPath, p.after.URL, p.before.URL)})
 		case p.after != nil && performs(*p.after) && p.before != nil && p.before.Kind != p.after.Kind:
 			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not.", p.after, p.aPath)})
+		case p.after != nil && performs(*p.after) && p.before == nil && left[p.aPath]:
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not, and it leaves the page: a new way to a page is not a repair of the old one.", p.after, p.aPath)})
 		case p.after != nil && p.after.Kind == gardener.Goto && p.before == nil:
 			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test navigates with %s at step %s, which the recorded test did not: a goto reaches a page without the flow that should lead there.", p.after, p.aPath)})
 		case p.after != nil && performs(*p.after) && p.before == nil:
@@ -171,6 +178,13 @@ func flowNotes(before, after []gardener.Step, pairs []pair) []gardener.Note {
 		}
 	}
 	return out
+}
+
+func stripFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
 }
 
 // addedValueNotes flags a step the repair added that enters or picks a value: typing or
