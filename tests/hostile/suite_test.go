@@ -70,8 +70,8 @@ type group struct {
 	// replayed says some case reaches a proof, which the trust checks judge against the test's
 	// green run on the baseline; a group the floor refuses whole needs only the failure.
 	replayed bool
-	test    func(testing.TB) gardener.Test
-	attacks func(gardener.Test) []attack
+	test     func(testing.TB) gardener.Test
+	attacks  func(gardener.Test) []attack
 }
 
 func groups() []group {
