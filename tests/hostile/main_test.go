@@ -46,10 +46,18 @@ type setup struct {
 	failure gardener.Replay
 }
 
+// prepared are the setups made so far, by variant, test and whether the green run is in it: a
+// named test and the suite that use the same one replay it once.
+var prepared = map[string]setup{}
+
 // prepare replays t on the baseline (when green is asked for) and under variant, and fails
 // unless the first is green and the second red.
 func prepare(tb testing.TB, variant string, t gardener.Test, green bool) setup {
 	tb.Helper()
+	key := fmt.Sprintf("%s/%s/%v", variant, t.ID, green)
+	if su, ok := prepared[key]; ok {
+		return su
+	}
 	ctx := context.Background()
 	must := func(err error) {
 		if err != nil {
@@ -75,6 +83,7 @@ func prepare(tb testing.TB, variant string, t gardener.Test, green bool) setup {
 		tb.Fatalf("%s passes under %s: there is no regression to certify", t.ID, variant)
 	}
 	su.failure = fail
+	prepared[key] = su
 	return su
 }
 
