@@ -227,6 +227,9 @@ type TriageIssue struct {
 	Evidence       []string       `json:"evidence"`
 	Attempts       []Attempt      `json:"attempts"`
 	At             time.Time      `json:"at"`
+	// Unchanged, for an issue a staging pass filed, is the test version and the page changes it
+	// climbed the ladder for: while both stay the same, another climb would find nothing new.
+	Unchanged *DismissalKey `json:"unchanged,omitempty"`
 }
 
 // ModelCall is one call to the model, kept in the test's AI history.

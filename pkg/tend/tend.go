@@ -328,6 +328,11 @@ func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) 
 	if tr == nil {
 		tr = &gardener.TriageIssue{ID: "triage-" + d.TestID + "-" + t.now().Format("20060102T150405.000"), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
 	}
+	if d.Mode == gardener.ModePropose && len(d.Triggers) > 0 {
+		// Remembered so that the next staging pass over the same changes does not climb again.
+		k := gardener.DismissalOf(gardener.Proposal{TestID: d.TestID, BaseVersion: d.BaseVersion, Triggers: d.Triggers})
+		tr.Unchanged = &k
+	}
 	if err := t.Store.PutTriageIssue(ctx, *tr); err != nil {
 		return Persisted{}, fmt.Errorf("persist %s: filing triage: %w", d.TestID, err)
 	}
