@@ -67,7 +67,9 @@ func repairWith(t *testing.T, r gardener.Runner, ops ...gardener.Op) Result {
 	return res
 }
 
-func insert(i int, s gardener.Step) gardener.Op { return gardener.Op{Kind: gardener.OpInsert, Index: i, Step: &s} }
+func insert(i int, s gardener.Step) gardener.Op {
+	return gardener.Op{Kind: gardener.OpInsert, Index: i, Step: &s}
+}
 
 func hasNote(v *gardener.Verdict, k gardener.NoteKind) bool {
 	if v == nil {
