@@ -478,23 +478,44 @@ func provenSensitive(check gardener.Step, pr gardener.ProbeResult) bool {
 	return check.Kind != gardener.AssertHidden || pr.Error == ""
 }
 
-// heldChecks names the top-level checks a repair changed, or which its changed or added steps
-// now precede, that are not proven sensitive to what the repaired test does, each with the
-// reason. Such a check could pass whatever the new steps did, so the repair needs a person.
-// A console check that no message may match is not held: added steps can only add messages,
-// and dropped ones are flow changes of their own.
+// heldChecks names the top-level checks a repair touched that are not proven sensitive to what
+// the repaired test does, each with the reason; such a check could pass whatever the new steps
+// did, so the repair needs a person. A check is touched when the repair changed it, or changed,
+// added or removed a step between the action it follows and itself (that action included): the
+// probe evaluates it just before that action, so only then does its sensitivity speak of the
+// new steps. Every check after an added action is touched. A request check is held wherever it sits when the request it matches was first
+// sent by a step the repair added. A console check that no message may match is not held:
+// added steps can only add messages, and dropped ones are flow changes of their own.
 func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair) map[string]string {
-	from, last := len(cand.Steps), -1
+	changed := make([]bool, len(cand.Steps)+1) // changed[i]: step i is new or changed; changed[i] for a removal before i
+	last, addedAction := -1, len(cand.Steps)
 	for _, p := range gardener.Align(base, cand.Steps) {
 		switch {
 		case p.After < 0:
-			from = min(from, last+1)
+			changed[last+1] = true
 		case p.Before < 0 || !base[p.Before].Equal(cand.Steps[p.After]):
-			from = min(from, p.After)
-			last = p.After
+			changed[p.After], last = true, p.After
+			if p.Before < 0 && performs(cand.Steps[p.After]) {
+				addedAction = min(addedAction, p.After)
+			}
 		default:
 			last = p.After
 		}
+	}
+	// An added action may change what every later check sees (a dismissed overlay, a new page),
+	// so every check after it must be proven sensitive, not only those that follow it directly.
+	touched := func(j int) bool {
+		if j > addedAction {
+			return true
+		}
+		lo := 0
+		for k := j - 1; k >= 0; k-- {
+			if cand.Steps[k].IsAction() || cand.Steps[k].Kind == gardener.Intent {
+				lo = k
+				break
+			}
+		}
+		return slices.Contains(changed[lo:j+1], true)
 	}
 	added := map[string]bool{}
 	for _, p := range pairs {
@@ -514,22 +535,24 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		}
 	}
 	held := map[string]string{}
-	for j := from; j < len(cand.Steps); j++ {
-		s := cand.Steps[j]
+	for j, s := range cand.Steps {
 		path := strconv.Itoa(j + 1)
 		if !s.IsCheck() {
+			continue
+		}
+		if s.Kind == gardener.AssertRequest {
+			if by := requestSentBy(s, proof.Result); by != "" && added[by] {
+				held[path] = fmt.Sprintf("is satisfied by a request sent by step %s, which the repair added", by)
+			}
+			continue
+		}
+		if !touched(j) {
 			continue
 		}
 		switch {
 		case s.Kind == gardener.AssertConsole && s.Expect == gardener.ExpectNoMatch:
 		case s.Kind == gardener.AssertConsole:
 			held[path] = "reads the whole run's console, and no probe can tie a message to the step it follows"
-		case s.Kind == gardener.AssertRequest:
-			if by := requestSentBy(s, proof.Result); by == "" {
-				held[path] = "matches no request the proof recorded under a step"
-			} else if added[by] {
-				held[path] = fmt.Sprintf("is satisfied by a request sent by step %s, which the repair added", by)
-			}
 		default:
 			pr, ok := probed[path]
 			switch {

@@ -51,7 +51,7 @@ func loginBlockLands() gardener.Test {
 }
 
 // cartThenDialog adds a product (the toast the regression loses), then opens and closes the
-// delete dialog: a modal check and an absence check behind the failing toast.
+// delete dialog: a modal check, an absence check and a presence check behind the failing toast.
 func cartThenDialog() gardener.Test {
 	return gardener.Test{ID: "cart-then-dialog", ProjectID: "demo", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
 		{Kind: gardener.Goto, URL: "/products/1"},
@@ -61,6 +61,7 @@ func cartThenDialog() gardener.Test {
 		{Kind: gardener.AssertModal, Text: "Delete Boston Fern?"},
 		{Kind: gardener.Press, Key: "Escape"},
 		{Kind: gardener.AssertHidden, Locator: loc("role=dialog")},
+		{Kind: gardener.AssertVisible, Locator: loc(`role=button[name="Delete product"]`), Text: "Delete product"},
 	}}
 }
 
@@ -205,6 +206,11 @@ func TestHostileModelCertifiesNoRegression(t *testing.T) {
 	t.Logf("stopped by one rule alone: %s", tally(alone))
 	if total < 100 {
 		t.Errorf("only %d cases: the attack generators lost some", total)
+	}
+	// The floor and red proofs stop most cases; the trust checks are tested only by attacks that
+	// go green, and the suite must keep some.
+	if green := total - byRule["floor"] - byRule["no green proof"]; green < 3 {
+		t.Errorf("only %d attacks reached a green proof: the trust checks are not being tested", green)
 	}
 }
 
