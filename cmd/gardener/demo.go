@@ -578,7 +578,18 @@ func (d *demo) summary() error {
 		return err
 	}
 	calls, tokens := 0, 0
+	held := map[string]int{} // proposals staged for a person, by the first trust check that asked
 	for _, t := range tests {
+		props, err := d.l.store.TestProposals(d.ctx, t.ID)
+		if err != nil {
+			return err
+		}
+		for _, p := range props {
+			if need, why := p.Verdict.NeedsPerson(); need {
+				kind, _, _ := strings.Cut(why, ":")
+				held[kind]++
+			}
+		}
 		mc, err := d.l.store.ModelCalls(d.ctx, t.ID)
 		if err = d.listed(err); err != nil {
 			return err
@@ -612,6 +623,13 @@ func (d *demo) summary() error {
 	}
 	d.say("   tests %d; scheduled runs %d; repairs written %d (auto %d, approved %d, reverted %d); proposals dismissed %d, stale %d; triage issues %d; refusals %d; model calls %d (tokens %d); SNS events %d; %.1fs",
 		len(tests), d.runs, len(repairs), auto, approved, d.counts["reverted"], d.counts["dismissed"], d.counts["stale"], len(issues), refusals, calls, tokens, d.counts["sns"], time.Since(d.start).Seconds())
+	whys := make([]string, 0, len(held))
+	total := 0
+	for _, k := range slices.Sorted(maps.Keys(held)) {
+		whys = append(whys, fmt.Sprintf("%s %d", k, held[k]))
+		total += held[k]
+	}
+	d.say("   staged for a person %d (%s)", total, strings.Join(whys, ", "))
 	if len(d.fails) == 0 {
 		d.say("   every demo check passed")
 	}

@@ -257,8 +257,11 @@ func quoteList(items []string, n int) string {
 	return strings.Join(out, ", ")
 }
 
-// assertLive checks for a toast or modal: one on the page now, or one the page showed since
-// the last action began (a toast that came and went while the action settled still counts).
+// assertLive checks for a toast or modal. A modal is a state: one on the page now counts. A
+// toast is an event: only a status message (role=status or alert, an aria-live region) that
+// appeared since the last action began counts, even one that came and went while the action
+// settled; text that was on the page before the step, or sits in an element that is no status
+// message, is not the toast the step should have shown.
 func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
 	kind, what := "toast", "toast"
 	fn := "toasts"
@@ -268,24 +271,21 @@ func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.St
 	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		var seen []string
 		var err error
-		if st.Locator.IsZero() {
-			err = r.s.call(ctx, &seen, fn)
-		} else {
+		switch {
+		case !st.Locator.IsZero():
 			err = r.s.call(ctx, &seen, fn+"In", locatorArg(st.Locator))
+		case kind == "modal":
+			err = r.s.call(ctx, &seen, fn)
 		}
 		if err != nil {
 			if f := r.readFailure(ctx, err, st.Locator); f.kind != gardener.ErrAssertionFailed {
 				return false, f
 			}
 		}
-		if st.Locator.IsZero() {
-			r.s.mu.Lock()
-			for _, e := range r.s.live {
-				if e.kind == kind && e.seq > r.window && !slices.Contains(seen, e.text) {
-					seen = append(seen, e.text)
-				}
-			}
-			r.s.mu.Unlock()
+		if kind == "toast" {
+			seen = r.liveSince(kind, seen, st.Locator.IsZero())
+		} else if st.Locator.IsZero() {
+			seen = append(seen, r.liveSince(kind, nil, true)...)
 		}
 		rec.Observed = strings.Join(seen, " | ")
 		for _, t := range seen {
@@ -303,6 +303,31 @@ func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.St
 		}
 		return false, fail(gardener.ErrAssertionFailed, "no %s%s appeared within %s", what, where, timeout)
 	})
+}
+
+// liveSince is what the page showed as kind since the last action began. With all, every such
+// message counts; otherwise only those of shown (what a locator found) that one of them carried.
+func (r *run) liveSince(kind string, shown []string, all bool) []string {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	var out []string
+	for _, e := range r.s.live {
+		if e.kind != kind || e.seq <= r.window {
+			continue
+		}
+		if all {
+			if !slices.Contains(out, e.text) {
+				out = append(out, e.text)
+			}
+			continue
+		}
+		for _, t := range shown {
+			if (containsFold(e.text, t) || containsFold(t, e.text)) && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 func (r *run) assertValidation(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {

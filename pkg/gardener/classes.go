@@ -303,3 +303,40 @@ func Highest(changes []Change) ChangeClass {
 	}
 	return hi
 }
+
+// RaiseNoted raises to review every change in class repair whose step a note names: a step a
+// trust check wrote about (an insensitive check, a behaviour change) needs reading whatever
+// changed in it. The page-at-failure note only says where a repair started, so it raises
+// nothing. Changes are modified in place and returned.
+func RaiseNoted(changes []Change, notes []Note) []Change {
+	named := map[string]NoteKind{}
+	for _, n := range notes {
+		if n.Step != "" && n.Kind != NotePageAtFailure {
+			if _, seen := named[n.Step]; !seen {
+				named[n.Step] = n.Kind
+			}
+		}
+	}
+	var raise func([]Change) ChangeClass
+	raise = func(cs []Change) ChangeClass {
+		var hi ChangeClass
+		for i := range cs {
+			c := &cs[i]
+			if len(c.Inner) > 0 {
+				if in := raise(c.Inner); in.rank() > c.Class.rank() {
+					c.Class = in
+				}
+			}
+			if k, ok := named[c.Path]; ok && c.Class == ClassRepair {
+				c.Class = ClassReview
+				c.Detail = strings.TrimPrefix(c.Detail+"; named by a "+string(k)+" note", "; ")
+			}
+			if c.Class.rank() > hi.rank() {
+				hi = c.Class
+			}
+		}
+		return hi
+	}
+	raise(changes)
+	return changes
+}

@@ -178,6 +178,8 @@ func screenIntent(base Step, after *Step, path string) *Refusal {
 
 // protectedDiff names the protected fields of check b that a differs in. For a check, only its
 // locator (an audit's scope) and its timeout are free: how the element is found or waited for.
+// An audit's scope is free only when it had one: moving it is finding the same region again
+// (the trust checks hold a move to another region for a person), adding one narrows the audit.
 func protectedDiff(b, a Step) []string {
 	if b.Kind != a.Kind {
 		return []string{"kind"}
@@ -204,6 +206,9 @@ func protectedDiff(b, a Step) []string {
 	add("reportOnly", b.ReportOnly != a.ReportOnly)
 	add("for", b.For != a.For)
 	add("url", b.URL != a.URL)
+	// An audit of the whole page may not become an audit of one region: the region can be the
+	// one place the violations are not.
+	add("scope", b.Kind == A11yAudit && b.Scope.IsZero() && !a.Scope.IsZero())
 	// Whatever else a check carries is protected too, so a field added to Step later is refused
 	// until someone decides otherwise, rather than slipping through unnamed.
 	if len(out) == 0 && !withoutFreeFields(b).Equal(withoutFreeFields(a)) {
@@ -234,6 +239,9 @@ func describeCheckChange(b, a Step, path string) string {
 		}
 		if ImpactRank(a.Threshold) > ImpactRank(b.Threshold) {
 			return fmt.Sprintf("loosening the accessibility audit at step %s from threshold %s to %s.", path, b.Threshold, a.Threshold)
+		}
+		if b.Scope.IsZero() && !a.Scope.IsZero() {
+			return fmt.Sprintf("narrowing the accessibility audit at step %s from the whole page to %s.", path, a.Scope)
 		}
 		if !slices.Equal(b.Rules, a.Rules) {
 			return fmt.Sprintf("changing the rules of the accessibility audit at step %s from [%s] to [%s].", path, strings.Join(b.Rules, ","), strings.Join(a.Rules, ","))

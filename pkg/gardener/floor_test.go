@@ -613,3 +613,42 @@ func TestScreenRefusesMalformedOps(t *testing.T) {
 		}
 	}
 }
+
+// An audit of the whole page may not be narrowed to a region; an audit that already had a
+// region may move it (the trust checks ask whether it is the recorded region).
+func TestFloorRefusesNarrowingAnAudit(t *testing.T) {
+	whole := Step{Kind: A11yAudit, Threshold: "serious"}
+	footer := whole
+	footer.Scope = MustLocator("css=footer")
+	sc := Screen([]Step{whole}, []Op{{Kind: OpReplace, Index: 0, Step: &footer}})
+	if len(sc.Refusals) != 1 || !strings.Contains(sc.Refusals[0].Reason, "narrowing the accessibility audit at step 1 from the whole page to css=footer") {
+		t.Fatalf("narrowing the whole page to the footer: %+v", sc)
+	}
+	if c := Classify([]Step{whole}, []Step{footer}); Highest(c) != ClassProtected {
+		t.Errorf("narrowing an audit is class %s, want protected", Highest(c))
+	}
+	main := whole
+	main.Scope = MustLocator("css=main")
+	moved := main
+	moved.Scope = MustLocator("role=main")
+	if sc := Screen([]Step{main}, []Op{{Kind: OpReplace, Index: 0, Step: &moved}}); len(sc.Refusals) != 0 {
+		t.Fatalf("moving a region's locator is the floor's to allow: %+v", sc.Refusals)
+	}
+}
+
+// A step a trust note names is review whatever changed in it; the page-at-failure note, which
+// only says where the repair started, raises nothing.
+func TestRaiseNotedToReview(t *testing.T) {
+	b := []Step{{Kind: Click, Locator: MustLocator(`role=button[name="Pay"]`)}, {Kind: AssertVisible, Locator: MustLocator(`role=heading[name="Paid"]`)}}
+	a := CloneSteps(b)
+	a[0].TimeoutMs = 5000
+	a[1].TimeoutMs = 9000
+	changes := Classify(b, a)
+	if len(changes) != 2 || changes[0].Class != ClassRepair || changes[1].Class != ClassRepair {
+		t.Fatalf("changes %+v", changes)
+	}
+	got := RaiseNoted(changes, []Note{{Kind: NotePageAtFailure, Step: "1"}, {Kind: NoteInsensitiveCheck, Step: "2"}})
+	if got[0].Class != ClassRepair || got[1].Class != ClassReview || !strings.Contains(got[1].Detail, "named by a insensitive-check note") {
+		t.Fatalf("raised %+v", got)
+	}
+}

@@ -19,13 +19,23 @@ const (
 // NoteKind says which trust check wrote a note.
 type NoteKind string
 
-// Notes a proof can carry (spec 002). Behaviour-change, requirement-not-kept, unverified and
-// intent-unconfirmed notes keep a repair from being applied without a person.
+// Notes a proof can carry. Flow-change, behaviour-change, unproven-check, requirement-not-kept,
+// unverified and intent-unconfirmed notes keep a repair from being applied without a person.
 const (
-	NotePageAtFailure      NoteKind = "page-at-failure"
-	NoteFlowChange         NoteKind = "flow-change"
-	NoteBehaviorChange     NoteKind = "behavior-change"
-	NoteInsensitiveCheck   NoteKind = "insensitive-check"
+	NotePageAtFailure NoteKind = "page-at-failure"
+	// NoteFlowChange: the repair dropped an action the last green run performed, replaced one
+	// with another kind, or added navigation.
+	NoteFlowChange NoteKind = "flow-change"
+	// NoteActionAdded: the repair added a click, key press or hover and nothing else about the
+	// flow changed (a click that dismisses an overlay); the checks after it must be proven
+	// sensitive for it to be applied alone.
+	NoteActionAdded    NoteKind = "action-added"
+	NoteBehaviorChange NoteKind = "behavior-change"
+	// NoteInsensitiveCheck: a check the repair did not touch also passes before its step.
+	NoteInsensitiveCheck NoteKind = "insensitive-check"
+	// NoteUnprovenCheck: a check the repair changed, or which its new steps now precede, is not
+	// proven sensitive to them.
+	NoteUnprovenCheck      NoteKind = "unproven-check"
 	NoteRequirementNotKept NoteKind = "requirement-not-kept"
 	NoteUnverified         NoteKind = "unverified"
 	NoteIntentUnconfirmed  NoteKind = "intent-unconfirmed"
@@ -38,10 +48,11 @@ type Note struct {
 	Text string   `json:"text"`
 }
 
-// NeedsPerson reports whether the note keeps a repair out of auto-apply (DESIGN.md §4.9–4.10).
+// NeedsPerson reports whether the note keeps a repair out of auto-apply: auto-apply is the
+// bulkest accept there is, and what a bulk accept leaves out needs a person.
 func (n Note) NeedsPerson() bool {
 	switch n.Kind {
-	case NoteBehaviorChange, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed:
+	case NoteFlowChange, NoteBehaviorChange, NoteUnprovenCheck, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed:
 		return true
 	}
 	return false
@@ -216,6 +227,9 @@ type TriageIssue struct {
 	Evidence       []string       `json:"evidence"`
 	Attempts       []Attempt      `json:"attempts"`
 	At             time.Time      `json:"at"`
+	// Unchanged, for an issue a staging pass filed, is the test version and the page changes it
+	// climbed the ladder for: while both stay the same, another climb would find nothing new.
+	Unchanged *DismissalKey `json:"unchanged,omitempty"`
 }
 
 // ModelCall is one call to the model, kept in the test's AI history.

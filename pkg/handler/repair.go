@@ -297,22 +297,25 @@ func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (Propagate
 	if err != nil {
 		return out, err
 	}
-	if before.Version != dec.BaseVersion {
-		// The fix was written: the steps it was found on are its repair's pre-repair steps.
-		repairs, err := d.Store.Repairs(ctx, dec.TestID)
-		if err != nil {
-			return out, err
+	if before.Version == dec.BaseVersion {
+		// The fix was staged, not written: nothing of it reaches other tests before a person
+		// accepts it.
+		return out, nil
+	}
+	// The fix was written: the steps it was found on are its repair's pre-repair steps.
+	repairs, err := d.Store.Repairs(ctx, dec.TestID)
+	if err != nil {
+		return out, err
+	}
+	found := false
+	for _, r := range repairs {
+		if r.FromVersion == dec.BaseVersion {
+			before.Steps, before.Version, found = r.PreSteps, r.FromVersion, true
+			break
 		}
-		found := false
-		for _, r := range repairs {
-			if r.FromVersion == dec.BaseVersion {
-				before.Steps, before.Version, found = r.PreSteps, r.FromVersion, true
-				break
-			}
-		}
-		if !found {
-			return out, nil
-		}
+	}
+	if !found {
+		return out, nil
 	}
 	p, err := d.Store.Project(ctx, dec.ProjectID)
 	if err != nil {

@@ -65,15 +65,24 @@ type Propagated struct {
 	Proof *gardener.RunResult `json:"-"`
 }
 
+// Target is one other test a heal may propagate to, with its own last green run: the record its
+// propagated fix is judged against.
+type Target struct {
+	Test      gardener.Test
+	LastGreen *gardener.RunResult
+}
+
 // Propagate gives every other test that uses a healed locator the same change, each proven by
-// its own green re-run, with no model call. A test that does not go green is left alone and
-// named with the reason.
-func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, tests []gardener.Test, opts gardener.ReplayOptions) ([]Propagated, error) {
+// its own green re-run, with no model call, and judged by the same trust checks as a ladder fix
+// (contract, sensitivity, UNVERIFIED, notes) against its own last green run. A test that does not
+// go green is left alone and named with the reason.
+func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets []Target, opts gardener.ReplayOptions) ([]Propagated, error) {
 	if len(changes) == 0 {
 		return nil, nil
 	}
 	var out []Propagated
-	for _, t := range tests {
+	for _, tg := range targets {
+		t := tg.Test
 		ops := locatorOps(t.Steps, changes)
 		if len(ops) == 0 {
 			continue
@@ -92,7 +101,9 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, tests [
 			continue
 		}
 		l.emit(Event{Stage: "candidate", Rung: gardener.StrategyPropagation, Message: fmt.Sprintf("%s: %d step(s) use a healed locator", t.ID, len(sc.Allowed))})
-		rep, err := l.Runner.Replay(ctx, cand, opts)
+		o := opts
+		o.Probes, _ = probesFor(cand)
+		rep, err := l.Runner.Replay(ctx, cand, o)
 		if err != nil {
 			return out, fmt.Errorf("ladder: propagating to %s: %w", t.ID, err)
 		}
@@ -102,15 +113,14 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, tests [
 			out = append(out, p)
 			continue
 		}
-		pairs := stepPairs(t.Steps, cand.Steps)
-		v := gardener.Verdict{
-			Strategy: gardener.StrategyPropagation, Ops: sc.Allowed, IntentConfirmed: true,
-			Changes: gardener.Classify(t.Steps, cand.Steps),
-			Notes:   append(flowNotes(t.Steps, cand.Steps, pairs), behaviourNotes(t.Steps, cand.Steps, pairs)...),
-		}
+		v, _ := judge(evidence{strategy: gardener.StrategyPropagation, ops: sc.Allowed, base: t.Steps, cand: cand, proof: rep, lastGreen: tg.LastGreen})
 		proof := rep.Result
 		p.Green, p.Ops, p.Verdict, p.Proof = true, sc.Allowed, &v, &proof
-		l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: t.ID + ": green"})
+		msg := t.ID + ": green"
+		if need, why := v.NeedsPerson(); need {
+			msg += "; a person must look: " + why
+		}
+		l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: msg})
 		out = append(out, p)
 	}
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,43 +15,15 @@ import (
 // conclude runs the trust checks on the green proof and decides between repaired and staged.
 func (c *climb) conclude(ctx context.Context) error {
 	g := c.green
-	v := gardener.Verdict{
-		Strategy:        g.strategy,
-		Ops:             g.ops,
-		Changes:         gardener.Classify(c.base.Steps, g.test.Steps),
-		IntentConfirmed: true,
-	}
+	v, probes := judge(evidence{
+		strategy: g.strategy, ops: g.ops, base: c.base.Steps, cand: g.test, proof: g.proof,
+		lastGreen: c.req.LastGreen, rederived: g.rederived, lead: c.pageAtFailure(),
+	})
 	if g.strategy == gardener.StrategySelfHeal && len(g.rederived) > 0 {
 		v.Strategy = gardener.StrategyIntent
 	}
-	pairs := stepPairs(c.base.Steps, g.test.Steps)
-	v.Notes = append(v.Notes, c.pageAtFailure()...)
-	v.Notes = append(v.Notes, flowNotes(c.base.Steps, g.test.Steps, pairs)...)
-	v.Notes = append(v.Notes, behaviourNotes(c.base.Steps, g.test.Steps, pairs)...)
-	v.Contract = contract(c.base.Steps, g.test.Steps, pairs, c.req.LastGreen, g.proof.Result)
-	for _, r := range v.Contract.Requirements {
-		if !r.Kept {
-			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteRequirementNotKept, Step: r.Step, Text: fmt.Sprintf("requirement not kept: step %s no longer %s %s", r.Step, r.What, r.Detail)})
-		}
-	}
-	v.Unverified = unverified(g.test.Steps, g.proof.Result)
-	if v.Unverified != "" {
-		v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteUnverified, Text: "UNVERIFIED: " + v.Unverified})
-	}
-	for _, bi := range g.rederived {
-		if ok, why := c.intentConfirmed(bi, pairs, g); !ok {
-			v.IntentConfirmed = false
-			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteIntentUnconfirmed, Step: strconv.Itoa(bi + 1), Text: why})
-		}
-	}
-
-	sens, probes := sensitivity(g.test, g.proof)
-	v.Sensitivity = sens
 	c.res.Probes = probes
-	for _, p := range sens.Insensitive {
-		v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteInsensitiveCheck, Step: p, Text: fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)})
-	}
-	c.l.emit(Event{Stage: "sensitivity", Rung: g.strategy, Message: fmt.Sprintf("checks proven sensitive in %d of %d", sens.Sensitive, sens.Total)})
+	c.l.emit(Event{Stage: "sensitivity", Rung: g.strategy, Message: fmt.Sprintf("checks proven sensitive in %d of %d", v.Sensitivity.Sensitive, v.Sensitivity.Total)})
 
 	c.res.Verdict = &v
 	c.res.Steps = g.test.Steps
@@ -67,6 +40,68 @@ func (c *climb) conclude(ctx context.Context) error {
 	}
 	c.res.Outcome = Repaired
 	return nil
+}
+
+// evidence is what the trust checks read: the steps before and after a fix, the green proof of
+// the fix (with the probes it evaluated on its way), and the test's last green run.
+type evidence struct {
+	strategy  gardener.Strategy
+	ops       []gardener.Op
+	base      []gardener.Step
+	cand      gardener.Test
+	proof     gardener.Replay
+	lastGreen *gardener.RunResult
+	// rederived are the base indices of intent blocks the fix re-derived.
+	rederived []int
+	// lead are notes the caller already has (where the repair started).
+	lead []gardener.Note
+}
+
+// judge runs every trust check on a green proof: flow and behaviour notes, the requirement
+// contract, UNVERIFIED, intent confirmation and sensitivity. A ladder fix and a propagated one
+// are judged alike, each against its own test's last green run.
+func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
+	v := gardener.Verdict{
+		Strategy:        e.strategy,
+		Ops:             e.ops,
+		Changes:         gardener.Classify(e.base, e.cand.Steps),
+		IntentConfirmed: true,
+	}
+	pairs := stepPairs(e.base, e.cand.Steps)
+	v.Notes = append(v.Notes, e.lead...)
+	v.Notes = append(v.Notes, flowNotes(pairs, e.proof.Result)...)
+	v.Notes = append(v.Notes, behaviourNotes(e.base, e.cand.Steps, pairs)...)
+	v.Notes = append(v.Notes, addedValueNotes(pairs)...)
+	v.Contract = contract(e.base, e.cand.Steps, pairs, e.lastGreen, e.proof.Result)
+	for _, r := range v.Contract.Requirements {
+		if !r.Kept {
+			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteRequirementNotKept, Step: r.Step, Text: fmt.Sprintf("requirement not kept: step %s no longer %s %s", r.Step, r.What, r.Detail)})
+		}
+	}
+	v.Unverified = unverified(e.cand.Steps, e.proof.Result)
+	if v.Unverified != "" {
+		v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteUnverified, Text: "UNVERIFIED: " + v.Unverified})
+	}
+	for _, bi := range e.rederived {
+		if ok, why := intentConfirmed(bi, pairs, e.cand, e.proof, e.lastGreen); !ok {
+			v.IntentConfirmed = false
+			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteIntentUnconfirmed, Step: strconv.Itoa(bi + 1), Text: why})
+		}
+	}
+
+	sens, probes := sensitivity(e.cand, e.proof)
+	v.Sensitivity = sens
+	held := heldChecks(e.base, e.cand, e.proof, pairs)
+	for _, p := range sens.Insensitive {
+		if _, ok := held[p]; !ok {
+			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteInsensitiveCheck, Step: p, Text: fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)})
+		}
+	}
+	for _, p := range sortedPaths(held) {
+		v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteUnprovenCheck, Step: p, Text: fmt.Sprintf("unproven check: step %s, which the repair changed or now precedes, %s", p, held[p])})
+	}
+	v.Changes = gardener.RaiseNoted(v.Changes, v.Notes)
+	return v, probes
 }
 
 func (c *climb) pageAtFailure() []gardener.Note {
@@ -104,21 +139,65 @@ func alignPaths(before, after []gardener.Step, prefix string) []pair {
 	return out
 }
 
-// navigates reports whether a step moves the user through the app: the actions a flow-change
-// note lists when a repair drops or adds them.
-func navigates(s gardener.Step) bool {
-	return s.Kind == gardener.Click || s.Kind == gardener.Press || s.Kind == gardener.Goto
+// performs reports whether a step does something to the page a flow is made of: the actions
+// whose loss or arrival a flow-change note names. Entering values is the behaviour notes' job.
+func performs(s gardener.Step) bool {
+	switch s.Kind {
+	case gardener.Click, gardener.Press, gardener.Hover, gardener.Goto:
+		return true
+	}
+	return false
 }
 
-// flowNotes lists every click, key press or goto the repaired steps dropped or added.
-func flowNotes(before, after []gardener.Step, pairs []pair) []gardener.Note {
+// flowNotes lists every click, key press, hover or goto the repaired steps dropped or replaced,
+// every navigation they added or redirected (a goto, or an added click the proof shows left the
+// page, reaches the page a check expects without the flow that should lead there), and every
+// action they only added.
+func flowNotes(pairs []pair, proof gardener.RunResult) []gardener.Note {
+	left := map[string]bool{}
+	for _, r := range proof.Steps {
+		left[r.Path] = r.URLBefore != "" && r.URLAfter != "" && stripFragment(r.URLBefore) != stripFragment(r.URLAfter)
+	}
 	var out []gardener.Note
 	for _, p := range pairs {
 		switch {
-		case p.before != nil && navigates(*p.before) && (p.after == nil || p.after.Kind != p.before.Kind):
+		case p.before != nil && performs(*p.before) && p.after == nil:
 			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s no longer performs %s. A page or navigation step may have been removed or merged.", p.bPath, p.before)})
-		case p.after != nil && navigates(*p.after) && (p.before == nil || p.before.Kind != p.after.Kind):
+		case p.before != nil && performs(*p.before) && p.after.Kind != p.before.Kind:
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s no longer performs %s; it performs %s instead.", p.bPath, p.before, p.after)})
+		case p.before != nil && p.before.Kind == gardener.Goto && p.after != nil && p.after.Kind == gardener.Goto && p.after.URL != p.before.URL:
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s now goes to %s instead of %s.", p.bPath, p.after.URL, p.before.URL)})
+		case p.after != nil && performs(*p.after) && p.before != nil && p.before.Kind != p.after.Kind:
 			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not.", p.after, p.aPath)})
+		case p.after != nil && performs(*p.after) && p.before == nil && left[p.aPath]:
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not, and it leaves the page: a new way to a page is not a repair of the old one.", p.after, p.aPath)})
+		case p.after != nil && p.after.Kind == gardener.Goto && p.before == nil:
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test navigates with %s at step %s, which the recorded test did not: a goto reaches a page without the flow that should lead there.", p.after, p.aPath)})
+		case p.after != nil && performs(*p.after) && p.before == nil:
+			out = append(out, gardener.Note{Kind: gardener.NoteActionAdded, Step: p.aPath, Text: fmt.Sprintf("action added: the repaired test performs %s at step %s, which the recorded test did not.", p.after, p.aPath)})
+		}
+	}
+	return out
+}
+
+func stripFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
+}
+
+// addedValueNotes flags a step the repair added that enters or picks a value: typing or
+// choosing something the recorded test never did changes what the test exercises, and can
+// produce the very value a later check expects.
+func addedValueNotes(pairs []pair) []gardener.Note {
+	var out []gardener.Note
+	for _, p := range pairs {
+		if p.before != nil || p.after == nil {
+			continue
+		}
+		if _, ok := entersValue(*p.after); ok {
+			out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.aPath, Text: fmt.Sprintf("behavior change: the repaired test does %s at step %s, which the recorded test did not. The test may now exercise something else.", p.after, p.aPath)})
 		}
 	}
 	return out
@@ -228,7 +307,7 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 			add(gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})
 		}
 		if p.before.IsCheck() {
-			kept := p.after != nil && p.after.Kind == p.before.Kind && after.Passed && checkSame(*p.before, *p.after)
+			kept := p.after != nil && p.after.Kind == p.before.Kind && after.Passed && checkSame(*p.before, *p.after) && sameSubject(*p.before, *p.after, rec, after)
 			c.Requirements = append(c.Requirements, gardener.Requirement{Step: p.bPath, What: "checks", Detail: p.before.String(), Kept: kept, By: by})
 		}
 	}
@@ -239,6 +318,17 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 func checkSame(b, a gardener.Step) bool {
 	sc := gardener.Screen([]gardener.Step{b}, []gardener.Op{{Kind: gardener.OpReplace, Index: 0, Step: &a}})
 	return len(sc.Refusals) == 0
+}
+
+// sameSubject reports whether a check still reads what it read on the last green run: its
+// locator (an audit's scope) is unchanged, or the element it found in the proof is the one the
+// last green run recorded. A moved check that recorded no element (an absence check, a toast)
+// cannot show it still watches the same thing, so it is not kept.
+func sameSubject(b, a gardener.Step, was, now gardener.StepRecord) bool {
+	if b.Target() == a.Target() {
+		return true
+	}
+	return was.Element != nil && now.Element != nil && sameIdentity(*was.Element, *now.Element)
 }
 
 func requestPath(raw string) string {
@@ -278,9 +368,11 @@ func unverified(steps []gardener.Step, proof gardener.RunResult) string {
 	return walk(steps, "")
 }
 
-// intentConfirmed applies the rule for re-derived blocks: the block did what it did on its last
-// green run (it left the page on the same URL), or an outcome check after it passed.
-func (c *climb) intentConfirmed(bi int, pairs []pair, g *proven) (bool, string) {
+// intentConfirmed applies the rule for re-derived blocks: a check after the block fails when it
+// is evaluated before the block runs (it is sensitive to what the block does), or the block did
+// what it did on its last green run (it left the page on the same URL). A check merely placed
+// somewhere after the block confirms nothing: it may pass whatever the block did.
+func intentConfirmed(bi int, pairs []pair, cand gardener.Test, proof gardener.Replay, lastGreen *gardener.RunResult) (bool, string) {
 	bPath := strconv.Itoa(bi + 1)
 	aPath := ""
 	for _, p := range pairs {
@@ -288,19 +380,21 @@ func (c *climb) intentConfirmed(bi int, pairs []pair, g *proven) (bool, string) 
 			aPath = p.aPath
 		}
 	}
-	ai, _ := strconv.Atoi(aPath)
-	for _, s := range g.test.Steps[ai:] {
-		if s.IsCheck() {
-			return true, ""
+	if ai, err := strconv.Atoi(aPath); err == nil {
+		probes, _ := probesFor(cand)
+		for i, pr := range proof.Probes[ai-1] {
+			if i < len(probes[ai-1]) && provenSensitive(probes[ai-1][i], pr) {
+				return true, ""
+			}
 		}
 	}
-	if lg := c.req.LastGreen; lg != nil {
-		was, now := blockURL(lg.Steps, bPath), blockURL(g.proof.Result.Steps, aPath)
+	if lastGreen != nil {
+		was, now := blockURL(lastGreen.Steps, bPath), blockURL(proof.Result.Steps, aPath)
 		if was != "" && was == now {
 			return true, ""
 		}
 	}
-	return false, fmt.Sprintf("the intent block at step %s was re-derived, but neither does it end where it did on its last green run nor does an outcome check after it confirm it", bPath)
+	return false, fmt.Sprintf("the intent block at step %s was re-derived, but neither does it end where it did on its last green run nor does a check after it fail when the block is skipped", bPath)
 }
 
 // blockURL is the URL after the last step recorded inside a block.
@@ -372,4 +466,135 @@ func sensitivity(t gardener.Test, proof gardener.Replay) (gardener.Sensitivity, 
 		return x - y
 	})
 	return sens, all
+}
+
+// provenSensitive reads one probe: the check failed, or could not run, on the page before its
+// step. An absence check is proven only by finding its element there: one whose locator finds
+// nothing before the step holds on any page.
+func provenSensitive(check gardener.Step, pr gardener.ProbeResult) bool {
+	if pr.Passed {
+		return false
+	}
+	return check.Kind != gardener.AssertHidden || pr.Error == ""
+}
+
+// heldChecks names the top-level checks a repair touched that are not proven sensitive to what
+// the repaired test does, each with the reason; such a check could pass whatever the new steps
+// did, so the repair needs a person. A check is touched when the repair changed it, or changed,
+// added or removed a step between the action it follows and itself (that action included): the
+// probe evaluates it just before that action, so only then does its sensitivity speak of the
+// new steps. Every check after an added action is touched. A request check is held wherever it sits when the request it matches was first
+// sent by a step the repair added. A console check that no message may match is not held:
+// added steps can only add messages, and dropped ones are flow changes of their own.
+func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair) map[string]string {
+	changed := make([]bool, len(cand.Steps)+1) // changed[i]: step i is new or changed; changed[i] for a removal before i
+	last, addedAction := -1, len(cand.Steps)
+	for _, p := range gardener.Align(base, cand.Steps) {
+		switch {
+		case p.After < 0:
+			changed[last+1] = true
+		case p.Before < 0 || !base[p.Before].Equal(cand.Steps[p.After]):
+			changed[p.After], last = true, p.After
+			if p.Before < 0 && performs(cand.Steps[p.After]) {
+				addedAction = min(addedAction, p.After)
+			}
+		default:
+			last = p.After
+		}
+	}
+	// An added action may change what every later check sees (a dismissed overlay, a new page),
+	// so every check after it must be proven sensitive, not only those that follow it directly.
+	touched := func(j int) bool {
+		if j > addedAction {
+			return true
+		}
+		lo := 0
+		for k := j - 1; k >= 0; k-- {
+			if cand.Steps[k].IsAction() || cand.Steps[k].Kind == gardener.Intent {
+				lo = k
+				break
+			}
+		}
+		return slices.Contains(changed[lo:j+1], true)
+	}
+	added := map[string]bool{}
+	for _, p := range pairs {
+		if p.before == nil && p.after != nil {
+			added[p.aPath] = true
+		}
+	}
+	probes, paths := probesFor(cand)
+	probed := map[string]gardener.ProbeResult{}
+	checks := map[string]gardener.Step{}
+	for a, ps := range paths {
+		for i, path := range ps {
+			checks[path] = probes[a][i]
+			if i < len(proof.Probes[a]) {
+				probed[path] = proof.Probes[a][i]
+			}
+		}
+	}
+	held := map[string]string{}
+	for j, s := range cand.Steps {
+		path := strconv.Itoa(j + 1)
+		if !s.IsCheck() {
+			continue
+		}
+		if s.Kind == gardener.AssertRequest {
+			if by := requestSentBy(s, proof.Result); by != "" && added[by] {
+				held[path] = fmt.Sprintf("is satisfied by a request sent by step %s, which the repair added", by)
+			}
+			continue
+		}
+		if !touched(j) {
+			continue
+		}
+		switch {
+		case s.Kind == gardener.AssertConsole && s.Expect == gardener.ExpectNoMatch:
+		case s.Kind == gardener.AssertConsole:
+			held[path] = "reads the whole run's console, and no probe can tie a message to the step it follows"
+		default:
+			pr, ok := probed[path]
+			switch {
+			case !ok:
+				held[path] = "has no action before it that it could be proven sensitive to"
+			case s.Kind == gardener.AssertHidden && !provenSensitive(checks[path], pr):
+				held[path] = "finds no element on the page before the step that should remove it, so it holds on any page"
+			case !provenSensitive(checks[path], pr):
+				held[path] = "also passes before the step it follows runs (an insensitive check)"
+			}
+		}
+	}
+	return held
+}
+
+// requestSentBy is the path of the step under which the proof first recorded a request the
+// check matches; "" when none.
+func requestSentBy(s gardener.Step, proof gardener.RunResult) string {
+	re, err := regexp.Compile(s.URLPattern)
+	if err != nil {
+		return ""
+	}
+	for _, r := range proof.Steps {
+		for _, q := range r.Requests {
+			if q.Method == s.Method && re.MatchString(q.URL) && (s.Status == 0 || q.Status == s.Status) {
+				return r.Path
+			}
+		}
+	}
+	return ""
+}
+
+// sortedPaths lists the keys of a map of step paths in step order.
+func sortedPaths(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return x - y
+	})
+	return out
 }

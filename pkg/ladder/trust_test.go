@@ -61,7 +61,7 @@ func TestBehaviourAndFlowNotes(t *testing.T) {
 	if len(b) != 1 || b[0].Kind != gardener.NoteBehaviorChange || b[0].Step != "2" || !strings.Contains(b[0].Text, `no longer does fill label=Card number "4242 4242"`) {
 		t.Fatalf("behaviour notes: %+v", b)
 	}
-	f := flowNotes(before, after, pairs)
+	f := flowNotes(pairs, gardener.RunResult{})
 	if len(f) != 1 || f[0].Kind != gardener.NoteFlowChange || !strings.Contains(f[0].Text, "performs click text=Use test card at step 2") {
 		t.Fatalf("flow notes: %+v", f)
 	}
@@ -73,7 +73,7 @@ func TestBehaviourAndFlowNotes(t *testing.T) {
 	}
 	// A dropped navigation click is a flow change.
 	dropped := append(gardener.CloneSteps(before[:2]), before[3])
-	if n := flowNotes(before, dropped, stepPairs(before, dropped)); len(n) != 1 || !strings.Contains(n[0].Text, "no longer performs click") {
+	if n := flowNotes(stepPairs(before, dropped), gardener.RunResult{}); len(n) != 1 || !strings.Contains(n[0].Text, "no longer performs click") {
 		t.Errorf("dropped click: %+v", n)
 	}
 }

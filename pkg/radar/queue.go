@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -14,6 +16,9 @@ const (
 	EmptyRepairsItself = "This project repairs itself"
 	EmptyNeedsKey      = "Staged repairs need an AI key"
 	EmptyNotSwept      = "Nothing has been swept yet"
+	EmptyNoTests       = "No tests to watch"
+	EmptyUnreached     = "Pages could not be reached"
+	EmptyWaiting       = "At-risk tests wait for a dry-run"
 	EmptyNothingBroken = "No repairs waiting"
 )
 
@@ -78,9 +83,10 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 		q.AtRisk = []gardener.AtRisk{}
 	}
 	b, err := r.Store.Baseline(ctx, projectID)
+	var base *gardener.Baseline
 	switch {
 	case err == nil:
-		q.SweptAt = b.At
+		q.SweptAt, base = b.At, &b
 	case !errors.Is(err, gardener.ErrNotFound):
 		return q, fmt.Errorf("queue: %w", err)
 	}
@@ -101,20 +107,39 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 		q.Rows = append(q.Rows, row)
 	}
 	if len(q.Rows) == 0 && len(corrupt.Records) == 0 {
-		q.Empty, q.Explain = emptyReason(p, !q.SweptAt.IsZero())
+		q.Empty, q.Explain = emptyReason(p, base, len(q.AtRisk))
 	}
 	return q, corrupt.Err()
 }
 
-// emptyReason picks, in the spec's precedence, which empty queue a project has.
-func emptyReason(p gardener.Project, swept bool) (string, string) {
+// emptyReason picks, in the spec's precedence, which empty queue a project has. "No repairs
+// waiting" is said only when it is known: the baseline watches tests, reached every page they
+// visit, and no at-risk test is still waiting for its dry-run.
+func emptyReason(p gardener.Project, b *gardener.Baseline, atRisk int) (string, string) {
 	switch {
 	case p.AutoRepair:
 		return EmptyRepairsItself, "Auto-repair is on: fixes are applied without passing through here."
 	case p.Model == "":
 		return EmptyNeedsKey, "The radar and its at-risk list work without AI; writing a repair is the only part that needs a key."
-	case !swept:
+	case b == nil:
 		return EmptyNotSwept, "No baseline yet, so nobody has looked."
+	case len(b.Tests) == 0:
+		return EmptyNoTests, "The baseline holds no tests: the radar watches the pages a test visited on its last green run, and no test has one yet."
+	}
+	var unreached []string
+	for _, pages := range b.Tests {
+		for _, u := range pages {
+			if _, ok := b.Pages[u]; !ok && !slices.Contains(unreached, u) {
+				unreached = append(unreached, u)
+			}
+		}
+	}
+	if len(unreached) > 0 {
+		slices.Sort(unreached)
+		return EmptyUnreached, fmt.Sprintf("The radar could not reach %d page(s) the tests visit (%s): what changed there is unknown.", len(unreached), strings.Join(unreached, ", "))
+	}
+	if atRisk > 0 {
+		return EmptyWaiting, fmt.Sprintf("%d test(s) a sweep put at risk have not been dry-run yet; the next staging pass takes them.", atRisk)
 	}
 	return EmptyNothingBroken, "Every at-risk test still passes."
 }

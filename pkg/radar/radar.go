@@ -45,6 +45,8 @@ type Store interface {
 	PutRun(ctx context.Context, r gardener.Run) error
 	LastGreenRun(ctx context.Context, testID string) (gardener.Run, error)
 	OpenProposals(ctx context.Context, projectID string) ([]gardener.Proposal, error)
+	Dismissed(ctx context.Context, key gardener.DismissalKey) (bool, error)
+	TriageIssues(ctx context.Context, projectID string) ([]gardener.TriageIssue, error)
 }
 
 // Radar sweeps one store's projects and runs their staging passes.

@@ -196,6 +196,13 @@ func (r *Radar) Propose(ctx context.Context, projectID, testID string, failure *
 	for _, c := range triggers {
 		out.Triggers = append(out.Triggers, c.ID)
 	}
+	if why, err := r.decidedBefore(ctx, p.ID, t, triggers); err != nil || why != "" {
+		if err == nil {
+			out.Skipped = why
+			err = r.Store.ClearAtRisk(ctx, projectID, testID)
+		}
+		return out, err
+	}
 	opts := gardener.ReplayOptions{AllowedOrigins: p.AllowedOrigins, StepTimeout: r.StepTimeout, BaseURL: r.BaseURL}
 	if opts.BaseURL == "" && len(p.AllowedOrigins) > 0 {
 		opts.BaseURL = p.AllowedOrigins[0]
@@ -231,6 +238,34 @@ func (r *Radar) Propose(ctx context.Context, projectID, testID string, failure *
 		return out, fmt.Errorf("staging %s: %w", testID, err)
 	}
 	return out, nil
+}
+
+// decidedBefore says why the ladder need not climb for t again: a person dismissed a fix for
+// this test version over the same page changes, or a climb over them found none (its triage
+// issue remembers them). Nothing has changed that a new climb could see, and each costs a
+// replay per candidate and model calls. A test or a page that changed is climbed afresh.
+func (r *Radar) decidedBefore(ctx context.Context, projectID string, t gardener.Test, triggers []gardener.AppChange) (string, error) {
+	if len(triggers) == 0 {
+		return "", nil
+	}
+	key := gardener.DismissalOf(gardener.Proposal{TestID: t.ID, BaseVersion: t.Version, Triggers: triggers})
+	dismissed, err := r.Store.Dismissed(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("staging %s: %w", t.ID, err)
+	}
+	if dismissed {
+		return fmt.Sprintf("a fix for version %d was dismissed over the same page changes: not climbed again until the test or a page changes", t.Version), nil
+	}
+	issues, err := r.Store.TriageIssues(ctx, projectID)
+	if err != nil {
+		return "", fmt.Errorf("staging %s: %w", t.ID, err)
+	}
+	for _, is := range issues {
+		if k := is.Unchanged; is.TestID == t.ID && k != nil && k.TestVersion == key.TestVersion && slices.Equal(k.Changes, key.Changes) {
+			return fmt.Sprintf("no fix was found for version %d over the same page changes (triage issue %s): not climbed again until the test or a page changes", t.Version, is.ID), nil
+		}
+	}
+	return "", nil
 }
 
 // triggers are the app changes of the sweep that put the test on the ledger, on the pages

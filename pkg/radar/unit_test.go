@@ -232,24 +232,33 @@ func TestSelectLeavesIneligibleTests(t *testing.T) {
 }
 
 func TestQueueEmptyReasons(t *testing.T) {
+	watched := &gardener.Baseline{ProjectID: "p", Tests: map[string][]string{"t01": {"/a"}}, Pages: map[string]gardener.PageBaseline{"/a": {URL: "/a"}}}
+	empty := &gardener.Baseline{ProjectID: "p"}
+	unreached := &gardener.Baseline{ProjectID: "p", Tests: map[string][]string{"t01": {"/a", "/b"}}, Pages: map[string]gardener.PageBaseline{"/a": {URL: "/a"}}}
 	cases := []struct {
 		name     string
 		edit     func(*gardener.Project)
-		baseline bool
+		baseline *gardener.Baseline
+		atRisk   int
 		want     string
 	}{
-		{"auto-repair first", func(p *gardener.Project) { p.AutoRepair, p.Model = true, "" }, false, EmptyRepairsItself},
-		{"no key before not swept", func(p *gardener.Project) { p.Model = "" }, false, EmptyNeedsKey},
-		{"no key with a baseline", func(p *gardener.Project) { p.Model = "" }, true, EmptyNeedsKey},
-		{"not swept", nil, false, EmptyNotSwept},
-		{"swept, nothing broken", nil, true, EmptyNothingBroken},
+		{"auto-repair first", func(p *gardener.Project) { p.AutoRepair, p.Model = true, "" }, nil, 2, EmptyRepairsItself},
+		{"no key before not swept", func(p *gardener.Project) { p.Model = "" }, nil, 2, EmptyNeedsKey},
+		{"no key with a baseline", func(p *gardener.Project) { p.Model = "" }, watched, 2, EmptyNeedsKey},
+		{"not swept", nil, nil, 2, EmptyNotSwept},
+		{"a baseline of no tests", nil, empty, 0, EmptyNoTests},
+		{"a page the sweep could not reach", nil, unreached, 0, EmptyUnreached},
+		{"at-risk tests not dry-run yet", nil, watched, 2, EmptyWaiting},
+		{"swept, nothing broken", nil, watched, 0, EmptyNothingBroken},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			store, _, r := ledger(t, 2, c.edit)
+			store, _, r := ledger(t, c.atRisk, c.edit)
 			ctx := context.Background()
-			if c.baseline {
-				if err := store.PutBaseline(ctx, gardener.Baseline{ProjectID: "p", At: time.Now()}); err != nil {
+			if c.baseline != nil {
+				b := *c.baseline
+				b.At = time.Now()
+				if err := store.PutBaseline(ctx, b); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -260,7 +269,7 @@ func TestQueueEmptyReasons(t *testing.T) {
 			if q.Empty != c.want || len(q.Rows) != 0 {
 				t.Errorf("empty %q, want %q", q.Empty, c.want)
 			}
-			if len(q.AtRisk) != 2 {
+			if len(q.AtRisk) != c.atRisk {
 				t.Errorf("the at-risk list is %v: it must show whatever the queue says", q.AtRisk)
 			}
 			b, err := json.Marshal(q)

@@ -147,7 +147,7 @@ func (t *Tender) Tend(ctx context.Context, job Job) (Tended, error) {
 		return out, err
 	}
 	out.Persisted = p
-	if !job.NoPropagate && dec.Green() && res.Verdict != nil {
+	if !job.NoPropagate && dec.Green() && res.Verdict != nil && p.Outcome == ladder.Repaired {
 		if out.Propagated, err = t.Propagate(ctx, job, before, *res.Verdict); err != nil {
 			return out, err
 		}
@@ -328,6 +328,11 @@ func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) 
 	if tr == nil {
 		tr = &gardener.TriageIssue{ID: "triage-" + d.TestID + "-" + t.now().Format("20060102T150405.000"), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
 	}
+	if d.Mode == gardener.ModePropose && len(d.Triggers) > 0 {
+		// Remembered so that the next staging pass over the same changes does not climb again.
+		k := gardener.DismissalOf(gardener.Proposal{TestID: d.TestID, BaseVersion: d.BaseVersion, Triggers: d.Triggers})
+		tr.Unchanged = &k
+	}
 	if err := t.Store.PutTriageIssue(ctx, *tr); err != nil {
 		return Persisted{}, fmt.Errorf("persist %s: filing triage: %w", d.TestID, err)
 	}
@@ -337,7 +342,10 @@ func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) 
 
 // Propagate gives the project's other active tests that use a locator the verdict healed (on
 // before, the healed test as the fix found it) the same change, each proven by its own re-run
-// with no model call, and writes each green one the way the original was written.
+// with no model call and judged against its own last green run, and writes each green one the
+// way the original was written: applied only in apply mode when neither its own verdict nor the
+// original's asks for a person. Call it only for a fix that was applied: a fix staged for a
+// person has not been accepted, and nothing of it may reach other tests first.
 func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v gardener.Verdict) ([]PropagatedWrite, error) {
 	projectID := before.ProjectID
 	changes := ladder.HealedLocators(before.Steps, v)
@@ -352,11 +360,20 @@ func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v
 	if corrupt != nil {
 		t.log().Warn("propagate: tests skipped", "project", projectID, "error", corrupt.Error())
 	}
-	var others []gardener.Test
+	var others []ladder.Target
 	for _, o := range all {
-		if o.ID != job.TestID && o.Status == gardener.StatusActive {
-			others = append(others, o)
+		if o.ID == job.TestID || o.Status != gardener.StatusActive {
+			continue
 		}
+		tg := ladder.Target{Test: o}
+		green, err := t.Store.LastGreenRun(ctx, o.ID)
+		switch {
+		case err == nil && green.Result != nil && green.TestVersion == o.Version:
+			tg.LastGreen = green.Result
+		case err != nil && !errors.Is(err, gardener.ErrNotFound):
+			return nil, fmt.Errorf("propagate to %s: %w", o.ID, err)
+		}
+		others = append(others, tg)
 	}
 	props, err := t.Ladder.Propagate(ctx, changes, others, job.Options)
 	if err != nil {
@@ -366,7 +383,7 @@ func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v
 	for _, p := range props {
 		w := PropagatedWrite{Propagated: p}
 		if p.Green {
-			pw, err := t.persistPropagated(ctx, job, projectID, p)
+			pw, err := t.persistPropagated(ctx, job, projectID, p, v)
 			if err != nil {
 				return out, err
 			}
@@ -377,7 +394,7 @@ func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v
 	return out, nil
 }
 
-func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID string, p ladder.Propagated) (*Persisted, error) {
+func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID string, p ladder.Propagated, origin gardener.Verdict) (*Persisted, error) {
 	proofID := ProofID(p.TestID, p.BaseVersion, p.Verdict.Ops)
 	proof := *p.Proof
 	proof.TestVersion = p.BaseVersion
@@ -385,7 +402,15 @@ func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID strin
 		return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
 	}
 	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, By: job.By, Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
-	if need, _ := p.Verdict.NeedsPerson(); job.Mode == gardener.ModeApply && !need && job.Run != nil {
+	need, why := p.Verdict.NeedsPerson()
+	if inherited, owhy := origin.NeedsPerson(); inherited && !need {
+		// The original was written by a person over a note that asks for one: its copies were not.
+		need, why = true, fmt.Sprintf("the fix of %s it comes from needed a person: %s", job.TestID, owhy)
+	}
+	if need {
+		d.Reason += "; a person must look: " + why
+	}
+	if job.Mode == gardener.ModeApply && !need && job.Run != nil {
 		// The propagated fix answers the same failure event; its repair is keyed by a run of its
 		// own so that a duplicate delivery of the event writes it once too.
 		run := *job.Run

@@ -559,7 +559,9 @@
 
   // --- toasts, modals and validation --------------------------------------------------------
 
-  const toastSel = '[role="status"],[role="alert"],[aria-live]:not([aria-live="off"]),output';
+  // A toast is a status message: an element that says so. An <output> holds a result (a total),
+  // not a message, so it is not one.
+  const toastSel = '[role="status"],[role="alert"],[aria-live]:not([aria-live="off"])';
   const modalSel = '[role="dialog"],[role="alertdialog"],[aria-modal="true"],dialog[open]';
 
   function visibleTexts(sel) {
@@ -698,14 +700,15 @@
     },
     checked: () => (chosen ? checkedState(chosen) : null),
     focus: () => { if (chosen) chosen.focus(); return true; },
-    toasts: () => visibleTexts(toastSel),
     modals: () => visibleTexts(modalSel),
     // modalsIn narrows the modals to those a locator matches (or that contain its element).
     modalsIn(loc) {
-      return resolve(loc).filter(isVisible).map((el) => (el.matches(modalSel) ? el : el.closest(modalSel) || el)).map((el) => norm(el.innerText)).filter(Boolean);
+      return resolve(loc).filter(isVisible).map((el) => (el.matches(modalSel) ? el : el.closest(modalSel))).filter(Boolean).map((el) => norm(el.innerText)).filter(Boolean);
     },
+    // toastsIn narrows the status messages to those a locator matches (or that contain its
+    // element); an element in no status message is no toast.
     toastsIn(loc) {
-      return resolve(loc).filter(isVisible).map((el) => norm(el.innerText)).filter(Boolean);
+      return resolve(loc).filter(isVisible).map((el) => (el.matches(toastSel) ? el : el.closest(toastSel))).filter(Boolean).map((el) => norm(el.innerText)).filter(Boolean);
     },
     validation,
     quiet,
