@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -358,4 +359,59 @@ func kbField(data, name string) int64 {
 		}
 	}
 	return 0
+}
+
+// memoryBomb allocates JavaScript arrays without end, as fast as the page can.
+const memoryBomb = `<!doctype html><title>bomb</title><p id="x">x</p><script>const keep = []; (function grow() { for (let i = 0; i < 50; i++) keep.push(new Array(100000).fill(Math.random())); setTimeout(grow, 0) })()</script>`
+
+// BenchmarkMemoryBomb replays a page that allocates without end and reports the peak memory of
+// the browser's process tree meanwhile (see BenchmarkReplay for RSS and PSS) and the time the
+// replay took to end: the JavaScript heap limit (Options.JSHeapMB) ends it as a browser crash
+// long before the host's memory runs out. Run with -benchtime 1x.
+func BenchmarkMemoryBomb(b *testing.B) {
+	needBrowser(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, memoryBomb) }))
+	b.Cleanup(srv.Close)
+	st := steps(b, `[{"kind":"goto","url":"/"},{"kind":"wait","for":"time","ms":3000},{"kind":"assertVisible","locator":"#x"}]`)
+	for _, m := range benchModes {
+		b.Run(m.name, func(b *testing.B) {
+			r := New(m.opts)
+			defer r.Close()
+			pid := start(b, r)
+			var peakRSS, peakPSS int64
+			var took time.Duration
+			for b.Loop() {
+				done := make(chan struct{})
+				watched := make(chan struct{})
+				go func() {
+					defer close(watched)
+					for {
+						rss, pss := treeMemory(pid)
+						peakRSS, peakPSS = max(peakRSS, rss), max(peakPSS, pss)
+						select {
+						case <-done:
+							return
+						case <-time.After(20 * time.Millisecond):
+						}
+					}
+				}()
+				began := time.Now()
+				rep, err := r.Replay(context.Background(), gardener.Test{ID: "bomb", Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL})
+				took = time.Since(began)
+				close(done)
+				<-watched
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Result.ErrorKind != gardener.ErrBrowserCrash {
+					b.Errorf("the memory bomb ended as %q (%s), want a browser crash", rep.Result.ErrorKind, rep.Result.Message)
+				}
+				// The next iteration needs the browser the crash may have taken down.
+				pid = start(b, r)
+			}
+			b.ReportMetric(float64(peakRSS)/(1<<20), "peakRSS-MiB")
+			b.ReportMetric(float64(peakPSS)/(1<<20), "peakPSS-MiB")
+			b.ReportMetric(took.Seconds(), "s-to-end")
+		})
+	}
 }
