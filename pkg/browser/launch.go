@@ -59,6 +59,12 @@ type instance struct {
 	proxy *gateProxy
 	// holder is the tab chromedp opened at launch, which keeps the default context's window.
 	holder target.ID
+	// memoryKills counts the processes the memory watchdog killed, memoryNote says why it
+	// killed the last one (see watchMemory); stopWatch ends the watchdog.
+	memoryKills atomic.Int64
+	memoryNote  atomic.Value
+	stopWatch   chan struct{}
+	closeOnce   sync.Once
 }
 
 // alive reports whether the connection to the browser still stands and the browser answered
@@ -93,6 +99,7 @@ func (in *instance) answers(timeout time.Duration) bool {
 }
 
 func (in *instance) close() {
+	in.closeOnce.Do(func() { close(in.stopWatch) })
 	in.cancel()
 	in.allocEnd()
 	in.proxy.close()
@@ -143,7 +150,8 @@ func (in *instance) closePopups(ev any) {
 // loopback included (<-loopback removes Chromium's implicit bypass of localhost), and what the
 // proxy cannot see is turned off: WebRTC may use no UDP and no TCP but through the proxy,
 // and there is no DNS prefetch. Chromium starts with a minimal environment (chromiumEnv) and
-// a JavaScript heap limit, so a page that allocates without end dies alone, early.
+// a JavaScript heap limit, so a page that fills its heap dies alone, early; a watchdog stops
+// a page that allocates outside its heap (see watchMemory).
 func launch(opts Options) (*instance, error) {
 	path, err := ChromePath()
 	if err != nil {
@@ -212,7 +220,7 @@ func launch(opts Options) (*instance, error) {
 	}
 	c := chromedp.FromContext(ctx)
 	b := c.Browser
-	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection, proxy: proxy, lanes: map[*lane]bool{}}
+	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection, proxy: proxy, lanes: map[*lane]bool{}, stopWatch: make(chan struct{})}
 	if c.Target != nil {
 		in.holder = c.Target.TargetID
 	}
@@ -226,5 +234,6 @@ func launch(opts Options) (*instance, error) {
 	if opts.SingleProcess {
 		in.single = newLane("", in.holder, proxy)
 	}
+	go in.watchMemory(opts.MemoryLimitMB, opts.SingleProcess, in.stopWatch)
 	return in, nil
 }

@@ -26,6 +26,10 @@ const DefaultReplayLimit = 12 * time.Minute
 // use, far below what takes a Lambda down.
 const DefaultJSHeapMB = 512
 
+// DefaultMemoryLimitMB bounds the resident memory of one page's process, in MB: room for the
+// JavaScript heap and what a page holds beside it, and within a 2 GB Lambda with the runner.
+const DefaultMemoryLimitMB = 1024
+
 // Limits of a Runner; tests lower them to see what happens at a limit.
 const (
 	// defaultMaxCandidates caps a snapshot's elements; real pages rarely have more visible ones.
@@ -57,6 +61,11 @@ type Options struct {
 	// JSHeapMB is the JavaScript heap limit of each page, in MB (DefaultJSHeapMB when zero): a
 	// page that allocates past it crashes alone and its replay ends as a browser crash.
 	JSHeapMB int
+	// MemoryLimitMB bounds the resident memory of each of the browser's page processes (of
+	// the whole browser, single-process), in MB (DefaultMemoryLimitMB when zero): the
+	// browser's memory watchdog kills a process past it, and the replay whose page it held
+	// ends as a browser crash.
+	MemoryLimitMB int
 	// OnStep, when set, is called with each step record as soon as the step has run (an intent
 	// block's own record after its inner steps), for a live log. It is called from the
 	// replaying goroutine and must not block.
@@ -99,6 +108,9 @@ func New(opts Options) *Runner {
 	}
 	if opts.JSHeapMB <= 0 {
 		opts.JSHeapMB = DefaultJSHeapMB
+	}
+	if opts.MemoryLimitMB <= 0 {
+		opts.MemoryLimitMB = DefaultMemoryLimitMB
 	}
 	opts.healthTimeout = cmp.Or(opts.healthTimeout, defaultHealthTimeout)
 	opts.maxCandidates = cmp.Or(opts.maxCandidates, defaultMaxCandidates)

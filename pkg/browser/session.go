@@ -63,6 +63,7 @@ type session struct {
 	liveSeq     int
 	crashed     string // why the tab or browser died, "" while it lives
 	overLimit   string // why the replay was stopped at its wall-clock limit, "" before
+	kills       int64  // the memory watchdog's count of kills when the replay started
 }
 
 func newSession(in *instance, ctx context.Context, opts Options, gate *originGate) *session {
@@ -70,6 +71,7 @@ func newSession(in *instance, ctx context.Context, opts Options, gate *originGat
 		in: in, ctx: ctx, opts: opts, gate: gate,
 		reqByID:  map[network.RequestID]int{},
 		inflight: map[network.RequestID]bool{},
+		kills:    in.memoryKills.Load(),
 	}
 }
 
@@ -305,21 +307,27 @@ func (s *session) overran() string {
 	return s.overLimit
 }
 
-// crashReason says why the tab or browser is gone, "" while both live.
+// crashReason says why the tab or browser is gone, "" while both live; when the memory
+// watchdog killed a process meanwhile, it says that too.
 func (s *session) crashReason() string {
 	s.mu.Lock()
 	why := s.crashed
 	s.mu.Unlock()
-	if why != "" {
-		return why
+	switch {
+	case why != "":
+	case s.in.hung.Load():
+		why = "the browser stopped answering"
+	case !s.in.alive():
+		why = "the browser process exited"
+	default:
+		return ""
 	}
-	if s.in.hung.Load() {
-		return "the browser stopped answering"
+	if s.in.memoryKills.Load() != s.kills {
+		if note, ok := s.in.memoryNote.Load().(string); ok {
+			why += " (" + note + ")"
+		}
 	}
-	if !s.in.alive() {
-		return "the browser process exited"
-	}
-	return ""
+	return why
 }
 
 func consoleLevel(t runtime.ConsoleAPICalledType) string {

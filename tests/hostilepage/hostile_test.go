@@ -74,6 +74,13 @@ func newSite(t *testing.T, can *canary) *site {
 		}
 		html(w, b.name, b.page)
 	})
+	mux.HandleFunc("/all", func(w http.ResponseWriter, r *http.Request) {
+		var frames strings.Builder
+		for _, name := range strings.Split(r.URL.Query().Get("b"), ",") {
+			fmt.Fprintf(&frames, `<iframe src="/h/%s"></iframe>`, name)
+		}
+		html(w, "all", frames.String())
+	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, can.origin()+"/?b="+r.URL.Query().Get("b"), http.StatusFound)
 	})
@@ -152,18 +159,21 @@ func TestHostilePages(t *testing.T) {
 			if !mode.single {
 				at = lanesAtOnce
 			}
+			runs := replays()
 			outcomes := map[string]outcome{}
 			var mu sync.Mutex
-			for i := 0; i < len(behaviours); i += at {
-				batch := behaviours[i:min(i+at, len(behaviours))]
+			for i := 0; i < len(runs); i += at {
+				batch := runs[i:min(i+at, len(runs))]
 				var wg sync.WaitGroup
-				for _, b := range batch {
+				for _, u := range batch {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						o := replay(t, r, s, b)
+						o := replay(t, r, s, u)
 						mu.Lock()
-						outcomes[b.name] = o
+						for _, name := range u.names {
+							outcomes[name] = o
+						}
 						mu.Unlock()
 					}()
 				}
@@ -173,67 +183,60 @@ func TestHostilePages(t *testing.T) {
 				left, err := r.Leftovers(ctx)
 				cancel()
 				if err != nil {
-					t.Fatalf("listing the browser's targets after %v: %v", names(batch), err)
+					t.Fatalf("listing the browser's targets after %v: %v", labels(batch), err)
 				}
 				if len(left) > 0 {
-					t.Errorf("after the replays of %v ended, targets of theirs are alive: %v", names(batch), left)
+					t.Errorf("after the replays of %v ended, targets of theirs are alive: %v", labels(batch), left)
 				}
 			}
 			// What a page scheduled for later (a delayed popup, an interval, a worker) gets
 			// its moment, then the canary is read.
 			time.Sleep(time.Second)
-			for _, b := range behaviours {
-				o := outcomes[b.name]
-				t.Logf("%-26s %-18s %6.1fs %s", b.name, cmp.Or(string(o.kind), "passed"), o.took.Seconds(), o.message)
+			for _, u := range runs {
+				o := outcomes[u.names[0]]
+				t.Logf("%-5.1fs %-18s %s  %s", o.took.Seconds(), cmp.Or(string(o.kind), "passed"), u.label, o.message)
 				if o.took > replayLimit+slack {
-					t.Errorf("%s: the replay took %s, past its limit of %s", b.name, o.took, replayLimit)
+					t.Errorf("%s: the replay took %s, past its limit of %s", u.label, o.took, replayLimit)
 				}
-				if n := s.beatsAfter(b.name, o.ended); n > 0 {
+			}
+			for _, b := range behaviours {
+				if n := s.beatsAfter(b.name, outcomes[b.name].ended); n > 0 {
 					t.Errorf("%s: a popup of the replay pinged the allowed origin %d times after the replay ended", b.name, n)
 				}
 			}
-			for _, name := range []string{"infinite-loop", "memory-bomb"} {
-				if k := outcomes[name].kind; k != gardener.ErrTimeout && k != gardener.ErrBrowserCrash {
-					t.Errorf("%s: ended as %q, want a timeout or a browser crash", name, k)
-				}
+			if k := outcomes["infinite-loop"].kind; k != gardener.ErrTimeout && k != gardener.ErrBrowserCrash {
+				t.Errorf("infinite-loop: ended as %q, want a timeout or a browser crash", k)
 			}
 			if seen := can.seen(); seen != "" {
 				t.Errorf("the canary outside the allowed origins was reached: %s", seen)
 			}
-			t.Logf("%d behaviours replayed in %s mode; the canary saw nothing from any of them", len(behaviours), mode.name)
+			t.Logf("%d behaviours replayed in %d replays in %s mode; the canary saw nothing from any of them", len(behaviours), len(runs), mode.name)
 		})
 	}
 }
 
-func replay(t *testing.T, r *browser.Runner, s *site, b behaviour) outcome {
-	raw := b.steps
-	if raw == "" {
-		raw = `[{"kind":"goto","url":"/h/{{B}}"},` + wait + `]`
-		if strings.Contains(b.page, `id="go"`) {
-			raw = `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"click","locator":"#go"},` + wait + `]`
-		}
-	}
-	steps, err := gardener.DecodeSteps([]byte(s.fill(raw, b.name)))
+func replay(t *testing.T, r *browser.Runner, s *site, u run) outcome {
+	steps, err := gardener.DecodeSteps([]byte(s.fill(u.steps, u.names[0])))
 	if err != nil {
-		t.Fatalf("%s: decoding its steps: %v", b.name, err)
+		t.Fatalf("%s: decoding its steps: %v", u.label, err)
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), replayLimit+slack+time.Minute)
 	defer cancel()
-	rep, err := r.Replay(ctx, gardener.Test{ID: b.name, Version: 1, Steps: steps}, gardener.ReplayOptions{BaseURL: s.srv.URL})
+	rep, err := r.Replay(ctx, gardener.Test{ID: u.names[0], Version: 1, Steps: steps}, gardener.ReplayOptions{BaseURL: s.srv.URL})
 	o := outcome{took: time.Since(start), ended: time.Now()}
 	if err != nil {
-		t.Errorf("%s: the replay did not end with a result: %v", b.name, err)
+		t.Errorf("%s: the replay did not end with a result: %v", u.label, err)
 		return o
 	}
 	o.kind, o.message = rep.Result.ErrorKind, rep.Result.Message
 	return o
 }
 
-func names(bs []behaviour) []string {
-	out := make([]string, len(bs))
-	for i, b := range bs {
-		out[i] = b.name
+func labels(us []run) []string {
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = u.label
 	}
 	return out
 }
