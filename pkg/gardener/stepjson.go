@@ -74,7 +74,8 @@ const MaxStepMillis = 10 * 60 * 1000
 func millis(dst func(*Step) *int) fieldSpec {
 	return func(s *Step, raw json.RawMessage) error {
 		var n json.Number
-		if err := json.Unmarshal(raw, &n); err != nil {
+		// json.Number takes a quoted number too; a duration is a JSON number.
+		if err := json.Unmarshal(raw, &n); err != nil || bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
 			return errors.New("must be an integer number of milliseconds")
 		}
 		v, err := strconv.ParseInt(n.String(), 10, 64)
