@@ -35,7 +35,6 @@ type gateProxy struct {
 
 	mu      sync.Mutex
 	tunnels map[net.Conn]bool // open CONNECT tunnels and upgraded connections, both ends
-	refused []string          // what the gate refused since the last take, for the replay's record
 	// unreachable maps what the proxy could not connect to (a URL, or host:port for a
 	// tunnel) to the network error Chromium would have named, had it connected itself.
 	unreachable map[string]string
@@ -116,21 +115,11 @@ func (p *gateProxy) use(g *originGate) {
 	for c := range p.tunnels {
 		conns = append(conns, c)
 	}
-	p.refused = nil
 	clear(p.unreachable)
 	p.mu.Unlock()
 	for _, c := range conns {
 		_ = c.Close()
 	}
-}
-
-// takeRefused returns what the proxy refused since the last take.
-func (p *gateProxy) takeRefused() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r := p.refused
-	p.refused = nil
-	return r
 }
 
 func (p *gateProxy) close() {
@@ -139,14 +128,11 @@ func (p *gateProxy) close() {
 	p.out.CloseIdleConnections()
 }
 
+// refuse answers a request the gate refused, without a connection anywhere: the tab's own
+// interception reports what a replay's steps navigate to, so the proxy only says no.
 func (p *gateProxy) refuse(w http.ResponseWriter, what, why string) {
-	p.mu.Lock()
-	if len(p.refused) < 1000 {
-		p.refused = append(p.refused, what+" ("+why+")")
-	}
-	p.mu.Unlock()
 	w.Header().Set("Connection", "close")
-	http.Error(w, "blocked by the replay's origin gate: "+why, http.StatusForbidden)
+	http.Error(w, "blocked by the replay's origin gate: "+what+": "+why, http.StatusForbidden)
 }
 
 // ServeHTTP gates and forwards one proxied request: a CONNECT tunnel (HTTPS, and WebSockets,
