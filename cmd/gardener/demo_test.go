@@ -29,10 +29,10 @@ func TestDemo(t *testing.T) {
 	code := dispatch([]string{"demo", "-v", "-step-timeout", "3s", "--json", "--log", logPath}, strings.NewReader(""), &summary, &out)
 	text := out.String()
 	t.Log(text)
-	checkDemoLog(t, logPath, text)
 	if code != 0 {
 		t.Fatalf("gardener demo exited %d", code)
 	}
+	checkDemoLog(t, logPath, text)
 	var sum demoSummary
 	if err := json.Unmarshal(summary.Bytes(), &sum); err != nil {
 		t.Fatalf("--json printed %q: %v", summary.String(), err)
