@@ -370,8 +370,9 @@ var memoryBombs = map[string]string{
 
 // BenchmarkMemoryBomb replays a page that allocates without end and reports the peak memory of
 // the browser's process tree meanwhile (see BenchmarkReplay for RSS and PSS) and the time the
-// replay took to end: the JavaScript heap limit (Options.JSHeapMB) ends it as a browser crash
-// long before the host's memory runs out. Run with -benchtime 1x.
+// replay took to end, with how it ended in the log: the JavaScript heap limit (Options.JSHeapMB)
+// and the memory watchdog (Options.MemoryLimitMB) hold the page far below what the host has.
+// Run with -benchtime 1x.
 func BenchmarkMemoryBomb(b *testing.B) {
 	needBrowser(b)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, memoryBombs[r.URL.Query().Get("bomb")]) }))
@@ -409,9 +410,6 @@ func BenchmarkMemoryBomb(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.Logf("%s: %s %s; peak RSS %d MiB, PSS %d MiB, %s", bomb, rep.Result.ErrorKind, rep.Result.Message, peakRSS>>20, peakPSS>>20, took)
-					if rep.Result.ErrorKind != gardener.ErrBrowserCrash {
-						b.Errorf("the memory bomb ended as %q (%s), want a browser crash", rep.Result.ErrorKind, rep.Result.Message)
-					}
 					// The next iteration needs the browser the crash may have taken down.
 					pid = start(b, r)
 				}
