@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,12 +25,14 @@ func TestDemo(t *testing.T) {
 	// The test shares two cores with the other browser packages of `go test ./...`, where a
 	// step on a loaded machine needs more room than the demo's own default gives it. With
 	// --json the story is told on stderr and stdout holds the summary alone.
-	code := dispatch([]string{"demo", "-v", "-step-timeout", "3s", "--json"}, strings.NewReader(""), &summary, &out)
+	logPath := filepath.Join(t.TempDir(), "demo.log")
+	code := dispatch([]string{"demo", "-v", "-step-timeout", "3s", "--json", "--log", logPath}, strings.NewReader(""), &summary, &out)
 	text := out.String()
 	t.Log(text)
 	if code != 0 {
 		t.Fatalf("gardener demo exited %d", code)
 	}
+	checkDemoLog(t, logPath, text)
 	var sum demoSummary
 	if err := json.Unmarshal(summary.Bytes(), &sum); err != nil {
 		t.Fatalf("--json printed %q: %v", summary.String(), err)

@@ -429,7 +429,7 @@ func (r *run) gotoURL(ctx context.Context, st gardener.Step, rec *gardener.StepR
 		if blocked != "" {
 			return fail(gardener.ErrNavigationBlocked, "navigation to %s was blocked", blocked)
 		}
-		return fail(gardener.ErrNavigation, "loading %s failed: %s", target, res.ErrorText)
+		return fail(gardener.ErrNavigation, "loading %s failed: %s", target, r.s.netError(target, res.ErrorText))
 	}
 	r.s.waitReady(ctx)
 	if ctx.Err() != nil {

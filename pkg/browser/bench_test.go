@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -358,4 +359,64 @@ func kbField(data, name string) int64 {
 		}
 	}
 	return 0
+}
+
+// memoryBombs allocate without end, as fast as a page can: JavaScript arrays, in the heap, and
+// array buffers, outside it.
+var memoryBombs = map[string]string{
+	"heap":    `<!doctype html><title>bomb</title><p id="x">x</p><script>const keep = []; (function grow() { for (let i = 0; i < 50; i++) keep.push(new Array(100000).fill(Math.random())); setTimeout(grow, 0) })()</script>`,
+	"buffers": `<!doctype html><title>bomb</title><p id="x">x</p><script>const keep = []; (function grow() { keep.push(new Uint8Array(64 << 20).fill(1)); setTimeout(grow, 0) })()</script>`,
+}
+
+// BenchmarkMemoryBomb replays a page that allocates without end and reports the peak memory of
+// the browser's process tree meanwhile (see BenchmarkReplay for RSS and PSS) and the time the
+// replay took to end, with how it ended in the log: the JavaScript heap limit (Options.JSHeapMB)
+// and the memory watchdog (Options.MemoryLimitMB) hold the page far below what the host has.
+// Run with -benchtime 1x.
+func BenchmarkMemoryBomb(b *testing.B) {
+	needBrowser(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, memoryBombs[r.URL.Query().Get("bomb")]) }))
+	b.Cleanup(srv.Close)
+	for _, m := range benchModes {
+		for _, bomb := range []string{"heap", "buffers"} {
+			b.Run(m.name+"/"+bomb, func(b *testing.B) {
+				st := steps(b, `[{"kind":"goto","url":"/?bomb=`+bomb+`"},{"kind":"wait","for":"time","ms":3000},{"kind":"assertVisible","locator":"#x"}]`)
+				r := New(m.opts)
+				defer r.Close()
+				pid := start(b, r)
+				var peakRSS, peakPSS int64
+				var took time.Duration
+				for b.Loop() {
+					done := make(chan struct{})
+					watched := make(chan struct{})
+					go func() {
+						defer close(watched)
+						for {
+							rss, pss := treeMemory(pid)
+							peakRSS, peakPSS = max(peakRSS, rss), max(peakPSS, pss)
+							select {
+							case <-done:
+								return
+							case <-time.After(20 * time.Millisecond):
+							}
+						}
+					}()
+					began := time.Now()
+					rep, err := r.Replay(context.Background(), gardener.Test{ID: "bomb", Steps: st}, gardener.ReplayOptions{BaseURL: srv.URL})
+					took = time.Since(began)
+					close(done)
+					<-watched
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Logf("%s: %s %s; peak RSS %d MiB, PSS %d MiB, %s", bomb, rep.Result.ErrorKind, rep.Result.Message, peakRSS>>20, peakPSS>>20, took)
+					// The next iteration needs the browser the crash may have taken down.
+					pid = start(b, r)
+				}
+				b.ReportMetric(float64(peakRSS)/(1<<20), "peakRSS-MiB")
+				b.ReportMetric(float64(peakPSS)/(1<<20), "peakPSS-MiB")
+				b.ReportMetric(took.Seconds(), "s-to-end")
+			})
+		}
+	}
 }

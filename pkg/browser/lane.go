@@ -33,16 +33,24 @@ const disposeTimeout = 10 * time.Second
 // another on a quiet machine; the demo went from 151 s to 111 s. A single-process Chromium
 // cannot make a second context at all (it crashes), so there the browser's default context is
 // the one lane.
+//
+// Each lane has a network proxy of its own (see gateProxy), which the browser context is created
+// with, so that the gate of the replay holding the lane decides for every target in it; between
+// replays it refuses everything. A lane goes back for the next replay only when no target of the
+// replay before remains in it (see sweep).
 type lane struct {
 	id cdp.BrowserContextID // "" for the default context of a single-process browser
+	// holder is the blank tab that keeps the lane's window; the sweep leaves it.
+	holder target.ID
+	proxy  *gateProxy
 	// dirty are the origins loaded since the last clear. Only the replay that holds the lane
 	// touches it, and a lane passes between replays through the instance's lock (or the
 	// runner's turn, single-process), so it needs no lock of its own.
 	dirty map[string]bool
 }
 
-func newLane(id cdp.BrowserContextID) *lane {
-	return &lane{id: id, dirty: map[string]bool{}}
+func newLane(id cdp.BrowserContextID, holder target.ID, proxy *gateProxy) *lane {
+	return &lane{id: id, holder: holder, proxy: proxy, dirty: map[string]bool{}}
 }
 
 // takeLane returns an idle lane of the browser, or opens a new one: a browser context with a
@@ -59,41 +67,131 @@ func (in *instance) takeLane(ctx context.Context) (*lane, error) {
 		return l, nil
 	}
 	in.lanesMu.Unlock()
-	b := chromedp.FromContext(in.ctx).Browser
-	res, err := cdp.Call(ctx, b, target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	proxy, err := startProxy()
 	if err != nil {
+		return nil, err
+	}
+	b := chromedp.FromContext(in.ctx).Browser
+	res, err := cdp.Call(ctx, b, target.CreateBrowserContext, target.CreateBrowserContextParams{ProxyServer: proxy.url(), ProxyBypassList: "<-loopback>"})
+	if err != nil {
+		proxy.close()
 		return nil, fmt.Errorf("creating a browser context: %w", err)
 	}
+	l := newLane(res.BrowserContextID, "", proxy)
 	newWindow := true
-	if _, err := cdp.Call(ctx, b, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", BrowserContextID: res.BrowserContextID, NewWindow: &newWindow}); err != nil {
-		in.dispose(res.BrowserContextID)
+	tab, err := cdp.Call(ctx, b, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", BrowserContextID: res.BrowserContextID, NewWindow: &newWindow})
+	if err != nil {
+		in.dispose(l)
 		return nil, fmt.Errorf("opening the window of a browser context: %w", err)
 	}
-	return newLane(res.BrowserContextID), nil
+	l.holder = tab.TargetID
+	in.lanesMu.Lock()
+	in.lanes[l] = true
+	in.lanesMu.Unlock()
+	return l, nil
 }
 
-// giveBack returns a lane after its replay. A lane whose replay went wrong in the browser (a
-// tab that would not open, a crash) is disposed of rather than trusted with the next replay.
-func (in *instance) giveBack(l *lane, healthy bool) {
+// giveBack returns a lane after its replay, its proxy refusing everything again. A lane whose
+// replay went wrong in the browser (a tab that would not open, a crash) or left a target
+// behind is disposed of rather than trusted with the next replay; in a single-process browser,
+// which cannot lose its one context, it reports that the browser must go instead.
+func (in *instance) giveBack(l *lane, healthy bool) (keep bool) {
+	l.proxy.use(nil)
+	if healthy {
+		healthy = in.sweep(l)
+	}
 	if in.single != nil {
-		return
+		return healthy
 	}
 	in.lanesMu.Lock()
 	if healthy && len(in.idle) < maxIdleLanes {
 		in.idle = append(in.idle, l)
 		in.lanesMu.Unlock()
-		return
+		return true
 	}
 	in.lanesMu.Unlock()
-	in.dispose(l.id)
+	in.dispose(l)
+	return true
 }
 
-// dispose closes a browser context with its tabs. It does not wait long: a browser that does
-// not answer is hung or gone, and its contexts go with it.
-func (in *instance) dispose(id cdp.BrowserContextID) {
+// dispose closes a lane's browser context with its tabs, and its proxy. It does not wait long:
+// a browser that does not answer is hung or gone, and its contexts go with it.
+func (in *instance) dispose(l *lane) {
+	l.proxy.close()
+	in.lanesMu.Lock()
+	delete(in.lanes, l)
+	in.lanesMu.Unlock()
 	ctx, cancel := context.WithTimeout(in.ctx, disposeTimeout)
 	defer cancel()
-	_, _ = cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id})
+	_, _ = cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: l.id})
+}
+
+// sweepWait bounds the wait for the targets a sweep closed to go.
+const sweepWait = 3 * time.Second
+
+// sweep closes every target a replay left in the lane but its window's holder -- popups that
+// escaped closePopups, shared workers -- and reports whether the lane is empty afterwards.
+func (in *instance) sweep(l *lane) bool {
+	ctx, cancel := context.WithTimeout(in.ctx, sweepWait+disposeTimeout)
+	defer cancel()
+	b := chromedp.FromContext(in.ctx).Browser
+	deadline := time.Now().Add(sweepWait)
+	closed := map[target.ID]bool{}
+	for {
+		left, err := in.leftIn(ctx, l)
+		if err != nil {
+			return false
+		}
+		if len(left) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		for _, t := range left {
+			if t.Type == "page" && !closed[t.TargetID] {
+				closed[t.TargetID] = true
+				_, _ = cdp.Call(ctx, b, target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// leftIn lists the targets of the lane's browser context other than its holder and the
+// browser's own interface (the window's omnibox and the like, which no page can drive).
+func (in *instance) leftIn(ctx context.Context, l *lane) ([]*target.Info, error) {
+	all, err := in.targets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var left []*target.Info
+	for _, t := range all {
+		if t.TargetID == l.holder || t.TargetID == in.holder || browserOwn[t.Type] {
+			continue
+		}
+		if l.id == "" || t.BrowserContextID == l.id {
+			left = append(left, t)
+		}
+	}
+	return left, nil
+}
+
+// browserOwn are the types of target that are the browser's, not a page's.
+var browserOwn = map[string]bool{"browser": true, "browser_ui": true, "tab": true}
+
+// targets lists every target of the browser: pages, workers, service workers, iframes of
+// other processes.
+func (in *instance) targets(ctx context.Context) ([]*target.Info, error) {
+	res, err := cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the browser's targets: %w", err)
+	}
+	return res.TargetInfos, nil
 }
 
 // tab is the chromedp context of a new tab in the lane's window.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -52,6 +53,18 @@ type instance struct {
 	// idle are the lanes no replay uses now, for the next replays (see lane).
 	lanesMu sync.Mutex
 	idle    []*lane
+	lanes   map[*lane]bool // every lane not yet disposed of, for close to stop their proxies
+	// proxy is the network of the browser's default context (--proxy-server): the one lane's
+	// when single, else refusing everything, since no replay runs there.
+	proxy *gateProxy
+	// holder is the tab chromedp opened at launch, which keeps the default context's window.
+	holder target.ID
+	// memoryKills counts the processes the memory watchdog killed, memoryNote says why it
+	// killed the last one (see watchMemory); stopWatch ends the watchdog.
+	memoryKills atomic.Int64
+	memoryNote  atomic.Value
+	stopWatch   chan struct{}
+	closeOnce   sync.Once
 }
 
 // alive reports whether the connection to the browser still stands and the browser answered
@@ -86,15 +99,59 @@ func (in *instance) answers(timeout time.Duration) bool {
 }
 
 func (in *instance) close() {
+	in.closeOnce.Do(func() { close(in.stopWatch) })
 	in.cancel()
 	in.allocEnd()
+	in.proxy.close()
+	in.lanesMu.Lock()
+	for l := range in.lanes {
+		l.proxy.close()
+	}
+	in.lanesMu.Unlock()
 	_ = os.RemoveAll(in.dir)
+}
+
+// chromiumEnv is the whole environment Chromium starts with: what it needs to run and find its
+// libraries and fonts, and nothing else. It never inherits the process's environment, which in
+// a Lambda holds the function's AWS credentials and in CI tokens of all kinds.
+func chromiumEnv(dir string) []string {
+	env := []string{"HOME=" + dir, "TMPDIR=" + os.TempDir()}
+	for _, name := range []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "FONTCONFIG_PATH", "FONTCONFIG_FILE"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// closePopups closes every window a page opens (window.open, a target=_blank link or form),
+// as soon as the browser reports it: a replay has one tab, and a popup is a page no step can
+// see, which outlives the replay unless something closes it. Its first requests meet the
+// proxy like any other; the sweep at the end of each replay catches what this misses.
+func (in *instance) closePopups(ev any) {
+	e, ok := ev.(*target.EventTargetCreated)
+	if !ok || e.TargetInfo.Type != "page" || e.TargetInfo.OpenerID == "" {
+		return
+	}
+	id := e.TargetInfo.TargetID
+	go func() {
+		ctx, cancel := context.WithTimeout(in.ctx, disposeTimeout)
+		defer cancel()
+		_, _ = cdp.Call(ctx, chromedp.FromContext(in.ctx).Browser, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+	}()
 }
 
 // launch starts Chromium with flags that work both in Lambda and on a developer machine: no
 // sandbox (Lambda has no user namespaces), no GPU, /tmp instead of a small /dev/shm, and none of
 // the background traffic (component updates, sync, QUIC probes) that a sandboxed network
 // refuses noisily. The profile and cache live in a temp dir that close removes.
+//
+// The browser's network is the gate proxy's (see gateProxy): every request goes through it,
+// loopback included (<-loopback removes Chromium's implicit bypass of localhost), and what the
+// proxy cannot see is turned off: WebRTC may use no UDP and no TCP but through the proxy,
+// and there is no DNS prefetch. Chromium starts with a minimal environment (chromiumEnv) and
+// a JavaScript heap limit, so a page that fills its heap dies alone, early; a watchdog stops
+// a page that allocates outside its heap (see watchMemory).
 func launch(opts Options) (*instance, error) {
 	path, err := ChromePath()
 	if err != nil {
@@ -104,7 +161,20 @@ func launch(opts Options) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the Chromium profile dir: %w", err)
 	}
+	proxy, err := startProxy()
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
 	flags := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.NoInheritEnv,
+		chromedp.Env(chromiumEnv(dir)...),
+		chromedp.ProxyServer(proxy.url()),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("dns-prefetch-disable", true),
+		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", opts.JSHeapMB)),
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -142,18 +212,28 @@ func launch(opts Options) (*instance, error) {
 		cancel()
 		allocEnd()
 		_ = os.RemoveAll(dir)
+		proxy.close()
 		if err == nil {
 			err = fmt.Errorf("no answer after %s", launchTimeout)
 		}
 		return nil, fmt.Errorf("starting Chromium (%s): %w", path, err)
 	}
-	b := chromedp.FromContext(ctx).Browser
-	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection}
+	c := chromedp.FromContext(ctx)
+	b := c.Browser
+	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection, proxy: proxy, lanes: map[*lane]bool{}, stopWatch: make(chan struct{})}
+	if c.Target != nil {
+		in.holder = c.Target.TargetID
+	}
 	if p := b.Process(); p != nil {
 		in.pid = p.Pid
 	}
-	if opts.SingleProcess {
-		in.single = newLane("")
+	if err := chromedp.ListenBrowser(ctx, in.closePopups); err != nil {
+		in.close()
+		return nil, fmt.Errorf("watching the browser's windows: %w", err)
 	}
+	if opts.SingleProcess {
+		in.single = newLane("", in.holder, proxy)
+	}
+	go in.watchMemory(opts.MemoryLimitMB, opts.SingleProcess, in.stopWatch)
 	return in, nil
 }

@@ -82,6 +82,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 	}
 	tabCtx, cancel := l.tab(in.ctx)
 	s := newSession(in, tabCtx, opts, gate)
+	s.net = l.proxy
 	// The lane goes back for the next replay only after a replay that ran its course.
 	laneOK := false
 	defer func() {
@@ -92,8 +93,10 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			in.close()
 		}
 		cancel()
-		if !crashed {
-			in.giveBack(l, laneOK)
+		if !crashed && !in.giveBack(l, laneOK) {
+			// A single-process browser whose one context keeps a target of this replay goes,
+			// so that nothing of this replay runs during the next.
+			crashed = true
 		}
 	}()
 	stopOpen := context.AfterFunc(openCtx, cancel)
@@ -108,6 +111,11 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 	}
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	// From here the replay's gate decides for every target of the lane, through its proxy; the
+	// wall-clock limit ends a replay that a page holds up, whatever its steps allow.
+	l.proxy.use(gate)
+	limit := time.AfterFunc(opts.ReplayLimit, func() { s.overrun(opts.ReplayLimit, cancel) })
+	defer limit.Stop()
 
 	timeout := opts.StepTimeout
 	if ro.StepTimeout > 0 {
@@ -147,7 +155,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			if step.Kind == gardener.Intent {
 				step = stepAt(step, last.Path)
 			}
-			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.String(), f.detail)
+			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.Redacted(), f.detail)
 			if f.kind == gardener.ErrBrowserCrash {
 				crashed = !in.answers(opts.healthTimeout)
 			} else {
@@ -268,7 +276,7 @@ func (r *run) notify(rec gardener.StepRecord) {
 
 func (r *run) stepTimeout(st gardener.Step) time.Duration {
 	if st.TimeoutMs > 0 {
-		return time.Duration(st.TimeoutMs) * time.Millisecond
+		return time.Duration(min(st.TimeoutMs, gardener.MaxStepMillis)) * time.Millisecond
 	}
 	if st.Kind == gardener.A11yAudit && r.timeout < a11yMinTimeout {
 		return a11yMinTimeout
@@ -283,6 +291,9 @@ func (r *run) stepTimeout(st gardener.Step) time.Duration {
 func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepRecord, m mark) *failure {
 	st, err := interpolate(st, vars)
 	if err != nil {
+		return fail(gardener.ErrBadStep, "%v", err)
+	}
+	if err := gardener.CheckDurations(st); err != nil {
 		return fail(gardener.ErrBadStep, "%v", err)
 	}
 	timeout := r.stepTimeout(st)
@@ -336,6 +347,9 @@ func (r *run) afterAction(m mark) *failure {
 func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 	if f == nil {
 		return nil
+	}
+	if why := r.s.overran(); why != "" {
+		return fail(gardener.ErrTimeout, "%s", why)
 	}
 	if why := r.s.crashReason(); why != "" {
 		return fail(gardener.ErrBrowserCrash, "%s", why)

@@ -8,12 +8,27 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 // DefaultStepTimeout bounds a step that sets no timeout of its own. Small, because a failing
 // test waits it out at its failing step, and a ladder replays failing tests many times.
 const DefaultStepTimeout = 5 * time.Second
+
+// DefaultReplayLimit bounds a whole replay: more than the longest step may take (see
+// gardener.MaxStepMillis), less than a Lambda may run (15 minutes), so a replay a page holds up
+// ends with time left to record it.
+const DefaultReplayLimit = 12 * time.Minute
+
+// DefaultJSHeapMB is the JavaScript heap limit of a page, in MB: far above what an app's pages
+// use, far below what takes a Lambda down.
+const DefaultJSHeapMB = 512
+
+// DefaultMemoryLimitMB bounds the resident memory of one page's process, in MB: room for the
+// JavaScript heap and what a page holds beside it, and within a 2 GB Lambda with the runner.
+const DefaultMemoryLimitMB = 1024
 
 // Limits of a Runner; tests lower them to see what happens at a limit.
 const (
@@ -39,6 +54,18 @@ type Options struct {
 	// StepTimeout is the runner's default step timeout; ReplayOptions.StepTimeout and a step's
 	// timeoutMs take precedence.
 	StepTimeout time.Duration
+	// ReplayLimit is the wall-clock limit of one replay (DefaultReplayLimit when zero): a replay
+	// still running then is stopped, its page's script terminated and its tab closed, and ends
+	// failed as a timeout with no snapshot.
+	ReplayLimit time.Duration
+	// JSHeapMB is the JavaScript heap limit of each page, in MB (DefaultJSHeapMB when zero): a
+	// page that allocates past it crashes alone and its replay ends as a browser crash.
+	JSHeapMB int
+	// MemoryLimitMB bounds the resident memory of each of the browser's page processes (of
+	// the whole browser, single-process), in MB (DefaultMemoryLimitMB when zero): the
+	// browser's memory watchdog kills a process past it, and the replay whose page it held
+	// ends as a browser crash.
+	MemoryLimitMB int
 	// OnStep, when set, is called with each step record as soon as the step has run (an intent
 	// block's own record after its inner steps), for a live log. It is called from the
 	// replaying goroutine and must not block.
@@ -75,6 +102,15 @@ var ErrClosed = errors.New("browser runner is closed")
 func New(opts Options) *Runner {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = DefaultStepTimeout
+	}
+	if opts.ReplayLimit <= 0 {
+		opts.ReplayLimit = DefaultReplayLimit
+	}
+	if opts.JSHeapMB <= 0 {
+		opts.JSHeapMB = DefaultJSHeapMB
+	}
+	if opts.MemoryLimitMB <= 0 {
+		opts.MemoryLimitMB = DefaultMemoryLimitMB
 	}
 	opts.healthTimeout = cmp.Or(opts.healthTimeout, defaultHealthTimeout)
 	opts.maxCandidates = cmp.Or(opts.maxCandidates, defaultMaxCandidates)
@@ -165,4 +201,34 @@ func (r *Runner) Replay(ctx context.Context, t gardener.Test, opts gardener.Repl
 		r.discard(in)
 	}
 	return rep, err
+}
+
+// Leftovers lists the targets alive in the browser beyond what the runner keeps between
+// replays (each lane's blank tab and the browser's own interface), as "type url" lines: pages,
+// popups, workers and service workers a replay left. With no replay running, a sound runner
+// has none. It does not start a browser; with none running there is nothing left.
+func (r *Runner) Leftovers(ctx context.Context) ([]string, error) {
+	r.mu.Lock()
+	in := r.inst
+	r.mu.Unlock()
+	if in == nil || !in.alive() {
+		return nil, nil
+	}
+	all, err := in.targets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kept := map[target.ID]bool{in.holder: true}
+	in.lanesMu.Lock()
+	for l := range in.lanes {
+		kept[l.holder] = true
+	}
+	in.lanesMu.Unlock()
+	var left []string
+	for _, t := range all {
+		if !kept[t.TargetID] && !browserOwn[t.Type] {
+			left = append(left, t.Type+" "+t.URL)
+		}
+	}
+	return left, nil
 }

@@ -45,6 +45,7 @@ type session struct {
 	tgt  *chromedp.Target
 	opts Options
 	gate *originGate
+	net  *gateProxy // the proxy of the replay's lane, for why a request could not connect
 
 	mu          sync.Mutex
 	console     []gardener.ConsoleMessage
@@ -61,6 +62,8 @@ type session struct {
 	live        []liveEvent
 	liveSeq     int
 	crashed     string // why the tab or browser died, "" while it lives
+	overLimit   string // why the replay was stopped at its wall-clock limit, "" before
+	kills       int64  // the memory watchdog's count of kills when the replay started
 }
 
 func newSession(in *instance, ctx context.Context, opts Options, gate *originGate) *session {
@@ -68,6 +71,7 @@ func newSession(in *instance, ctx context.Context, opts Options, gate *originGat
 		in: in, ctx: ctx, opts: opts, gate: gate,
 		reqByID:  map[network.RequestID]int{},
 		inflight: map[network.RequestID]bool{},
+		kills:    in.memoryKills.Load(),
 	}
 }
 
@@ -127,6 +131,7 @@ func (s *session) onEvent(ev any) {
 			if why == "net::ERR_BLOCKED_BY_CLIENT" && s.wasBlockedLocked(s.requests[i].URL) {
 				why = "blocked: origin not allowed"
 			}
+			why = s.netError(s.requests[i].URL, why)
 			s.requests[i].Failed = why
 		}
 		s.mu.Unlock()
@@ -238,6 +243,18 @@ var awaited = map[network.ResourceType]bool{
 	network.ResourceTypeScript: true, network.ResourceTypeStylesheet: true,
 }
 
+// netError is the error of a failed request as Chromium would name it without the proxy: the
+// proxy hangs up on a request it could not connect for, which Chromium reports as an empty
+// response, so the proxy's own reason replaces that.
+func (s *session) netError(rawURL, chromium string) string {
+	if s.net != nil {
+		if why := s.net.whyUnreachable(rawURL); why != "" {
+			return why
+		}
+	}
+	return chromium
+}
+
 func (s *session) wasBlockedLocked(u string) bool {
 	for _, b := range s.blocked {
 		if b == u {
@@ -268,21 +285,49 @@ func (s *session) markCrashed(why string) {
 	s.mu.Unlock()
 }
 
-// crashReason says why the tab or browser is gone, "" while both live.
+// overrun stops a replay at its wall-clock limit: it stops the page's script, which may be
+// an endless loop that nothing else interrupts, and closes the tab (close), so the step in
+// progress and every one after it fail at once.
+func (s *session) overrun(limit time.Duration, close func()) {
+	s.mu.Lock()
+	s.overLimit = fmt.Sprintf("the replay ran past its wall-clock limit of %s and was stopped", limit)
+	s.mu.Unlock()
+	if s.tgt != nil {
+		ctx, cancel := context.WithTimeout(s.in.ctx, 2*time.Second)
+		_, _ = cdp.Call(ctx, s.tgt, runtime.TerminateExecution, cdp.Empty{})
+		cancel()
+	}
+	close()
+}
+
+// overran says why the replay was stopped at its wall-clock limit, "" when it was not.
+func (s *session) overran() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.overLimit
+}
+
+// crashReason says why the tab or browser is gone, "" while both live; when the memory
+// watchdog killed a process meanwhile, it says that too.
 func (s *session) crashReason() string {
 	s.mu.Lock()
 	why := s.crashed
 	s.mu.Unlock()
-	if why != "" {
-		return why
+	switch {
+	case why != "":
+	case s.in.hung.Load():
+		why = "the browser stopped answering"
+	case !s.in.alive():
+		why = "the browser process exited"
+	default:
+		return ""
 	}
-	if s.in.hung.Load() {
-		return "the browser stopped answering"
+	if s.in.memoryKills.Load() != s.kills {
+		if note, ok := s.in.memoryNote.Load().(string); ok {
+			why += " (" + note + ")"
+		}
 	}
-	if !s.in.alive() {
-		return "the browser process exited"
-	}
-	return ""
+	return why
 }
 
 func consoleLevel(t runtime.ConsoleAPICalledType) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // StepKind names what a step does.
@@ -216,6 +217,20 @@ func (s Step) Equal(o Step) bool {
 		}
 	}
 	return true
+}
+
+// Redacted is String with the text a step types left out: a fill's value becomes its length,
+// so logs, run messages and notifications can name the step and its locator without carrying
+// a password or any other value a test enters. Every other field is shown as String shows it.
+func (s Step) Redacted() string {
+	if s.Kind != Fill {
+		return s.String()
+	}
+	str := fmt.Sprintf("%s %s [value redacted, %d chars]", s.Kind, s.Locator, utf8.RuneCountInString(s.Value))
+	if s.TimeoutMs > 0 {
+		str += fmt.Sprintf(" timeout=%dms", s.TimeoutMs)
+	}
+	return str
 }
 
 // String is the one-line form used in diffs, logs and refusals, e.g.

@@ -63,6 +63,53 @@ func integer(dst func(*Step) *int) fieldSpec {
 	}
 }
 
+// MaxStepMillis bounds a step's timeoutMs and a wait's ms: 10 minutes. A step that needs more
+// is a mistake (or an attempt to hold a browser), and the bound keeps every duration computed
+// from these fields far from overflowing.
+const MaxStepMillis = 10 * 60 * 1000
+
+// millis decodes a duration in milliseconds, bounded by MaxStepMillis. The number is checked
+// as JSON text first, so a value past what an int holds is refused by the same rule rather
+// than wrapped or rounded.
+func millis(dst func(*Step) *int) fieldSpec {
+	return func(s *Step, raw json.RawMessage) error {
+		var n json.Number
+		// json.Number takes a quoted number too; a duration is a JSON number.
+		if err := json.Unmarshal(raw, &n); err != nil || bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
+			return errors.New("must be an integer number of milliseconds")
+		}
+		v, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return fmt.Errorf("must be at most %d (10 minutes)", MaxStepMillis)
+			}
+			return errors.New("must be an integer number of milliseconds")
+		}
+		if v < 0 {
+			return errors.New("must not be negative")
+		}
+		if v > MaxStepMillis {
+			return fmt.Errorf("must be at most %d (10 minutes)", MaxStepMillis)
+		}
+		*dst(s) = int(v)
+		return nil
+	}
+}
+
+// CheckDurations refuses a step whose timeoutMs or wait ms is out of bounds: what decoding
+// checks, for a step built some other way.
+func CheckDurations(s Step) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"timeoutMs", s.TimeoutMs}, {"ms", s.Ms}} {
+		if f.v < 0 || f.v > MaxStepMillis {
+			return fmt.Errorf("%s step: %s %d is out of bounds (0 to %d, 10 minutes)", s.Kind, f.name, f.v, MaxStepMillis)
+		}
+	}
+	return nil
+}
+
 func locator(dst func(*Step) *Locator) fieldSpec {
 	return func(s *Step, raw json.RawMessage) error {
 		var v string
@@ -134,7 +181,7 @@ var fields = map[string]fieldSpec{
 	"state": func(s *Step, raw json.RawMessage) error {
 		return enum(raw, &s.State, "visible", "hidden", "attached")
 	},
-	"ms":        integer(func(s *Step) *int { return &s.Ms }),
+	"ms":        millis(func(s *Step) *int { return &s.Ms }),
 	"name":      str(func(s *Step) *string { return &s.Name }),
 	"variable":  str(func(s *Step) *string { return &s.Variable }),
 	"attribute": str(func(s *Step) *string { return &s.Attribute }),
@@ -147,7 +194,7 @@ var fields = map[string]fieldSpec{
 		s.Values = v
 		return nil
 	},
-	"timeoutMs": integer(func(s *Step) *int { return &s.TimeoutMs }),
+	"timeoutMs": millis(func(s *Step) *int { return &s.TimeoutMs }),
 	// "steps" is decoded by decodeStep itself, because nested errors need the path.
 }
 

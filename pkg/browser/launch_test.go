@@ -1,0 +1,74 @@
+package browser
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestChromiumEnvironment starts Chromium in both modes with AWS credentials and tokens in the
+// process environment, as a Lambda and a CI job have them, and reads the environment of every
+// process of the browser from /proc: no AWS variable and none of the secrets may be there, and
+// nothing of the parent's environment but what chromiumEnv passes on. (The distribution's
+// launcher script may add variables of its own; those are not the parent's.)
+func TestChromiumEnvironment(t *testing.T) {
+	needBrowser(t)
+	secrets := map[string]string{
+		"AWS_ACCESS_KEY_ID":     "AKIAHOSTILETESTKEY01",
+		"AWS_SECRET_ACCESS_KEY": "hostile-test-secret-access-key",
+		"AWS_SESSION_TOKEN":     "hostile-test-session-token",
+		"AWS_REGION":            "eu-west-1",
+		"GITHUB_TOKEN":          "ghp_hostiletesttoken",
+		"DG_HOSTILE_CANARY":     "must-not-reach-chromium",
+	}
+	for k, v := range secrets {
+		t.Setenv(k, v)
+	}
+	// A shell launcher (the distribution's chromium script) sets PWD, SHLVL and _ itself.
+	passed := map[string]bool{"HOME": true, "TMPDIR": true, "PWD": true, "SHLVL": true, "_": true}
+	for _, kv := range chromiumEnv(t.TempDir()) {
+		name, _, _ := strings.Cut(kv, "=")
+		passed[name] = true
+	}
+	for _, single := range []bool{false, true} {
+		t.Run(fmt.Sprintf("single-process=%v", single), func(t *testing.T) {
+			r := New(Options{SingleProcess: single})
+			defer r.Close()
+			pid := start(t, r)
+			procs := descendants(pid, true)
+			if len(procs) < 1 {
+				t.Fatalf("no process found for the browser (pid %d)", pid)
+			}
+			read := 0
+			for _, p := range procs {
+				data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p))
+				if err != nil {
+					continue // the process ended meanwhile
+				}
+				read++
+				for _, kv := range bytes.Split(data, []byte{0}) {
+					name, value, ok := strings.Cut(string(kv), "=")
+					if !ok {
+						continue
+					}
+					if strings.HasPrefix(name, "AWS_") {
+						t.Errorf("process %d of the browser has %s in its environment", p, name)
+					}
+					for k, v := range secrets {
+						if strings.Contains(value, v) {
+							t.Errorf("process %d of the browser has the value of %s in %s", p, k, name)
+						}
+					}
+					if parent, inParent := os.LookupEnv(name); inParent && parent == value && !passed[name] {
+						t.Errorf("process %d of the browser inherited %s from the runner's environment", p, name)
+					}
+				}
+			}
+			if read == 0 {
+				t.Fatalf("could not read the environment of any of the browser's %d processes", len(procs))
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package browser
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// memoryWatchInterval is how often the watchdog reads the browser's processes: a page that
+// allocates as fast as it can gains a few hundred MB in that time.
+const memoryWatchInterval = 200 * time.Millisecond
+
+// watchMemory kills any process of the browser whose resident memory passes limitMB, until
+// stop closes. The JavaScript heap limit stops a page that fills its heap, but not one that
+// allocates outside it (array buffers, canvases, images, DOM); this catches those. Only the
+// pages' processes are candidates, since killing the browser process would end every replay
+// at once -- except in a single-process browser, where the page lives in the browser process
+// and the browser goes with it (the runner relaunches it). A killed renderer ends its replay as
+// a browser crash, and the note says why.
+func (in *instance) watchMemory(limitMB int, single bool, stop <-chan struct{}) {
+	limit := int64(limitMB) << 20
+	page := os.Getpagesize()
+	t := time.NewTicker(memoryWatchInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		for _, pid := range descendants(in.pid, single) {
+			rss := residentBytes(pid, page)
+			if rss <= limit {
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				in.memoryNote.Store(fmt.Sprintf("the browser's memory watchdog killed a page's process at %d MiB, over the limit of %d MiB", rss>>20, limitMB))
+				in.memoryKills.Add(1)
+			}
+		}
+	}
+}
+
+// descendants lists the processes under pid (pid itself too when withRoot).
+func descendants(pid int, withRoot bool) []int {
+	if pid == 0 {
+		return nil
+	}
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// The command name may hold spaces and parens; the fields after the last paren are fixed.
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		ppid, err1 := strconv.Atoi(fields[1])
+		p, err2 := strconv.Atoi(strings.Fields(s)[0])
+		if err1 == nil && err2 == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []int
+	if withRoot {
+		out = append(out, pid)
+	}
+	stack := append([]int(nil), children[pid]...)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, p)
+		stack = append(stack, children[p]...)
+	}
+	return out
+}
+
+// residentBytes is the resident memory of a process, from /proc/<pid>/statm; 0 when gone.
+func residentBytes(pid, page int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[1], 10, 64)
+	return n * int64(page)
+}
