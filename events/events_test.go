@@ -64,6 +64,14 @@ var samples = map[string]sample{
 	"api-reviewed.json":        {function: "ApiFunction", status: http.StatusNotFound},
 	"api-manual-repair.json":   {function: "ApiFunction", status: http.StatusAccepted},
 	"api-execution.json":       {function: "ApiFunction", status: http.StatusNotFound},
+	"api-get-project.json":     {function: "ApiFunction", status: http.StatusOK},
+	"api-put-project.json":     {function: "ApiFunction", status: http.StatusOK},
+	"api-project-tests.json":   {function: "ApiFunction", status: http.StatusOK},
+	"api-get-test.json":        {function: "ApiFunction", status: http.StatusOK},
+	"api-put-test.json":        {function: "ApiFunction", status: http.StatusCreated},
+	"api-archive-test.json":    {function: "ApiFunction", status: http.StatusOK},
+	"api-test-status.json":     {function: "ApiFunction", status: http.StatusOK},
+	"api-test-repair.json":     {function: "ApiFunction", status: http.StatusAccepted},
 }
 
 func TestEverySampleIsUsed(t *testing.T) {

@@ -39,6 +39,9 @@ type call struct {
 	r       *http.Request
 	// header is the response's header, for a route that answers with more than a body (an ETag).
 	header http.Header
+	// created says the object the path names does not exist yet and the route creates it in
+	// project (see creates).
+	created bool
 }
 
 var routes = []route{
@@ -56,6 +59,14 @@ var routes = []route{
 	{"POST /repairs/{repairId}/reviewed", (*API).reviewed},
 	{"POST /runs/{runId}/repair", (*API).manualRepair},
 	{"GET /executions/{executionId}", (*API).execution},
+	{"GET /projects/{projectId}", (*API).project},
+	{"PUT /projects/{projectId}", (*API).putProject},
+	{"GET /projects/{projectId}/tests", (*API).projectTests},
+	{"GET /tests/{testId}", (*API).test},
+	{"PUT /tests/{testId}", (*API).putTest},
+	{"DELETE /tests/{testId}", (*API).archiveTest},
+	{"PUT /tests/{testId}/status", (*API).putTestStatus},
+	{"POST /tests/{testId}/repair", (*API).testManualRepair},
 }
 
 // Routes are the patterns the API serves ("GET /projects/{projectId}/queue"), in the form of
@@ -197,6 +208,9 @@ func (a *API) handle(rt route) http.Handler {
 
 func (a *API) authorized(ctx context.Context, rt route, c call) (any, int) {
 	project, err := a.projectOf(ctx, c)
+	if errors.Is(err, gardener.ErrNotFound) && creates[rt.pattern] {
+		project, c.created, err = a.creatorOf(ctx, c)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -238,6 +252,7 @@ func statusOf(err error) int {
 	var body *BodyError
 	var cross *CrossProjectError
 	var moved *VersionMismatchError
+	var forbidden *ForbiddenError
 	switch {
 	case errors.As(err, &moved):
 		return http.StatusPreconditionFailed
@@ -245,7 +260,7 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, gardener.ErrIneligible):
+	case errors.Is(err, gardener.ErrIneligible), errors.As(err, &forbidden):
 		return http.StatusForbidden
 	case errors.As(err, &bad), errors.As(err, &refused), errors.As(err, &body), errors.As(err, &cross):
 		return http.StatusBadRequest
@@ -438,15 +453,29 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 			return errBody("manual repair: " + err.Error()), http.StatusBadRequest
 		}
 	}
-	for _, r := range m.Rungs {
-		if r != gardener.StrategySelfHeal && r != gardener.StrategySuggestFix && r != gardener.StrategyDiagnose {
-			return errBody(fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)), http.StatusBadRequest
-		}
+	if err := checkRungs(m.Rungs); err != nil {
+		return fail(err)
 	}
 	run, err := a.Store.Run(ctx, c.r.PathValue("runId"))
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
+	return a.startManual(ctx, c, run, m.Rungs)
+}
+
+// checkRungs refuses a manual request naming something that is not a rung of the ladder.
+func checkRungs(rungs []gardener.Strategy) error {
+	for _, r := range rungs {
+		if r != gardener.StrategySelfHeal && r != gardener.StrategySuggestFix && r != gardener.StrategyDiagnose {
+			return &BodyError{Reason: fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
+		}
+	}
+	return nil
+}
+
+// startManual starts the repair machine on run for the caller, once: a second request while
+// the caller's earlier one still runs answers with that one.
+func (a *API) startManual(ctx context.Context, c call, run gardener.Run, rungs []gardener.Strategy) (any, int) {
 	if run.Control {
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
@@ -460,7 +489,7 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 		}
 		return map[string]string{"executionId": id}, http.StatusAccepted
 	}
-	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: m.Rungs}}
+	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: rungs}}
 	name, err := executionName(run.ID)
 	if err != nil {
 		return fail(err)
