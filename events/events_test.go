@@ -148,7 +148,7 @@ func newStack(t *testing.T, runner gardener.Runner, appURL string) *stack.Stack 
 		t.Cleanup(func() { idle.Close() })
 		runner = idle
 	}
-	services := handler.Services{Store: store, Runner: runner, BaseURLs: map[string]string{"demo": appURL}, StepTimeout: 10 * time.Second, RadarProjects: []string{"demo"},
+	services := handler.Services{Store: store, Runner: runner, BaseURLs: map[string]string{"demo": appURL}, StepTimeout: 10 * time.Second,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}

@@ -21,8 +21,6 @@ type Services struct {
 	Starter  Starter
 	// RepairMachine is the repair state machine the API starts for the manual ladder.
 	RepairMachine string
-	// RadarProjects are the projects the scheduled radar sweeps.
-	RadarProjects []string
 	// BaseURLs maps a project to the base URL its tests replay against; empty uses the
 	// project's first allowed origin.
 	BaseURLs map[string]string
@@ -37,7 +35,7 @@ func (s Services) base() Base         { return Base{Log: s.Log, Now: s.Now} }
 func (s Services) store() StoreDeps   { return StoreDeps{Base: s.base(), Store: s.Store} }
 func (s Services) notify() NotifyDeps { return NotifyDeps{Base: s.base(), Notifier: s.Notifier} }
 func (s Services) radar() RadarDeps {
-	return RadarDeps{ReplayDeps: s.replay(), Events: s.Events, Projects: s.RadarProjects}
+	return RadarDeps{ReplayDeps: s.replay(), Events: s.Events}
 }
 func (s Services) replay() ReplayDeps {
 	return ReplayDeps{StoreDeps: s.store(), Runner: s.Runner, Models: s.Models, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout}
