@@ -200,6 +200,16 @@ func enum[T ~string](raw json.RawMessage, dst *T, allowed ...T) error {
 	return nil
 }
 
+// kindNames are the step kinds, sorted, for an error that lists them.
+func kindNames() []string {
+	names := make([]string, 0, len(kindFields))
+	for k := range kindFields {
+		names = append(names, string(k))
+	}
+	slices.Sort(names)
+	return names
+}
+
 // DecodeSteps decodes a JSON array of steps strictly: unknown kinds and fields, missing required
 // fields, wrong types and malformed locators are errors naming the step and the field.
 // Nothing may follow the array.
@@ -245,7 +255,7 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 	}
 	allowed, ok := kindFields[kind]
 	if !ok {
-		return Step{}, &StepError{Path: path, Field: "kind", Reason: fmt.Sprintf("unknown step kind %q", kind)}
+		return Step{}, &StepError{Path: path, Field: "kind", Reason: fmt.Sprintf("unknown step kind %q (the kinds are %s)", kind, strings.Join(kindNames(), ", "))}
 	}
 	s := Step{Kind: kind}
 	accepts := map[string]bool{"kind": true, "timeoutMs": true}

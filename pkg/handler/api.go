@@ -19,6 +19,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/jsonlist"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
@@ -236,7 +237,7 @@ func answer[V any](v V, err error) (any, int) {
 
 // reply writes body as JSON; a list in it answers [] when empty, never null.
 func reply(w http.ResponseWriter, status int, body any) {
-	b, err := json.Marshal(emptyLists(body))
+	b, err := json.Marshal(jsonlist.Empty(body))
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
 	}
