@@ -35,7 +35,6 @@ type localOptions struct {
 	stepTimeout      time.Duration
 	log              io.Writer
 	onNotify         func(stack.Message)
-	projects         []string
 	baseURLs         map[string]string
 }
 
