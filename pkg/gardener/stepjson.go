@@ -177,7 +177,7 @@ var kindFields = map[StepKind][]string{
 	Intent:                {"goal!", "values", "steps!"},
 }
 
-// Kinds lists every step kind, in the order of DESIGN.md §5.
+// Kinds lists every step kind: actions, checks, then waits, captures and intent blocks.
 func Kinds() []StepKind {
 	return []StepKind{Goto, Click, Fill, Select, Check, Uncheck, Press, Hover,
 		Assert, AssertVisible, AssertHidden, AssertToast, AssertModal, AssertValidationError,
@@ -200,13 +200,12 @@ func enum[T ~string](raw json.RawMessage, dst *T, allowed ...T) error {
 	return nil
 }
 
-// kindNames are the step kinds, sorted, for an error that lists them.
+// kindNames are the step kinds, in the order of Kinds, for an error that lists them.
 func kindNames() []string {
-	names := make([]string, 0, len(kindFields))
-	for k := range kindFields {
+	var names []string
+	for _, k := range Kinds() {
 		names = append(names, string(k))
 	}
-	slices.Sort(names)
 	return names
 }
 
