@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
@@ -17,6 +21,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/modelspec"
+	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -223,5 +228,81 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	t.Setenv(tokenEnv, stack.DevToken("eve@example.com", "other"))
 	if _, code, stderr := syncCLI(t, "pull", pulled, "--project", "demo", "--api", srv.URL); code != exitBadInput || !strings.Contains(stderr, "project demo does not exist") {
 		t.Errorf("pull with a token for another project: exit %d %s", code, stderr)
+	}
+}
+
+// TestAcceptanceUpToTheSuite is issue 17's end-to-end flow on the local stack as far as it runs
+// without the scheduled suite: from an empty store a project is created through the API, the
+// login test is pushed, a green run is recorded (by workspace.RecordGreen, standing in for the
+// suite machine's recording), the app drifts, a person asks for a repair of the test with no
+// run (the ladder reproduces the failure), the repair machine repairs, and pull writes the
+// repaired file.
+func TestAcceptanceUpToTheSuite(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	app := demoapp.New()
+	appSrv := httptest.NewServer(app.Handler())
+	t.Cleanup(appSrv.Close)
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	noErr(t, err)
+	t.Cleanup(func() { store.Close() })
+	runner := browser.New(browser.Options{})
+	t.Cleanup(func() { runner.Close() })
+	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner,
+		BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: 5 * time.Second,
+		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+			return modelspec.Open(ctx, spec, modelspec.Options{})
+		}}})
+	noErr(t, err)
+	t.Cleanup(st.Wait)
+	srv := httptest.NewServer(st.Handler())
+	t.Cleanup(srv.Close)
+	token := stack.DevToken("ann@example.com", "demo")
+	call := func(method, path, body string, want int) string {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		noErr(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, resp.StatusCode, b, want)
+		}
+		return string(b)
+	}
+	call("PUT", "/projects/demo", fmt.Sprintf(`{"name":"Seedling Supply","allowedOrigins":[%q],"model":"builtin","autoRepair":true,"plan":"pro"}`, appSrv.URL), http.StatusCreated)
+	dir := demoDir(t, "login")
+	t.Setenv(tokenEnv, token)
+	if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", srv.URL); code != exitOK || rep.Counts["created"] != 1 {
+		t.Fatalf("push: exit %d %+v %s", code, rep, stderr)
+	}
+	ctx := context.Background()
+	login, err := store.Test(ctx, "login")
+	noErr(t, err)
+	rec, err := (&workspace.Service{Store: store}).RecordGreen(ctx, runner, login, gardener.ReplayOptions{BaseURL: appSrv.URL, AllowedOrigins: []string{appSrv.URL}})
+	if err != nil || !rec.Run.Green() {
+		t.Fatalf("green run: %+v %v", rec.Run.Result, err)
+	}
+	noErr(t, app.SetVariant("id-renamed"))
+	var started struct{ ExecutionID string }
+	noErr(t, json.Unmarshal([]byte(call("POST", "/tests/login/repair", `{}`, http.StatusAccepted)), &started))
+	st.Wait()
+	if x := call("GET", "/executions/"+url.PathEscape(started.ExecutionID), "", http.StatusOK); !strings.Contains(x, `"SUCCEEDED"`) {
+		t.Fatalf("the repair machine: %s", x)
+	}
+	repaired, err := store.Test(ctx, "login")
+	noErr(t, err)
+	if repaired.Version != 2 {
+		t.Fatalf("the test after the repair: version %d, steps %v", repaired.Version, repaired.Steps)
+	}
+	rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL)
+	if code != exitOK || outcomes(rep)["login"] != "updated" {
+		t.Fatalf("pull: exit %d %+v", code, rep)
+	}
+	want, _ := gardener.FormatTest(repaired)
+	if got, _ := os.ReadFile(filepath.Join(dir, "login.json")); !bytes.Equal(got, want) || bytes.Contains(got, []byte(`"#password"`)) {
+		t.Errorf("pulled login.json:\n%s", got)
 	}
 }
