@@ -83,6 +83,14 @@ var samples = map[string]sample{
 	"console-dismiss.json":       {function: "ApiFunction", status: http.StatusUnauthorized},
 	"console-revert.json":        {function: "ApiFunction", status: http.StatusUnauthorized},
 	"console-reviewed.json":      {function: "ApiFunction", status: http.StatusUnauthorized},
+	"api-get-project.json":       {function: "ApiFunction", status: http.StatusOK},
+	"api-put-project.json":       {function: "ApiFunction", status: http.StatusOK},
+	"api-project-tests.json":     {function: "ApiFunction", status: http.StatusOK},
+	"api-get-test.json":          {function: "ApiFunction", status: http.StatusOK},
+	"api-put-test.json":          {function: "ApiFunction", status: http.StatusCreated},
+	"api-archive-test.json":      {function: "ApiFunction", status: http.StatusOK},
+	"api-test-status.json":       {function: "ApiFunction", status: http.StatusOK},
+	"api-test-repair.json":       {function: "ApiFunction", status: http.StatusAccepted},
 }
 
 func TestEverySampleIsUsed(t *testing.T) {
@@ -159,7 +167,7 @@ func newStack(t *testing.T, runner gardener.Runner, appURL string) *stack.Stack 
 		t.Cleanup(func() { idle.Close() })
 		runner = idle
 	}
-	services := handler.Services{Store: store, Runner: runner, BaseURLs: map[string]string{"demo": appURL}, StepTimeout: 10 * time.Second, RadarProjects: []string{"demo"},
+	services := handler.Services{Store: store, Runner: runner, BaseURLs: map[string]string{"demo": appURL}, StepTimeout: 10 * time.Second,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/jsonlist"
 )
 
 // flags is a command's flag set. Parse errors go to stderr; the usage is printed by parse, on
@@ -118,11 +119,12 @@ func marksFor(term bool) marks {
 	return marks{ok: green + "✓" + reset, fail: red + "✗" + reset, mail: "✉", warn: yellow + "⚠" + reset}
 }
 
-// writeJSON prints v as the one indented JSON object a --json command writes.
+// writeJSON prints v as the one indented JSON object a --json command writes; its empty lists
+// are [], as in the API's answers.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return enc.Encode(jsonlist.Empty(v))
 }
 
 // checkHTTPURL accepts an http or https URL with a host: a base URL or an allowed origin.

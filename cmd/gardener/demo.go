@@ -172,7 +172,6 @@ func (d *demo) run(o localOptions) error {
 	appSrv := httptest.NewServer(d.app.Handler())
 	defer appSrv.Close()
 	d.appURL = appSrv.URL
-	o.projects = []string{"demo"}
 	o.baseURLs = map[string]string{"demo": d.appURL}
 	o.onNotify = func(m stack.Message) { d.counts["sns"]++; d.say("   %s SNS %s", d.marks.mail, m.Subject) }
 	l, err := startLocal(d.ctx, o)

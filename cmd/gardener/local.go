@@ -35,7 +35,6 @@ type localOptions struct {
 	stepTimeout      time.Duration
 	log              io.Writer
 	onNotify         func(stack.Message)
-	projects         []string
 	baseURLs         map[string]string
 }
 
@@ -137,7 +136,7 @@ func startLocal(ctx context.Context, o localOptions) (*local, error) {
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
 	services := handler.Services{
-		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log, RadarProjects: o.projects,
+		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{Region: o.region, Endpoint: o.bedrockEndpoint})
 		},

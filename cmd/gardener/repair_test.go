@@ -66,7 +66,9 @@ var recordedLogin struct {
 	app       *demoapp.App
 	url, file string
 	db        []byte
-	err       error
+	// json is what the recording `repair --json` printed.
+	json string
+	err  error
 }
 
 func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
@@ -97,6 +99,7 @@ func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 			r.err = fmt.Errorf("recording the login test: exit %d\n%s%s", code, out.String(), errb.String())
 			return
 		}
+		r.json = out.String()
 		r.db, r.err = os.ReadFile(filepath.Join(dir, "gardener.db"))
 	})
 	if r.err != nil {
@@ -112,6 +115,21 @@ func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	noErr(t, err)
 	noErr(t, os.WriteFile(file, b, 0o644))
 	return r.app, r.url, file, state
+}
+
+// TestRecordingJSONHasNoNull: the first run of a test, which records its green run, prints its
+// empty lists as [] like every other outcome, never null.
+func TestRecordingJSONHasNoNull(t *testing.T) {
+	recordedShop(t)
+	out := recordedLogin.json
+	if !strings.Contains(out, `"recordedGreen": true`) || strings.Contains(out, "null") {
+		t.Errorf("the recording's JSON:\n%s", out)
+	}
+	for _, list := range []string{`"ops": []`, `"diff": []`, `"refusals": []`, `"rungs": []`} {
+		if !strings.Contains(out, list) {
+			t.Errorf("the recording's JSON has no %s:\n%s", list, out)
+		}
+	}
 }
 
 // TestRepairJSONDriftIsRepaired: the first run records the green run; after the password field's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -36,7 +35,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&o.bedrockEndpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
 	fs.DurationVar(&o.stepTimeout, "step-timeout", 5*time.Second, "default time limit of a replayed step")
 	listen := fs.String("listen", "127.0.0.1:8787", "where the HTTP API listens (loopback only: development tokens are not verified)")
-	projects := fs.String("projects", "", "comma-separated projects the scheduled radar sweeps")
 	demo := fs.Bool("demo-app", false, "also serve the demo shop and seed its project and tests")
 	every := fs.Duration("tick", time.Minute, "how often the local scheduler checks the template's schedules")
 	pos, code, ok := c.parse(fs, args)
@@ -57,11 +55,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		return c.fail("serve", exitBadInput, err)
 	}
 	o.log = c.stderr
-	for _, p := range strings.Split(*projects, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			o.projects = append(o.projects, p)
-		}
-	}
 	var app *demoapp.App
 	if *demo {
 		app = demoapp.New()
@@ -72,7 +65,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		appURL := "http://" + ln.Addr().String()
 		go func() { _ = http.Serve(ln, app.Handler()) }()
 		o.baseURLs = map[string]string{"demo": appURL}
-		o.projects = append(o.projects, "demo")
 		fmt.Fprintf(c.stdout, "demo shop: %s (switch variants with POST %s/__variant?name=…)\n", appURL, appURL)
 	}
 	l, err := startLocal(ctx, o)

@@ -30,9 +30,10 @@ func readTest(path string) (gardener.Test, error) {
 	return t, nil
 }
 
-// writeTest replaces a test file, keeping its permissions.
+// writeTest replaces a test file with the test in the canonical layout (gardener.FormatTest),
+// keeping its permissions.
 func writeTest(path string, t gardener.Test) error {
-	b, err := json.MarshalIndent(t, "", "  ")
+	b, err := gardener.FormatTest(t)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -40,7 +41,7 @@ func writeTest(path string, t gardener.Test) error {
 	if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()
 	}
-	return writeFileAtomic(path, append(b, '\n'), perm)
+	return writeFileAtomic(path, b, perm)
 }
 
 // writeFileAtomic replaces a file so that a crash at any point leaves the old content or the

@@ -4,9 +4,7 @@
 // builds the function with. functions/*/main.go call Start.
 //
 // Environment: TABLE_NAME (required), DYNAMODB_ENDPOINT (optional, a local DynamoDB),
-// MODEL_REGION, TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, RADAR_PROJECTS (comma
-// separated, the projects the scheduled radar sweeps), STEP_TIMEOUT (a Go duration),
-// CHROME_PATH and CHROME_SINGLE_PROCESS for the browser.
+// MODEL_REGION, TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, STEP_TIMEOUT (a Go duration), CHROME_PATH and CHROME_SINGLE_PROCESS for the browser.
 package cloud
 
 import (
@@ -123,11 +121,6 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 			RedirectURL: strings.TrimSuffix(base, "/") + console.Prefix + "/callback"}
 		if s.ConsoleAuth, err = console.NewAuth([]byte(key), true, oidc); err != nil {
 			return s, fmt.Errorf("CONSOLE_SESSION_KEY: %w", err)
-		}
-	}
-	for _, p := range strings.Split(os.Getenv("RADAR_PROJECTS"), ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			s.RadarProjects = append(s.RadarProjects, p)
 		}
 	}
 	return s, nil

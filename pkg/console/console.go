@@ -68,9 +68,6 @@ type Deps struct {
 	Store   gardener.Store
 	Actions Actions
 	Auth    *Auth
-	// Projects are projects a caller allowed every project ("*") is offered on the first page;
-	// the store lists no projects, so these are the ones the deployment knows of.
-	Projects []string
 	Now      func() time.Time
 	Log      *slog.Logger
 }

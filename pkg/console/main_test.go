@@ -203,7 +203,7 @@ func serve(t testing.TB, w *world) *httptest.Server {
 	t.Helper()
 	runner := browser.New(browser.Options{})
 	t.Cleanup(func() { runner.Close() })
-	services := handler.Services{Store: w.store, Runner: runner, RadarProjects: []string{"shop"},
+	services := handler.Services{Store: w.store, Runner: runner,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}

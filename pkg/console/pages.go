@@ -134,12 +134,20 @@ func flash(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
 func (c *Console) home(w http.ResponseWriter, r *http.Request, v Visitor) {
 	type entry struct{ ID, Name string }
 	var list []entry
-	ids := v.Projects
 	if v.May("*") {
-		ids = c.Projects
+		// The store lists the projects whose radar is on; those are what a caller allowed every
+		// project is offered (any other opens by its address).
+		ps, err := c.Store.RadarProjects(r.Context())
+		if err != nil {
+			c.failed(w, r, v, err)
+			return
+		}
+		for _, p := range ps {
+			list = append(list, entry{p.ID, p.Name})
+		}
 	}
-	for _, id := range ids {
-		if id == "*" {
+	for _, id := range v.Projects {
+		if id == "*" || slices.ContainsFunc(list, func(e entry) bool { return e.ID == id }) {
 			continue
 		}
 		p, err := c.Store.Project(r.Context(), id)

@@ -19,15 +19,38 @@ func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
 	if err := need("project id", p.ID); err != nil {
 		return err
 	}
-	return s.putDoc(ctx, projectItem(p.ID), p, "", nil)
+	return s.putDoc(ctx, projectItem(p), p, "", nil)
 }
+
+// radarIndexKey is the GSI1 partition of the projects whose radar is on: a sparse index entry
+// that a project's every write sets or drops, so the schedule lists them with one query.
+const radarIndexKey = "PROJECTS#RADAR"
 
 // projectItem is a project record with a fresh revision: every write of a project changes its
 // "rev", which is what UpdateProject's write is conditional on.
-func projectItem(id string) item {
-	it := key("P#"+id, "PROJECT")
+func projectItem(p gardener.Project) item {
+	it := key("P#"+p.ID, "PROJECT")
 	it["rev"] = avS(nonce())
+	if p.Radar {
+		it["GSI1PK"] = avS(radarIndexKey)
+		it["GSI1SK"] = avS(p.ID)
+	}
 	return it
+}
+
+// RadarProjects lists the projects whose radar is on, by id.
+func (s *Store) RadarProjects(ctx context.Context) ([]gardener.Project, error) {
+	items, err := s.queryIndex(ctx, "GSI1", radarIndexKey, "", false)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := listed(items, func(it item) (p gardener.Project, err error) {
+		_, err = s.decodeDoc(ctx, it, &p)
+		return p, err
+	})
+	// The index is eventually consistent: a project switched off a moment ago may still be in
+	// it, and the record read says so.
+	return slices.DeleteFunc(ps, func(p gardener.Project) bool { return !p.Radar }), err
 }
 
 // UpdateProject changes a project's settings by update, writing only if the project's revision
@@ -47,7 +70,7 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		if rev := getS(it, "rev"); rev != "" {
 			cond, values = "rev = :rev", item{":rev": avS(rev)}
 		}
-		err = s.putDoc(ctx, projectItem(id), next, cond, values)
+		err = s.putDoc(ctx, projectItem(next), next, cond, values)
 		switch {
 		case err == nil:
 			return next, nil

@@ -184,6 +184,15 @@ func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err
 	return p, err
 }
 
+// RadarProjects lists the projects whose radar is on, by id.
+func (s *Store) RadarProjects(ctx context.Context) (ps []gardener.Project, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		ps, err = scan(tx, bProjects, nil, "project", func(p gardener.Project) bool { return p.Radar }, nil)
+		return err
+	})
+	return ps, err
+}
+
 // maxAttempts bounds how often UpdateProject runs its update again after the project changed
 // under it.
 const maxAttempts = 24

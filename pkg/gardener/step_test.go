@@ -82,7 +82,7 @@ func TestDecodeStepsErrorsNameStepAndField(t *testing.T) {
 	cases := []struct {
 		name, json, want string
 	}{
-		{"unknown kind", `[{"kind":"goto","url":"/"},{"kind":"teleport"}]`, `step 2, field "kind": unknown step kind "teleport"`},
+		{"unknown kind", `[{"kind":"goto","url":"/"},{"kind":"teleport"}]`, `step 2, field "kind": unknown step kind "teleport" (the kinds are goto, click, fill, select, check, uncheck, press, hover, assert, assertVisible, assertHidden, assertToast, assertModal, assertValidationError, assertConsole, assertRequest, a11yAudit, wait, screenshot, extract, intent)`},
 		{"missing kind", `[{"url":"/"}]`, `step 1, field "kind": is required`},
 		{"unknown field", `[{"kind":"click","locator":"#a","colour":"red"}]`, `step 1 (click), field "colour": unknown field`},
 		{"field of another kind", `[{"kind":"click","locator":"#a","expected":"x"}]`, `step 1 (click), field "expected": is not a field of a click step`},

@@ -224,7 +224,7 @@ var kindFields = map[StepKind][]string{
 	Intent:                {"goal!", "values", "steps!"},
 }
 
-// Kinds lists every step kind, in the order of DESIGN.md §5.
+// Kinds lists every step kind: actions, checks, then waits, captures and intent blocks.
 func Kinds() []StepKind {
 	return []StepKind{Goto, Click, Fill, Select, Check, Uncheck, Press, Hover,
 		Assert, AssertVisible, AssertHidden, AssertToast, AssertModal, AssertValidationError,
@@ -245,6 +245,15 @@ func enum[T ~string](raw json.RawMessage, dst *T, allowed ...T) error {
 	}
 	*dst = T(v)
 	return nil
+}
+
+// kindNames are the step kinds, in the order of Kinds, for an error that lists them.
+func kindNames() []string {
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, string(k))
+	}
+	return names
 }
 
 // DecodeSteps decodes a JSON array of steps strictly: unknown kinds and fields, missing required
@@ -292,7 +301,7 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 	}
 	allowed, ok := kindFields[kind]
 	if !ok {
-		return Step{}, &StepError{Path: path, Field: "kind", Reason: fmt.Sprintf("unknown step kind %q", kind)}
+		return Step{}, &StepError{Path: path, Field: "kind", Reason: fmt.Sprintf("unknown step kind %q (the kinds are %s)", kind, strings.Join(kindNames(), ", "))}
 	}
 	s := Step{Kind: kind}
 	accepts := map[string]bool{"kind": true, "timeoutMs": true}

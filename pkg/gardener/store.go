@@ -36,6 +36,9 @@ type Store interface {
 	// Updated) is returned as it is and writes nothing. *NotFoundError for an unknown project;
 	// *ConflictError when it changed under every attempt.
 	UpdateProject(ctx context.Context, id string, update func(*Project) error) (Project, error)
+	// RadarProjects lists the projects whose radar is on, by id: what the radar's schedule
+	// sweeps.
+	RadarProjects(ctx context.Context) ([]Project, error)
 
 	// CreateTest stores a new test as given; a test with the same id is a *ConflictError.
 	CreateTest(ctx context.Context, t Test) error
@@ -244,6 +247,17 @@ type Baseline struct {
 	Tests map[string][]string `json:"tests"`
 	// Pages maps a URL to what was seen there.
 	Pages map[string]PageBaseline `json:"pages"`
+	// Covered maps each active test the baseline considered (baselined or skipped) to its
+	// version and the version of its last green run then, so a sweep can tell a test added,
+	// edited, repaired or gone green since from one the baseline is of.
+	Covered map[string]Covered `json:"covered,omitempty"`
+}
+
+// Covered is what a baseline knew of one test.
+type Covered struct {
+	Version int `json:"version"`
+	// Green is the test version of its last green run; 0 when it never went green.
+	Green int `json:"green"`
 }
 
 // PageBaseline is one page of a baseline.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/jsonlist"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
@@ -40,6 +41,9 @@ type call struct {
 	r       *http.Request
 	// header is the response's header, for a route that answers with more than a body (an ETag).
 	header http.Header
+	// created says the object the path names does not exist yet and the route creates it in
+	// project (see creates).
+	created bool
 }
 
 var routes = []route{
@@ -57,6 +61,14 @@ var routes = []route{
 	{"POST /repairs/{repairId}/reviewed", (*API).reviewed},
 	{"POST /runs/{runId}/repair", (*API).manualRepair},
 	{"GET /executions/{executionId}", (*API).execution},
+	{"GET /projects/{projectId}", (*API).project},
+	{"PUT /projects/{projectId}", (*API).putProject},
+	{"GET /projects/{projectId}/tests", (*API).projectTests},
+	{"GET /tests/{testId}", (*API).test},
+	{"PUT /tests/{testId}", (*API).putTest},
+	{"DELETE /tests/{testId}", (*API).archiveTest},
+	{"PUT /tests/{testId}/status", (*API).putTestStatus},
+	{"POST /tests/{testId}/repair", (*API).testManualRepair},
 }
 
 // Routes are the patterns the API serves ("GET /projects/{projectId}/queue"), in the form of
@@ -81,8 +93,6 @@ type APIDeps struct {
 	RepairMachine string
 	// ConsoleAuth signs people in to the review console; without it the console is not served.
 	ConsoleAuth *console.Auth
-	// ConsoleProjects are the projects the console offers a caller allowed every project.
-	ConsoleProjects []string
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -202,6 +212,9 @@ func (a *API) handle(rt route) http.Handler {
 
 func (a *API) authorized(ctx context.Context, rt route, c call) (any, int) {
 	project, err := a.projectOf(ctx, c)
+	if errors.Is(err, gardener.ErrNotFound) && creates[rt.pattern] {
+		project, c.created, err = a.creatorOf(ctx, c)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -227,7 +240,7 @@ func answer[V any](v V, err error) (any, int) {
 
 // reply writes body as JSON; a list in it answers [] when empty, never null.
 func reply(w http.ResponseWriter, status int, body any) {
-	b, err := json.Marshal(emptyLists(body))
+	b, err := json.Marshal(jsonlist.Empty(body))
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
 	}
@@ -265,6 +278,7 @@ func statusOf(err error) int {
 	var body *BodyError
 	var cross *CrossProjectError
 	var moved *VersionMismatchError
+	var forbidden *ForbiddenError
 	switch {
 	case errors.As(err, &moved):
 		return http.StatusPreconditionFailed
@@ -272,7 +286,7 @@ func statusOf(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, gardener.ErrIneligible):
+	case errors.Is(err, gardener.ErrIneligible), errors.As(err, &forbidden):
 		return http.StatusForbidden
 	case errors.As(err, &bad), errors.As(err, &refused), errors.As(err, &body), errors.As(err, &cross):
 		return http.StatusBadRequest
@@ -470,19 +484,33 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 			return errBody("manual repair: " + err.Error()), http.StatusBadRequest
 		}
 	}
-	for _, r := range m.Rungs {
-		if r != gardener.StrategySelfHeal && r != gardener.StrategySuggestFix && r != gardener.StrategyDiagnose {
-			return errBody(fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)), http.StatusBadRequest
-		}
+	if err := checkRungs(m.Rungs); err != nil {
+		return fail(err)
 	}
 	run, err := a.Store.Run(ctx, c.r.PathValue("runId"))
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
+	return a.manualStart(ctx, c, run, m.Rungs)
+}
+
+// checkRungs refuses a manual request naming something that is not a rung of the ladder.
+func checkRungs(rungs []gardener.Strategy) error {
+	for _, r := range rungs {
+		if r != gardener.StrategySelfHeal && r != gardener.StrategySuggestFix && r != gardener.StrategyDiagnose {
+			return &BodyError{Reason: fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
+		}
+	}
+	return nil
+}
+
+// manualStart starts the repair machine on run for the caller, once: a second request while
+// the caller's earlier one still runs answers with that one.
+func (a *API) manualStart(ctx context.Context, c call, run gardener.Run, rungs []gardener.Strategy) (any, int) {
 	if run.Control {
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
-	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: m.Rungs}}
+	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: rungs}}
 	id, err := a.startManual(ctx, run, c.caller.ID, in)
 	if err != nil {
 		return fail(err)

@@ -31,7 +31,7 @@ func (a *API) mountConsole() error {
 		}
 		return nil
 	}
-	c, err := console.New(console.Deps{Store: a.Store, Actions: consoleActions{a}, Auth: a.ConsoleAuth, Projects: a.ConsoleProjects, Now: a.Now, Log: a.log()})
+	c, err := console.New(console.Deps{Store: a.Store, Actions: consoleActions{a}, Auth: a.ConsoleAuth, Now: a.Now, Log: a.log()})
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,6 @@ type Services struct {
 	Starter  Starter
 	// RepairMachine is the repair state machine the API starts for the manual ladder.
 	RepairMachine string
-	// RadarProjects are the projects the scheduled radar sweeps.
-	RadarProjects []string
 	// ConsoleAuth signs people in to the review console the API serves; nil serves no console.
 	ConsoleAuth *console.Auth
 	// BaseURLs maps a project to the base URL its tests replay against; empty uses the
@@ -40,14 +38,14 @@ func (s Services) base() Base         { return Base{Log: s.Log, Now: s.Now} }
 func (s Services) store() StoreDeps   { return StoreDeps{Base: s.base(), Store: s.Store} }
 func (s Services) notify() NotifyDeps { return NotifyDeps{Base: s.base(), Notifier: s.Notifier} }
 func (s Services) radar() RadarDeps {
-	return RadarDeps{ReplayDeps: s.replay(), Events: s.Events, Projects: s.RadarProjects}
+	return RadarDeps{ReplayDeps: s.replay(), Events: s.Events}
 }
 func (s Services) replay() ReplayDeps {
 	return ReplayDeps{StoreDeps: s.store(), Runner: s.Runner, Models: s.Models, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout}
 }
 func (s Services) api() APIDeps {
 	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
-		ConsoleAuth: s.ConsoleAuth, ConsoleProjects: s.RadarProjects}
+		ConsoleAuth: s.ConsoleAuth}
 }
 
 // Function is one Lambda of template.yaml: its logical id, the directory of its main package

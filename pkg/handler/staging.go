@@ -194,8 +194,8 @@ func (d Base) summary(ctx context.Context, st StagingState) (StagingSummary, err
 	return s, nil
 }
 
-// RadarEvent starts a sweep: the schedule's event (Detail empty: every project in Projects) or
-// a request for one project.
+// RadarEvent starts a sweep: the schedule's event (Detail empty: every project whose radar is
+// on) or a request for one project.
 type RadarEvent struct {
 	Detail struct {
 		ProjectID string `json:"projectId"`
@@ -209,12 +209,33 @@ type RadarReport struct {
 	Skipped map[string]string `json:"skipped,omitempty"`
 }
 
-// RadarDeps are the radar's dependencies: a replaying function's, the bus its sweeps are
-// announced on, and the projects the schedule sweeps.
+// RadarDeps are the radar's dependencies: a replaying function's and the bus its sweeps are
+// announced on.
 type RadarDeps struct {
 	ReplayDeps
-	Events   Publisher
-	Projects []string
+	Events Publisher
+}
+
+// enrolled are the projects a radar event sweeps: the one it names, else every project whose
+// radar is on, so a project is enrolled by its setting alone.
+func (d RadarDeps) enrolled(ctx context.Context, projectID string) ([]string, error) {
+	if projectID != "" {
+		return []string{projectID}, nil
+	}
+	ps, err := d.Store.RadarProjects(ctx)
+	// A project that does not decode is named in the log and the others are swept.
+	corrupt, err := gardener.SplitCorrupt(err)
+	if err != nil {
+		return nil, fmt.Errorf("radar: listing the projects whose radar is on: %w", err)
+	}
+	if corrupt != nil {
+		d.log().Warn("radar: projects skipped", "error", corrupt.Error())
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return ids, nil
 }
 
 // NewRadar builds the handler that sweeps projects with no model call and puts one "Radar Sweep
@@ -225,11 +246,11 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 		return nil, err
 	}
 	return func(ctx context.Context, ev RadarEvent) (RadarReport, error) {
-		ids := d.Projects
-		if ev.Detail.ProjectID != "" {
-			ids = []string{ev.Detail.ProjectID}
-		}
 		out := RadarReport{Sweeps: []SweepCompleted{}, Skipped: map[string]string{}}
+		ids, err := d.enrolled(ctx, ev.Detail.ProjectID)
+		if err != nil {
+			return out, err
+		}
 		for _, id := range ids {
 			p, err := d.Store.Project(ctx, id)
 			if err != nil {
@@ -252,9 +273,20 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 			} else if err != nil {
 				return out, err
 			}
+			behind, err := r.BaselineBehind(ctx, id)
+			if err != nil {
+				return out, err
+			}
 			res, err := r.Sweep(ctx, id)
 			if err != nil {
 				return out, err
+			}
+			if behind != "" {
+				// After the sweep, which compared the app with the baseline as it was.
+				if _, err := r.RecordBaseline(ctx, id); err != nil {
+					return out, err
+				}
+				d.log().Info("radar baseline refreshed", "project", id, "why", behind)
 			}
 			sc := SweepCompleted{ProjectID: id, SweepID: "sweep-" + res.At.UTC().Format("20060102T150405.000"), Changes: len(res.Changes), AtRisk: len(res.AtRisk)}
 			if err := d.Events.PutEvent(ctx, "Radar Sweep Completed", sc); err != nil {

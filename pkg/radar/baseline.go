@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -69,6 +70,65 @@ func (r *Radar) BaselineDue(ctx context.Context, projectID string, refresh bool)
 	return "", err
 }
 
+// coverage is, per active test, its version and the version of its last green run.
+func (r *Radar) coverage(ctx context.Context, p *project) (map[string]gardener.Covered, error) {
+	out := map[string]gardener.Covered{}
+	for _, id := range p.ids {
+		t := p.tests[id]
+		if t.Status != gardener.StatusActive {
+			continue
+		}
+		c := gardener.Covered{Version: t.Version}
+		run, err := r.Store.LastGreenRun(ctx, id)
+		switch {
+		case err == nil:
+			c.Green = run.TestVersion
+		case !errors.Is(err, gardener.ErrNotFound):
+			return nil, fmt.Errorf("radar: last green run of %s: %w", id, err)
+		}
+		out[id] = c
+	}
+	return out, nil
+}
+
+// BaselineBehind says why the project's stored baseline no longer covers its tests, or "" when
+// it does: an active test added, edited (by a person or an approved or applied repair), gone
+// green, or no longer active since it was recorded. The radar sweeps with the baseline it has
+// first, so this sweep still compares the app with what was seen before, and records a new one
+// after it, so the tests that changed are swept from then on.
+func (r *Radar) BaselineBehind(ctx context.Context, projectID string) (string, error) {
+	b, err := r.Store.Baseline(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+	p, err := r.load(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+	now, err := r.coverage(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	var why []string
+	for _, id := range slices.Sorted(maps.Keys(now)) {
+		was, ok := b.Covered[id]
+		switch {
+		case !ok:
+			why = append(why, id+" added")
+		case was.Version != now[id].Version:
+			why = append(why, fmt.Sprintf("%s edited (version %d, was %d)", id, now[id].Version, was.Version))
+		case was.Green != now[id].Green:
+			why = append(why, fmt.Sprintf("%s went green at version %d", id, now[id].Green))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(b.Covered)) {
+		if _, ok := now[id]; !ok {
+			why = append(why, id+" no longer active")
+		}
+	}
+	return strings.Join(why, "; "), nil
+}
+
 // RecordBaseline replaces the project's baseline: from each active test's last green run, the
 // pages it visited and the locators its steps used on each; then each page is visited the way
 // that shows the most of those locators (directly, after the setup test, or along the first
@@ -81,6 +141,9 @@ func (r *Radar) RecordBaseline(ctx context.Context, projectID string) (BaselineR
 	}
 	rep := BaselineReport{ProjectID: projectID}
 	b := gardener.Baseline{ProjectID: projectID, At: r.now(), Tests: map[string][]string{}, Pages: map[string]gardener.PageBaseline{}}
+	if b.Covered, err = r.coverage(ctx, p); err != nil {
+		return BaselineReport{}, err
+	}
 	locs := map[string]map[string]gardener.Locator{} // page → locator string → locator
 	routes := map[string]*gardener.PageRoute{}       // page → the first test steps that reached it
 	for _, id := range p.ids {

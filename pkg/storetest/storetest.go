@@ -47,6 +47,7 @@ type testCase struct {
 func Run(t *testing.T, newStore NewStore, opts Options) {
 	var cases []testCase
 	cases = append(cases, recordCases...)
+	cases = append(cases, projectCases...)
 	cases = append(cases, lifecycleCases...)
 	for _, c := range raceCases {
 		c.race = true

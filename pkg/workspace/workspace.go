@@ -242,3 +242,45 @@ func NewRunID(trigger gardener.TriggerKind, testID string, at time.Time) string 
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return string(trigger) + "-" + testID + "-" + strconv.FormatInt(at.UnixMilli(), 36) + "-" + hex.EncodeToString(b[:])
 }
+
+// MovedError is a replace made against a version the test is no longer at: someone (a repair,
+// another edit) wrote it since the caller read it. Nothing was written.
+type MovedError struct {
+	TestID  string
+	Base    int // the version the caller's edit was made on
+	Version int // the version the store holds
+}
+
+func (e *MovedError) Error() string {
+	return fmt.Sprintf("test %s is at version %d, not version %d the edit was made on: it changed since it was read (a repair or another edit); read it again and redo the edit on it", e.TestID, e.Version, e.Base)
+}
+
+// ReplaceTest writes t's steps, name and status over the stored test as a person's edit, at the
+// next version, so proposals computed against the version it replaces go stale. base is the
+// version the edit was made on: when it is not 0 and the test moved from it, nothing is written
+// (*MovedError), and the store's write is conditional on it, so a write landing between the
+// read and the save is a conflict rather than lost. With base 0 the edit applies on top of
+// whatever is stored. A test whose steps and status are the stored ones is left unchanged; a
+// test in another project than the stored one's is refused.
+func (s *Service) ReplaceTest(ctx context.Context, t gardener.Test, base int) (Synced, error) {
+	stored, err := s.Store.Test(ctx, t.ID)
+	if err != nil {
+		return Synced{}, fmt.Errorf("replace test %s: %w", t.ID, err)
+	}
+	if t.ProjectID != stored.ProjectID {
+		return Synced{}, fmt.Errorf("replace test %s: it is of project %s, not %s", t.ID, stored.ProjectID, t.ProjectID)
+	}
+	if base != 0 && base != stored.Version {
+		return Synced{}, &MovedError{TestID: t.ID, Base: base, Version: stored.Version}
+	}
+	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status && stored.Name == t.Name {
+		return Synced{Test: stored, Outcome: SyncUnchanged}, nil
+	}
+	edit := stored
+	edit.Steps, edit.Status, edit.Name = gardener.CloneSteps(t.Steps), t.Status, t.Name
+	saved, err := s.Store.SaveTest(ctx, edit)
+	if err != nil {
+		return Synced{}, fmt.Errorf("replace test %s at version %d: %w", t.ID, stored.Version, err)
+	}
+	return Synced{Test: saved, Outcome: SyncSaved}, nil
+}

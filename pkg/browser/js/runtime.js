@@ -564,6 +564,18 @@
   const toastSel = '[role="status"],[role="alert"],[aria-live]:not([aria-live="off"])';
   const modalSel = '[role="dialog"],[role="alertdialog"],[aria-modal="true"],dialog[open]';
 
+  // modalText is what an assertModal is matched against: the dialog's accessible name
+  // (aria-labelledby, aria-label, title), which users write as often as its visible text, and
+  // that text.
+  function modalText(el) {
+    const text = norm(el.innerText);
+    const ll = byIds(el, "aria-labelledby");
+    const name = (ll.length ? norm(ll.map((l) => textFrom(l, new Set([el]), true)).join(" ")) : "") ||
+      norm(el.getAttribute("aria-label")) || norm(el.title);
+    if (!name || text.includes(name)) return text;
+    return text ? name + " — " + text : name;
+  }
+
   function visibleTexts(sel) {
     return [...document.querySelectorAll(sel)].filter(isVisible).map((el) => norm(el.innerText)).filter(Boolean);
   }
@@ -575,7 +587,7 @@
     if (typeof window.__dgEmit !== "function") return;
     for (const [kind, sel] of [["toast", toastSel], ["modal", modalSel]]) {
       for (const el of document.querySelectorAll(sel)) {
-        const t = isVisible(el) ? norm(el.innerText) : "";
+        const t = !isVisible(el) ? "" : kind === "modal" ? modalText(el) : norm(el.innerText);
         if (t && lastSeen.get(el) !== t) {
           lastSeen.set(el, t);
           try { window.__dgEmit(JSON.stringify({ kind, text: t.slice(0, 2000) })); } catch (e) { /* binding gone with the page */ }
@@ -700,10 +712,11 @@
     },
     checked: () => (chosen ? checkedState(chosen) : null),
     focus: () => { if (chosen) chosen.focus(); return true; },
-    modals: () => visibleTexts(modalSel),
-    // modalsIn narrows the modals to those a locator matches (or that contain its element).
+    modals: () => [...document.querySelectorAll(modalSel)].filter(isVisible).map(modalText).filter(Boolean),
+    // modalsIn narrows the modals to those a locator matches (or that contain its element); an
+    // element in no dialog is no modal.
     modalsIn(loc) {
-      return resolve(loc).filter(isVisible).map((el) => (el.matches(modalSel) ? el : el.closest(modalSel))).filter(Boolean).map((el) => norm(el.innerText)).filter(Boolean);
+      return resolve(loc).filter(isVisible).map((el) => (el.matches(modalSel) ? el : el.closest(modalSel))).filter(Boolean).map(modalText).filter(Boolean);
     },
     // toastsIn narrows the status messages to those a locator matches (or that contain its
     // element); an element in no status message is no toast.

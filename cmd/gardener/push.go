@@ -1,0 +1,521 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/workspace"
+)
+
+// tokenEnv is where push and pull read the API's bearer token from.
+const tokenEnv = "GARDENER_TOKEN"
+
+func init() {
+	register("push", command{
+		summary:  "sync a folder of test files to a project (local state or a deployed API)",
+		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--json]"},
+		about: `Syncs the test files in DIR (*.json, subfolders included) to project P: in the local
+state, or with --api through a deployed API, authenticated by the bearer token in $GARDENER_TOKEN
+(against "gardener serve": dev:EMAIL:PROJECTS). Each test is printed as created, updated,
+unchanged or refused, with the reason. A file whose test changed in the project since the version
+the file names (a repair, someone's edit) is refused rather than written over it: pull, redo the
+edit, push again. A file is rewritten with the version the project now holds, in the canonical
+layout, so the next push knows what it was based on. Every file is read first: when one is not
+a test of P, nothing is pushed.
+
+Exit status: 0 all pushed; 1 some refused; 2 bad input (nothing pushed); 3 the state or the
+API could not be reached.`,
+		run: runPush,
+	})
+	register("pull", command{
+		summary:  "write a project's tests to a folder of test files",
+		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--json]"},
+		about: `Writes every test of project P to DIR in the canonical layout (one step per line, a fixed
+key order), so repaired tests can be committed back and their diffs are small: into the file that
+holds the test's id, else DIR/ID.json. Each test is printed as created, updated, unchanged or
+refused. A file edited since the version it names (its steps differ from the project's at that
+same version) is refused, not overwritten: push it first. With --api the tests come from a
+deployed API, authenticated by $GARDENER_TOKEN.
+
+Exit status: 0 all written; 1 some refused; 2 bad input; 3 the state or the API could not be
+reached.`,
+		run: runPull,
+	})
+}
+
+// syncFlags are push's and pull's flags.
+type syncFlags struct {
+	project, api, state string
+	json                bool
+}
+
+func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, bool) {
+	fs := c.flags(name)
+	var f syncFlags
+	fs.StringVar(&f.project, "project", "", "the project's `ID` (required)")
+	fs.StringVar(&f.api, "api", "", "a deployed API's base `URL`; the token is read from $"+tokenEnv)
+	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state, without --api")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
+	pos, code, ok := c.parse(fs, args)
+	if !ok {
+		return f, "", code, false
+	}
+	switch {
+	case len(pos) != 1:
+		return f, "", c.badUsage(fs, "give one DIR"), false
+	case f.project == "":
+		return f, "", c.badUsage(fs, "--project is required"), false
+	case f.api != "" && os.Getenv(tokenEnv) == "":
+		return f, "", c.badUsage(fs, "--api needs the API's bearer token in $%s", tokenEnv), false
+	}
+	if f.api != "" {
+		if err := checkHTTPURL("--api", f.api); err != nil {
+			return f, "", c.badUsage(fs, "%v", err), false
+		}
+	}
+	return f, pos[0], exitOK, true
+}
+
+// project is where push and pull read and write a project's tests: the local state or an API.
+type project interface {
+	// tests are the project's tests by id; a *gardener.NotFoundError when it does not exist.
+	tests(ctx context.Context) (map[string]gardener.Test, error)
+	// put creates the test (base 0 and created) or replaces the version base.
+	put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error)
+	close()
+}
+
+// refusal is a test a project did not take, and why.
+type refusal struct{ reason string }
+
+func (r *refusal) Error() string { return r.reason }
+
+// synced is one line of push's or pull's report.
+type synced struct {
+	File    string `json:"file"`
+	TestID  string `json:"testId"`
+	Outcome string `json:"outcome"` // created, updated, unchanged, refused
+	Version int    `json:"version,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// syncReport is what --json prints.
+type syncReport struct {
+	Project string         `json:"project"`
+	Tests   []synced       `json:"tests"`
+	Counts  map[string]int `json:"counts"`
+}
+
+func openProject(f syncFlags) (project, error) {
+	if f.api != "" {
+		return &apiProject{base: strings.TrimRight(f.api, "/"), id: f.project, token: os.Getenv(tokenEnv), http: &http.Client{Timeout: time.Minute}}, nil
+	}
+	store, err := openState(f.state)
+	if err != nil {
+		return nil, fmt.Errorf("opening the state in %s: %w", f.state, err)
+	}
+	return &stateProject{store: store, id: f.project}, nil
+}
+
+// projectFile is a test file of a project read from a folder.
+type projectFile struct {
+	path string
+	test gardener.Test
+}
+
+// readProjectDir reads every *.json under dir as a test of projectID. Its error names each file
+// that is not a test, whose test is of another project, or whose id another file has too.
+func readProjectDir(dir, projectID string) ([]projectFile, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	var files []projectFile
+	var bad []string
+	seen := map[string]string{}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != dir && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || filepath.Ext(path) != ".json" || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		t, err := gardener.DecodeTest(b)
+		switch {
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("%s: %v", path, err))
+		case t.ProjectID != "" && t.ProjectID != projectID:
+			bad = append(bad, fmt.Sprintf("%s: test %s is of project %s, not %s", path, t.ID, t.ProjectID, projectID))
+		case seen[t.ID] != "":
+			bad = append(bad, fmt.Sprintf("%s: test id %s is also the id in %s", path, t.ID, seen[t.ID]))
+		default:
+			seen[t.ID] = path
+			t.ProjectID = projectID
+			files = append(files, projectFile{path, t})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, errors.New(strings.Join(bad, "\n"))
+	}
+	return files, nil
+}
+
+// sameTest says whether a file holds what the project holds: steps, status and name.
+func sameTest(a, b gardener.Test) bool {
+	return a.Name == b.Name && a.Status == b.Status && slices.EqualFunc(a.Steps, b.Steps, gardener.Step.Equal)
+}
+
+func runPush(ctx context.Context, c *cli, args []string) int {
+	f, dir, code, ok := c.syncFlags("push", args)
+	if !ok {
+		return code
+	}
+	files, err := readProjectDir(dir, f.project)
+	if err != nil {
+		return c.fail("push", exitBadInput, err)
+	}
+	p, err := openProject(f)
+	if err != nil {
+		return c.fail("push", exitFailure, err)
+	}
+	defer p.close()
+	have, err := p.tests(ctx)
+	if errors.Is(err, gardener.ErrNotFound) {
+		return c.fail("push", exitBadInput, fmt.Errorf("project %s does not exist: create it first (PUT /projects/%s)", f.project, f.project))
+	}
+	if err != nil {
+		return c.fail("push", exitFailure, err)
+	}
+	rep := syncReport{Project: f.project, Counts: map[string]int{}}
+	for _, tf := range files {
+		s := synced{File: tf.path, TestID: tf.test.ID}
+		stored, exists := have[tf.test.ID]
+		switch {
+		case exists && sameTest(stored, tf.test):
+			s.Outcome, s.Version = "unchanged", stored.Version
+		case exists && tf.test.Version != 0 && tf.test.Version != stored.Version:
+			s.Outcome = "refused"
+			s.Reason = fmt.Sprintf("changed in project %s since version %d (it is at version %d now, after a repair or another edit): pull, redo the edit on it, push again", f.project, tf.test.Version, stored.Version)
+		default:
+			base := 0
+			if exists {
+				base = stored.Version
+			}
+			written, err := p.put(ctx, tf.test, base, !exists)
+			var no *refusal
+			if errors.As(err, &no) {
+				s.Outcome, s.Reason = "refused", no.reason
+				break
+			}
+			if err != nil {
+				return c.fail("push", exitFailure, fmt.Errorf("%s: %w", tf.path, err))
+			}
+			s.Outcome, s.Version = "updated", written.Version
+			if !exists {
+				s.Outcome = "created"
+			}
+			stored = written
+		}
+		// The file records the version it is now the project's copy of.
+		if s.Outcome != "refused" && tf.test.Version != stored.Version {
+			if err := writeTest(tf.path, stored); err != nil {
+				return c.fail("push", exitFailure, err)
+			}
+		}
+		rep.add(s)
+	}
+	return c.report("push", f, rep)
+}
+
+func runPull(ctx context.Context, c *cli, args []string) int {
+	f, dir, code, ok := c.syncFlags("pull", args)
+	if !ok {
+		return code
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return c.fail("pull", exitBadInput, err)
+	}
+	files, err := readProjectDir(dir, f.project)
+	if err != nil {
+		return c.fail("pull", exitBadInput, err)
+	}
+	byID := map[string]projectFile{}
+	for _, tf := range files {
+		byID[tf.test.ID] = tf
+	}
+	p, err := openProject(f)
+	if err != nil {
+		return c.fail("pull", exitFailure, err)
+	}
+	defer p.close()
+	have, err := p.tests(ctx)
+	if errors.Is(err, gardener.ErrNotFound) {
+		return c.fail("pull", exitBadInput, fmt.Errorf("project %s does not exist", f.project))
+	}
+	if err != nil {
+		return c.fail("pull", exitFailure, err)
+	}
+	rep := syncReport{Project: f.project, Counts: map[string]int{}}
+	for _, id := range slices.Sorted(func(yield func(string) bool) {
+		for id := range have {
+			if !yield(id) {
+				return
+			}
+		}
+	}) {
+		t := have[id]
+		s := synced{TestID: id, Version: t.Version}
+		tf, exists := byID[id]
+		if !exists {
+			tf.path = filepath.Join(dir, safeName(id)+".json")
+			if _, err := os.Stat(tf.path); err == nil {
+				s.File, s.Outcome = tf.path, "refused"
+				s.Reason = fmt.Sprintf("%s exists and is not a test file of %s", tf.path, f.project)
+				rep.add(s)
+				continue
+			}
+		}
+		s.File = tf.path
+		switch {
+		case !exists:
+			s.Outcome = "created"
+		case tf.test.Version == t.Version && sameTest(tf.test, t):
+			// The file holds the project's test: it is left as its author laid it out.
+			s.Outcome = "unchanged"
+		case tf.test.Version == t.Version:
+			s.Outcome = "refused"
+			s.Reason = fmt.Sprintf("edited here since version %d and not pushed: push it first", t.Version)
+		case tf.test.Version > t.Version:
+			s.Outcome = "refused"
+			s.Reason = fmt.Sprintf("names version %d, but project %s holds version %d: it is not a copy of this project's test", tf.test.Version, f.project, t.Version)
+		default:
+			s.Outcome = "updated"
+		}
+		if s.Outcome == "created" || s.Outcome == "updated" {
+			if err := writeTest(tf.path, t); err != nil {
+				return c.fail("pull", exitFailure, err)
+			}
+		}
+		rep.add(s)
+	}
+	return c.report("pull", f, rep)
+}
+
+// safeName is a test id as a file name: what is not a letter, digit, '-', '_' or '.' becomes '_'.
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(id, "."))
+}
+
+func (r *syncReport) add(s synced) {
+	r.Tests = append(r.Tests, s)
+	r.Counts[s.Outcome]++
+}
+
+// report prints a push or pull and returns its exit status: 1 when something was refused.
+func (c *cli) report(name string, f syncFlags, rep syncReport) int {
+	if f.json {
+		if err := writeJSON(c.stdout, rep); err != nil {
+			return c.fail(name, exitFailure, err)
+		}
+	} else {
+		for _, s := range rep.Tests {
+			line := fmt.Sprintf("%-9s %s", s.Outcome, s.TestID)
+			if s.Version > 0 {
+				line += fmt.Sprintf(" (version %d)", s.Version)
+			}
+			line += "  " + s.File
+			if s.Reason != "" {
+				line += ": " + s.Reason
+			}
+			fmt.Fprintln(c.stdout, line)
+		}
+		fmt.Fprintf(c.stdout, "%s %s: %d created, %d updated, %d unchanged, %d refused\n", name, rep.Project,
+			rep.Counts["created"], rep.Counts["updated"], rep.Counts["unchanged"], rep.Counts["refused"])
+	}
+	if rep.Counts["refused"] > 0 {
+		return exitNegative
+	}
+	return exitOK
+}
+
+// stateProject is a project in the local state.
+type stateProject struct {
+	store *embedded.Store
+	id    string
+}
+
+func (s *stateProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
+	// The local state holds what its commands made; a project named for the first time is
+	// created, as repair and sweep do.
+	if _, err := (&workspace.Service{Store: s.store}).EnsureProject(ctx, s.id, workspace.Settings{}); err != nil {
+		return nil, err
+	}
+	ts, err := s.store.Tests(ctx, s.id)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]gardener.Test{}
+	for _, t := range ts {
+		out[t.ID] = t
+	}
+	return out, nil
+}
+
+func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error) {
+	ws := &workspace.Service{Store: s.store}
+	if create {
+		if other, err := s.store.Test(ctx, t.ID); err == nil {
+			return gardener.Test{}, &refusal{fmt.Sprintf("test id %s is a test of project %s in this state", t.ID, other.ProjectID)}
+		}
+		// A new test starts at version 1 whatever the file names, as through the API.
+		t.Version = 0
+		synced, err := ws.SyncTest(ctx, t, nil)
+		return synced.Test, err
+	}
+	synced, err := ws.ReplaceTest(ctx, t, base)
+	var moved *workspace.MovedError
+	if errors.As(err, &moved) || errors.Is(err, gardener.ErrConflict) {
+		return gardener.Test{}, &refusal{err.Error()}
+	}
+	return synced.Test, err
+}
+
+func (s *stateProject) close() { s.store.Close() }
+
+// apiProject is a project of a deployed API.
+type apiProject struct {
+	base, id, token string
+	http            *http.Client
+}
+
+func (a *apiProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
+	var ts []gardener.Test
+	status, body, err := a.call(ctx, "GET", "/projects/"+url.PathEscape(a.id)+"/tests", nil, nil, &ts)
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusNotFound {
+		return nil, &gardener.NotFoundError{Entity: "project", ID: a.id}
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET the tests of project %s: %d %s", a.id, status, body)
+	}
+	out := map[string]gardener.Test{}
+	for _, t := range ts {
+		out[t.ID] = t
+	}
+	return out, nil
+}
+
+func (a *apiProject) put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error) {
+	header := map[string]string{}
+	if !create {
+		header["If-Match"] = strconv.Quote(strconv.Itoa(base))
+	}
+	// The version is the If-Match's to name; a file's own may be another project's.
+	t.Version = 0
+	var out struct {
+		Test gardener.Test `json:"test"`
+	}
+	status, body, err := a.call(ctx, "PUT", "/tests/"+url.PathEscape(t.ID), t, header, &out)
+	if err != nil {
+		return gardener.Test{}, err
+	}
+	switch {
+	case status == http.StatusOK || status == http.StatusCreated:
+		return out.Test, nil
+	case status == http.StatusNotFound && create:
+		return gardener.Test{}, &refusal{fmt.Sprintf("test id %s is taken by a project this token does not reach (ids are global): rename it", t.ID)}
+	case status >= 400 && status < 500 && status != http.StatusUnauthorized:
+		return gardener.Test{}, &refusal{fmt.Sprintf("the API answered %d: %s", status, apiError([]byte(body)))}
+	}
+	return gardener.Test{}, fmt.Errorf("PUT test %s: %d %s", t.ID, status, body)
+}
+
+func (a *apiProject) close() {}
+
+// call sends one request to the API and decodes a 2xx answer into out.
+func (a *apiProject) call(ctx context.Context, method, path string, in any, header map[string]string, out any) (int, string, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return 0, "", err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: %w", method, a.base+path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: reading the answer: %w", method, a.base+path, err)
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return 0, "", fmt.Errorf("%s %s: %d %s (check $%s)", method, a.base+path, resp.StatusCode, apiError(b), tokenEnv)
+	}
+	if resp.StatusCode/100 == 2 && out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return 0, "", fmt.Errorf("%s %s: the answer is not what the API gives: %w", method, a.base+path, err)
+		}
+	}
+	return resp.StatusCode, string(b), nil
+}
+
+// apiError is the message of an API error body, or the body.
+func apiError(b []byte) string {
+	var e struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &e) == nil && cmp.Or(e.Error, e.Message) != "" {
+		return cmp.Or(e.Error, e.Message)
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,62 @@
+package gardener
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// FormatTest is a test file in the one canonical layout every command writes (pull, repair
+// --write, push's version update): the test's fields in a fixed order, one step per line with
+// its keys in the order the step encoder gives them, ", " and ": " between them. A repaired
+// test written back to a team's repository therefore differs from the file before only in the
+// lines of the steps that changed.
+func FormatTest(t Test) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	for _, f := range []struct {
+		key string
+		v   any
+	}{{"id", t.ID}, {"project", t.ProjectID}, {"name", t.Name}, {"status", t.Status}, {"version", t.Version}} {
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, fmt.Errorf("formatting test %s: %w", t.ID, err)
+		}
+		fmt.Fprintf(&b, "  %q: %s,\n", f.key, v)
+	}
+	b.WriteString("  \"steps\": [")
+	for i, s := range t.Steps {
+		line, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("formatting test %s, step %d: %w", t.ID, i+1, err)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.Write(spaced(line))
+	}
+	b.WriteString("\n  ]\n}\n")
+	return b.Bytes(), nil
+}
+
+// spaced is compact JSON with a space after each ':' and ',' outside strings, as people write
+// it by hand.
+func spaced(compact []byte) []byte {
+	out := make([]byte, 0, len(compact)+len(compact)/4)
+	inString, escaped := false, false
+	for _, c := range compact {
+		out = append(out, c)
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ':' || c == ','):
+			out = append(out, ' ')
+		}
+	}
+	return out
+}
