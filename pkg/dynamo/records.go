@@ -23,10 +23,12 @@ func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
 }
 
 // projectItem is a project record with a fresh revision: every write of a project changes its
-// "rev", which is what UpdateProject's write is conditional on.
+// "rev", which is what UpdateProject's write is conditional on. GSI1 lists the projects.
 func projectItem(id string) item {
 	it := key("P#"+id, "PROJECT")
 	it["rev"] = avS(nonce())
+	it["GSI1PK"] = avS("PROJECTS")
+	it["GSI1SK"] = avS(id)
 	return it
 }
 
@@ -68,6 +70,18 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err error) {
 	_, err = s.getDoc(ctx, "P#"+id, "PROJECT", "project", id, &p)
 	return p, err
+}
+
+// Projects lists every project by id.
+func (s *Store) Projects(ctx context.Context) ([]gardener.Project, error) {
+	items, err := s.queryIndex(ctx, "GSI1", "PROJECTS", "", false)
+	if err != nil {
+		return nil, err
+	}
+	return listed(items, func(it item) (p gardener.Project, err error) {
+		_, err = s.decodeDoc(ctx, it, &p)
+		return p, err
+	})
 }
 
 func testItem(t gardener.Test) item {

@@ -184,6 +184,15 @@ func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err
 	return p, err
 }
 
+// Projects lists every project by id.
+func (s *Store) Projects(ctx context.Context) (ps []gardener.Project, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		ps, err = scan[gardener.Project](tx, bProjects, nil, "project", nil, nil)
+		return err
+	})
+	return ps, err
+}
+
 // maxAttempts bounds how often UpdateProject runs its update again after the project changed
 // under it.
 const maxAttempts = 24

@@ -29,6 +29,8 @@ type Store interface {
 	// PutProject creates or replaces a project's settings.
 	PutProject(ctx context.Context, p Project) error
 	Project(ctx context.Context, id string) (Project, error)
+	// Projects lists every project by id: what a schedule that serves all projects reads.
+	Projects(ctx context.Context) ([]Project, error)
 	// UpdateProject changes a project's settings without losing a concurrent write: update
 	// changes a copy of the stored settings, and the result of Project.Updated is written only
 	// if the project was not written meanwhile; else update runs again on what is stored now.
