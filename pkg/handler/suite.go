@@ -181,7 +181,8 @@ type SuiteRunDeps struct {
 // the repair machine's rule picks it up as it does a platform's. A failed replay of a "Run
 // Passed" is stored and not put on the bus: the platform saw the test pass.
 func NewSuiteRun(d SuiteRunDeps) (func(context.Context, SuiteItem) (SuiteRunResult, error), error) {
-	if err := need("suite run", append(d.deps(), dep{"Events", d.Events == nil})...); err != nil {
+	// A replay of the suite calls no model.
+	if err := need("suite run", append(d.StoreDeps.deps(), dep{"Runner", d.Runner == nil}, dep{"Events", d.Events == nil})...); err != nil {
 		return nil, err
 	}
 	return d.suiteRun, nil
