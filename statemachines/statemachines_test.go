@@ -405,6 +405,14 @@ func TestSuiteReplaysEveryItemBounded(t *testing.T) {
 						return nil, &ThrottlingError{}
 					}
 					return map[string]any{"testId": item.TestID, "passed": true}, nil
+				case "SuiteReport":
+					var got struct {
+						Results []json.RawMessage `json:"results"`
+					}
+					if err := json.Unmarshal(in, &got); err != nil || len(got.Results) != n {
+						return nil, fmt.Errorf("report of %d results, want %d (%v)", len(got.Results), n, err)
+					}
+					return map[string]any{"reported": []string{}}, nil
 				}
 				return nil, fmt.Errorf("unexpected function %s", fn)
 			})

@@ -157,39 +157,33 @@ type SuiteRunResult struct {
 	ProjectID string `json:"projectId"`
 	TestID    string `json:"testId"`
 	// RunID is the stored run; empty when the test was skipped.
-	RunID       string `json:"runId,omitempty"`
-	TestVersion int    `json:"testVersion"`
-	Passed      bool   `json:"passed"`
+	RunID       string               `json:"runId,omitempty"`
+	TestVersion int                  `json:"testVersion"`
+	Trigger     gardener.TriggerKind `json:"trigger"`
+	Passed      bool                 `json:"passed"`
 	// Skipped says why the test was not replayed (it left service or changed since the plan).
 	Skipped    string `json:"skipped,omitempty"`
 	FailedStep string `json:"failedStep,omitempty"`
 	Error      string `json:"error,omitempty"`
-	// Reported is set when a "Run Failed" went on the bus for the repair machine.
-	Reported bool `json:"reported"`
+	// Report is set on a failed scheduled run: the suite's last state puts it on the bus as "Run
+	// Failed". A failed replay of a "Run Passed" is stored and not reported: the platform saw
+	// the test pass.
+	Report bool `json:"report"`
 }
 
-// SuiteRunDeps are the suite replay's dependencies: a replaying function's and the bus its
-// failures are put on.
-type SuiteRunDeps struct {
-	ReplayDeps
-	Events Publisher
-}
-
-// NewSuiteRun builds the handler that replays one test of the suite, stores the run through the
-// workspace (green, it is what the radar's baseline, a repair's contract and self-heal compare
-// with), and puts a failed scheduled run on the bus as "Run Failed" with trigger schedule, where
-// the repair machine's rule picks it up as it does a platform's. A failed replay of a "Run
-// Passed" is stored and not put on the bus: the platform saw the test pass.
-func NewSuiteRun(d SuiteRunDeps) (func(context.Context, SuiteItem) (SuiteRunResult, error), error) {
+// NewSuiteRun builds the handler that replays one test of the suite and stores the run through
+// the workspace: green, it is what the radar's baseline, a repair's contract and self-heal
+// compare with; red, it is the failure a repair starts from.
+func NewSuiteRun(d ReplayDeps) (func(context.Context, SuiteItem) (SuiteRunResult, error), error) {
 	// A replay of the suite calls no model.
-	if err := need("suite run", append(d.StoreDeps.deps(), dep{"Runner", d.Runner == nil}, dep{"Events", d.Events == nil})...); err != nil {
+	if err := need("suite run", append(d.StoreDeps.deps(), dep{"Runner", d.Runner == nil})...); err != nil {
 		return nil, err
 	}
 	return d.suiteRun, nil
 }
 
-func (d SuiteRunDeps) suiteRun(ctx context.Context, it SuiteItem) (SuiteRunResult, error) {
-	out := SuiteRunResult{ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion}
+func (d ReplayDeps) suiteRun(ctx context.Context, it SuiteItem) (SuiteRunResult, error) {
+	out := SuiteRunResult{ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: it.Trigger}
 	if it.TestID == "" || it.Trigger == "" {
 		return out, &BadEventError{Reason: "a suite item needs a testId and a trigger"}
 	}
@@ -222,15 +216,59 @@ func (d SuiteRunDeps) suiteRun(ctx context.Context, it SuiteItem) (SuiteRunResul
 	}
 	out.RunID, out.TestVersion, out.Passed = run.ID, t.Version, result.Passed
 	if !result.Passed {
-		out.FailedStep, out.Error = result.FailedStep, result.Message
+		out.FailedStep, out.Error, out.Report = result.FailedStep, result.Message, it.ReportedRun == ""
 	}
-	if !result.Passed && it.ReportedRun == "" {
-		ev := RunFailed{RunID: run.ID, ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: it.Trigger}
-		if err := d.Events.PutEvent(ctx, "Run Failed", ev); err != nil {
-			return out, fmt.Errorf("suite run of %s: putting Run Failed for %s: %w", t.ID, run.ID, err)
+	d.log().InfoContext(ctx, "suite run", "project", t.ProjectID, "test", t.ID, "version", t.Version, "run", run.ID, "passed", result.Passed, "failed_step", out.FailedStep, "platform_run", it.ReportedRun)
+	return out, nil
+}
+
+// SuiteResults is the suite's last state's input: what the Map's replays did.
+type SuiteResults struct {
+	Results []SuiteRunResult `json:"results"`
+}
+
+// SuiteReport is what the suite's last state did: the failed runs it put on the bus.
+type SuiteReport struct {
+	Reported []string `json:"reported"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	NotRun   int      `json:"notRun"`
+}
+
+// SuiteReportDeps are the suite report's dependencies: the bus its failures go on.
+type SuiteReportDeps struct {
+	Base
+	Events Publisher
+}
+
+// NewSuiteReport builds the suite's last state: it puts each failed scheduled run on the bus as
+// "Run Failed" (trigger schedule), where the repair machine's rule picks it up as it does a
+// platform's. It runs once the replays have ended, so the repairs do not compete with the
+// suite's own replays for a browser.
+func NewSuiteReport(d SuiteReportDeps) (func(context.Context, SuiteResults) (SuiteReport, error), error) {
+	return built(d.suiteReport, need("suite report", dep{"Events", d.Events == nil}))
+}
+
+func (d SuiteReportDeps) suiteReport(ctx context.Context, in SuiteResults) (SuiteReport, error) {
+	out := SuiteReport{Reported: []string{}}
+	for _, r := range in.Results {
+		switch {
+		case r.RunID == "":
+			out.NotRun++
+		case r.Passed:
+			out.Passed++
+		default:
+			out.Failed++
 		}
-		out.Reported = true
+		if r.RunID == "" || r.Passed || !r.Report {
+			continue
+		}
+		ev := RunFailed{RunID: r.RunID, ProjectID: r.ProjectID, TestID: r.TestID, TestVersion: r.TestVersion, Trigger: r.Trigger}
+		if err := d.Events.PutEvent(ctx, "Run Failed", ev); err != nil {
+			return out, fmt.Errorf("suite report: putting Run Failed for %s: %w", r.RunID, err)
+		}
+		out.Reported = append(out.Reported, r.RunID)
 	}
-	d.log().InfoContext(ctx, "suite run", "project", t.ProjectID, "test", t.ID, "version", t.Version, "run", run.ID, "passed", result.Passed, "failed_step", out.FailedStep, "reported", out.Reported, "platform_run", it.ReportedRun)
+	d.log().InfoContext(ctx, "suite report", "passed", out.Passed, "failed", out.Failed, "not_run", out.NotRun, "reported", len(out.Reported))
 	return out, nil
 }

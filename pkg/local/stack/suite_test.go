@@ -107,11 +107,11 @@ func TestScheduledSuite(t *testing.T) {
 	if err != nil || green.ID != byTest["buys"].RunID || green.Trigger != gardener.TriggerSchedule || green.TestVersion != 1 {
 		t.Errorf("the green run of buys: %+v, %v; the suite reported %+v", green, err, byTest["buys"])
 	}
-	if byTest["buys"].Reported {
+	if byTest["buys"].Report {
 		t.Error("a green run was reported as a failure")
 	}
 	red := byTest["sells"]
-	if red.Passed || !red.Reported || red.FailedStep != "2" {
+	if red.Passed || !red.Report || red.FailedStep != "2" {
 		t.Fatalf("the failing test: %+v", red)
 	}
 	run, err := store.Run(ctx, red.RunID)
@@ -166,7 +166,7 @@ func TestExternalRuns(t *testing.T) {
 	// The platform's own failed replay of a test: no repair is asked for, the platform saw it pass.
 	put("Run Passed", `{"runId":"ci-9","testId":"sells","testVersion":2}`)
 	out = lastExecution(t, s, "SuiteStateMachine")
-	if len(out.Results) != 1 || out.Results[0].Passed || out.Results[0].Reported {
+	if len(out.Results) != 1 || out.Results[0].Passed || out.Results[0].Report {
 		t.Errorf("our red replay of a platform's pass: %+v", out.Results)
 	}
 	if n := len(s.Executions("RepairStateMachine")); n != 0 {
