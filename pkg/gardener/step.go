@@ -102,7 +102,7 @@ type Step struct {
 	// every selector it was given): the locate engine tries them, in order, when Locator finds
 	// nothing.
 	Alternatives []Locator
-	Scope   Locator // a11yAudit: the part of the page audited (zero: whole page)
+	Scope        Locator // a11yAudit: the part of the page audited (zero: whole page)
 
 	URL   string // goto: target; wait for url: the URL pattern awaited
 	Value string // fill, select: the value entered or picked
