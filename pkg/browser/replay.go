@@ -286,6 +286,7 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	timeout := r.stepTimeout(st)
 	ctx, cancel := context.WithTimeout(r.s.ctx, timeout)
 	defer cancel()
+	st = r.alternative(ctx, st, rec)
 	f := r.do(ctx, st, vars, rec, timeout)
 	if f == nil && st.IsAction() {
 		r.s.settle(ctx, m)

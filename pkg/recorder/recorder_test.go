@@ -159,3 +159,39 @@ func TestRecordingsReplayGreen(t *testing.T) {
 		}
 	}
 }
+
+// TestAlternativesRescueADriftedLocator: when a step's locator matches nothing, the replay uses
+// the first recorded alternative that matches one element, and says so; without the
+// alternatives the same drifted step fails.
+func TestAlternativesRescueADriftedLocator(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	srv := httptest.NewServer(demoapp.New().Handler())
+	defer srv.Close()
+	runner := browser.New(browser.Options{})
+	defer runner.Close()
+	test, _, err := Convert(read(t, "login.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	test.ID, test.ProjectID = "login", "demo"
+	i := slices.IndexFunc(test.Steps, func(s gardener.Step) bool { return s.Kind == gardener.Fill && s.Value == "demo123" })
+	test.Steps[i].Locator = gardener.MustLocator("css=#password-renamed")
+	test.Steps[i].TimeoutMs = 1000
+	rep, err := runner.Replay(context.Background(), test, gardener.ReplayOptions{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Result.Passed || !strings.Contains(rep.Result.Steps[i].Observed, "recorded alternative xpath=") {
+		t.Fatalf("a drifted locator with alternatives: passed %v, step %+v: %s", rep.Result.Passed, rep.Result.Steps[i], rep.Result.Message)
+	}
+	test.Steps[i].Alternatives = nil
+	rep, err = runner.Replay(context.Background(), test, gardener.ReplayOptions{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Result.Passed {
+		t.Fatal("the drifted locator passed without its alternatives: the test proves nothing")
+	}
+}
