@@ -86,6 +86,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/radar/
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./pkg/console/
+	$(GO) test -run '^$$' -bench BenchmarkSuiteMachineVsRun -benchtime 1x ./cmd/gardener/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)$$' -benchtime 2000x ./pkg/embedded/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)(Moto|Dynalite)$$' -benchtime 100x ./pkg/dynamo/
 

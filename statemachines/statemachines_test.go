@@ -37,7 +37,7 @@ func substituted(t *testing.T, file string) []byte {
 func TestDefinitionsPassTheReferenceValidators(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
-	for _, f := range []string{"repair.asl.json", "staging.asl.json"} {
+	for _, f := range []string{"repair.asl.json", "staging.asl.json", "suite.asl.json"} {
 		p := filepath.Join(dir, f)
 		if err := os.WriteFile(p, substituted(t, f), 0o644); err != nil {
 			t.Fatal(err)
@@ -371,4 +371,83 @@ func runMachine(t *testing.T, file, input string, fn func(name string, in json.R
 		t.Fatal(err)
 	}
 	return exec
+}
+
+// TestSuiteReplaysEveryItemBounded: the suite replays every planned test, never more than
+// MaxConcurrency at a time, and a replay that cannot run (caught after its retries) neither
+// stops the others nor ends the execution in failure; an empty plan replays nothing.
+func TestSuiteReplaysEveryItemBounded(t *testing.T) {
+	for _, n := range []int{0, 1, 4, 5, 17} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			items := make([]map[string]any, n)
+			for i := range items {
+				items[i] = map[string]any{"projectId": "p", "testId": fmt.Sprintf("t%02d", i), "testVersion": 1, "trigger": "schedule"}
+			}
+			var runs, active, peak atomic.Int32
+			exec := runMachine(t, "suite.asl.json", `{"detail":{}}`, func(fn string, in json.RawMessage) (any, error) {
+				switch fn {
+				case "SuitePlan":
+					return map[string]any{"count": n, "items": items, "skipped": map[string]string{}, "deferred": []string{}}, nil
+				case "SuiteRun":
+					runs.Add(1)
+					now := active.Add(1)
+					for {
+						p := peak.Load()
+						if now <= p || peak.CompareAndSwap(p, now) {
+							break
+						}
+					}
+					time.Sleep(2 * time.Millisecond)
+					active.Add(-1)
+					var item struct{ TestID string }
+					_ = json.Unmarshal(in, &item)
+					if item.TestID == "t03" {
+						return nil, &ThrottlingError{}
+					}
+					return map[string]any{"testId": item.TestID, "passed": true}, nil
+				case "SuiteReport":
+					var got struct {
+						Results []json.RawMessage `json:"results"`
+					}
+					if err := json.Unmarshal(in, &got); err != nil || len(got.Results) != n {
+						return nil, fmt.Errorf("report of %d results, want %d (%v)", len(got.Results), n, err)
+					}
+					return map[string]any{"reported": []string{}}, nil
+				}
+				return nil, fmt.Errorf("unexpected function %s", fn)
+			})
+			if exec.Status != asl.StatusSucceeded {
+				t.Fatalf("execution %s: %+v", exec.Status, exec.Failure)
+			}
+			if int(runs.Load()) != n {
+				t.Errorf("%d replays for %d planned tests", runs.Load(), n)
+			}
+			if peak.Load() > 4 {
+				t.Errorf("%d replays at once; MaxConcurrency is 4", peak.Load())
+			}
+			var out struct {
+				Results []struct {
+					TestID string `json:"testId"`
+					NotRun bool   `json:"notRun"`
+				} `json:"results"`
+			}
+			if err := json.Unmarshal(exec.Output, &out); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				if out.Results != nil {
+					t.Errorf("an empty plan produced results %+v", out.Results)
+				}
+				return
+			}
+			if len(out.Results) != n {
+				t.Fatalf("%d results for %d tests", len(out.Results), n)
+			}
+			for i, r := range out.Results {
+				if r.TestID != fmt.Sprintf("t%02d", i) || r.NotRun != (i == 3) {
+					t.Errorf("result %d: %+v", i, r)
+				}
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -12,14 +13,13 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/local/eventbus"
+	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/asl"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/radar"
-	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -40,7 +40,6 @@ const (
 	demoDrift      = "id-renamed+label-renamed+moved-button"
 	demoRegression = demoDrift + "+wrong-total"
 	demoDrift2     = demoDrift + "+button-text+classes-renamed"
-	platformSource = "test-platform"
 	reviewer       = "reviewer@example.com"
 )
 
@@ -62,6 +61,8 @@ type demo struct {
 	verbose bool
 	// serve keeps the console up after the story.
 	serve bool
+	// repairsSeen is how many repair executions had ended before the last suite started.
+	repairsSeen int
 }
 
 // demoSummary is the one object --json prints.
@@ -329,85 +330,80 @@ func (d *demo) seed() error {
 	return nil
 }
 
-// suite is the scheduled suite: every active test replayed (four at a time, each in its own
-// browser context; a failing test spends most of its run waiting for an element) and recorded
-// as a scheduled run. It returns the failing runs' ids.
+// suite fires the suite state machine's schedule, as EventBridge does: every active test is
+// replayed (the Map's bounded concurrency, each replay in its own browser context; a failing test
+// spends most of its run waiting for an element) and recorded as a scheduled run, and each failed
+// run's "Run Failed" starts the repair machine through the template's rule. It waits for the
+// suite and the repairs it started, and returns the failing runs' ids in test order.
 func (d *demo) suite() ([]string, error) {
-	tests, err := d.l.store.Tests(d.ctx, "demo")
-	if err = d.listed(err); err != nil {
-		return nil, err
+	d.repairsSeen = len(d.l.Executions("RepairStateMachine"))
+	if err := d.l.Scheduler.FireNow(d.ctx, "SuiteStateMachine.Suite"); err != nil {
+		return nil, fmt.Errorf("firing the suite's schedule: %w", err)
 	}
-	type res struct {
-		id   string
-		rep  gardener.Replay
-		test gardener.Test
+	d.l.Wait()
+	execs := d.l.Executions("SuiteStateMachine")
+	if len(execs) == 0 {
+		return nil, errors.New("the suite's schedule started no suite execution")
 	}
-	out := make([]res, len(tests))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i, t := range tests {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			rep, err := d.l.runner.Replay(d.ctx, t, gardener.ReplayOptions{BaseURL: d.appURL, AllowedOrigins: []string{d.appURL}})
-			if err != nil {
-				rep.Result = gardener.RunResult{Passed: false, Message: err.Error()}
-			}
-			out[i] = res{t.ID, rep, t}
-		}()
+	last := execs[len(execs)-1]
+	if last.Status != "SUCCEEDED" {
+		return nil, fmt.Errorf("the suite execution ended %s: %v", last.Status, last.Failure)
 	}
-	wg.Wait()
-	ws := &workspace.Service{Store: d.l.store}
-	var failed []string
-	var line []string
-	for _, r := range out {
-		d.runs++
-		result := r.rep.Result
-		run, err := ws.RecordRun(d.ctx, r.test, gardener.TriggerSchedule, &result)
-		if err != nil {
-			return nil, err
-		}
-		if result.Passed {
-			line = append(line, r.id+" "+d.marks.ok)
+	var out struct {
+		Plan    handler.SuitePlan        `json:"plan"`
+		Results []handler.SuiteRunResult `json:"results"`
+		Report  handler.SuiteReport      `json:"report"`
+	}
+	if err := json.Unmarshal(last.Output, &out); err != nil {
+		return nil, fmt.Errorf("the suite execution's output: %w", err)
+	}
+	d.check(len(out.Results) == d.counts["tests"], "the suite should replay all %d tests, it replayed %d (skipped %v)", d.counts["tests"], len(out.Results), out.Plan.Skipped)
+	slices.SortFunc(out.Results, func(a, b handler.SuiteRunResult) int { return strings.Compare(a.TestID, b.TestID) })
+	var failed, line []string
+	for _, r := range out.Results {
+		if r.RunID == "" {
+			d.check(false, "the suite did not replay %s: %s%s", r.TestID, r.Skipped, r.Error)
 			continue
 		}
-		failed = append(failed, run.ID)
-		line = append(line, fmt.Sprintf("%s %s step %s", r.id, d.marks.fail, result.FailedStep))
+		d.runs++
+		if r.Passed {
+			line = append(line, r.TestID+" "+d.marks.ok)
+			continue
+		}
+		failed = append(failed, r.RunID)
+		line = append(line, fmt.Sprintf("%s %s step %s", r.TestID, d.marks.fail, r.FailedStep))
+		d.check(slices.Contains(out.Report.Reported, r.RunID), "the failed run %s was not put on the bus", r.RunID)
 		if d.verbose {
-			d.say("   %s: %s", r.id, result.Message)
+			d.say("   %s: %s", r.TestID, r.Error)
 		}
 	}
 	d.say("   suite: %s", strings.Join(line, ", "))
 	return failed, nil
 }
 
-// repairFailures puts one "Run Failed" event per failed run on the bus, as the platform would,
-// and waits for the repair state machine each one starts. They go one at a time so the story
-// reads in order; a heal propagated to a later test makes that test's own event ineligible.
+// repairFailures reports the repair execution each failed run's "Run Failed" started while the
+// suite ran. The repairs run side by side, as they do in Step Functions; a heal propagated to
+// another failing test makes that test's own repair find its run's version gone.
 func (d *demo) repairFailures(runs []string) error {
+	started := map[string]*asl.Execution{}
+	execs := d.l.Executions("RepairStateMachine")
+	for _, ex := range execs[min(d.repairsSeen, len(execs)):] {
+		var in handler.RepairInput
+		if err := json.Unmarshal(ex.Input, &in); err == nil {
+			started[in.Detail.RunID] = ex
+		}
+	}
+	d.check(len(started) == len(runs), "the suite's %d failed runs started %d repair executions", len(runs), len(started))
 	for _, id := range runs {
 		run, err := d.l.store.Run(d.ctx, id)
 		if err != nil {
 			return err
 		}
-		detail, err := json.Marshal(map[string]any{"runId": run.ID, "projectId": run.ProjectID, "testId": run.TestID, "testVersion": run.TestVersion, "trigger": run.Trigger, "control": false, "probe": false})
-		if err != nil {
-			return err
-		}
-		del, err := d.l.Bus.Put(d.ctx, eventbus.Entry{Source: platformSource, DetailType: "Run Failed", Detail: detail})
-		if err != nil {
-			return fmt.Errorf("putting the Run Failed event of %s: %w", run.ID, err)
-		}
-		d.check(len(del.Matched) == 1, "a Run Failed event should match the repair rule once, matched %v", del.Matched)
-		d.l.Wait()
-		execs := d.l.Executions("RepairStateMachine")
-		if len(execs) == 0 {
+		last, ok := started[id]
+		if !ok {
 			d.check(false, "the Run Failed event of %s started no repair execution", run.ID)
 			continue
 		}
-		last := execs[len(execs)-1]
 		var out struct {
 			Eligible  *bool  `json:"eligible"`
 			Reason    string `json:"reason"`

@@ -52,7 +52,15 @@ func TestInputFilesAreRegularAndBounded(t *testing.T) {
 		args func(path string) ([]string, string)
 		what string // what the limit's message calls the file
 	}{
-		{"run", func(p string) ([]string, string) { return []string{"run", p, "--base-url", "http://127.0.0.1:1"}, p }, "test file"},
+		{"run", func(p string) ([]string, string) {
+			// run takes a folder of tests as well as a file, so a directory given is a folder:
+			// the input is linked into one, as for sweep, and every file run reads is held to
+			// the same checks.
+			d := t.TempDir()
+			link := filepath.Join(d, "a.json")
+			noErr(t, os.Symlink(p, link))
+			return []string{"run", d, "--base-url", "http://127.0.0.1:1"}, link
+		}, "test file"},
 		{"repair", func(p string) ([]string, string) {
 			return []string{"repair", p, "--base-url", "http://127.0.0.1:1", "--state", t.TempDir(), "--region", "us-east-1"}, p
 		}, "test file"},

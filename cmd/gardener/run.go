@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -12,11 +18,15 @@ import (
 
 func init() {
 	register("run", command{
-		summary:  "replay one saved test in headless Chromium",
-		synopsis: []string{"--base-url URL [flags] TEST.json"},
-		about: `Replays TEST.json against the app at URL and prints each step as it runs, then PASS or FAIL;
-with --json, the run result as one JSON object. Navigation is held to the base URL's origin and
-the ones --allow-origin adds. Exit status: 0 the test passed; 1 it failed; 2 bad input; 3 a
+		summary:  "replay saved tests in headless Chromium: one file, folders, many in parallel",
+		synopsis: []string{"--base-url URL [flags] TEST.json", "--base-url URL [--parallel N] [--junit FILE] PATH..."},
+		about: `Replays tests against the app at URL. One test file prints each step as it runs, then PASS or
+FAIL; with --json, its run result as one JSON object. Several paths, or a folder (every *.json
+under it), replay side by side in one shared Chromium (--parallel at a time), print a line per
+test as it ends and a summary; with --json, one JSON object with every result and the counts.
+--junit FILE writes a JUnit XML report CI systems read: one testcase per test, a failure naming
+the step and the error. Navigation is held to the base URL's origin and the ones --allow-origin
+adds. Exit status: 0 every test passed; 1 a test failed; 2 bad input (nothing is replayed); 3 a
 runtime failure.`,
 		run: runRun,
 	})
@@ -25,21 +35,19 @@ runtime failure.`,
 func runRun(ctx context.Context, c *cli, args []string) int {
 	fs := c.flags("run")
 	base := fs.String("base-url", "", "the `URL` relative goto steps resolve against (required)")
-	asJSON := fs.Bool("json", false, "print the run result as JSON instead of the step log")
+	asJSON := fs.Bool("json", false, "print the run result (several tests: every result and the counts) as JSON")
 	timeout := fs.Duration("step-timeout", 0, "time a step waits when it sets no timeoutMs (default 5s)")
+	parallel := fs.Int("parallel", defaultParallel(), "replay at most `N` tests at a time, in one shared Chromium")
+	junit := fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	var allowed stringList
 	fs.Var(&allowed, "allow-origin", "an `ORIGIN` navigation may reach besides the base URL's (repeatable)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
 	}
-	switch {
-	case len(pos) == 0:
-		return c.badUsage(fs, "give a test file")
-	case len(pos) > 1:
-		return c.badUsage(fs, "one test file at a time (got %q and %q)", pos[0], pos[1])
+	if len(pos) == 0 {
+		return c.badUsage(fs, "give a test file or a folder of them")
 	}
-	file := pos[0]
 	// Refuse what no replay could use before a browser is started for it.
 	if err := checkHTTPURL("--base-url", *base); err != nil {
 		return c.badUsage(fs, "%v", err)
@@ -52,7 +60,19 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	if *timeout < 0 {
 		return c.badUsage(fs, "--step-timeout %s is negative", *timeout)
 	}
-	test, err := readTest(file)
+	if *parallel < 1 {
+		return c.badUsage(fs, "--parallel %d: give at least 1", *parallel)
+	}
+	if *junit != "" {
+		if st, err := os.Stat(filepath.Dir(*junit)); err != nil || !st.IsDir() {
+			return c.badUsage(fs, "--junit %s: its folder %s does not exist", *junit, filepath.Dir(*junit))
+		}
+	}
+	files, err := testFiles(pos)
+	if err != nil {
+		return c.fail("run", exitBadInput, err)
+	}
+	tests, err := readTests(files)
 	if err != nil {
 		return c.fail("run", exitBadInput, err)
 	}
@@ -60,29 +80,203 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	if len(allowed) > 0 {
 		opts.AllowedOrigins = append([]string{*base}, allowed...)
 	}
+	single := len(pos) == 1 && len(files) == 1 && files[0] == pos[0]
+	var results []fileResult
+	if single {
+		results, code = c.runOne(ctx, tests[0], files[0], opts, *asJSON)
+	} else {
+		results, code = c.runMany(ctx, tests, files, opts, *parallel, *asJSON)
+	}
+	if *junit != "" && results != nil {
+		if err := writeJUnit(*junit, results); err != nil {
+			return c.fail("run", exitFailure, err)
+		}
+	}
+	return code
+}
 
+// defaultParallel is one replay per core: a replay keeps about one core busy (the renderer and
+// the browser process), and more would only make each step slower.
+func defaultParallel() int { return max(1, runtime.NumCPU()) }
+
+// fileResult is the outcome of one test file: its result, or the error that kept it from running.
+type fileResult struct {
+	File   string             `json:"file"`
+	Result gardener.RunResult `json:"result"`
+	Error  string             `json:"error,omitempty"`
+}
+
+// runOne replays one test file with a live step log, as `gardener run TEST.json` always has.
+func (c *cli) runOne(ctx context.Context, test gardener.Test, file string, opts gardener.ReplayOptions, asJSON bool) ([]fileResult, int) {
 	var onStep func(string, gardener.StepRecord)
-	if !*asJSON {
-		fmt.Fprintf(c.stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), *base)
+	if !asJSON {
+		fmt.Fprintf(c.stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), opts.BaseURL)
 		onStep = func(_ string, rec gardener.StepRecord) { printStep(c.stdout, test, rec) }
 	}
-	r, closeRunner := c.browserFor(0, onStep)
+	r, closeRunner := c.browserFor(opts.StepTimeout, onStep)
 	defer closeRunner()
 	rep, err := r.Replay(ctx, test, opts)
 	if err != nil {
-		return c.fail("run", exitFailure, err)
+		return []fileResult{{File: file, Result: gardener.RunResult{TestID: test.ID}, Error: err.Error()}}, c.fail("run", exitFailure, err)
 	}
-	if *asJSON {
+	if asJSON {
 		if err := writeJSON(c.stdout, rep.Result); err != nil {
-			return c.fail("run", exitFailure, err)
+			return nil, c.fail("run", exitFailure, err)
 		}
 	} else {
 		printRun(c.stdout, rep.Result)
 	}
+	res := []fileResult{{File: file, Result: rep.Result}}
 	if !rep.Result.Passed {
-		return exitNegative
+		return res, exitNegative
 	}
-	return exitOK
+	return res, exitOK
+}
+
+// runSummary is what --json prints for several tests.
+type runSummary struct {
+	Passed  int          `json:"passed"`
+	Failed  int          `json:"failed"`
+	Errors  int          `json:"errors"`
+	Seconds float64      `json:"seconds"`
+	Results []fileResult `json:"results"`
+}
+
+// runMany replays the tests side by side in one browser, parallel at a time, printing a line
+// per test as it ends, then the summary.
+func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string, opts gardener.ReplayOptions, parallel int, asJSON bool) ([]fileResult, int) {
+	start := time.Now()
+	r, closeRunner := c.browserFor(opts.StepTimeout, nil)
+	defer closeRunner()
+	if !asJSON {
+		fmt.Fprintf(c.stdout, "running %d tests against %s, %d at a time\n", len(tests), opts.BaseURL, parallel)
+	}
+	results := make([]fileResult, len(tests))
+	var mu sync.Mutex
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, t := range tests {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res := fileResult{File: files[i], Result: gardener.RunResult{TestID: t.ID, TestVersion: t.Version}}
+			rep, err := r.Replay(ctx, t, opts)
+			if err != nil {
+				res.Error = err.Error()
+			} else {
+				res.Result = rep.Result
+			}
+			results[i] = res
+			if !asJSON {
+				mu.Lock()
+				printProgress(c.stdout, res)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	sum := runSummary{Results: results, Seconds: time.Since(start).Seconds()}
+	for _, res := range results {
+		switch {
+		case res.Error != "":
+			sum.Errors++
+		case res.Result.Passed:
+			sum.Passed++
+		default:
+			sum.Failed++
+		}
+	}
+	if asJSON {
+		if err := writeJSON(c.stdout, sum); err != nil {
+			return results, c.fail("run", exitFailure, err)
+		}
+	} else {
+		fmt.Fprintf(c.stdout, "%d tests: %d passed, %d failed", len(results), sum.Passed, sum.Failed)
+		if sum.Errors > 0 {
+			fmt.Fprintf(c.stdout, ", %d could not run", sum.Errors)
+		}
+		fmt.Fprintf(c.stdout, " in %.1fs\n", sum.Seconds)
+	}
+	switch {
+	case sum.Errors > 0:
+		return results, exitFailure
+	case sum.Failed > 0:
+		return results, exitNegative
+	}
+	return results, exitOK
+}
+
+// printProgress writes the line of one finished test of several.
+func printProgress(w io.Writer, res fileResult) {
+	r := res.Result
+	switch {
+	case res.Error != "":
+		fmt.Fprintf(w, "ERROR %s  %s: %s\n", r.TestID, res.File, res.Error)
+	case r.Passed:
+		fmt.Fprintf(w, "PASS  %s  %s  %s\n", r.TestID, res.File, time.Duration(r.Millis)*time.Millisecond)
+	default:
+		fmt.Fprintf(w, "FAIL  %s  %s  [%s] %s\n", r.TestID, res.File, r.ErrorKind, r.Message)
+	}
+}
+
+// testFiles expands the paths given: a file is itself, a folder every *.json file under it (its
+// hidden folders and node_modules left out), in order; a file named twice runs once. A path
+// that does not exist, and a folder with no test file, are bad input.
+func testFiles(paths []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if clean := filepath.Clean(p); !seen[clean] {
+			seen[clean] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			add(p)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(path string, d iofs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && path != p && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.EqualFold(filepath.Ext(path), ".json") {
+				add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the folder %s: %w", p, err)
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("the folder %s holds no test file (*.json)", p)
+		}
+	}
+	return out, nil
+}
+
+// readTests reads every test file before anything runs, so one bad file refuses the run, with
+// every bad file named.
+func readTests(files []string) ([]gardener.Test, error) {
+	tests := make([]gardener.Test, len(files))
+	var bad []error
+	for i, f := range files {
+		t, err := readTest(f)
+		if err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		tests[i] = t
+	}
+	return tests, errors.Join(bad...)
 }
 
 // printStep writes one step record as a line: path, step, ok or FAIL, milliseconds.

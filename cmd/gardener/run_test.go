@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -37,7 +38,11 @@ func TestRunBadInput(t *testing.T) {
 		{"no base url", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`)}, "usage"},
 		{"unreadable", []string{"/nonexistent/test.json", "--base-url", "http://127.0.0.1:1"}, "no such file"},
 		{"strict decode names step and field", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"},{"kind":"click","locatr":"#a"}]}`), "--base-url", "http://127.0.0.1:1"}, `step 2 (click), field "locatr"`},
-		{"two files", []string{"a.json", "b.json", "--base-url", "http://x"}, "one test file at a time"},
+		{"a missing file among several", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "/nonexistent/b.json", "--base-url", "http://x"}, "/nonexistent/b.json"},
+		{"every bad file named", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"gotoo","url":"/"}]}`), writeRunTest(t, `{"id":"y","steps":[{"kind":"click"}]}`), "--base-url", "http://x"}, "step 1 (click)"},
+		{"a folder without tests", []string{t.TempDir(), "--base-url", "http://x"}, "holds no test file"},
+		{"parallel zero", []string{"a.json", "--parallel", "0", "--base-url", "http://x"}, "--parallel 0"},
+		{"junit folder missing", []string{"a.json", "--junit", "/nonexistent/dir/report.xml", "--base-url", "http://x"}, "/nonexistent/dir does not exist"},
 		{"base url without a scheme", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "127.0.0.1:8080"}, `"127.0.0.1:8080" is not an http or https URL`},
 		{"allowed origin not http", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--allow-origin", "file:///etc"}, `"file:///etc" is not an http or https URL`},
 		{"negative step timeout", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--step-timeout", "-1s"}, "--step-timeout -1s is negative"},
@@ -93,5 +98,82 @@ func TestRunReplays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunMany: several files and a folder replay side by side in one browser, each prints its
+// line, the summary counts them, --json holds every result and --junit writes a report a CI reads:
+// one testcase per test, the failure naming the step and the error. Any red test exits 1.
+func TestRunMany(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	write := func(rel, body string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("suite/a.json", `{"id":"press","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#go"},{"kind":"assert","assert":"text","locator":"#out","condition":"equals","expected":"done"}]}`)
+	write("suite/nested/b.json", `{"id":"heading","steps":[{"kind":"goto","url":"/"},{"kind":"assertVisible","locator":"role=heading[name=\"Hello\"]"}]}`)
+	write("suite/.hidden/c.json", `not a test`)
+	write("suite/notes.txt", `not a test either`)
+	red := write("red.json", `{"id":"missing","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#missing","timeoutMs":300}]}`)
+	report := filepath.Join(dir, "report.xml")
+
+	var out, errOut bytes.Buffer
+	code := dispatch([]string{"run", "--base-url", srv.URL, "--parallel", "2", "--junit", report, filepath.Join(dir, "suite"), red}, nil, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a red test)\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"running 3 tests", "PASS  press", "PASS  heading", "FAIL  missing  " + red + "  [element-not-found] step 2", "3 tests: 2 passed, 1 failed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output does not contain %q:\n%s", want, out.String())
+		}
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("the JUnit report does not parse: %v\n%s", err, b)
+	}
+	if rep.Tests != 3 || rep.Failures != 1 || len(rep.Suites) != 1 || len(rep.Suites[0].Cases) != 3 {
+		t.Fatalf("JUnit report:\n%s", b)
+	}
+	for _, c := range rep.Suites[0].Cases {
+		if (c.Failure != nil) != (c.Name == "missing") {
+			t.Errorf("testcase %s: failure %+v", c.Name, c.Failure)
+		}
+		if c.Failure != nil && (!strings.HasPrefix(c.Failure.Message, "step 2 (click css=#missing") || c.Failure.Type != "element-not-found") {
+			t.Errorf("the failure does not name the step and the error: %+v", c.Failure)
+		}
+	}
+
+	out.Reset()
+	code = dispatch([]string{"run", "--json", "--base-url", srv.URL, filepath.Join(dir, "suite")}, nil, &out, &errOut)
+	var sum runSummary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil || code != 0 || sum.Passed != 2 || sum.Failed != 0 || len(sum.Results) != 2 {
+		t.Fatalf("a green folder with --json: exit %d, %v, %+v\n%s", code, err, sum, out.String())
 	}
 }

@@ -299,6 +299,7 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	timeout := r.stepTimeout(st)
 	ctx, cancel := context.WithTimeout(r.s.ctx, timeout)
 	defer cancel()
+	st = r.alternative(ctx, st, rec)
 	stepCtx, quietly := ctx, func() time.Duration { return 0 }
 	if qf, ok := r.ro.QuietFail[r.index]; ok {
 		stepCtx, quietly = r.watchQuiet(ctx, st, qf)

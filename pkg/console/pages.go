@@ -135,9 +135,7 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request, v Visitor) {
 	type entry struct{ ID, Name string }
 	var list []entry
 	if v.May("*") {
-		// The store lists the projects whose radar is on; those are what a caller allowed every
-		// project is offered (any other opens by its address).
-		ps, err := c.Store.RadarProjects(r.Context())
+		ps, err := c.Store.Projects(r.Context())
 		if err != nil {
 			c.failed(w, r, v, err)
 			return

@@ -19,38 +19,17 @@ func (s *Store) PutProject(ctx context.Context, p gardener.Project) error {
 	if err := need("project id", p.ID); err != nil {
 		return err
 	}
-	return s.putDoc(ctx, projectItem(p), p, "", nil)
+	return s.putDoc(ctx, projectItem(p.ID), p, "", nil)
 }
-
-// radarIndexKey is the GSI1 partition of the projects whose radar is on: a sparse index entry
-// that a project's every write sets or drops, so the schedule lists them with one query.
-const radarIndexKey = "PROJECTS#RADAR"
 
 // projectItem is a project record with a fresh revision: every write of a project changes its
-// "rev", which is what UpdateProject's write is conditional on.
-func projectItem(p gardener.Project) item {
-	it := key("P#"+p.ID, "PROJECT")
+// "rev", which is what UpdateProject's write is conditional on. GSI1 lists the projects.
+func projectItem(id string) item {
+	it := key("P#"+id, "PROJECT")
 	it["rev"] = avS(nonce())
-	if p.Radar {
-		it["GSI1PK"] = avS(radarIndexKey)
-		it["GSI1SK"] = avS(p.ID)
-	}
+	it["GSI1PK"] = avS("PROJECTS")
+	it["GSI1SK"] = avS(id)
 	return it
-}
-
-// RadarProjects lists the projects whose radar is on, by id.
-func (s *Store) RadarProjects(ctx context.Context) ([]gardener.Project, error) {
-	items, err := s.queryIndex(ctx, "GSI1", radarIndexKey, "", false)
-	if err != nil {
-		return nil, err
-	}
-	ps, err := listed(items, func(it item) (p gardener.Project, err error) {
-		_, err = s.decodeDoc(ctx, it, &p)
-		return p, err
-	})
-	// The index is eventually consistent: a project switched off a moment ago may still be in
-	// it, and the record read says so.
-	return slices.DeleteFunc(ps, func(p gardener.Project) bool { return !p.Radar }), err
 }
 
 // UpdateProject changes a project's settings by update, writing only if the project's revision
@@ -70,7 +49,7 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		if rev := getS(it, "rev"); rev != "" {
 			cond, values = "rev = :rev", item{":rev": avS(rev)}
 		}
-		err = s.putDoc(ctx, projectItem(next), next, cond, values)
+		err = s.putDoc(ctx, projectItem(next.ID), next, cond, values)
 		switch {
 		case err == nil:
 			return next, nil
@@ -91,6 +70,18 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err error) {
 	_, err = s.getDoc(ctx, "P#"+id, "PROJECT", "project", id, &p)
 	return p, err
+}
+
+// Projects lists every project by id.
+func (s *Store) Projects(ctx context.Context) ([]gardener.Project, error) {
+	items, err := s.queryIndex(ctx, "GSI1", "PROJECTS", "", false)
+	if err != nil {
+		return nil, err
+	}
+	return listed(items, func(it item) (p gardener.Project, err error) {
+		_, err = s.decodeDoc(ctx, it, &p)
+		return p, err
+	})
 }
 
 func testItem(t gardener.Test) item {

@@ -184,10 +184,10 @@ func (s *Store) Project(ctx context.Context, id string) (p gardener.Project, err
 	return p, err
 }
 
-// RadarProjects lists the projects whose radar is on, by id.
-func (s *Store) RadarProjects(ctx context.Context) (ps []gardener.Project, err error) {
+// Projects lists every project by id.
+func (s *Store) Projects(ctx context.Context) (ps []gardener.Project, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		ps, err = scan(tx, bProjects, nil, "project", func(p gardener.Project) bool { return p.Radar }, nil)
+		ps, err = scan[gardener.Project](tx, bProjects, nil, "project", nil, nil)
 		return err
 	})
 	return ps, err

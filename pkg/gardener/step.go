@@ -99,7 +99,11 @@ type Step struct {
 	Kind StepKind
 
 	Locator Locator // element acted on or checked; the field a repair may move
-	Scope   Locator // a11yAudit: the part of the page audited (zero: whole page)
+	// Alternatives are other locators recorded for the same element (a Recorder import keeps
+	// every selector it was given): the locate engine tries them, in order, when Locator finds
+	// nothing.
+	Alternatives []Locator
+	Scope        Locator // a11yAudit: the part of the page audited (zero: whole page)
 
 	URL   string // goto: target; wait for url: the URL pattern awaited
 	Value string // fill, select: the value entered or picked
@@ -178,6 +182,7 @@ func (s Step) Clone() Step {
 	c := s
 	c.Rules = slices.Clone(s.Rules)
 	c.Values = maps.Clone(s.Values)
+	c.Alternatives = slices.Clone(s.Alternatives)
 	if s.Steps != nil {
 		c.Steps = CloneSteps(s.Steps)
 	}
@@ -208,7 +213,7 @@ func (s Step) Equal(o Step) bool {
 		s.Attribute != o.Attribute || s.Goal != o.Goal || s.TimeoutMs != o.TimeoutMs {
 		return false
 	}
-	if !slices.Equal(s.Rules, o.Rules) || !maps.Equal(s.Values, o.Values) || len(s.Steps) != len(o.Steps) {
+	if !slices.Equal(s.Rules, o.Rules) || !maps.Equal(s.Values, o.Values) || !slices.Equal(s.Alternatives, o.Alternatives) || len(s.Steps) != len(o.Steps) {
 		return false
 	}
 	for i := range s.Steps {

@@ -195,6 +195,20 @@ var fields = map[string]fieldSpec{
 		return nil
 	},
 	"timeoutMs": millis(func(s *Step) *int { return &s.TimeoutMs }),
+	"alternatives": func(s *Step, raw json.RawMessage) error {
+		var v []string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be a list of locator strings")
+		}
+		for i, a := range v {
+			l, err := ParseLocator(a)
+			if err != nil {
+				return fmt.Errorf("alternative %d: %w", i+1, err)
+			}
+			s.Alternatives = append(s.Alternatives, l)
+		}
+		return nil
+	},
 	// "steps" is decoded by decodeStep itself, because nested errors need the path.
 }
 
@@ -308,6 +322,7 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 	for _, f := range allowed {
 		accepts[strings.TrimSuffix(f, "!")] = true
 	}
+	accepts["alternatives"] = accepts["locator"]
 	keys := slices.Sorted(func(yield func(string) bool) {
 		for k := range obj {
 			if !yield(k) {
@@ -350,6 +365,9 @@ func decodeStep(raw json.RawMessage, path string) (Step, error) {
 				return Step{}, &StepError{Path: path, Kind: kind, Field: name, Reason: "is required"}
 			}
 		}
+	}
+	if len(s.Alternatives) > 0 && s.Locator.IsZero() {
+		return Step{}, &StepError{Path: path, Kind: kind, Field: "alternatives", Reason: "are alternatives to a locator, and the step has none"}
 	}
 	if field, reason := validate(s, obj); reason != "" {
 		return Step{}, &StepError{Path: path, Kind: kind, Field: field, Reason: reason}
@@ -555,6 +573,9 @@ func (s Step) MarshalJSON() ([]byte, error) {
 	for _, f := range allowed {
 		names = append(names, strings.TrimSuffix(f, "!"))
 	}
+	if slices.Contains(names, "locator") {
+		names = append(names, "alternatives")
+	}
 	names = append(names, "timeoutMs")
 	required := map[string]bool{}
 	for _, f := range allowed {
@@ -639,6 +660,12 @@ func (s Step) field(name string) (any, bool) {
 		return s.Steps, len(s.Steps) == 0
 	case "timeoutMs":
 		return s.TimeoutMs, s.TimeoutMs == 0
+	case "alternatives":
+		alts := make([]string, len(s.Alternatives))
+		for i, a := range s.Alternatives {
+			alts[i] = a.String()
+		}
+		return alts, len(alts) == 0
 	}
 	return nil, true
 }

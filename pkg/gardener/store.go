@@ -29,6 +29,9 @@ type Store interface {
 	// PutProject creates or replaces a project's settings.
 	PutProject(ctx context.Context, p Project) error
 	Project(ctx context.Context, id string) (Project, error)
+	// Projects lists every project by id: what the schedules that serve all projects (the suite,
+	// the radar of every project whose radar is on) read.
+	Projects(ctx context.Context) ([]Project, error)
 	// UpdateProject changes a project's settings without losing a concurrent write: update
 	// changes a copy of the stored settings, and the result of Project.Updated is written only
 	// if the project was not written meanwhile; else update runs again on what is stored now.
@@ -36,9 +39,6 @@ type Store interface {
 	// Updated) is returned as it is and writes nothing. *NotFoundError for an unknown project;
 	// *ConflictError when it changed under every attempt.
 	UpdateProject(ctx context.Context, id string, update func(*Project) error) (Project, error)
-	// RadarProjects lists the projects whose radar is on, by id: what the radar's schedule
-	// sweeps.
-	RadarProjects(ctx context.Context) ([]Project, error)
 
 	// CreateTest stores a new test as given; a test with the same id is a *ConflictError.
 	CreateTest(ctx context.Context, t Test) error

@@ -43,6 +43,7 @@ func (s Services) radar() RadarDeps {
 func (s Services) replay() ReplayDeps {
 	return ReplayDeps{StoreDeps: s.store(), Runner: s.Runner, Models: s.Models, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout}
 }
+func (s Services) report() SuiteReportDeps { return SuiteReportDeps{Base: s.base(), Events: s.Events} }
 func (s Services) api() APIDeps {
 	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
 		ConsoleAuth: s.ConsoleAuth}
@@ -95,6 +96,9 @@ var (
 	StagingSelectFunction  = Function{ID: "StagingSelectFunction", Dir: "stagingselect", build: typed(Services.store, NewStagingSelect)}
 	StagingSummaryFunction = Function{ID: "StagingSummaryFunction", Dir: "stagingsummary", build: typed(Services.base, NewStagingSummary)}
 	ApiFunction            = Function{ID: "ApiFunction", Dir: "api", build: typed(Services.api, NewAPI)}
+	SuitePlanFunction      = Function{ID: "SuitePlanFunction", Dir: "suiteplan", build: typed(Services.replay, NewSuitePlan)}
+	SuiteRunFunction       = Function{ID: "SuiteRunFunction", Dir: "suiterun", Image: true, build: typed(Services.replay, NewSuiteRun)}
+	SuiteReportFunction    = Function{ID: "SuiteReportFunction", Dir: "suitereport", build: typed(Services.report, NewSuiteReport)}
 )
 
 // Functions are all the functions of template.yaml; a test keeps the list equal to the
@@ -103,4 +107,5 @@ var Functions = []Function{
 	EligibilityFunction, SelfHealFunction, SuggestFixFunction, DiagnoseFunction, PersistFunction,
 	PropagateFunction, TriageFunction, NotifyFunction, RadarFunction, DryRunFunction,
 	ProposeFunction, StagingSelectFunction, StagingSummaryFunction, ApiFunction,
+	SuitePlanFunction, SuiteRunFunction, SuiteReportFunction,
 }

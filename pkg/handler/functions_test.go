@@ -35,6 +35,9 @@ func TestFunctionsRefuseMissingDependencies(t *testing.T) {
 		"NotifyFunction":         {"Notifier"},
 		"StagingSummaryFunction": nil,
 		"ApiFunction":            {"Store", "Models", "Notifier", "Starter", "RepairMachine"},
+		"SuitePlanFunction":      {"Store"},
+		"SuiteRunFunction":       {"Store", "Runner"},
+		"SuiteReportFunction":    {"Events"},
 	}
 	if len(want) != len(handler.Functions) {
 		t.Fatalf("this test knows %d functions, the table has %d", len(want), len(handler.Functions))

@@ -66,6 +66,15 @@ func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error
 	}
 	run, err := d.Store.Run(ctx, ev.RunID)
 	if errors.Is(err, gardener.ErrNotFound) {
+		if ev.ProjectID == "" {
+			// A platform may name only the run and the test: the run is stored under the
+			// test's project, where the project's lists find it.
+			t, err := d.Store.Test(ctx, ev.TestID)
+			if err != nil {
+				return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
+			}
+			ev.ProjectID = t.ProjectID
+		}
 		run = gardener.Run{ID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, TestVersion: ev.TestVersion, Trigger: ev.Trigger, Control: ev.Control, Probe: ev.Probe, At: d.now()}
 		if err := d.Store.PutRun(ctx, run); err != nil {
 			return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)

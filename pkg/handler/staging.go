@@ -222,7 +222,7 @@ func (d RadarDeps) enrolled(ctx context.Context, projectID string) ([]string, er
 	if projectID != "" {
 		return []string{projectID}, nil
 	}
-	ps, err := d.Store.RadarProjects(ctx)
+	ps, err := d.Store.Projects(ctx)
 	// A project that does not decode is named in the log and the others are swept.
 	corrupt, err := gardener.SplitCorrupt(err)
 	if err != nil {
@@ -231,9 +231,11 @@ func (d RadarDeps) enrolled(ctx context.Context, projectID string) ([]string, er
 	if corrupt != nil {
 		d.log().Warn("radar: projects skipped", "error", corrupt.Error())
 	}
-	ids := make([]string, len(ps))
-	for i, p := range ps {
-		ids[i] = p.ID
+	var ids []string
+	for _, p := range ps {
+		if p.Radar {
+			ids = append(ids, p.ID)
+		}
 	}
 	return ids, nil
 }

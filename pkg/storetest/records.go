@@ -32,6 +32,34 @@ var recordCases = []testCase{
 			t.Fatalf("project after put: %+v", again)
 		}
 	}},
+	{name: "ProjectsListedByID", run: func(t *testing.T, f *fixture) {
+		before, err := f.store.Projects(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"p-list-b", "p-list-a"} {
+			if err := f.store.PutProject(f.ctx, gardener.Project{ID: id, Name: id, Plan: gardener.PlanPro}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := f.store.UpdateProject(f.ctx, "p-list-b", func(p *gardener.Project) error { p.Name = "renamed"; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.store.Projects(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, p := range got {
+			ids = append(ids, p.ID)
+		}
+		if len(got) != len(before)+2 || !slices.IsSorted(ids) || !slices.Contains(ids, "p-queue") || !slices.Contains(ids, "p-list-a") {
+			t.Fatalf("projects %v after adding two to %d: want every project once, by id", ids, len(before))
+		}
+		if i := slices.Index(ids, "p-list-b"); i < 0 || got[i].Name != "renamed" {
+			t.Fatalf("an updated project is listed as %+v", got)
+		}
+	}},
 	{name: "ProjectUpdatesLoseNothing", run: func(t *testing.T, f *fixture) {
 		for round := range 3 {
 			before, err := f.store.Project(f.ctx, "p-queue")

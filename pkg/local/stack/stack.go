@@ -200,16 +200,21 @@ func (s *Stack) wireMachines() error {
 			return fmt.Errorf("local stack: state machine %s: %w", id, err)
 		}
 		s.machines[id] = m
+		machine := id
+		target := func(ctx context.Context, event json.RawMessage) error {
+			_, err := s.start(ctx, machine, "", event)
+			return err
+		}
 		for _, ev := range sm.Events {
-			if ev.Type != "EventBridgeRule" {
-				continue
-			}
-			machine := id
-			if err := s.Bus.AddRule(id+"."+ev.Name, ev.Pattern, func(ctx context.Context, event json.RawMessage) error {
-				_, err := s.start(ctx, machine, "", event)
-				return err
-			}); err != nil {
-				return fmt.Errorf("local stack: rule %s of %s: %w", ev.Name, id, err)
+			switch ev.Type {
+			case "EventBridgeRule":
+				if err := s.Bus.AddRule(id+"."+ev.Name, ev.Pattern, target); err != nil {
+					return fmt.Errorf("local stack: rule %s of %s: %w", ev.Name, id, err)
+				}
+			case "Schedule", "ScheduleV2":
+				if err := s.Scheduler.Add(id+"."+ev.Name, ev.Schedule, target); err != nil {
+					return fmt.Errorf("local stack: schedule %s of %s: %w", ev.Name, id, err)
+				}
 			}
 		}
 	}

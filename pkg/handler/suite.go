@@ -1,0 +1,274 @@
+package handler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/workspace"
+)
+
+// MaxSuiteItems bounds the tests one suite execution replays, so the Map's input and results
+// stay well inside Step Functions' 256 KB payload: about 100 bytes an item and 150 a result.
+// The rest are named in the plan (Deferred) and logged; they come first in a later execution,
+// since Plan puts the tests whose last green run is oldest first.
+const MaxSuiteItems = 500
+
+// SuiteEvent starts a suite execution. Three shapes reach it: the schedule's "Scheduled Event"
+// (an empty detail: every project's active tests); a request for one project (detail.projectId);
+// and an external platform's "Run Passed" (detail.testId, with the test version it ran), which
+// has the gardener replay that one test and record the green run by its own replay, since the
+// platform's run carries no recording a repair could compare with.
+type SuiteEvent struct {
+	DetailType string `json:"detail-type"`
+	Detail     struct {
+		RunID       string               `json:"runId"`
+		ProjectID   string               `json:"projectId"`
+		TestID      string               `json:"testId"`
+		TestVersion int                  `json:"testVersion"`
+		Trigger     gardener.TriggerKind `json:"trigger"`
+	} `json:"detail"`
+}
+
+// SuiteItem is one test a suite execution replays.
+type SuiteItem struct {
+	ProjectID   string `json:"projectId"`
+	TestID      string `json:"testId"`
+	TestVersion int    `json:"testVersion"`
+	// Trigger is what the recorded run says started it: schedule, or for a "Run Passed" the
+	// platform's trigger (worker when it names none).
+	Trigger gardener.TriggerKind `json:"trigger"`
+	// ReportedRun is the platform's run id of a "Run Passed"; empty for the schedule.
+	ReportedRun string `json:"reportedRun,omitempty"`
+}
+
+// SuitePlan is what the suite machine maps over. Count is always present for the Choice.
+type SuitePlan struct {
+	Count int         `json:"count"`
+	Items []SuiteItem `json:"items"`
+	// Skipped names the projects and tests not replayed and why.
+	Skipped map[string]string `json:"skipped"`
+	// Deferred are the tests past MaxSuiteItems, for the next execution.
+	Deferred []string `json:"deferred"`
+}
+
+// NewSuitePlan builds the first state of the suite machine: it lists what the execution
+// replays and replays nothing itself.
+func NewSuitePlan(d ReplayDeps) (func(context.Context, SuiteEvent) (SuitePlan, error), error) {
+	return built(d.suitePlan, need("suite plan", d.StoreDeps.deps()...))
+}
+
+func (d ReplayDeps) suitePlan(ctx context.Context, ev SuiteEvent) (SuitePlan, error) {
+	out := SuitePlan{Items: []SuiteItem{}, Skipped: map[string]string{}, Deferred: []string{}}
+	if ev.Detail.TestID != "" {
+		return d.passedPlan(ctx, ev, out)
+	}
+	var projects []gardener.Project
+	if id := ev.Detail.ProjectID; id != "" {
+		p, err := d.Store.Project(ctx, id)
+		if err != nil {
+			return out, fmt.Errorf("suite plan of project %s: %w", id, err)
+		}
+		projects = []gardener.Project{p}
+	} else {
+		ps, err := d.Store.Projects(ctx)
+		if err != nil {
+			return out, fmt.Errorf("suite plan: listing the projects: %w", err)
+		}
+		projects = ps
+	}
+	type dated struct {
+		item SuiteItem
+		last int64
+	}
+	var all []dated
+	for _, p := range projects {
+		if d.replayOptions(p).BaseURL == "" {
+			out.Skipped[p.ID] = "the project has no allowed origin to replay its tests against"
+			continue
+		}
+		tests, err := d.Store.Tests(ctx, p.ID)
+		if err != nil {
+			return out, fmt.Errorf("suite plan of project %s: %w", p.ID, err)
+		}
+		active := 0
+		for _, t := range tests {
+			if t.Status != gardener.StatusActive {
+				continue
+			}
+			active++
+			var last int64
+			if r, err := d.Store.LastGreenRun(ctx, t.ID); err == nil {
+				last = r.At.UnixMilli()
+			} else if !errors.Is(err, gardener.ErrNotFound) {
+				return out, fmt.Errorf("suite plan of test %s: %w", t.ID, err)
+			}
+			all = append(all, dated{SuiteItem{ProjectID: p.ID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerSchedule}, last})
+		}
+		if active == 0 {
+			out.Skipped[p.ID] = "the project has no active tests"
+		}
+	}
+	// Tests never recorded green, then the longest since their last green run, so a suite too big
+	// for one execution reaches every test over the next ones.
+	slices.SortStableFunc(all, func(a, b dated) int { return cmp.Compare(a.last, b.last) })
+	for i, it := range all {
+		if i >= MaxSuiteItems {
+			out.Deferred = append(out.Deferred, it.item.TestID)
+			continue
+		}
+		out.Items = append(out.Items, it.item)
+	}
+	out.Count = len(out.Items)
+	d.log().InfoContext(ctx, "suite plan", "projects", len(projects), "tests", out.Count, "deferred", len(out.Deferred), "skipped", out.Skipped)
+	return out, nil
+}
+
+// passedPlan plans the replay of the test an external "Run Passed" names.
+func (d ReplayDeps) passedPlan(ctx context.Context, ev SuiteEvent, out SuitePlan) (SuitePlan, error) {
+	e := ev.Detail
+	t, err := d.Store.Test(ctx, e.TestID)
+	if err != nil {
+		return out, fmt.Errorf("suite plan of the run %s that passed: %w", e.RunID, err)
+	}
+	switch {
+	case e.ProjectID != "" && e.ProjectID != t.ProjectID:
+		return out, &BadEventError{Reason: fmt.Sprintf("run %s names project %s, but test %s belongs to project %s", e.RunID, e.ProjectID, t.ID, t.ProjectID)}
+	case e.TestVersion == 0:
+		return out, &BadEventError{Reason: fmt.Sprintf("run %s of test %s names no testVersion: a green run is recorded only for the version that passed", e.RunID, t.ID)}
+	case e.TestVersion != t.Version:
+		out.Skipped[t.ID] = fmt.Sprintf("run %s passed on version %d, and the test is at version %d now", e.RunID, e.TestVersion, t.Version)
+		return out, nil
+	}
+	trigger := e.Trigger
+	if trigger == "" {
+		trigger = gardener.TriggerWorker
+	}
+	out.Items = append(out.Items, SuiteItem{ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: trigger, ReportedRun: e.RunID})
+	out.Count = 1
+	return out, nil
+}
+
+// SuiteRunResult is what one replay of the suite did.
+type SuiteRunResult struct {
+	ProjectID string `json:"projectId"`
+	TestID    string `json:"testId"`
+	// RunID is the stored run; empty when the test was skipped.
+	RunID       string               `json:"runId,omitempty"`
+	TestVersion int                  `json:"testVersion"`
+	Trigger     gardener.TriggerKind `json:"trigger"`
+	Passed      bool                 `json:"passed"`
+	// Skipped says why the test was not replayed (it left service or changed since the plan).
+	Skipped    string `json:"skipped,omitempty"`
+	FailedStep string `json:"failedStep,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// Report is set on a failed scheduled run: the suite's last state puts it on the bus as "Run
+	// Failed". A failed replay of a "Run Passed" is stored and not reported: the platform saw
+	// the test pass.
+	Report bool `json:"report"`
+}
+
+// NewSuiteRun builds the handler that replays one test of the suite and stores the run through
+// the workspace: green, it is what the radar's baseline, a repair's contract and self-heal
+// compare with; red, it is the failure a repair starts from.
+func NewSuiteRun(d ReplayDeps) (func(context.Context, SuiteItem) (SuiteRunResult, error), error) {
+	// A replay of the suite calls no model.
+	if err := need("suite run", append(d.StoreDeps.deps(), dep{"Runner", d.Runner == nil})...); err != nil {
+		return nil, err
+	}
+	return d.suiteRun, nil
+}
+
+func (d ReplayDeps) suiteRun(ctx context.Context, it SuiteItem) (SuiteRunResult, error) {
+	out := SuiteRunResult{ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: it.Trigger}
+	if it.TestID == "" || it.Trigger == "" {
+		return out, &BadEventError{Reason: "a suite item needs a testId and a trigger"}
+	}
+	t, err := d.Store.Test(ctx, it.TestID)
+	if err != nil {
+		return out, fmt.Errorf("suite run of %s: %w", it.TestID, err)
+	}
+	switch {
+	case it.ReportedRun == "" && t.Status != gardener.StatusActive:
+		out.Skipped = fmt.Sprintf("the test is %s now, out of service", t.Status)
+	case it.ReportedRun != "" && t.Version != it.TestVersion:
+		out.Skipped = fmt.Sprintf("run %s passed on version %d, and the test is at version %d now", it.ReportedRun, it.TestVersion, t.Version)
+	}
+	if out.Skipped != "" {
+		return out, nil
+	}
+	p, err := d.Store.Project(ctx, t.ProjectID)
+	if err != nil {
+		return out, fmt.Errorf("suite run of %s: %w", t.ID, err)
+	}
+	rep, err := d.Runner.Replay(ctx, t, d.replayOptions(p))
+	if err != nil {
+		return out, fmt.Errorf("suite run of %s version %d: %w", t.ID, t.Version, err)
+	}
+	result := rep.Result
+	ws := &workspace.Service{Store: d.Store}
+	run, err := ws.RecordRun(ctx, t, it.Trigger, &result)
+	if err != nil {
+		return out, err
+	}
+	out.RunID, out.TestVersion, out.Passed = run.ID, t.Version, result.Passed
+	if !result.Passed {
+		out.FailedStep, out.Error, out.Report = result.FailedStep, result.Message, it.ReportedRun == ""
+	}
+	d.log().InfoContext(ctx, "suite run", "project", t.ProjectID, "test", t.ID, "version", t.Version, "run", run.ID, "passed", result.Passed, "failed_step", out.FailedStep, "platform_run", it.ReportedRun)
+	return out, nil
+}
+
+// SuiteResults is the suite's last state's input: what the Map's replays did.
+type SuiteResults struct {
+	Results []SuiteRunResult `json:"results"`
+}
+
+// SuiteReport is what the suite's last state did: the failed runs it put on the bus.
+type SuiteReport struct {
+	Reported []string `json:"reported"`
+	Passed   int      `json:"passed"`
+	Failed   int      `json:"failed"`
+	NotRun   int      `json:"notRun"`
+}
+
+// SuiteReportDeps are the suite report's dependencies: the bus its failures go on.
+type SuiteReportDeps struct {
+	Base
+	Events Publisher
+}
+
+// NewSuiteReport builds the suite's last state: it puts each failed scheduled run on the bus as
+// "Run Failed" (trigger schedule), where the repair machine's rule picks it up as it does a
+// platform's. It runs once the replays have ended, so the repairs do not compete with the
+// suite's own replays for a browser.
+func NewSuiteReport(d SuiteReportDeps) (func(context.Context, SuiteResults) (SuiteReport, error), error) {
+	return built(d.suiteReport, need("suite report", dep{"Events", d.Events == nil}))
+}
+
+func (d SuiteReportDeps) suiteReport(ctx context.Context, in SuiteResults) (SuiteReport, error) {
+	out := SuiteReport{Reported: []string{}}
+	for _, r := range in.Results {
+		switch {
+		case r.RunID == "":
+			out.NotRun++
+		case r.Passed:
+			out.Passed++
+		default:
+			out.Failed++
+		}
+		if r.RunID == "" || r.Passed || !r.Report {
+			continue
+		}
+		ev := RunFailed{RunID: r.RunID, ProjectID: r.ProjectID, TestID: r.TestID, TestVersion: r.TestVersion, Trigger: r.Trigger}
+		if err := d.Events.PutEvent(ctx, "Run Failed", ev); err != nil {
+			return out, fmt.Errorf("suite report: putting Run Failed for %s: %w", r.RunID, err)
+		}
+		out.Reported = append(out.Reported, r.RunID)
+	}
+	d.log().InfoContext(ctx, "suite report", "passed", out.Passed, "failed", out.Failed, "not_run", out.NotRun, "reported", len(out.Reported))
+	return out, nil
+}
