@@ -68,8 +68,8 @@ type Deps struct {
 	Store   gardener.Store
 	Actions Actions
 	Auth    *Auth
-	Now      func() time.Time
-	Log      *slog.Logger
+	Now     func() time.Time
+	Log     *slog.Logger
 }
 
 // Console serves the pages.

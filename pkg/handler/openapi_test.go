@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/handler"
 )
 
@@ -97,7 +98,12 @@ func TestOpenAPIDescribesTheRouter(t *testing.T) {
 			}
 		}
 	}
-	served := handler.Routes()
+	// The console's routes answer HTML pages and forms to a browser with a session, not JSON to
+	// a client with a token; they are documented in docs/console.md, not in the API's document.
+	served := slices.DeleteFunc(handler.Routes(), func(r string) bool {
+		_, path, _ := strings.Cut(r, " ")
+		return path == console.Prefix || strings.HasPrefix(path, console.Prefix+"/")
+	})
 	for _, r := range served {
 		if !slices.Contains(documented, r) {
 			t.Errorf("route %s is served but not in docs/openapi.yaml", r)
