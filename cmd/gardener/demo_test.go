@@ -42,7 +42,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"== 1. Baseline", "== 2. The app drifts", "repaired", "== 3. The next scheduled run", "triage cart-total: app-bug",
-		"== 4. The project switches to proposing", "Nothing has been swept yet", "== 5.", "staged prop-",
+		"== 4. The project switches to proposing", "   queue: ", "== 5.", "staged prop-",
 		"approved prop-", "dismissed prop-", "the row is stale", "reverted run-", "== 8. Summary", "every demo check passed",
 		"Review console: http://127.0.0.1:",
 	} {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -310,35 +309,7 @@ func startDemo(b *testing.B, app *demoapp.App) string {
 
 // treeMemory sums RSS and PSS over pid and all its descendants, read from /proc.
 func treeMemory(pid int) (rss, pss int64) {
-	if pid == 0 {
-		return 0, 0
-	}
-	children := map[int][]int{}
-	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, d := range dirs {
-		data, err := os.ReadFile(d)
-		if err != nil {
-			continue
-		}
-		// The command name may hold spaces; the fields after its closing paren are fixed.
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		p, _ := strconv.Atoi(strings.Fields(s)[0])
-		children[ppid] = append(children[ppid], p)
-	}
-	stack := []int{pid}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		stack = append(stack, children[p]...)
+	for _, p := range descendants(pid, true) {
 		// smaps_rollup has both figures for the whole process in one read.
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
 		if err != nil {

@@ -55,28 +55,30 @@ func Diff(base []Step, ops []Op) []DiffEntry {
 
 // Lines renders the entry for a terminal or a log, each line naming the step (1-based) it
 // touches: a replace is the line `- step 4  click role=button[name="Login"]` followed by
-// `+ step 4  click role=button[name="Sign in"]`.
+// `+ step 4  click role=button[name="Sign in"]`. A fill's value is redacted (its length kept):
+// terminals and logs are copied into CI output and CloudWatch, and a typed value may be a
+// password; the ops themselves, in JSON to an authorized reviewer, keep it.
 func (e DiffEntry) Lines() []string {
 	var out []string
 	switch e.Op {
 	case OpInsert:
-		out = append(out, "+ new before step "+e.Path+"  "+e.After.String())
+		out = append(out, "+ new before step "+e.Path+"  "+e.After.Redacted())
 	case OpDelete:
-		out = append(out, "- step "+e.Path+"  "+e.Before.String())
+		out = append(out, "- step "+e.Path+"  "+e.Before.Redacted())
 	case OpReplace:
 		if len(e.Inner) > 0 {
-			out = append(out, "~ step "+e.Path+"  "+e.Before.String())
+			out = append(out, "~ step "+e.Path+"  "+e.Before.Redacted())
 			for _, c := range e.Inner {
 				if c.Before != nil {
-					out = append(out, "  - step "+c.Path+"  "+c.Before.String())
+					out = append(out, "  - step "+c.Path+"  "+c.Before.Redacted())
 				}
 				if c.After != nil {
-					out = append(out, "  + step "+c.Path+"  "+c.After.String())
+					out = append(out, "  + step "+c.Path+"  "+c.After.Redacted())
 				}
 			}
 			break
 		}
-		out = append(out, "- step "+e.Path+"  "+e.Before.String(), "+ step "+e.Path+"  "+e.After.String())
+		out = append(out, "- step "+e.Path+"  "+e.Before.Redacted(), "+ step "+e.Path+"  "+e.After.Redacted())
 	}
 	return out
 }

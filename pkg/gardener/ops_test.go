@@ -111,7 +111,7 @@ func TestDiff(t *testing.T) {
 		{Kind: OpInsert, Index: 2, Step: &Step{Kind: Click, Locator: MustLocator("text=Accept")}},
 	}
 	got := RenderDiff(Diff(tt.Steps, ops))
-	want := `- step 2  fill label=Email "demo@shop.test"
+	want := `- step 2  fill label=Email [value redacted, 14 chars]
 + new before step 3  click text=Accept
 - step 3  click role=button[name="Login"]
 + step 3  click role=button[name="Sign in"]

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
 )
 
 // conclude runs the trust checks on the green proof and decides between repaired and staged.
@@ -307,7 +308,7 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 			add(gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})
 		}
 		if p.before.IsCheck() {
-			kept := p.after != nil && p.after.Kind == p.before.Kind && after.Passed && checkSame(*p.before, *p.after) && sameSubject(*p.before, *p.after, rec, after)
+			kept := p.after != nil && p.after.Kind == p.before.Kind && after.Passed && checkSame(*p.before, *p.after) && sameSubject(*p.before, *p.after, rec, after, proof)
 			c.Requirements = append(c.Requirements, gardener.Requirement{Step: p.bPath, What: "checks", Detail: p.before.String(), Kept: kept, By: by})
 		}
 	}
@@ -322,13 +323,29 @@ func checkSame(b, a gardener.Step) bool {
 
 // sameSubject reports whether a check still reads what it read on the last green run: its
 // locator (an audit's scope) is unchanged, or the element it found in the proof is the one the
-// last green run recorded. A moved check that recorded no element (an absence check, a toast)
-// cannot show it still watches the same thing, so it is not kept.
-func sameSubject(b, a gardener.Step, was, now gardener.StepRecord) bool {
+// last green run recorded. Drift renames the very attributes an identity is made of (an id, a
+// label), so "the one recorded" is the locate engine's judgement, the same one self-heal acts
+// on: among every element the proof recorded, the engine must pick the check's element for the
+// recorded one, and not abstain. A moved check that recorded no element (an absence check, a
+// toast) cannot show it still watches the same thing, so it is not kept.
+func sameSubject(b, a gardener.Step, was, now gardener.StepRecord, proof gardener.RunResult) bool {
 	if b.Target() == a.Target() {
 		return true
 	}
-	return was.Element != nil && now.Element != nil && sameIdentity(*was.Element, *now.Element)
+	if was.Element == nil || now.Element == nil {
+		return false
+	}
+	if sameIdentity(*was.Element, *now.Element) {
+		return true
+	}
+	var seen []gardener.Fingerprint
+	for _, r := range proof.Steps {
+		if r.Element != nil && !slices.ContainsFunc(seen, func(f gardener.Fingerprint) bool { return sameIdentity(f, *r.Element) }) {
+			seen = append(seen, *r.Element)
+		}
+	}
+	m := similo.Engine{}.Locate(*was.Element, seen)
+	return !m.Abstained() && sameIdentity(seen[m.Index], *now.Element)
 }
 
 func requestPath(raw string) string {
