@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/modelspec"
-	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -231,78 +229,129 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	}
 }
 
-// TestAcceptanceUpToTheSuite is issue 17's end-to-end flow on the local stack as far as it runs
-// without the scheduled suite: from an empty store a project is created through the API, the
-// login test is pushed, a green run is recorded (by workspace.RecordGreen, standing in for the
-// suite machine's recording), the app drifts, a person asks for a repair of the test with no
-// run (the ladder reproduces the failure), the repair machine repairs, and pull writes the
-// repaired file.
-func TestAcceptanceUpToTheSuite(t *testing.T) {
+// TestAcceptanceFromAnEmptyStore is the issue's whole flow on the local stack, from an empty
+// store: a project created through the API, the tests pushed, the scheduled suite machine
+// recording green runs, the app drifting, the suite failing, and then either the repair machine
+// repairing (auto-repair) and pull writing the repaired file, or (proposing, with the radar on
+// by the project's setting alone) a radar sweep and staging pass staging a proposal.
+func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
-	app := demoapp.New()
-	appSrv := httptest.NewServer(app.Handler())
-	t.Cleanup(appSrv.Close)
-	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
-	noErr(t, err)
-	t.Cleanup(func() { store.Close() })
-	runner := browser.New(browser.Options{})
-	t.Cleanup(func() { runner.Close() })
-	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner,
-		BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: 5 * time.Second,
-		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
-			return modelspec.Open(ctx, spec, modelspec.Options{})
-		}}})
-	noErr(t, err)
-	t.Cleanup(st.Wait)
-	srv := httptest.NewServer(st.Handler())
-	t.Cleanup(srv.Close)
-	token := stack.DevToken("ann@example.com", "demo")
-	call := func(method, path, body string, want int) string {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		noErr(t, err)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != want {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, resp.StatusCode, b, want)
-		}
-		return string(b)
+	type world struct {
+		app   *demoapp.App
+		store gardener.Store
+		st    *stack.Stack
+		api   string
+		call  func(method, path, body string, want int) string
 	}
-	call("PUT", "/projects/demo", fmt.Sprintf(`{"name":"Seedling Supply","allowedOrigins":[%q],"model":"builtin","autoRepair":true,"plan":"pro"}`, appSrv.URL), http.StatusCreated)
-	dir := demoDir(t, "login")
-	t.Setenv(tokenEnv, token)
-	if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", srv.URL); code != exitOK || rep.Counts["created"] != 1 {
-		t.Fatalf("push: exit %d %+v %s", code, rep, stderr)
+	setup := func(t *testing.T, settings string) world {
+		w := world{app: demoapp.New()}
+		appSrv := httptest.NewServer(w.app.Handler())
+		t.Cleanup(appSrv.Close)
+		store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+		noErr(t, err)
+		t.Cleanup(func() { store.Close() })
+		w.store = store
+		runner := browser.New(browser.Options{})
+		t.Cleanup(func() { runner.Close() })
+		w.st, err = stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner,
+			BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: 5 * time.Second,
+			Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+				return modelspec.Open(ctx, spec, modelspec.Options{})
+			}}})
+		noErr(t, err)
+		t.Cleanup(w.st.Wait)
+		srv := httptest.NewServer(w.st.Handler())
+		t.Cleanup(srv.Close)
+		w.api = srv.URL
+		token := stack.DevToken("ann@example.com", "demo")
+		t.Setenv(tokenEnv, token)
+		w.call = func(method, path, body string, want int) string {
+			t.Helper()
+			req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := http.DefaultClient.Do(req)
+			noErr(t, err)
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != want {
+				t.Fatalf("%s %s: %d %s, want %d", method, path, resp.StatusCode, b, want)
+			}
+			return string(b)
+		}
+		w.call("PUT", "/projects/demo", fmt.Sprintf(`{"name":"Seedling Supply","allowedOrigins":[%q],"model":"builtin","plan":"pro",%s}`, appSrv.URL, settings), http.StatusCreated)
+		return w
+	}
+	// suite fires the suite machine's schedule and waits for it and the repairs it starts.
+	suite := func(t *testing.T, w world) {
+		t.Helper()
+		noErr(t, w.st.Scheduler.FireNow(context.Background(), "SuiteStateMachine.Suite"))
+		w.st.Wait()
 	}
 	ctx := context.Background()
-	login, err := store.Test(ctx, "login")
-	noErr(t, err)
-	rec, err := (&workspace.Service{Store: store}).RecordGreen(ctx, runner, login, gardener.ReplayOptions{BaseURL: appSrv.URL, AllowedOrigins: []string{appSrv.URL}})
-	if err != nil || !rec.Run.Green() {
-		t.Fatalf("green run: %+v %v", rec.Run.Result, err)
-	}
-	noErr(t, app.SetVariant("id-renamed"))
-	var started struct{ ExecutionID string }
-	noErr(t, json.Unmarshal([]byte(call("POST", "/tests/login/repair", `{}`, http.StatusAccepted)), &started))
-	st.Wait()
-	if x := call("GET", "/executions/"+url.PathEscape(started.ExecutionID), "", http.StatusOK); !strings.Contains(x, `"SUCCEEDED"`) {
-		t.Fatalf("the repair machine: %s", x)
-	}
-	repaired, err := store.Test(ctx, "login")
-	noErr(t, err)
-	if repaired.Version != 2 {
-		t.Fatalf("the test after the repair: version %d, steps %v", repaired.Version, repaired.Steps)
-	}
-	rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL)
-	if code != exitOK || outcomes(rep)["login"] != "updated" {
-		t.Fatalf("pull: exit %d %+v", code, rep)
-	}
-	want, _ := gardener.FormatTest(repaired)
-	if got, _ := os.ReadFile(filepath.Join(dir, "login.json")); !bytes.Equal(got, want) || bytes.Contains(got, []byte(`"#password"`)) {
-		t.Errorf("pulled login.json:\n%s", got)
-	}
+
+	t.Run("auto-repair", func(t *testing.T) {
+		w := setup(t, `"autoRepair":true,"radar":false`)
+		dir := demoDir(t, "login")
+		if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", w.api); code != exitOK || rep.Counts["created"] != 1 {
+			t.Fatalf("push: exit %d %+v %s", code, rep, stderr)
+		}
+		suite(t, w)
+		green, err := w.store.LastGreenRun(ctx, "login")
+		if err != nil || green.Trigger != gardener.TriggerSchedule {
+			t.Fatalf("the suite should record a scheduled green run of login: %+v %v", green, err)
+		}
+		noErr(t, w.app.SetVariant("id-renamed"))
+		suite(t, w)
+		if n := len(w.st.Executions("RepairStateMachine")); n != 1 {
+			t.Fatalf("the failing suite should start one repair execution, it started %d", n)
+		}
+		repaired, err := w.store.Test(ctx, "login")
+		noErr(t, err)
+		if repaired.Version != 2 {
+			t.Fatalf("the test after the suite's repair: version %d, steps %v", repaired.Version, repaired.Steps)
+		}
+		rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--api", w.api)
+		if code != exitOK || outcomes(rep)["login"] != "updated" {
+			t.Fatalf("pull: exit %d %+v", code, rep)
+		}
+		want, _ := gardener.FormatTest(repaired)
+		if got, _ := os.ReadFile(filepath.Join(dir, "login.json")); !bytes.Equal(got, want) || bytes.Contains(got, []byte(`"#password"`)) {
+			t.Errorf("pulled login.json:\n%s", got)
+		}
+	})
+
+	t.Run("propose", func(t *testing.T) {
+		w := setup(t, `"autoRepair":false,"radar":true`)
+		dir := demoDir(t, "login")
+		if _, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", w.api); code != exitOK {
+			t.Fatalf("push: exit %d %s", code, stderr)
+		}
+		suite(t, w)
+		if _, err := w.store.LastGreenRun(ctx, "login"); err != nil {
+			t.Fatalf("the suite should record a green run of login: %v", err)
+		}
+		// The radar's schedule names no project: the project is swept because its setting is on.
+		noErr(t, w.st.Scheduler.FireNow(ctx, "RadarFunction.Sweep"))
+		w.st.Wait()
+		if _, err := w.store.Baseline(ctx, "demo"); err != nil {
+			t.Fatalf("the first sweep should record the project's baseline: %v", err)
+		}
+		noErr(t, w.app.SetVariant("id-renamed"))
+		noErr(t, w.st.Scheduler.FireNow(ctx, "RadarFunction.Sweep"))
+		w.st.Wait()
+		var q struct {
+			Rows []struct {
+				TestID string `json:"testId"`
+			} `json:"rows"`
+		}
+		noErr(t, json.Unmarshal([]byte(w.call("GET", "/projects/demo/queue", "", http.StatusOK)), &q))
+		if len(q.Rows) != 1 || q.Rows[0].TestID != "login" {
+			t.Fatalf("after the drift the sweep and staging pass should stage login, the queue is %+v", q)
+		}
+		if cur, _ := w.store.Test(ctx, "login"); cur.Version != 1 {
+			t.Errorf("proposing must write nothing to the test: version %d", cur.Version)
+		}
+	})
 }

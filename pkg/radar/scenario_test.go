@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -256,5 +257,43 @@ func TestDriftStagesExactlyTheTouchedTests(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDismissedFixIsNotClimbedAgain: once a person dismissed the fix for a test version over
+// some page changes, a later sweep over the same changes does not climb the ladder for it again
+// (no replays, no model calls, no new row), and says why.
+func TestDismissedFixIsNotClimbedAgain(t *testing.T) {
+	s := newSweptScene(t, "button-wrapper")
+	if got := staged(s.pass()); !slices.Equal(got, []string{"create-product"}) {
+		t.Fatalf("first pass staged %v", got)
+	}
+	q := s.queue()
+	if len(q.Rows) != 1 {
+		t.Fatalf("%d rows after the first pass, want 1", len(q.Rows))
+	}
+	if _, err := lifecycle.New(s.store, nil).Dismiss(context.Background(), q.Rows[0].ProposalID, "reviewer@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	s.sweep()
+	calls := s.model.calls.Load()
+	second := s.pass()
+	var skipped string
+	for _, p := range second.Proposed {
+		if p.TestID == "create-product" {
+			skipped = p.Skipped
+			if p.Staged != "" || p.Outcome != "" {
+				t.Errorf("the dismissed test was climbed again: %+v", p)
+			}
+		}
+	}
+	if !strings.Contains(skipped, "dismissed") {
+		t.Errorf("the second pass should say the fix was dismissed, it said %q (%+v)", skipped, second.Proposed)
+	}
+	if n := s.model.calls.Load() - calls; n != 0 {
+		t.Errorf("the second pass asked the model %d times for a dismissed test", n)
+	}
+	if rows := s.queue().Rows; len(rows) != 0 {
+		t.Errorf("a dismissed fix is back in the queue: %+v", rows)
 	}
 }
