@@ -54,6 +54,8 @@ type sweepOutput struct {
 	Sweep       radar.SweepResult `json:"sweep"`
 	Pass        radar.PassResult  `json:"pass"`
 	Queue       radar.Queue       `json:"queue"`
+	// Corrupt names the stored records left out of the queue because they do not decode.
+	Corrupt []string `json:"corrupt,omitempty"`
 }
 
 type recordedGreen struct {
@@ -233,13 +235,33 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, mod
 	if out.Pass, err = rad.Pass(ctx, projectID); err != nil {
 		return nil, err
 	}
-	if out.Queue, err = rad.Queue(ctx, projectID); err != nil {
+	if out.Queue, out.Corrupt, err = readQueue(ctx, rad, projectID); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+// readQueue reads a project's queue. A stored record that does not decode leaves the sweep's
+// work standing: it is named and the queue shows the rest, as the API's listings do.
+func readQueue(ctx context.Context, rad *radar.Radar, projectID string) (radar.Queue, []string, error) {
+	q, err := rad.Queue(ctx, projectID)
+	bad, err := gardener.SplitCorrupt(err)
+	if err != nil {
+		return q, nil, err
+	}
+	var named []string
+	if bad != nil {
+		for _, r := range bad.Records {
+			named = append(named, fmt.Sprintf("%s %q: %v", r.Entity, r.ID, r.Err))
+		}
+	}
+	return q, named, nil
+}
+
 func printSweep(w io.Writer, o *sweepOutput) {
+	for _, c := range o.Corrupt {
+		fmt.Fprintf(w, "left out of the queue, does not decode: %s\n", c)
+	}
 	for _, r := range o.Recorded {
 		if !r.Passed {
 			fmt.Fprintf(w, "not baselined: %s fails (%s)\n", r.TestID, r.Error)

@@ -66,3 +66,19 @@ func TestFormatTestIsStable(t *testing.T) {
 		t.Errorf("a one-step repair changed %q", changed)
 	}
 }
+
+// TestFormatTestOfNoProject: a local test (no project) is written without a project field and
+// reads back as local.
+func TestFormatTestOfNoProject(t *testing.T) {
+	out, err := FormatTest(Test{ID: "t", Name: "local", Status: StatusActive, Steps: []Step{{Kind: Goto, URL: "/"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), `"project"`) {
+		t.Errorf("a local test is written with a project field:\n%s", out)
+	}
+	back, err := DecodeTest(out)
+	if err != nil || back.ProjectID != "" {
+		t.Errorf("decoded %+v, %v", back, err)
+	}
+}
