@@ -41,7 +41,7 @@ Exit status: 0 the client closed the session or an interrupt; 2 bad input; 3 ser
 
 type mcpFlags struct {
 	state, baseURL, listen, api, tokenEnv, region, endpoint string
-	stepTimeout                                               time.Duration
+	stepTimeout                                             time.Duration
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) int {
