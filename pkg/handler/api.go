@@ -69,6 +69,7 @@ var routes = []route{
 	{"DELETE /tests/{testId}", (*API).archiveTest},
 	{"PUT /tests/{testId}/status", (*API).putTestStatus},
 	{"POST /tests/{testId}/repair", (*API).testManualRepair},
+	{"POST /tests/{testId}/edits", (*API).testEdits},
 }
 
 // Routes are the patterns the API serves ("GET /projects/{projectId}/queue"), in the form of
