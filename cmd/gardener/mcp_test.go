@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +18,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/mcpserver"
+	"github.com/driftgardener/gardener/pkg/modelspec"
+	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
 // mcpClient is an MCP client session and the progress messages the server sent it.
@@ -335,5 +342,93 @@ func TestMCPStdio(t *testing.T) {
 	rep, err := store.Repair(ctx, applied.RepairID)
 	if err != nil || written.Version != login.Version+1 || rep.ApprovedBy != "mcp:test-assistant" {
 		t.Errorf("the state after the session: test version %d, repair %+v (%v)", written.Version, rep, err)
+	}
+}
+
+// TestMCPOverTheAPI drives the tools against the local stack's review API, as `gardener mcp
+// --api` does, in a project with auto-repair on: suggest_fix starts the manual ladder asking it
+// to propose, so the fix is staged and the test is not written although the project would apply
+// it; apply_repair approves it through the API, which records the token's caller; a second
+// approval and an unknown proposal are refused.
+func TestMCPOverTheAPI(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	app := demoapp.New()
+	appSrv := httptest.NewServer(app.Handler())
+	defer appSrv.Close()
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	noErr(t, err)
+	defer store.Close()
+	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: sharedRunner,
+		BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: 5 * time.Second,
+		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+			return modelspec.Open(ctx, spec, modelspec.Options{})
+		}}})
+	noErr(t, err)
+	defer st.Wait()
+	srv := httptest.NewServer(st.Handler())
+	defer srv.Close()
+	token := stack.DevToken("ann@example.com", "demo")
+	remote := &mcpserver.Remote{URL: srv.URL, Token: token, Poll: 100 * time.Millisecond}
+	put := func(path, body string) {
+		t.Helper()
+		req, _ := http.NewRequest("PUT", srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		noErr(t, err)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("PUT %s: %d", path, resp.StatusCode)
+		}
+	}
+	put("/projects/demo", fmt.Sprintf(`{"name":"Seedling Supply","allowedOrigins":[%q],"model":"builtin","plan":"pro","autoRepair":true,"radar":false}`, appSrv.URL))
+	login, err := demoapp.TestJSON("login")
+	noErr(t, err)
+	var file map[string]any
+	noErr(t, json.Unmarshal(login, &file))
+	file["project"] = "demo"
+	body, _ := json.Marshal(file)
+	put("/tests/login", string(body))
+	put("/tests/login/status", `{"status":"active"}`)
+	noErr(t, st.Scheduler.FireNow(ctx, "SuiteStateMachine.Suite"))
+	st.Wait()
+	before, err := store.Test(ctx, "login")
+	noErr(t, err)
+	if _, err := store.LastGreenRun(ctx, "login"); err != nil {
+		t.Fatalf("the suite should record a green run of login: %v", err)
+	}
+
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := mcpserver.New(remote, mcpserver.Options{Version: "test"}).Connect(ctx, serverT, nil)
+	noErr(t, err)
+	defer ss.Close()
+	client := newMCPClient(t, ctx, clientT)
+	noErr(t, app.SetVariant("id-renamed"))
+	var s mcpserver.Suggestion
+	if text, isErr := client.call(t, ctx, "suggest_fix", map[string]any{"testId": "login"}, &s); isErr {
+		t.Fatalf("suggest_fix failed: %s", text)
+	}
+	checkProvenSuggestion(t, s, before.Version, "4")
+	if cur, _ := store.Test(ctx, "login"); cur.Version != before.Version {
+		t.Fatalf("suggest_fix over the API wrote the test in an auto-repair project: version %d", cur.Version)
+	}
+	if len(client.messages()) == 0 {
+		t.Error("no progress notification while the execution ran")
+	}
+	var applied mcpserver.Applied
+	if text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": s.ProposalID}, &applied); isErr {
+		t.Fatalf("apply_repair failed: %s", text)
+	}
+	if applied.Version != before.Version+1 || applied.ApprovedBy != "ann@example.com" {
+		t.Errorf("apply_repair over the API: %+v", applied)
+	}
+	if text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": s.ProposalID}, nil); !isErr || !strings.Contains(text, "not proposed") {
+		t.Errorf("a second apply_repair: error=%v %q", isErr, text)
+	}
+	if text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": "nope"}, nil); !isErr || !strings.HasPrefix(text, "proposalId:") {
+		t.Errorf("apply_repair of an unknown proposal: error=%v %q", isErr, text)
 	}
 }
