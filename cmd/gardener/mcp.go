@@ -169,9 +169,15 @@ func (c *cli) serveMCPHTTP(ctx context.Context, server *mcp.Server, ln net.Liste
 		return c.fail("mcp", exitFailure, err)
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// A client's event stream stays open as long as its session: it is cut rather than waited
+	// for once the requests in flight had their time.
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
+	err := srv.Shutdown(shutdown)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	if err != nil {
 		return c.fail("mcp", exitFailure, fmt.Errorf("stopping: %w", err))
 	}
 	return exitOK

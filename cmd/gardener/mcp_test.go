@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -430,5 +432,36 @@ func TestMCPOverTheAPI(t *testing.T) {
 	}
 	if text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": "nope"}, nil); !isErr || !strings.HasPrefix(text, "proposalId:") {
 		t.Errorf("apply_repair of an unknown proposal: error=%v %q", isErr, text)
+	}
+}
+
+// TestMCPStreamableHTTP: with --listen the tools are served over streamable HTTP on loopback,
+// the URL on stdout's first line; a non-loopback address is refused as bad input.
+func TestMCPStreamableHTTP(t *testing.T) {
+	var errb bytes.Buffer
+	if code := dispatch([]string{"mcp", "--listen", "0.0.0.0:0", "--state", t.TempDir()}, nil, &bytes.Buffer{}, &errb); code != exitBadInput || !strings.Contains(errb.String(), "only a loopback address") {
+		t.Errorf("--listen 0.0.0.0:0: exit %d %s", code, errb.String())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	c := &cli{stdin: strings.NewReader(""), stdout: pw, stderr: &bytes.Buffer{}, runner: sharedRunner}
+	done := make(chan int, 1)
+	go func() { done <- c.dispatch(ctx, []string{"mcp", "--listen", "127.0.0.1:0", "--state", t.TempDir()}) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	noErr(t, err)
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	endpoint := strings.TrimSpace(line)
+	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || !strings.HasSuffix(endpoint, "/mcp") {
+		t.Fatalf("first line %q, want the endpoint's URL", line)
+	}
+	client := newMCPClient(t, ctx, &mcp.StreamableClientTransport{Endpoint: endpoint})
+	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "suggest_fix"}) {
+		t.Errorf("tools %v over HTTP", names)
+	}
+	noErr(t, client.Close())
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("gardener mcp --listen ended with exit %d", code)
 	}
 }
