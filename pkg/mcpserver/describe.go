@@ -64,8 +64,13 @@ func describeStaged(s *Suggestion, p tend.Persisted) {
 	s.ProposalID = st.Proposal.ID
 }
 
-// emptyLists makes the lists of s [] rather than null, as the API answers.
-func emptyLists(s *Suggestion) {
+// finish words the reason of a staged fix for the tool (the ladder's says why propose mode
+// staged it, which is the tool's choice here) and makes the lists of s [] rather than null, as
+// the API answers.
+func finish(s *Suggestion) {
+	if s.Outcome == string(ladder.Staged) && s.NeedsPerson == "" {
+		s.Reason = "proven green and staged for review; apply_repair applies it"
+	}
 	if s.Diff == nil {
 		s.Diff = []string{}
 	}

@@ -102,7 +102,7 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 		return Suggestion{}, fmt.Errorf("suggest_fix for test %s: %w", test.ID, err)
 	}
 	s.Version = now.Version
-	emptyLists(&s)
+	finish(&s)
 	return s, nil
 }
 

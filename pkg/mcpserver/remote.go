@@ -185,7 +185,9 @@ func (r *Remote) wait(ctx context.Context, id string, progress func(Progress)) (
 
 func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestion, error) {
 	if out.Eligible != nil && !*out.Eligible {
-		return Suggestion{Outcome: "not-eligible", Reason: out.Reason, TestID: out.TestID, RunID: out.RunID, Diff: []string{}, Changes: []Change{}, Refusals: []Refusal{}, Notes: []string{}, Contract: Contract{Requirements: []Requirement{}}}, nil
+		s := Suggestion{Outcome: "not-eligible", Reason: out.Reason, TestID: out.TestID, RunID: out.RunID}
+		finish(&s)
+		return s, nil
 	}
 	s := Suggestion{}
 	if out.Gate != nil {
@@ -224,7 +226,7 @@ func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestio
 			s.Reason = "the ladder stopped on an error: " + out.Error.Error
 		}
 	}
-	emptyLists(&s)
+	finish(&s)
 	return s, nil
 }
 
