@@ -182,12 +182,14 @@ func (l *Local) Apply(ctx context.Context, in ApplyInput, by string) (Applied, e
 	if err != nil {
 		return Applied{}, refusal(p.ID, err)
 	}
-	// The proof is the test's new last green run, as after an automatic repair: it is what the
-	// next repair compares with.
-	green := *proof.Result
-	green.TestVersion = approved.Test.Version
-	if err := l.Store.PutRun(ctx, gardener.Run{ID: "green-" + approved.Repair.ID, ProjectID: p.ProjectID, TestID: p.TestID, TestVersion: approved.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: time.Now()}); err != nil {
-		l.log().Warn("apply_repair: recording the new green run", "proposal", p.ID, "error", err.Error())
+	if proof.Result != nil {
+		// The proof is the test's new last green run, as after an automatic repair: it is what
+		// the next repair compares with.
+		green := *proof.Result
+		green.TestVersion = approved.Test.Version
+		if err := l.Store.PutRun(ctx, gardener.Run{ID: "green-" + approved.Repair.ID, ProjectID: p.ProjectID, TestID: p.TestID, TestVersion: approved.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: time.Now()}); err != nil {
+			l.log().Warn("apply_repair: recording the new green run", "proposal", p.ID, "error", err.Error())
+		}
 	}
 	return Applied{ProposalID: p.ID, TestID: p.TestID, RepairID: approved.Repair.ID, Version: approved.Test.Version, ApprovedBy: approved.Repair.ApprovedBy, Diff: diffLines(approved.Repair.PreSteps, p.Verdict.Ops)}, nil
 }
