@@ -30,6 +30,10 @@ import (
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
+// mcpStepTimeout bounds a step of the demo shop's tests in these tests: the reproduction of a
+// drifted locator waits it out, and the shop answers on loopback well within it.
+const mcpStepTimeout = 3 * time.Second
+
 // mcpClient is an MCP client session and the progress messages the server sent it.
 type mcpClient struct {
 	*mcp.ClientSession
@@ -144,7 +148,7 @@ func TestMCPInMemory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	c := &cli{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, runner: sharedRunner}
-	backend, closeBackend, err := c.mcpBackend(ctx, mcpFlags{state: state})
+	backend, closeBackend, err := c.mcpBackend(ctx, mcpFlags{state: state, stepTimeout: mcpStepTimeout})
 	noErr(t, err)
 	defer closeBackend()
 	store := backend.(*mcpserver.Local).Store
@@ -306,7 +310,7 @@ func TestMCPStdio(t *testing.T) {
 	noErr(t, store.Close())
 
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "mcp", "--state", state)
+	cmd := exec.Command(bin, "mcp", "--state", state, "--step-timeout", mcpStepTimeout.String())
 	cmd.Stderr = &stderr
 	client := newMCPClient(t, ctx, &mcp.CommandTransport{Command: cmd})
 	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "suggest_fix"}) {
@@ -365,7 +369,7 @@ func TestMCPOverTheAPI(t *testing.T) {
 	noErr(t, err)
 	defer store.Close()
 	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: sharedRunner,
-		BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: 5 * time.Second,
+		BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: mcpStepTimeout,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}})
