@@ -69,6 +69,7 @@ var routes = []route{
 	{"DELETE /tests/{testId}", (*API).archiveTest},
 	{"PUT /tests/{testId}/status", (*API).putTestStatus},
 	{"POST /tests/{testId}/repair", (*API).testManualRepair},
+	{"POST /tests/{testId}/edits", (*API).testEdits},
 }
 
 // Routes are the patterns the API serves ("GET /projects/{projectId}/queue"), in the form of
@@ -465,8 +466,10 @@ func (a *API) revert(ctx context.Context, c call) (any, int) {
 }
 
 // manualRequest asks for the ladder on one failed run; empty rungs means the whole ladder.
+// Propose stages a proven fix for review whatever the project's mode.
 type manualRequest struct {
-	Rungs []gardener.Strategy `json:"rungs"`
+	Rungs   []gardener.Strategy `json:"rungs"`
+	Propose bool                `json:"propose"`
 }
 
 // manualRepair starts the repair machine for a person: suggest-fix, diagnose, or the whole
@@ -491,7 +494,7 @@ func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return errBody(err.Error()), statusOf(err)
 	}
-	return a.manualStart(ctx, c, run, m.Rungs)
+	return a.manualStart(ctx, c, run, Manual{Rungs: m.Rungs, Propose: m.Propose})
 }
 
 // checkRungs refuses a manual request naming something that is not a rung of the ladder.
@@ -506,11 +509,12 @@ func checkRungs(rungs []gardener.Strategy) error {
 
 // manualStart starts the repair machine on run for the caller, once: a second request while
 // the caller's earlier one still runs answers with that one.
-func (a *API) manualStart(ctx context.Context, c call, run gardener.Run, rungs []gardener.Strategy) (any, int) {
+func (a *API) manualStart(ctx context.Context, c call, run gardener.Run, m Manual) (any, int) {
 	if run.Control {
 		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
 	}
-	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &Manual{By: c.caller.ID, Rungs: rungs}}
+	m.By = c.caller.ID
+	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &m}
 	id, err := a.startManual(ctx, run, c.caller.ID, in)
 	if err != nil {
 		return fail(err)

@@ -387,8 +387,9 @@ func (a *API) setStatus(ctx context.Context, c call, status gardener.TestStatus,
 // testRepairRequest asks for the ladder on a test: on one of its runs, or (no run) on a fresh
 // reproduction of its current version.
 type testRepairRequest struct {
-	RunID string              `json:"runId"`
-	Rungs []gardener.Strategy `json:"rungs"`
+	RunID   string              `json:"runId"`
+	Rungs   []gardener.Strategy `json:"rungs"`
+	Propose bool                `json:"propose"`
 }
 
 // testManualRepair starts the repair machine on a run of the test a person can see. Without a
@@ -422,7 +423,7 @@ func (a *API) testManualRepair(ctx context.Context, c call) (any, int) {
 			// Another test's run is answered as unknown here: it may be another project's.
 			return fail(&gardener.NotFoundError{Entity: "run", ID: m.RunID})
 		}
-		return a.manualStart(ctx, c, run, m.Rungs)
+		return a.manualStart(ctx, c, run, Manual{Rungs: m.Rungs, Propose: m.Propose})
 	}
 	if t.Status == gardener.StatusArchived {
 		return errBody(fmt.Sprintf("test %s is archived: nothing repairs it until its status is set back", t.ID)), http.StatusForbidden
@@ -431,5 +432,5 @@ func (a *API) testManualRepair(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return fail(err)
 	}
-	return a.manualStart(ctx, c, run, m.Rungs)
+	return a.manualStart(ctx, c, run, Manual{Rungs: m.Rungs, Propose: m.Propose})
 }

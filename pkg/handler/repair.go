@@ -33,6 +33,9 @@ type RepairInput struct {
 type Manual struct {
 	By    string              `json:"by"`
 	Rungs []gardener.Strategy `json:"rungs,omitempty"`
+	// Propose stages a proven fix for review even in an auto-repair project (an MCP client's
+	// suggest_fix): the ladder proposes and writes nothing to the test.
+	Propose bool `json:"propose,omitempty"`
 }
 
 // Gate is the eligibility verdict that every later state reads.
@@ -106,7 +109,7 @@ func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error
 	}
 	if g.By != "" {
 		err = gardener.EligibleManual(p, t, &run)
-		if !p.AutoRepair {
+		if !p.AutoRepair || in.Manual.Propose {
 			g.Mode = gardener.ModePropose
 		}
 	} else {

@@ -1,0 +1,298 @@
+// Package mcpserver serves the gardener's manual path to MCP clients (coding assistants and
+// their agents): two tools, suggest_fix and apply_repair, over a Backend that is either the local
+// state directory or a deployed review API. suggest_fix climbs the same ladder as the automatic
+// path in propose mode — the same rungs, assertion floor, green gate and trust checks — and stages
+// what it proves as the test's open proposal; apply_repair approves such a proposal through the
+// same lifecycle as the queue's approve. There is deliberately no tool to approve or dismiss
+// queue rows for a person: that stays a dashboard and API action.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// Backend is where the tools act: the local state directory, or a deployed API.
+type Backend interface {
+	// Suggest climbs the ladder in propose mode for a failed run, or for a reproduction of a
+	// test's current version, and stages a proven fix as the test's open proposal. It writes
+	// nothing to the test. by is who asks (the record's; the API backend's token says it there);
+	// progress receives the ladder's events as they happen.
+	Suggest(ctx context.Context, in SuggestInput, by string, progress func(Progress)) (Suggestion, error)
+	// Apply approves a proposal for by, through the lifecycle's approve.
+	Apply(ctx context.Context, in ApplyInput, by string) (Applied, error)
+}
+
+// Progress is one line of the ladder's progress, sent to the client as a progress notification.
+type Progress struct {
+	Stage   string
+	Rung    string
+	Message string
+}
+
+// SuggestInput names what to repair: a failed run, or a test to reproduce now.
+type SuggestInput struct {
+	RunID  string   `json:"runId,omitempty" jsonschema:"id of a failed run to repair; give this or testId"`
+	TestID string   `json:"testId,omitempty" jsonschema:"id of a test whose current version is replayed now and repaired if it fails; give this or runId"`
+	Rungs  []string `json:"rungs,omitempty" jsonschema:"restrict the ladder to these rungs (self-heal, suggest-fix, diagnose-drift); empty climbs all three"`
+}
+
+// Suggestion is what suggest_fix established: the outcome, the diff with the class of each
+// change, what the floor refused, the trust checks, and the proposal that apply_repair takes.
+type Suggestion struct {
+	Outcome     string    `json:"outcome" jsonschema:"staged (a proven fix waits as a proposal), triaged (no green proof, or not test drift), refused (every proposed change was refused), no-fix (the test passes), not-eligible"`
+	Reason      string    `json:"reason,omitempty" jsonschema:"why the ladder ended as it did"`
+	TestID      string    `json:"testId"`
+	RunID       string    `json:"runId,omitempty" jsonschema:"the failed run the ladder started from"`
+	BaseVersion int       `json:"baseVersion" jsonschema:"the test version the fix was computed and proven against"`
+	Version     int       `json:"version" jsonschema:"the test's version now: suggest_fix never changes it"`
+	Proven      bool      `json:"proven" jsonschema:"true when a re-run of the test with the fix applied went green"`
+	Strategy    string    `json:"strategy,omitempty" jsonschema:"the rung whose candidate went green"`
+	FailedStep  string    `json:"failedStep,omitempty"`
+	Error       string    `json:"error,omitempty" jsonschema:"how the test failed"`
+	Diff        []string  `json:"diff" jsonschema:"the fix as lines, one per changed step (typed values redacted)"`
+	Changes     []Change  `json:"changes" jsonschema:"each change with its class: repair, review or protected"`
+	Refusals    []Refusal `json:"refusals" jsonschema:"changes the assertion floor refused, with the step and why"`
+	Notes       []string  `json:"notes" jsonschema:"flow, behaviour and trust notes a reviewer must read"`
+	Contract    Contract  `json:"contract" jsonschema:"the requirement contract: what the test enters, sends and checks, kept or not"`
+	Sensitivity *Count    `json:"sensitivity,omitempty" jsonschema:"checks proven sensitive (they fail when what they check is broken) of those the fix touched"`
+	Unverified  string    `json:"unverified,omitempty" jsonschema:"why the fix is UNVERIFIED, when it is"`
+	NeedsPerson string    `json:"needsPerson,omitempty" jsonschema:"why the gardener would not apply this fix by itself"`
+	ProposalID  string    `json:"proposalId,omitempty" jsonschema:"the staged proposal: give it to apply_repair"`
+	Staged      string    `json:"staged,omitempty" jsonschema:"what staging did: staged, restated (recorded on the open proposal), superseded, duplicate, declined (a person dismissed this fix before)"`
+}
+
+// Change is one change of a fix and its class.
+type Change struct {
+	Class  string `json:"class" jsonschema:"repair (locator or wait), review (an action changed), protected (a check changed)"`
+	Step   string `json:"step" jsonschema:"the step as a person counts it, 3.2 inside a block"`
+	Detail string `json:"detail"`
+}
+
+// Refusal is a change the assertion floor refused.
+type Refusal struct {
+	Step   string `json:"step"`
+	Reason string `json:"reason"`
+}
+
+// Contract is a proof's requirement contract.
+type Contract struct {
+	Kept         int           `json:"kept"`
+	Total        int           `json:"total"`
+	Requirements []Requirement `json:"requirements"`
+}
+
+// Requirement is one thing the test enters, sends or checks, and whether the fix keeps it.
+type Requirement struct {
+	Step   string `json:"step"`
+	What   string `json:"what" jsonschema:"enters, sends or checks"`
+	Detail string `json:"detail"`
+	Kept   bool   `json:"kept"`
+}
+
+// Count is n of total.
+type Count struct {
+	Sensitive int `json:"sensitive"`
+	Total     int `json:"total"`
+}
+
+// ApplyInput names the proposal to apply.
+type ApplyInput struct {
+	ProposalID string `json:"proposalId,omitempty" jsonschema:"a proposal id from suggest_fix or a row of the project's queue; give this or runId"`
+	RunID      string `json:"runId,omitempty" jsonschema:"the failed run suggest_fix was asked about: applies the open proposal computed for it; give this or proposalId"`
+}
+
+// Applied is what apply_repair wrote.
+type Applied struct {
+	ProposalID string   `json:"proposalId"`
+	TestID     string   `json:"testId"`
+	RepairID   string   `json:"repairId" jsonschema:"the repair record: revert it from the console or the API"`
+	Version    int      `json:"version" jsonschema:"the test's version after the repair"`
+	ApprovedBy string   `json:"approvedBy"`
+	Diff       []string `json:"diff"`
+}
+
+// InputError is a tool input that is wrong; it names the field.
+type InputError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
+
+// RefusedError is an apply_repair the gardener refuses: the proposal is stale, was not proven,
+// is not open, or answers a control run.
+type RefusedError struct {
+	ProposalID string
+	Reason     string
+}
+
+func (e *RefusedError) Error() string {
+	if e.ProposalID == "" {
+		return "refused: " + e.Reason
+	}
+	return fmt.Sprintf("proposal %s refused: %s", e.ProposalID, e.Reason)
+}
+
+// Options configure the server.
+type Options struct {
+	// Version is the gardener's version, reported to clients.
+	Version string
+	// Approver names who approves for a session; nil uses "mcp:" and the client's name from
+	// its initialize request. The API backend ignores it: the API records its token's caller.
+	Approver func(clientName string) string
+}
+
+// New builds the MCP server with the two tools over b.
+func New(b Backend, o Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "drift-gardener", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: "Drift Gardener repairs browser tests broken by app drift. suggest_fix proposes a repair for a failed run (or a test reproduced now) and writes nothing to the test; apply_repair applies a proposal that is still fresh and was proven green. Protected checks are never changed by either: a person changes them in the step editor.",
+	})
+	t := &tools{b: b, approver: o.Approver}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "suggest_fix",
+		Description: "Run the repair ladder (self-heal, suggest-fix, diagnose-drift) in propose mode on a failed run, or on a test reproduced now. Returns the diff with change classes, assertion-floor refusals, notes, requirement contract and sensitivity, and stages a fix proven green as a proposal whose id apply_repair takes. Writes nothing to the test.",
+		Annotations: &mcp.ToolAnnotations{Title: "Suggest a fix", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, t.suggest)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "apply_repair",
+		Description: "Apply a proposal from suggest_fix (or a queue row you may see) to its test: only when the test is still at the version the fix was proven on and the proof was green. Records you as the approver; the test's version goes up and the repair can be reverted.",
+		Annotations: &mcp.ToolAnnotations{Title: "Apply a repair", DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
+	}, t.apply)
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+type tools struct {
+	b        Backend
+	approver func(string) string
+}
+
+func (t *tools) suggest(ctx context.Context, req *mcp.CallToolRequest, in SuggestInput) (*mcp.CallToolResult, Suggestion, error) {
+	in.RunID, in.TestID = strings.TrimSpace(in.RunID), strings.TrimSpace(in.TestID)
+	switch {
+	case in.RunID == "" && in.TestID == "":
+		return nil, Suggestion{}, &InputError{Field: "runId", Reason: "give a failed run's id (runId) or a test's id (testId)"}
+	case in.RunID != "" && in.TestID != "":
+		return nil, Suggestion{}, &InputError{Field: "testId", Reason: "give runId or testId, not both"}
+	}
+	for i, r := range in.Rungs {
+		switch gardener.Strategy(r) {
+		case gardener.StrategySelfHeal, gardener.StrategySuggestFix, gardener.StrategyDiagnose:
+		default:
+			return nil, Suggestion{}, &InputError{Field: fmt.Sprintf("rungs[%d]", i), Reason: fmt.Sprintf("%q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
+		}
+	}
+	out, err := t.b.Suggest(ctx, in, t.approverOf(req), notifier(ctx, req))
+	if err != nil {
+		return nil, Suggestion{}, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summarize(out)}}}, out, nil
+}
+
+func (t *tools) apply(ctx context.Context, req *mcp.CallToolRequest, in ApplyInput) (*mcp.CallToolResult, Applied, error) {
+	in.ProposalID, in.RunID = strings.TrimSpace(in.ProposalID), strings.TrimSpace(in.RunID)
+	switch {
+	case in.ProposalID == "" && in.RunID == "":
+		return nil, Applied{}, &InputError{Field: "proposalId", Reason: "give the proposal id suggest_fix returned (proposalId), or the run it was asked about (runId)"}
+	case in.ProposalID != "" && in.RunID != "":
+		return nil, Applied{}, &InputError{Field: "runId", Reason: "give proposalId or runId, not both"}
+	}
+	out, err := t.b.Apply(ctx, in, t.approverOf(req))
+	if err != nil {
+		return nil, Applied{}, err
+	}
+	text := fmt.Sprintf("Applied proposal %s: test %s is now version %d (repair %s, approved by %s).", out.ProposalID, out.TestID, out.Version, out.RepairID, out.ApprovedBy)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// approverOf is who the session's client is: "mcp:" and the name its initialize request gave.
+func (t *tools) approverOf(req *mcp.CallToolRequest) string {
+	name := ""
+	if req != nil && req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			name = strings.TrimSpace(p.ClientInfo.Name)
+		}
+	}
+	if name == "" {
+		name = "unnamed-client"
+	}
+	if t.approver != nil {
+		return t.approver(name)
+	}
+	return "mcp:" + name
+}
+
+// notifier sends each progress line as a progress notification, when the client asked for
+// them with a progress token.
+func notifier(ctx context.Context, req *mcp.CallToolRequest) func(Progress) {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return func(Progress) {}
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return func(Progress) {}
+	}
+	n := 0
+	return func(p Progress) {
+		n++
+		msg := p.Message
+		switch {
+		case p.Rung != "":
+			msg = fmt.Sprintf("[%s %s] %s", p.Stage, p.Rung, p.Message)
+		case p.Stage != "":
+			msg = fmt.Sprintf("[%s] %s", p.Stage, p.Message)
+		}
+		// A client gone away must not stop the ladder: the proposal is still staged.
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg})
+	}
+}
+
+// summarize is the text a client shows beside the structured result.
+func summarize(s Suggestion) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: test %s", strings.ToUpper(s.Outcome), s.TestID)
+	if s.Reason != "" {
+		fmt.Fprintf(&b, " — %s", s.Reason)
+	}
+	b.WriteByte('\n')
+	if s.Error != "" {
+		fmt.Fprintf(&b, "failed at step %s: %s\n", s.FailedStep, s.Error)
+	}
+	if len(s.Diff) > 0 {
+		fmt.Fprintf(&b, "fix (%s), proven green on version %d:\n", s.Strategy, s.BaseVersion)
+		for _, l := range s.Diff {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	for _, c := range s.Changes {
+		fmt.Fprintf(&b, "  [%s] step %s: %s\n", c.Class, c.Step, c.Detail)
+	}
+	for _, r := range s.Refusals {
+		fmt.Fprintf(&b, "Refused (step %s): %s\n", r.Step, r.Reason)
+	}
+	if s.Contract.Total > 0 {
+		fmt.Fprintf(&b, "Requirement contract: %d of %d kept\n", s.Contract.Kept, s.Contract.Total)
+	}
+	if s.Sensitivity != nil {
+		fmt.Fprintf(&b, "checks proven sensitive in %d of %d\n", s.Sensitivity.Sensitive, s.Sensitivity.Total)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if s.NeedsPerson != "" {
+		fmt.Fprintf(&b, "a person must look: %s\n", s.NeedsPerson)
+	}
+	if s.ProposalID != "" {
+		fmt.Fprintf(&b, "proposal %s (%s): apply it with apply_repair; nothing was written to the test\n", s.ProposalID, s.Staged)
+	} else {
+		b.WriteString("nothing was staged and nothing was written to the test\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,256 @@
+package mcpserver
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/tend"
+)
+
+// Remote is the backend over a deployed review API: suggest_fix starts the manual ladder there
+// (POST /runs/{id}/repair or /tests/{id}/repair, asking it to propose) and follows the
+// execution; apply_repair is the queue's approve route. The API's token decides what is visible
+// and who approves.
+type Remote struct {
+	// URL is the API's base URL.
+	URL string
+	// Token is the bearer token every request carries.
+	Token  string
+	Client *http.Client
+	// Poll is how often a running execution is read; zero is 2s.
+	Poll time.Duration
+}
+
+// APIError is an answer of the API other than success.
+type APIError struct {
+	Method, Path string
+	Status       int
+	Message      string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, e.Message)
+}
+
+func (r *Remote) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("%s %s: encoding the body: %w", method, path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(r.URL, "/")+path, rd)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+r.Token)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	client := r.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct{ Error, Message string }
+		_ = json.Unmarshal(b, &e)
+		return &APIError{Method: method, Path: path, Status: resp.StatusCode, Message: cmp.Or(e.Error, e.Message, strings.TrimSpace(string(b)), resp.Status)}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s: the answer is not what the API answers: %w", method, path, err)
+	}
+	return nil
+}
+
+// Suggest starts the manual ladder in propose mode on the API and waits for its execution.
+func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progress func(Progress)) (Suggestion, error) {
+	rungs := in.Rungs
+	if rungs == nil {
+		rungs = []string{}
+	}
+	body := map[string]any{"rungs": rungs, "propose": true}
+	field, path := "testId", "/tests/"+url.PathEscape(in.TestID)+"/repair"
+	if in.RunID != "" {
+		field, path = "runId", "/runs/"+url.PathEscape(in.RunID)+"/repair"
+	}
+	var started struct {
+		ExecutionID string `json:"executionId"`
+	}
+	if err := r.do(ctx, http.MethodPost, path, body, &started); err != nil {
+		return Suggestion{}, r.inputError(err, field, cmp.Or(in.RunID, in.TestID))
+	}
+	progress(Progress{Stage: "start", Message: fmt.Sprintf("execution %s started on %s", started.ExecutionID, r.URL)})
+	out, err := r.wait(ctx, started.ExecutionID, progress)
+	if err != nil {
+		return Suggestion{}, err
+	}
+	return r.suggestion(ctx, out)
+}
+
+// inputError answers a 404 as the input that names nothing visible, a 403 as a refusal.
+func (r *Remote) inputError(err error, field, id string) error {
+	var apiErr *APIError
+	if e, ok := err.(*APIError); ok {
+		apiErr = e
+	}
+	switch {
+	case apiErr != nil && apiErr.Status == http.StatusNotFound:
+		return &InputError{Field: field, Reason: fmt.Sprintf("%q is not visible to this token at %s (no such id, or another project's)", id, r.URL)}
+	case apiErr != nil && apiErr.Status == http.StatusForbidden:
+		return &RefusedError{Reason: apiErr.Message}
+	case apiErr != nil && apiErr.Status == http.StatusBadRequest:
+		return &InputError{Field: field, Reason: apiErr.Message}
+	}
+	return err
+}
+
+// executionOutput is what the repair machine's execution ends with: its whole state, or the gate
+// alone when the run was not eligible.
+type executionOutput struct {
+	Eligible *bool  `json:"eligible"`
+	Reason   string `json:"reason"`
+	RunID    string `json:"runId"`
+	TestID   string `json:"testId"`
+	Gate     *struct {
+		RunID  string `json:"runId"`
+		TestID string `json:"testId"`
+	} `json:"gate"`
+	Winner *struct {
+		Decision tend.Decision `json:"decision"`
+	} `json:"winner"`
+	Persisted *struct {
+		Persisted tend.Persisted `json:"persisted"`
+	} `json:"persisted"`
+	Error *struct {
+		Error string `json:"Error"`
+		Cause string `json:"Cause"`
+	} `json:"error"`
+}
+
+func (r *Remote) wait(ctx context.Context, id string, progress func(Progress)) (executionOutput, error) {
+	poll := cmp.Or(r.Poll, 2*time.Second)
+	start := time.Now()
+	for {
+		var x struct {
+			Status string          `json:"status"`
+			Output json.RawMessage `json:"output"`
+		}
+		if err := r.do(ctx, http.MethodGet, "/executions/"+url.PathEscape(id), nil, &x); err != nil {
+			return executionOutput{}, err
+		}
+		switch x.Status {
+		case "RUNNING":
+			progress(Progress{Stage: "running", Message: fmt.Sprintf("execution %s running for %s", id, time.Since(start).Round(time.Second))})
+			select {
+			case <-ctx.Done():
+				return executionOutput{}, fmt.Errorf("waiting for execution %s: %w", id, ctx.Err())
+			case <-time.After(poll):
+			}
+			continue
+		case "SUCCEEDED":
+			var out executionOutput
+			if err := json.Unmarshal(x.Output, &out); err != nil {
+				return executionOutput{}, fmt.Errorf("execution %s: its output is not the repair machine's: %w", id, err)
+			}
+			return out, nil
+		}
+		return executionOutput{}, fmt.Errorf("execution %s ended %s: %s", id, x.Status, string(x.Output))
+	}
+}
+
+func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestion, error) {
+	if out.Eligible != nil && !*out.Eligible {
+		s := Suggestion{Outcome: "not-eligible", Reason: out.Reason, TestID: out.TestID, RunID: out.RunID}
+		finish(&s)
+		return s, nil
+	}
+	s := Suggestion{}
+	if out.Gate != nil {
+		s.TestID, s.RunID = out.Gate.TestID, out.Gate.RunID
+	}
+	var test gardener.Test
+	if err := r.do(ctx, http.MethodGet, "/tests/"+url.PathEscape(s.TestID), nil, &test); err != nil {
+		return Suggestion{}, err
+	}
+	s.Version, s.BaseVersion = test.Version, test.Version
+	if w := out.Winner; w != nil {
+		d := w.Decision
+		s.Outcome, s.Reason, s.BaseVersion, s.FailedStep, s.Error = string(d.Outcome), d.Reason, d.BaseVersion, d.FailedStep, d.Error
+		if d.Verdict != nil {
+			base := test.Steps
+			if d.BaseVersion != test.Version {
+				base = nil
+				s.Notes = append(s.Notes, fmt.Sprintf("the test moved to version %d since the fix was proven on version %d: the diff is not shown, and the proposal is stale", test.Version, d.BaseVersion))
+			}
+			describeVerdict(&s, base, *d.Verdict)
+		}
+		describeRefusals(&s, d.Refusals)
+	}
+	if p := out.Persisted; p != nil {
+		if s.Outcome == "" {
+			s.Outcome, s.Reason = string(p.Persisted.Outcome), p.Persisted.Reason
+		}
+		if tr := p.Persisted.Triage; tr != nil {
+			s.FailedStep, s.Error = tr.FailedStep, tr.Error
+		}
+		describeStaged(&s, p.Persisted)
+	}
+	if s.Outcome == "" {
+		s.Outcome = string(ladder.Triaged)
+		if out.Error != nil {
+			s.Reason = "the ladder stopped on an error: " + out.Error.Error
+		}
+	}
+	finish(&s)
+	return s, nil
+}
+
+// Apply approves the proposal through the API's approve route; the API records its token's
+// caller as the approver, refuses a stale proposal (and marks it stale) and one no longer open.
+func (r *Remote) Apply(ctx context.Context, in ApplyInput, _ string) (Applied, error) {
+	if in.RunID != "" {
+		return Applied{}, &InputError{Field: "runId", Reason: "with --api give the proposal id (suggest_fix returns it; the console's queue lists them)"}
+	}
+	var a struct {
+		Test   gardener.Test   `json:"test"`
+		Repair gardener.Repair `json:"repair"`
+	}
+	err := r.do(ctx, http.MethodPost, "/proposals/"+url.PathEscape(in.ProposalID)+"/approve", map[string]any{}, &a)
+	if e, ok := err.(*APIError); ok {
+		switch e.Status {
+		case http.StatusNotFound:
+			return Applied{}, &InputError{Field: "proposalId", Reason: fmt.Sprintf("no proposal %q visible to this token at %s", in.ProposalID, r.URL)}
+		case http.StatusConflict, http.StatusForbidden, http.StatusBadRequest:
+			return Applied{}, &RefusedError{ProposalID: in.ProposalID, Reason: e.Message}
+		}
+	}
+	if err != nil {
+		return Applied{}, err
+	}
+	return Applied{ProposalID: in.ProposalID, TestID: a.Test.ID, RepairID: a.Repair.ID, Version: a.Test.Version, ApprovedBy: a.Repair.ApprovedBy, Diff: diffLines(a.Repair.PreSteps, a.Repair.Verdict.Ops)}, nil
+}
