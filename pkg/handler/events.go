@@ -1,0 +1,135 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/tend"
+)
+
+// recorder is the progress hook of one function of an execution: every event goes to the log
+// (one line each, with the ids that let someone follow the run), and, for a manual execution,
+// to its event log in the store, where the API reads it for whoever follows the execution. The
+// automatic path has no execution to follow, so its events stay in the log. A failed append is
+// logged and the repair goes on: a gap in what a watcher sees must not cost the repair.
+func (d StoreDeps) recorder(ctx context.Context, execution, runID string) func(ladder.Event) {
+	return func(e ladder.Event) {
+		d.log().Info("ladder", "run", runID, "test", e.TestID, "execution", execution, "stage", e.Stage, "rung", e.Rung, "message", e.Message)
+		if execution == "" {
+			return
+		}
+		if e.At.IsZero() {
+			e.At = d.now()
+		}
+		if _, err := d.Store.AppendEvent(ctx, execution, e); err != nil {
+			d.log().Error("event not recorded", "execution", execution, "run", runID, "stage", e.Stage, "error", err.Error())
+		}
+	}
+}
+
+// persistedEvent says what the persist or triage step of an execution wrote.
+func persistedEvent(dec tend.Decision, out tend.Persisted) ladder.Event {
+	e := ladder.Event{TestID: dec.TestID, Outcome: string(out.Outcome), Reason: out.Reason}
+	if dec.Verdict != nil {
+		e.Rung = dec.Verdict.Strategy
+	}
+	switch {
+	case out.Applied != nil:
+		e.Stage, e.Version = gardener.EventWrite, out.Applied.Test.Version
+		e.Message = fmt.Sprintf("written: %s is at version %d (repair %s)", out.Applied.Test.ID, out.Applied.Test.Version, out.Applied.Repair.ID)
+		if out.Applied.Duplicate {
+			e.Message = fmt.Sprintf("written before: repair %s of this run stands, nothing changed", out.Applied.Repair.ID)
+		}
+	case out.Staged != nil:
+		e.Stage, e.ProposalID = gardener.EventStaged, out.Staged.Proposal.ID
+		e.Message = fmt.Sprintf("staged for a person: proposal %s (%s)", out.Staged.Proposal.ID, out.Staged.Outcome)
+		if out.Reason != "" {
+			e.Message += ": " + out.Reason
+		}
+	case out.Triage != nil:
+		e.Stage = gardener.EventTriage
+		e.Message = fmt.Sprintf("nothing written: triage issue %s filed (%s)", out.Triage.ID, out.Triage.Classification)
+		if dec.Reason != "" {
+			e.Message += ": " + dec.Reason
+			e.Reason = dec.Reason
+		}
+	default:
+		e.Stage = gardener.EventTriage
+		e.Message = "nothing written: " + dec.Reason
+		e.Reason = dec.Reason
+	}
+	return e
+}
+
+// Events is a page of an execution's event log: the events after the cursor the caller gave,
+// the cursor to ask with next, and the execution's status, read before the events so that an
+// execution that had ended by then has all of its events in the log. Done says the log is
+// complete: the execution had ended and this page holds the last of its events.
+type Events struct {
+	ExecutionID string                 `json:"executionId"`
+	Status      string                 `json:"status"`
+	Events      []gardener.LadderEvent `json:"events"`
+	Next        int                    `json:"next"`
+	Done        bool                   `json:"done"`
+}
+
+// executionEvents answers GET /executions/{executionId}/events?after=N&limit=M.
+func (a *API) executionEvents(ctx context.Context, c call) (any, int) {
+	id := c.r.PathValue("executionId")
+	q := c.r.URL.Query()
+	after, err := queryInt(q.Get("after"), 0, "after")
+	if err != nil {
+		return errBody(err.Error()), http.StatusBadRequest
+	}
+	limit, err := queryInt(q.Get("limit"), gardener.MaxEventPage, "limit")
+	if err != nil {
+		return errBody(err.Error()), http.StatusBadRequest
+	}
+	page, err := ReadEvents(ctx, a.Store, a.Starter, id, after, limit)
+	return a.listing(c, "events", page, err)
+}
+
+// queryInt reads a query parameter that must be a whole number of at least 0, def when absent.
+func queryInt(v string, def int, name string) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("query parameter %s=%q is not a whole number of at least 0", name, v)
+	}
+	return n, nil
+}
+
+// ReadEvents reads a page of the event log of the execution with id (whose record the caller
+// was authorized on) and its status. Events that do not decode are skipped and named in the
+// *gardener.CorruptError returned beside the page.
+func ReadEvents(ctx context.Context, store gardener.Store, starter Starter, id string, after, limit int) (Events, error) {
+	page := Events{ExecutionID: id, Next: after, Events: []gardener.LadderEvent{}}
+	x, err := store.Execution(ctx, id)
+	if err != nil {
+		return page, err
+	}
+	if page.Status, _, err = starter.Describe(ctx, id); err != nil {
+		return page, fmt.Errorf("status of execution %s: %w", id, err)
+	}
+	name := x.Name
+	if name == "" {
+		name = id
+	}
+	limit = gardener.EventPage(limit)
+	evs, err := store.Events(ctx, name, after, limit)
+	if _, failure := gardener.SplitCorrupt(err); failure != nil {
+		return page, fmt.Errorf("events of execution %s: %w", id, failure)
+	}
+	page.Events = append(page.Events, evs...)
+	if n := len(evs); n > 0 {
+		page.Next = evs[n-1].Seq
+	}
+	page.Done = page.Status != "RUNNING" && len(evs) < limit
+	return page, err
+}
