@@ -45,6 +45,7 @@ const (
 // reason, each proof step by step and its verdict, the sensitivity and contract checks and the
 // verdict of a green proof, and the outcome.
 type Event = gardener.LadderEvent
+
 // Ladder climbs the rungs with one runner and one model.
 type Ladder struct {
 	Runner gardener.Runner
