@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/tend"
@@ -65,18 +66,6 @@ func persistedEvent(dec tend.Decision, out tend.Persisted) ladder.Event {
 	return e
 }
 
-// Events is a page of an execution's event log: the events after the cursor the caller gave,
-// the cursor to ask with next, and the execution's status, read before the events so that an
-// execution that had ended by then has all of its events in the log. Done says the log is
-// complete: the execution had ended and this page holds the last of its events.
-type Events struct {
-	ExecutionID string                 `json:"executionId"`
-	Status      string                 `json:"status"`
-	Events      []gardener.LadderEvent `json:"events"`
-	Next        int                    `json:"next"`
-	Done        bool                   `json:"done"`
-}
-
 // executionEvents answers GET /executions/{executionId}/events?after=N&limit=M.
 func (a *API) executionEvents(ctx context.Context, c call) (any, int) {
 	id := c.r.PathValue("executionId")
@@ -89,7 +78,7 @@ func (a *API) executionEvents(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return errBody(err.Error()), http.StatusBadRequest
 	}
-	page, err := ReadEvents(ctx, a.Store, a.Starter, id, after, limit)
+	page, err := eventstream.Read(ctx, a.Store, a.status, id, after, limit)
 	return a.listing(c, "events", page, err)
 }
 
@@ -105,31 +94,8 @@ func queryInt(v string, def int, name string) (int, error) {
 	return n, nil
 }
 
-// ReadEvents reads a page of the event log of the execution with id (whose record the caller
-// was authorized on) and its status. Events that do not decode are skipped and named in the
-// *gardener.CorruptError returned beside the page.
-func ReadEvents(ctx context.Context, store gardener.Store, starter Starter, id string, after, limit int) (Events, error) {
-	page := Events{ExecutionID: id, Next: after, Events: []gardener.LadderEvent{}}
-	x, err := store.Execution(ctx, id)
-	if err != nil {
-		return page, err
-	}
-	if page.Status, _, err = starter.Describe(ctx, id); err != nil {
-		return page, fmt.Errorf("status of execution %s: %w", id, err)
-	}
-	name := x.Name
-	if name == "" {
-		name = id
-	}
-	limit = gardener.EventPage(limit)
-	evs, err := store.Events(ctx, name, after, limit)
-	if _, failure := gardener.SplitCorrupt(err); failure != nil {
-		return page, fmt.Errorf("events of execution %s: %w", id, failure)
-	}
-	page.Events = append(page.Events, evs...)
-	if n := len(evs); n > 0 {
-		page.Next = evs[n-1].Seq
-	}
-	page.Done = page.Status != "RUNNING" && len(evs) < limit
-	return page, err
+// status reads an execution's status from the state machine service.
+func (a *API) status(ctx context.Context, id string) (string, error) {
+	status, _, err := a.Starter.Describe(ctx, id)
+	return status, err
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
@@ -134,7 +135,7 @@ func (s *shop) follow(t *testing.T, id string, size int) []gardener.LadderEvent 
 	next := 0
 	deadline := time.Now().Add(3 * time.Minute)
 	for pages := 0; ; pages++ {
-		var page handler.Events
+		var page eventstream.Page
 		path := fmt.Sprintf("/executions/%s/events?after=%d&limit=%d", id, next, size)
 		if code := s.call(t, http.MethodGet, path, "ada@example.com", "", &page); code != http.StatusOK {
 			t.Fatalf("GET %s: %d", path, code)
@@ -283,7 +284,7 @@ func TestManualLadderEventsReadIncrementally(t *testing.T) {
 		t.Fatal("an event carries the password the login test types")
 	}
 	// Read again from a cursor: exactly the rest.
-	var page handler.Events
+	var page eventstream.Page
 	s.call(t, http.MethodGet, fmt.Sprintf("/executions/%s/events?after=%d", id, len(evs)-2), "ada@example.com", "", &page)
 	if len(page.Events) != 2 || page.Events[0].Seq != len(evs)-1 || !page.Done {
 		t.Fatalf("after=%d: %+v", len(evs)-2, page)
