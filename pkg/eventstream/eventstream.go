@@ -122,8 +122,13 @@ func Serve(w http.ResponseWriter, r *http.Request, read Reader, o Options) {
 	ctx := r.Context()
 	page, err := read(ctx, after)
 	var nf *gardener.NotFoundError
-	if errors.As(err, &nf) {
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &nf):
 		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	case errors.As(err, &refused):
+		http.Error(w, refused.Message, refused.Status)
 		return
 	}
 	h := w.Header()
@@ -165,6 +170,15 @@ func Serve(w http.ResponseWriter, r *http.Request, read Reader, o Options) {
 		page, err = read(ctx, page.Next)
 	}
 }
+
+// RefusedError is a read an API refused with its status (401, 403, …): the first read of a
+// stream refused so answers with that status, not with a stream.
+type RefusedError struct {
+	Status  int
+	Message string
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("%d: %s", e.Status, e.Message) }
 
 func isCorrupt(err error) bool {
 	c, _ := gardener.SplitCorrupt(err)

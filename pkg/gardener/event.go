@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -101,4 +102,20 @@ func EventPage(limit int) int {
 		return MaxEventPage
 	}
 	return limit
+}
+
+// Line is the event as one line of text for a terminal or a log: its number, stage and rung,
+// the message, and a candidate's operations indented below it.
+func (e LadderEvent) Line() string {
+	s := fmt.Sprintf("%3d [%s", e.Seq, e.Stage)
+	if e.Rung != "" {
+		s += " " + string(e.Rung)
+	}
+	s += "] " + e.Message
+	if e.Stage == EventVerdict || e.Stage == EventPropagate {
+		for _, op := range e.Ops {
+			s += "\n      " + op
+		}
+	}
+	return s
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/tend"
 )
 
 // recorder is the progress hook of one function of an execution: every event goes to the log
@@ -30,40 +29,6 @@ func (d StoreDeps) recorder(ctx context.Context, execution, runID string) func(l
 			d.log().Error("event not recorded", "execution", execution, "run", runID, "stage", e.Stage, "error", err.Error())
 		}
 	}
-}
-
-// persistedEvent says what the persist or triage step of an execution wrote.
-func persistedEvent(dec tend.Decision, out tend.Persisted) ladder.Event {
-	e := ladder.Event{TestID: dec.TestID, Outcome: string(out.Outcome), Reason: out.Reason}
-	if dec.Verdict != nil {
-		e.Rung = dec.Verdict.Strategy
-	}
-	switch {
-	case out.Applied != nil:
-		e.Stage, e.Version = gardener.EventWrite, out.Applied.Test.Version
-		e.Message = fmt.Sprintf("written: %s is at version %d (repair %s)", out.Applied.Test.ID, out.Applied.Test.Version, out.Applied.Repair.ID)
-		if out.Applied.Duplicate {
-			e.Message = fmt.Sprintf("written before: repair %s of this run stands, nothing changed", out.Applied.Repair.ID)
-		}
-	case out.Staged != nil:
-		e.Stage, e.ProposalID = gardener.EventStaged, out.Staged.Proposal.ID
-		e.Message = fmt.Sprintf("staged for a person: proposal %s (%s)", out.Staged.Proposal.ID, out.Staged.Outcome)
-		if out.Reason != "" {
-			e.Message += ": " + out.Reason
-		}
-	case out.Triage != nil:
-		e.Stage = gardener.EventTriage
-		e.Message = fmt.Sprintf("nothing written: triage issue %s filed (%s)", out.Triage.ID, out.Triage.Classification)
-		if dec.Reason != "" {
-			e.Message += ": " + dec.Reason
-			e.Reason = dec.Reason
-		}
-	default:
-		e.Stage = gardener.EventTriage
-		e.Message = "nothing written: " + dec.Reason
-		e.Reason = dec.Reason
-	}
-	return e
 }
 
 // executionEvents answers GET /executions/{executionId}/events?after=N&limit=M.

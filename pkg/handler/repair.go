@@ -214,7 +214,7 @@ func (d StoreDeps) persist(ctx context.Context, r RungResult) (PersistResult, er
 	if err != nil {
 		return PersistResult{}, err
 	}
-	d.recorder(ctx, r.Execution, r.Decision.RunID)(persistedEvent(r.Decision, out))
+	d.recorder(ctx, r.Execution, r.Decision.RunID)(tend.PersistedEvent(r.Decision, out))
 	return PersistResult{Persisted: out, Notification: notificationOf(r.Decision, out)}, nil
 }
 
@@ -293,7 +293,7 @@ func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, e
 	if err != nil {
 		return PersistResult{}, err
 	}
-	d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)(persistedEvent(dec, out))
+	d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)(tend.PersistedEvent(dec, out))
 	return PersistResult{Persisted: out, Notification: notificationOf(dec, out)}, nil
 }
 
