@@ -192,8 +192,11 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		}
 	}
 	life := lifecycle.New(store, nil)
+	// The ladder's events, then what persisting wrote, as the API's event log has them.
+	last := 0
 	lad := &ladder.Ladder{Runner: runner, Model: model, Progress: func(e ladder.Event) {
-		fmt.Fprintf(progress, "[%s%s] %s\n", e.Stage, rungTag(e.Rung), e.Message)
+		last = e.Seq
+		fmt.Fprintln(progress, e.Line())
 	}}
 	tender := &tend.Tender{Store: store, Life: life, Ladder: lad, Log: slog.New(slog.DiscardHandler)}
 	job := tend.Job{TestID: test.ID, Mode: mode, Run: &run, By: f.by, Options: opts, NoPropagate: f.noPropagate}
@@ -219,6 +222,11 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	tended, err := tender.Tend(ctx, job)
 	if err != nil {
 		return nil, err
+	}
+	if tended.Persisted.Outcome != ladder.NoFix {
+		e := tend.PersistedEvent(tended.Decision, tended.Persisted)
+		e.Seq = last + 1
+		fmt.Fprintln(progress, e.Line())
 	}
 	out := toOutput(tended, test)
 	if rec.Replayed {
@@ -264,13 +272,6 @@ func originOf(base string) string {
 		return base
 	}
 	return u.Scheme + "://" + u.Host
-}
-
-func rungTag(r gardener.Strategy) string {
-	if r == "" {
-		return ""
-	}
-	return " " + string(r)
 }
 
 func toOutput(t tend.Tended, test gardener.Test) *repairOutput {

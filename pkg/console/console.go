@@ -164,6 +164,7 @@ func Routes() []Route {
 		{"GET " + Prefix + "/tests/{testId}", Authorized, (*Console).testPage},
 		{"GET " + Prefix + "/runs/{runId}", Authorized, (*Console).runPage},
 		{"POST " + Prefix + "/runs/{runId}/repair", Authorized, (*Console).startRepair},
+		{"GET " + Prefix + "/executions/{executionId}/events", Authorized, (*Console).executionEvents},
 		{"POST " + Prefix + "/proposals/{proposalId}/approve", Authorized, (*Console).approve},
 		{"POST " + Prefix + "/proposals/{proposalId}/dismiss", Authorized, (*Console).dismiss},
 		{"POST " + Prefix + "/repairs/{repairId}/revert", Authorized, (*Console).revert},
@@ -230,10 +231,11 @@ func (c *Console) Handler(rt Route, authorize Authorize) http.Handler {
 }
 
 // secure sets the headers every console answer carries: scripts and styles from the console
-// only (no inline script can run, whatever a page shows), no framing, no sniffing.
+// only (no inline script can run, whatever a page shows), connections (the run page's event
+// stream) to the console's own origin only, no framing, no sniffing.
 func secure(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")

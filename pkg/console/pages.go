@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
@@ -203,6 +205,16 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request, v Visitor) {
 	}
 	rv.Flash = flash(r)
 	c.render(w, r, http.StatusOK, "run", page{Title: "Run " + rv.Run.ID, Visitor: v, Project: v.Project, Section: "tests", Data: rv})
+}
+
+// executionEvents streams an execution's events to the run page's script. Served by a process
+// that can flush (gardener serve), the stream stays open while the execution runs; through API
+// Gateway it answers what is there and EventSource comes back with the last id it saw.
+func (c *Console) executionEvents(w http.ResponseWriter, r *http.Request, _ Visitor) {
+	id := r.PathValue("executionId")
+	eventstream.Serve(w, r, func(ctx context.Context, after int) (eventstream.Page, error) {
+		return eventstream.Read(ctx, c.Store, c.Actions.ExecutionStatus, id, after, 0)
+	}, eventstream.Options{})
 }
 
 type settingsView struct {

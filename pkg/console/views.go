@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
@@ -440,7 +441,15 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 type executionView struct {
 	gardener.Execution
 	Status string
+	// Events are the execution's events so far; Next is the cursor the page's script follows
+	// a running execution from.
+	Events []gardener.LadderEvent
+	Next   int
 }
+
+// eventPages bounds how many pages of an execution's events the run page lists; the script
+// reads on from where the page stops.
+const eventPages = 10
 
 type runView struct {
 	Run        gardener.Run
@@ -475,11 +484,20 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 		return v, fmt.Errorf("executions of run %s: %w", runID, err)
 	}
 	for _, x := range xs {
-		status, err := c.Actions.ExecutionStatus(ctx, x.ID)
-		if err != nil {
-			status = "unknown (" + err.Error() + ")"
+		xv := executionView{Execution: x}
+		for range eventPages {
+			page, err := eventstream.Read(ctx, c.Store, c.Actions.ExecutionStatus, x.ID, xv.Next, 0)
+			if _, failure := gardener.SplitCorrupt(err); failure != nil {
+				xv.Status = "unknown (" + failure.Error() + ")"
+				break
+			}
+			xv.Status, xv.Next = page.Status, page.Next
+			xv.Events = append(xv.Events, page.Events...)
+			if len(page.Events) < gardener.MaxEventPage {
+				break
+			}
 		}
-		v.Executions = append(v.Executions, executionView{Execution: x, Status: status})
+		v.Executions = append(v.Executions, xv)
 	}
 	switch {
 	case run.Control:

@@ -11,7 +11,10 @@ import (
 // caller, and the record is the only place an execution's project is kept.
 type Execution struct {
 	// ID is the execution's id (its ARN in Step Functions).
-	ID        string    `json:"id"`
+	ID string `json:"id"`
+	// Name is the name the API started it under: the key of its event log, which the functions
+	// it runs know from their input (they are not told the id Step Functions gives it).
+	Name      string    `json:"name,omitempty"`
 	ProjectID string    `json:"projectId"`
 	TestID    string    `json:"testId"`
 	RunID     string    `json:"runId"`

@@ -53,6 +53,7 @@ type Store interface {
 	ProposalStore
 	RepairStore
 	ExecutionStore
+	EventStore
 
 	PutTriageIssue(ctx context.Context, t TriageIssue) error
 	// TriageIssues lists a project's triage issues, newest first.

@@ -61,6 +61,7 @@ var routes = []route{
 	{"POST /repairs/{repairId}/reviewed", (*API).reviewed},
 	{"POST /runs/{runId}/repair", (*API).manualRepair},
 	{"GET /executions/{executionId}", (*API).execution},
+	{"GET /executions/{executionId}/events", (*API).executionEvents},
 	{"GET /projects/{projectId}", (*API).project},
 	{"PUT /projects/{projectId}", (*API).putProject},
 	{"GET /projects/{projectId}/tests", (*API).projectTests},
@@ -532,15 +533,18 @@ const claimAttempts = 5
 // winner; the losers find its execution by starting the claim's name and input again, which
 // returns the same execution.
 func (a *API) startManual(ctx context.Context, run gardener.Run, by string, in RepairInput) (string, error) {
-	input, err := json.Marshal(in)
-	if err != nil {
-		return "", fmt.Errorf("manual repair of run %s: encode input: %w", run.ID, err)
-	}
 	supersede := ""
 	for range claimAttempts {
 		name, err := executionName(run.ID)
 		if err != nil {
 			return "", err
+		}
+		// The input names the execution, so that each of its functions knows the event log to
+		// append to; the claim keeps the input, so a loser's restart of it names the same log.
+		in.Manual.Execution = name
+		input, err := json.Marshal(in)
+		if err != nil {
+			return "", fmt.Errorf("manual repair of run %s: encode input: %w", run.ID, err)
 		}
 		claim := gardener.ExecutionClaim{RunID: run.ID, By: by, Name: name, Input: input, At: a.now()}
 		held, err := a.Store.ClaimExecution(ctx, claim, supersede)
@@ -573,7 +577,7 @@ func (a *API) startClaimed(ctx context.Context, run gardener.Run, c gardener.Exe
 	if err != nil {
 		return "", err
 	}
-	x := gardener.Execution{ID: id, ProjectID: run.ProjectID, TestID: run.TestID, RunID: run.ID, By: c.By, At: c.At}
+	x := gardener.Execution{ID: id, Name: c.Name, ProjectID: run.ProjectID, TestID: run.TestID, RunID: run.ID, By: c.By, At: c.At}
 	if err := a.Store.PutExecution(ctx, x); err != nil && !errors.Is(err, gardener.ErrConflict) {
 		return "", fmt.Errorf("manual repair of run %s: execution %s started but not recorded: %w", run.ID, id, err)
 	}

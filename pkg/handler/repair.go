@@ -36,6 +36,9 @@ type Manual struct {
 	// Propose stages a proven fix for review even in an auto-repair project (an MCP client's
 	// suggest_fix): the ladder proposes and writes nothing to the test.
 	Propose bool `json:"propose,omitempty"`
+	// Execution is the name the API started the execution under: every function of it appends
+	// its events to that name's log, which the API reads for whoever follows the execution.
+	Execution string `json:"execution,omitempty"`
 }
 
 // Gate is the eligibility verdict that every later state reads.
@@ -49,6 +52,8 @@ type Gate struct {
 	Mode      gardener.Mode       `json:"mode"`
 	By        string              `json:"by,omitempty"`
 	Rungs     []gardener.Strategy `json:"rungs,omitempty"`
+	// Execution names the event log of a manual execution; empty for the automatic path.
+	Execution string `json:"execution,omitempty"`
 }
 
 // NewEligibility builds the first state of the repair machine. It records the run, answers a
@@ -59,13 +64,29 @@ func NewEligibility(d StoreDeps) (func(context.Context, RepairInput) (Gate, erro
 }
 
 func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error) {
+	g, err := d.gate(ctx, in)
+	if err == nil {
+		e := ladder.Event{Stage: gardener.EventEligibility, TestID: g.TestID, Passed: &g.Eligible, Reason: g.Reason}
+		switch {
+		case g.Eligible:
+			e.Message = fmt.Sprintf("run %s is eligible: the ladder runs in %s mode", g.RunID, g.Mode)
+		default:
+			e.Message = fmt.Sprintf("run %s is not repaired: %s", g.RunID, g.Reason)
+		}
+		d.recorder(ctx, g.Execution, g.RunID)(e)
+	}
+	return g, err
+}
+
+// gate is the eligibility verdict.
+func (d StoreDeps) gate(ctx context.Context, in RepairInput) (Gate, error) {
 	ev := in.Detail
 	g := Gate{RunID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, Mode: gardener.ModeApply}
 	if ev.RunID == "" || ev.TestID == "" {
 		return g, &BadEventError{Reason: "runId and testId are required"}
 	}
 	if in.Manual != nil {
-		g.By, g.Rungs = in.Manual.By, in.Manual.Rungs
+		g.By, g.Rungs, g.Execution = in.Manual.By, in.Manual.Rungs, in.Manual.Execution
 	}
 	run, err := d.Store.Run(ctx, ev.RunID)
 	if errors.Is(err, gardener.ErrNotFound) {
@@ -135,6 +156,8 @@ type RungResult struct {
 	Green          bool                    `json:"green"`
 	Classification gardener.Classification `json:"classification"`
 	Decision       tend.Decision           `json:"decision"`
+	// Execution carries the gate's event log name on to persist and propagate.
+	Execution string `json:"execution,omitempty"`
 }
 
 // NewRung builds the handler of one rung of the ladder. It reproduces the failure itself and
@@ -158,9 +181,7 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 		if err != nil {
 			return RungResult{}, err
 		}
-		tender, err := d.tender(ctx, p, func(e ladder.Event) {
-			d.log().Info("ladder", "run", g.RunID, "test", g.TestID, "stage", e.Stage, "rung", e.Rung, "message", e.Message)
-		})
+		tender, err := d.tender(ctx, p, d.recorder(ctx, g.Execution, g.RunID))
 		if err != nil {
 			return RungResult{}, err
 		}
@@ -168,7 +189,7 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 		if err != nil {
 			return RungResult{}, err
 		}
-		out := RungResult{Green: dec.Green(), Decision: dec}
+		out := RungResult{Green: dec.Green(), Decision: dec, Execution: g.Execution}
 		if res.Diagnosis != nil {
 			out.Classification = res.Diagnosis.Classification
 		}
@@ -196,6 +217,7 @@ func (d StoreDeps) persist(ctx context.Context, r RungResult) (PersistResult, er
 	if err != nil {
 		return PersistResult{}, err
 	}
+	d.recorder(ctx, r.Execution, r.Decision.RunID)(tend.PersistedEvent(r.Decision, out))
 	return PersistResult{Persisted: out, Notification: notificationOf(r.Decision, out)}, nil
 }
 
@@ -274,6 +296,7 @@ func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, e
 	if err != nil {
 		return PersistResult{}, err
 	}
+	d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)(tend.PersistedEvent(dec, out))
 	return PersistResult{Persisted: out, Notification: notificationOf(dec, out)}, nil
 }
 
@@ -333,7 +356,7 @@ func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (Propagate
 	if err != nil {
 		return out, err
 	}
-	tender, err := d.tender(ctx, p, nil)
+	tender, err := d.tender(ctx, p, d.recorder(ctx, in.Winner.Execution, dec.RunID))
 	if err != nil {
 		return out, err
 	}

@@ -35,7 +35,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		sc := gardener.Screen(c.base.Steps, ops)
 		a := gardener.Attempt{Rung: rung, Ops: sc.Allowed, Refusals: sc.Refusals}
 		for _, r := range sc.Refusals {
-			c.l.emit(Event{Stage: "candidate", Rung: rung, Message: r.String()})
+			c.emit(Event{Stage: gardener.EventRefusal, Rung: rung, Step: r.Path, Kind: r.Kind, Reason: r.Reason, Message: r.String()})
 		}
 		if len(sc.Allowed) == 0 {
 			a.Outcome = "refused: every proposed change was refused"
@@ -57,12 +57,13 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			// between, so another replay would only spend the time again.
 			a.Outcome = "already proven red: not replayed again"
 			c.attempt(ri, a)
-			c.l.emit(Event{Stage: "candidate", Rung: rung, Message: a.Outcome})
+			c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Ops: opLines(c.base.Steps, sc.Allowed), Message: a.Outcome})
 			return nil
 		}
 		cand := c.base.Clone()
 		cand.Steps = steps
-		c.l.emit(Event{Stage: "candidate", Rung: rung, Message: candidateLine(c.base.Steps, sc.Allowed)})
+		lines := opLines(c.base.Steps, sc.Allowed)
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Ops: lines, Message: "trying " + strings.Join(lines, " | ")})
 		opts := c.req.Options
 		opts.Probes, _ = probesFor(cand)
 		t0 := c.l.now()
@@ -71,17 +72,18 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		if err != nil {
 			return err
 		}
+		c.proofSteps(rung, rep.Result)
 		if rep.Result.Passed {
 			a.Outcome = "green"
 			c.attempt(ri, a)
-			c.l.emit(Event{Stage: "proof", Rung: rung, Message: fmt.Sprintf("green: the re-run of %s with the fix applied passed all %d steps", cand.ID, len(cand.Steps))})
+			c.emit(Event{Stage: gardener.EventProof, Rung: rung, Passed: ptr(true), Message: fmt.Sprintf("green: the re-run of %s with the fix applied passed all %d steps", cand.ID, len(cand.Steps))})
 			c.green = &proven{strategy: rung, ops: sc.Allowed, test: cand, proof: rep, rederived: rederivedBlocks(c.base.Steps, sc.Allowed)}
 			return nil
 		}
 		c.red[key] = true
 		a.Outcome = fmt.Sprintf("red at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
 		c.attempt(ri, a)
-		c.l.emit(Event{Stage: "proof", Rung: rung, Message: a.Outcome})
+		c.emit(Event{Stage: gardener.EventProof, Rung: rung, Passed: ptr(false), Step: rep.Result.FailedStep, Reason: string(rep.Result.ErrorKind), Message: a.Outcome})
 		if round >= limit || rep.Result.FailedStep == lastFail && round > 0 {
 			return nil
 		}
@@ -141,7 +143,7 @@ func (c *climb) suggestOn(ctx context.Context, ri int, t gardener.Test, rep gard
 		out = append(out, b)
 	}
 	if len(out) > 0 {
-		c.l.emit(Event{Stage: "candidate", Rung: c.res.Rungs[ri].Rung, Message: "the proof's failure, to the drift rules: " + ans.Reason})
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: c.res.Rungs[ri].Rung, Message: "the proof's failure, to the drift rules: " + ans.Reason})
 	}
 	return out, nil
 }
@@ -217,7 +219,7 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		fixed.Locator = ans.Locator
 	}
 	c.alts[bi] = ans.Alternatives
-	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategySelfHeal, Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, ans.Reason)})
+	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, ans.Reason)})
 	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}, nil
 }
 
@@ -235,7 +237,7 @@ func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int
 	} else {
 		fixed.Locator = alts[0]
 	}
-	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategySelfHeal, Message: fmt.Sprintf("step %d: trying the next locator for the same element, %s", bi+1, alts[0])})
+	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: trying the next locator for the same element, %s", bi+1, alts[0])})
 	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}
 }
 
@@ -256,7 +258,7 @@ func (c *climb) rederive(ctx context.Context, ri int, t gardener.Test, rep garde
 	// the answer carried.
 	nb := block.Clone()
 	nb.Steps = gardener.CloneSteps(ans.Steps)
-	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategyIntent, Message: fmt.Sprintf("step %d: intent %q re-derived as %d steps", bi+1, block.Goal, len(nb.Steps))})
+	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategyIntent, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: intent %q re-derived as %d steps", bi+1, block.Goal, len(nb.Steps))})
 	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &nb}, nil
 }
 
@@ -371,9 +373,30 @@ func rederivedBlocks(base []gardener.Step, ops []gardener.Op) []int {
 	return out
 }
 
-func candidateLine(base []gardener.Step, ops []gardener.Op) string {
-	lines := strings.Split(strings.TrimRight(gardener.RenderDiff(gardener.Diff(base, ops)), "\n"), "\n")
-	return "trying " + strings.Join(lines, " | ")
+// opLines renders a candidate's operations as the diff lines a person reads, fill values
+// redacted.
+func opLines(base []gardener.Step, ops []gardener.Op) []string {
+	var out []string
+	for _, e := range gardener.Diff(base, ops) {
+		out = append(out, e.Lines()...)
+	}
+	return out
+}
+
+// proofSteps reports a proof's replay step by step, as the run recorded each step: its path,
+// kind and verdict, never the values it entered or read.
+func (c *climb) proofSteps(rung gardener.Strategy, res gardener.RunResult) {
+	for _, st := range res.Steps {
+		verdict := "passed"
+		switch {
+		case st.Skipped:
+			verdict = "skipped"
+		case !st.Passed:
+			verdict = "failed"
+		}
+		c.emit(Event{Stage: gardener.EventProofStep, Rung: rung, Step: st.Path, Kind: st.Kind, Passed: ptr(st.Passed || st.Skipped),
+			Message: fmt.Sprintf("step %s %s: %s (%d ms)", st.Path, st.Kind, verdict, st.Millis)})
+	}
 }
 
 func boolInt(b bool) int {

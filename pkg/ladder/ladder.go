@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -38,24 +39,28 @@ const (
 	NoFix Outcome = "no-fix"
 )
 
-// Event is one line of progress, streamed while the ladder climbs.
-type Event struct {
-	Stage   string            `json:"stage"` // reproduce | candidate | proof | sensitivity | outcome
-	Rung    gardener.Strategy `json:"rung,omitempty"`
-	Message string            `json:"message"`
-}
+// Event is one line of progress, streamed while the ladder climbs: see gardener.LadderEvent.
+// The ladder emits, in order, the reproduction (its result and failing step), the snapshot of
+// the page it left, each candidate with its operations, each refusal of the floor with its
+// reason, each proof step by step and its verdict, the sensitivity and contract checks and the
+// verdict of a green proof, and the outcome.
+type Event = gardener.LadderEvent
 
 // Ladder climbs the rungs with one runner and one model.
 type Ladder struct {
 	Runner gardener.Runner
 	Model  gardener.Model
-	// Progress, when set, receives every event as it happens.
+	// Progress, when set, receives every event as it happens, numbered from 1 in the order the
+	// ladder emitted them and stamped with the ladder's clock.
 	Progress func(Event)
 	// MaxRefinements bounds how many further steps one candidate may heal after its proof goes
 	// red further along the test (several locators drifted at once); zero means 6.
 	MaxRefinements int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// seq numbers the events this ladder emitted.
+	seq atomic.Int64
 }
 
 // Request is one failing test to repair.
@@ -164,7 +169,7 @@ func (l *Ladder) Repair(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return *c.res, err
 	}
-	l.emit(Event{Stage: "outcome", Message: c.describeOutcome()})
+	c.emit(Event{Stage: gardener.EventOutcome, Outcome: string(c.res.Outcome), Reason: c.res.Reason, Message: c.describeOutcome()})
 	return *c.res, nil
 }
 
@@ -177,8 +182,15 @@ func (l *Ladder) now() time.Time {
 
 func (l *Ladder) emit(e Event) {
 	if l.Progress != nil {
+		e.Seq, e.At = int(l.seq.Add(1)), l.now()
 		l.Progress(e)
 	}
+}
+
+// emit sends an event about the test being repaired.
+func (c *climb) emit(e Event) {
+	e.TestID = c.base.ID
+	c.l.emit(e)
 }
 
 func (c *climb) run(ctx context.Context) error {
@@ -190,13 +202,14 @@ func (c *climb) run(ctx context.Context) error {
 		c.res.Rungs = append(c.res.Rungs, RungReport{Rung: gardener.StrategySelfHeal})
 		why := fmt.Sprintf("no candidate: run %s failed at step %s with %s, which a new locator cannot fix; not replayed", c.req.RunID, fr.FailedStep, fr.ErrorKind)
 		c.attempt(0, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: why})
-		c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategySelfHeal, Message: why})
+		c.emit(Event{Stage: gardener.EventReproduce, Step: fr.FailedStep, Passed: ptr(false), Message: fmt.Sprintf("run %s failed at step %s: %s", c.req.RunID, fr.FailedStep, fr.Message)})
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Message: why})
 		return c.finish(ctx, nil)
 	}
 	if c.req.Failure != nil {
 		c.fail = *c.req.Failure
 	} else {
-		c.l.emit(Event{Stage: "reproduce", Message: fmt.Sprintf("replaying %s (version %d) to reproduce the failure", c.base.ID, c.base.Version)})
+		c.emit(Event{Stage: gardener.EventReproduce, Message: fmt.Sprintf("replaying %s (version %d) to reproduce the failure", c.base.ID, c.base.Version)})
 		t0 := c.l.now()
 		opts := c.req.Options
 		opts.QuietFail = c.quietFail()
@@ -209,13 +222,18 @@ func (c *climb) run(ctx context.Context) error {
 	}
 	if c.fail.Result.Passed {
 		c.res.Outcome, c.res.Reason = NoFix, "the test passes: there is nothing to repair"
+		c.emit(Event{Stage: gardener.EventReproduce, Passed: ptr(true), Message: fmt.Sprintf("passes: all %d steps of %s", len(c.base.Steps), c.base.ID)})
 		return nil
 	}
 	fr := c.fail.Result
 	c.res.FailedRun = &fr
 	c.res.Snapshot = c.fail.Snapshot
 	c.res.Failure = &FailureSummary{Step: fr.FailedStep, ErrorKind: fr.ErrorKind, Message: fr.Message, URL: failureURL(c.fail)}
-	c.l.emit(Event{Stage: "reproduce", Message: fmt.Sprintf("fails at step %s: %s", fr.FailedStep, fr.Message)})
+	c.emit(Event{Stage: gardener.EventReproduce, Step: fr.FailedStep, Passed: ptr(false), Reason: string(fr.ErrorKind), Message: fmt.Sprintf("fails at step %s: %s", fr.FailedStep, fr.Message)})
+	if snap := c.fail.Snapshot; snap != nil {
+		c.emit(Event{Stage: gardener.EventSnapshot, Snapshot: &gardener.SnapshotSummary{URL: snap.URL, Title: snap.Title, Elements: len(snap.Candidates)},
+			Message: fmt.Sprintf("snapshot of %s: %d elements", snap.URL, len(snap.Candidates))})
+	}
 
 	if c.req.Staged != nil && c.req.Staged.Status == gardener.ProposalProposed && c.req.Staged.BaseVersion == c.base.Version && len(c.req.Staged.Verdict.Ops) > 0 {
 		rr := &RungReport{Rung: gardener.StrategyReplay}
@@ -369,7 +387,7 @@ func (c *climb) diagnose(ctx context.Context, ri int) (bool, error) {
 		return false, c.modelError(ri, err)
 	}
 	c.res.Diagnosis = &d
-	c.l.emit(Event{Stage: "candidate", Rung: gardener.StrategyDiagnose, Message: fmt.Sprintf("diagnosis: %s (%s)", d.Classification, strings.Join(d.Evidence, "; "))})
+	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategyDiagnose, Outcome: string(d.Classification), Message: fmt.Sprintf("diagnosis: %s (%s)", d.Classification, strings.Join(d.Evidence, "; "))})
 	if d.Classification == gardener.AppBug || d.Classification == gardener.Environment {
 		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategyDiagnose, Outcome: fmt.Sprintf("diagnosed as %s: nothing is repaired", d.Classification)})
 		return true, nil
@@ -494,6 +512,8 @@ func (c *climb) triage() *gardener.TriageIssue {
 	t.ID = "triage-" + c.base.ID + "-" + strconv.FormatInt(t.At.UnixNano(), 36)
 	return t
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func (c *climb) describeOutcome() string {
 	s := string(c.res.Outcome)

@@ -100,7 +100,7 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets
 			out = append(out, p)
 			continue
 		}
-		l.emit(Event{Stage: "candidate", Rung: gardener.StrategyPropagation, Message: fmt.Sprintf("%s: %d step(s) use a healed locator", t.ID, len(sc.Allowed))})
+		l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, TestID: t.ID, Ops: opLines(t.Steps, sc.Allowed), Message: fmt.Sprintf("%s: %d step(s) use a healed locator", t.ID, len(sc.Allowed))})
 		o := opts
 		o.Probes, _ = probesFor(cand)
 		rep, err := l.Runner.Replay(ctx, cand, o)
@@ -109,7 +109,7 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets
 		}
 		if !rep.Result.Passed {
 			p.Reason = fmt.Sprintf("not green with the healed locator: step %s: %s", rep.Result.FailedStep, rep.Result.Message)
-			l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: t.ID + ": " + p.Reason})
+			l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, TestID: t.ID, Passed: ptr(false), Step: rep.Result.FailedStep, Message: t.ID + ": " + p.Reason})
 			out = append(out, p)
 			continue
 		}
@@ -120,7 +120,7 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets
 		if need, why := v.NeedsPerson(); need {
 			msg += "; a person must look: " + why
 		}
-		l.emit(Event{Stage: "proof", Rung: gardener.StrategyPropagation, Message: msg})
+		l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, TestID: t.ID, Passed: ptr(true), Message: msg})
 		out = append(out, p)
 	}
 	return out, nil

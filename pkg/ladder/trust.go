@@ -24,7 +24,20 @@ func (c *climb) conclude(ctx context.Context) error {
 		v.Strategy = gardener.StrategyIntent
 	}
 	c.res.Probes = probes
-	c.l.emit(Event{Stage: "sensitivity", Rung: g.strategy, Message: fmt.Sprintf("checks proven sensitive in %d of %d", v.Sensitivity.Sensitive, v.Sensitivity.Total)})
+	sens := v.Sensitivity
+	c.emit(Event{Stage: gardener.EventSensitivity, Rung: g.strategy, Sensitivity: &sens, Message: fmt.Sprintf("checks proven sensitive in %d of %d", sens.Sensitive, sens.Total)})
+	kept, total := v.Contract.Kept()
+	c.emit(Event{Stage: gardener.EventContract, Rung: g.strategy, Contract: &gardener.ContractSummary{Kept: kept, Total: total}, Message: contractLine(v.Contract)})
+	verdict := Event{Stage: gardener.EventVerdict, Rung: v.Strategy, Notes: v.Notes, Ops: opLines(c.base.Steps, g.ops)}
+	for _, ch := range v.Changes {
+		verdict.Changes = append(verdict.Changes, fmt.Sprintf("step %s: %s (%s)", ch.Path, ch.Class, ch.Detail))
+	}
+	if need, why := v.NeedsPerson(); need {
+		verdict.Reason, verdict.Message = why, "a person must look: "+why
+	} else {
+		verdict.Message = "trusted: no check asks for a person"
+	}
+	c.emit(verdict)
 
 	c.res.Verdict = &v
 	c.res.Steps = g.test.Steps
@@ -41,6 +54,18 @@ func (c *climb) conclude(ctx context.Context) error {
 	}
 	c.res.Outcome = Repaired
 	return nil
+}
+
+// contractLine says how much of the requirement contract a fix keeps, and what it does not.
+func contractLine(ct gardener.Contract) string {
+	kept, total := ct.Kept()
+	s := fmt.Sprintf("requirement contract: %d of %d kept", kept, total)
+	for _, r := range ct.Requirements {
+		if !r.Kept {
+			s += fmt.Sprintf("; step %s no longer %s %s", r.Step, r.What, r.Detail)
+		}
+	}
+	return s
 }
 
 // evidence is what the trust checks read: the steps before and after a fix, the green proof of

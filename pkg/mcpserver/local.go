@@ -67,7 +67,7 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 		return Suggestion{}, fmt.Errorf("suggest_fix: project %s has no allowed origin to replay against: give --base-url", project.ID)
 	}
 	lad := &ladder.Ladder{Runner: l.Runner, Model: model, Now: l.Now, Progress: func(e ladder.Event) {
-		progress(Progress{Stage: e.Stage, Rung: string(e.Rung), Message: e.Message})
+		progress(Progress{Stage: string(e.Stage), Rung: string(e.Rung), Message: e.Message})
 	}}
 	tender := &tend.Tender{Store: l.Store, Life: l.life(), Ladder: lad, Log: l.log(), Now: l.Now}
 	rungs := make([]gardener.Strategy, len(in.Rungs))
