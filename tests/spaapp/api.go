@@ -123,7 +123,7 @@ func (a *App) apiMembers(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	var match []Member
-	for _, m := range a.members {
+	for _, m := range a.ws(r).members {
 		if q == "" || strings.Contains(strings.ToLower(m.Name), q) || strings.Contains(strings.ToLower(m.Email), q) {
 			match = append(match, m)
 		}
@@ -135,10 +135,12 @@ func (a *App) apiMembers(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"items": items, "total": len(match), "page": page, "pages": pages})
 }
 
-func (a *App) memberIndex(w http.ResponseWriter, r *http.Request) (int, bool) {
+// memberIndex finds the member the path names in ws, answering 404 when there is none; the
+// caller holds a.mu.
+func (a *App) memberIndex(w http.ResponseWriter, r *http.Request, ws *workspace) (int, bool) {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	if err == nil {
-		for i, m := range a.members {
+		for i, m := range ws.members {
 			if m.ID == id {
 				return i, true
 			}
@@ -152,8 +154,9 @@ func (a *App) apiMember(w http.ResponseWriter, r *http.Request) {
 	pause(r, loadDelay)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if i, ok := a.memberIndex(w, r); ok {
-		writeJSON(w, http.StatusOK, a.members[i])
+	ws := a.ws(r)
+	if i, ok := a.memberIndex(w, r, ws); ok {
+		writeJSON(w, http.StatusOK, ws.members[i])
 	}
 }
 
@@ -174,9 +177,10 @@ func (a *App) apiSaveMember(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if i, ok := a.memberIndex(w, r); ok {
-		a.members[i].Name, a.members[i].Role = in.Name, in.Role
-		writeJSON(w, http.StatusOK, a.members[i])
+	ws := a.ws(r)
+	if i, ok := a.memberIndex(w, r, ws); ok {
+		ws.members[i].Name, ws.members[i].Role = in.Name, in.Role
+		writeJSON(w, http.StatusOK, ws.members[i])
 	}
 }
 
@@ -185,14 +189,15 @@ func (a *App) apiSaveMember(w http.ResponseWriter, r *http.Request) {
 func (a *App) apiDeleteMember(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	i, ok := a.memberIndex(w, r)
+	ws := a.ws(r)
+	i, ok := a.memberIndex(w, r, ws)
 	if !ok {
 		return
 	}
-	if a.on(r, vDeletesWrongRow) && i+1 < len(a.members) {
+	if a.on(r, vDeletesWrongRow) && i+1 < len(ws.members) {
 		i++
 	}
-	a.members = slices.Delete(a.members, i, i+1)
+	ws.members = slices.Delete(ws.members, i, i+1)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -214,10 +219,11 @@ func (a *App) apiInvite(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	ws := a.ws(r)
 	name, _, _ := strings.Cut(addr.Address, "@")
-	m := Member{ID: a.nextID, Name: name, Email: addr.Address, Role: in.Role, Team: in.Team}
-	a.nextID++
-	a.members = append(a.members, m)
+	m := Member{ID: ws.nextID, Name: name, Email: addr.Address, Role: in.Role, Team: in.Team}
+	ws.nextID++
+	ws.members = append(ws.members, m)
 	writeJSON(w, http.StatusCreated, m)
 }
 
@@ -264,7 +270,7 @@ func (a *App) apiReports(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.mu.Lock()
-	n := len(a.members)
+	n := len(a.ws(r).members)
 	a.mu.Unlock()
 	cost := cents(n * seatPrice)
 	if a.on(r, vWrongTotal) {
@@ -273,10 +279,10 @@ func (a *App) apiReports(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"activeMembers": n, "seats": seats, "monthlyCost": cost.String()})
 }
 
-func (a *App) apiSettings(w http.ResponseWriter, _ *http.Request) {
+func (a *App) apiSettings(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	writeJSON(w, http.StatusOK, a.settings)
+	writeJSON(w, http.StatusOK, a.ws(r).settings)
 }
 
 func (a *App) apiSaveSettings(w http.ResponseWriter, r *http.Request) {
@@ -290,6 +296,6 @@ func (a *App) apiSaveSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.settings = in
-	writeJSON(w, http.StatusOK, a.settings)
+	a.ws(r).settings = in
+	writeJSON(w, http.StatusOK, in)
 }

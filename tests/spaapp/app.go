@@ -15,6 +15,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,10 +37,36 @@ type App struct {
 	shell   *template.Template
 	frame   *template.Template
 
-	mu       sync.Mutex
+	mu         sync.Mutex
+	workspaces map[string]*workspace // by the visitor's workspace cookie
+	seq        int                   // numbers workspaces: deterministic, never random
+}
+
+// workspace is one visitor's copy of the team: every browser session gets its own seeded copy
+// (a sandbox tenant), so a test that deletes a member leaves the next replay the seed data.
+type workspace struct {
 	members  []Member
 	nextID   int
 	settings Settings
+}
+
+// workspaceCookie names the visitor's workspace.
+const workspaceCookie = "cd_ws"
+
+func newWorkspace() *workspace {
+	m := seedMembers()
+	return &workspace{members: m, nextID: len(m) + 1, settings: Settings{TeamName: "Crewdesk Team"}}
+}
+
+// ws returns the request's workspace, a new one when its cookie names none; the caller holds
+// a.mu.
+func (a *App) ws(r *http.Request) *workspace {
+	if c, err := r.Cookie(workspaceCookie); err == nil {
+		if w, ok := a.workspaces[c.Value]; ok {
+			return w
+		}
+	}
+	return a.workspaces[""]
 }
 
 // New returns an App serving the baseline with the seed members and an empty record.
@@ -73,15 +100,16 @@ func (a *App) Events() []Event { return a.rec.snapshot() }
 // ResetRecord empties the record.
 func (a *App) ResetRecord() { a.rec.reset() }
 
-// Reset restores the seed members and settings; the variant and the record are kept.
+// Reset forgets every workspace: each visitor gets the seed members and settings again; the
+// variant and the record are kept.
 func (a *App) Reset() { a.resetData() }
 
 func (a *App) resetData() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.members = seedMembers()
-	a.nextID = len(a.members) + 1
-	a.settings = Settings{TeamName: "Crewdesk Team"}
+	// The workspace of requests without a cookie (an API client).
+	a.workspaces = map[string]*workspace{"": newWorkspace()}
+	a.seq = 0
 }
 
 type variantKey struct{}
@@ -119,9 +147,6 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /api/reports", a.apiReports)
 	mux.HandleFunc("GET /api/settings", a.apiSettings)
 	mux.HandleFunc("PUT /api/settings", a.apiSaveSettings)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no API endpoint " + r.Method + " " + r.URL.Path})
-	})
 
 	mux.HandleFunc("GET /__variant", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
@@ -163,6 +188,18 @@ func (a *App) serveShell(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no API endpoint GET " + r.URL.Path})
+		return
+	}
+	a.mu.Lock()
+	if c, err := r.Cookie(workspaceCookie); err != nil || a.workspaces[c.Value] == nil {
+		a.seq++
+		id := "ws" + strconv.Itoa(a.seq)
+		a.workspaces[id] = newWorkspace()
+		http.SetCookie(w, &http.Cookie{Name: workspaceCookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	}
+	a.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = a.shell.Execute(w, shellData{Variant: a.variantOf(r)})
 }

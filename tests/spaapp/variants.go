@@ -131,15 +131,15 @@ var variants = []Variant{
 	},
 	{
 		Name: vInviteTeam, Kind: demoapp.Drift,
-		Description: `The invite dialog gains a required "Team" select; without it the form does not submit.`,
+		Description:   `The invite dialog gains a required "Team" select; without it the form does not submit.`,
 		CorrectRepair: `Insert a select of any team (label=Team) before the click on "Send invite" (member-invite step 6); no existing step changes.`,
-		Breaks: map[string]string{"member-invite": "7"},
+		Breaks:        map[string]string{"member-invite": "7"},
 	},
 	{
 		Name: vAnnouncement, Kind: demoapp.Drift,
-		Description: `The settings page opens a "Two-step sign-in is here" announcement dialog (a custom element with a shadow root) that covers the page until "Got it" is clicked.`,
+		Description:   `The settings page opens a "Two-step sign-in is here" announcement dialog (a custom element with a shadow root) that covers the page until "Got it" is clicked.`,
 		CorrectRepair: `Insert a click on the announcement's "Got it" button after the test reaches /settings (before settings-save step 2).`,
-		Breaks: map[string]string{"settings-save": "2"},
+		Breaks:        map[string]string{"settings-save": "2"},
 	},
 	{
 		Name: vNeutral, Kind: demoapp.Neutral,
