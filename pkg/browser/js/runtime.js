@@ -521,16 +521,40 @@
       frame: "",
       ...controlState(el),
       ...(unusable(el) ? { inert: true } : {}),
+      ...(openModals().some((d) => composedContains(d, el)) ? { modal: true } : {}),
     };
   }
 
   // unusable is an element on screen that a person cannot use now: fully transparent, inert,
-  // hidden from assistive technology or not taking pointer events (a dialog still closed by
-  // its styles, a panel behind a modal).
+  // hidden from assistive technology, not taking pointer events (a dialog still closed by its
+  // styles, a panel behind a modal), or outside the modal dialog open on the page (what
+  // aria-modal declares: the rest of the page is inert while it is open).
   function unusable(el) {
     if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return true;
     if (closestComposed(el, "[inert],[aria-hidden=true]")) return true;
+    const m = openModals();
+    if (m.length && !m.some((d) => composedContains(d, el))) return true;
     return getComputedStyle(el).pointerEvents === "none";
+  }
+
+  // modalsOpen caches the open modal dialogs for one snapshot; null outside one.
+  let modalsOpen = null;
+
+  // openModals are the visible modal dialogs: aria-modal ones and <dialog>s opened as modal.
+  function openModals() {
+    if (modalsOpen) return modalsOpen;
+    return queryAll('[aria-modal="true"],dialog:modal').filter(isVisible);
+  }
+
+  // composedContains is contains() across shadow roots: el is in the subtree of a, or in a
+  // shadow root hosted there.
+  function composedContains(a, el) {
+    for (let n = el; n; ) {
+      if (a.contains(n)) return true;
+      const root = n.getRootNode();
+      n = root && root.host ? root.host : null;
+    }
+    return false;
   }
 
   // controlState is what filling a form control needs to know: whether it is required, whether
@@ -750,6 +774,15 @@
   }
 
   function snapshot(maxCount, maxText) {
+    modalsOpen = openModals();
+    try {
+      return snapshotOf(maxCount, maxText);
+    } finally {
+      modalsOpen = null;
+    }
+  }
+
+  function snapshotOf(maxCount, maxText) {
     const boxes = textBoxes();
     const candidates = [];
     let truncated = false;
