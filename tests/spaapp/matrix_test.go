@@ -178,8 +178,8 @@ func broken(v spaapp.Variant) []string {
 }
 
 // notRepairedYet are the drift variants the built-in engine does not repair today, with why.
-// The matrix holds them to the safe outcome instead: triaged, nothing written. It fails once one
-// of them is repaired, so that the list stays true.
+// The matrix holds them to the safe outcome instead: triaged or held for a person, nothing
+// written. It fails once one of them is repaired, so that the list stays true.
 var notRepairedYet = map[string]string{
 	"pager-icons": "the locate engine abstains (confidence about 0.43, below its 0.52 threshold): the icon-only " +
 		"button, named by aria-label \"Next page\" and showing \"›\", shares no visible text with the recorded \"Next\" button",
@@ -220,8 +220,11 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 					t.Fatalf("tend %s: %v", id, err)
 				}
 				if why, known := notRepairedYet[v.Name]; known {
-					if o := got.Persisted.Outcome; o == ladder.Repaired || o == ladder.Staged {
-						t.Errorf("%s under %s is now %s; take the variant off notRepairedYet", id, v.Name, o)
+					// Held for a person is safe too: nothing is written. (The kebab menu's
+					// cancel test gets a candidate that drops both its clicks, which the
+					// requirement contract stops.)
+					if o := got.Persisted.Outcome; o == ladder.Repaired {
+						t.Errorf("%s under %s is now repaired; take the variant off notRepairedYet", id, v.Name)
 					} else if after := l.test(id); after.Version != tt.Version {
 						t.Errorf("%s was written under %s though the repair ended %s", id, v.Name, o)
 					}
