@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -22,7 +23,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 		return out, nil
 	}
 	page := similo.NewPage(ask.Snapshot)
-	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, dropGoneStep} {
+	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, waitLonger, dropGoneStep} {
 		if ops, why := rule(page, ask); len(ops) > 0 {
 			out.Ops, out.Reason = ops, why
 			return out, nil
@@ -115,6 +116,45 @@ func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	return ops, fmt.Sprintf("the form now requires %s: fill before step %d submits it", strings.Join(names, ", "), submit+1)
 }
 
+// waitLonger gives a step that found nothing more time when the page still showed a busy
+// indicator (a progress bar, an aria-busy region) as it failed: the content is late, not gone.
+// The step keeps what it does and checks; only its time limit grows, to four times what it
+// waited (at least 10 s, at most a minute). The proof shows whether the content comes.
+func waitLonger(_ *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	fi := ask.Result.FailedIndex
+	s := ask.Test.Steps[fi]
+	if s.Kind == gardener.Intent || s.Target().IsZero() || strings.Contains(ask.Result.FailedStep, ".") {
+		return nil, ""
+	}
+	if ask.Result.ErrorKind != gardener.ErrElementNotFound && ask.Result.ErrorKind != gardener.ErrTimeout {
+		return nil, ""
+	}
+	busy := ""
+	for _, c := range ask.Snapshot {
+		if c.Role == "progressbar" || c.ARIA["aria-busy"] == "true" {
+			busy = cmp.Or(c.AccessibleName, c.Role)
+			break
+		}
+	}
+	if busy == "" {
+		return nil, ""
+	}
+	var waited int64
+	for _, r := range ask.Result.Steps {
+		if r.Path == ask.Result.FailedStep {
+			waited = r.Millis
+		}
+	}
+	limit := min(max(4*waited, 10_000), 60_000)
+	if int64(s.TimeoutMs) >= limit {
+		return nil, ""
+	}
+	longer := s.Clone()
+	longer.TimeoutMs = int(limit)
+	return []gardener.Op{{Kind: gardener.OpReplace, Index: fi, Step: &longer}},
+		fmt.Sprintf("the page was still busy (%s) when step %d gave up after %.1fs: give it %ds", busy, fi+1, float64(waited)/1000, limit/1000)
+}
+
 // dropGoneStep deletes a failing click, hover or key press whose element has no similar
 // candidate left on the page: the proof shows whether the flow still reaches the next step.
 // Checks are never dropped (the floor would refuse anyway), nor steps that enter a value.
@@ -161,7 +201,8 @@ func nameOrText(c gardener.Fingerprint) string {
 	return strings.Join(c.VisibleText, " ")
 }
 
-// inOverlay reads the element's path for a dialog, banner or cookie container.
+// inOverlay reads the element's path for a dialog, banner or cookie container, or the runtime's
+// word that it sits in the open modal dialog.
 func inOverlay(c gardener.Fingerprint) bool {
 	where := strings.ToLower(c.XPath + " " + c.IdxPath + " " + strings.Join(c.ClassList, " ") + " " + c.ID)
 	for _, w := range []string{"dialog", "modal", "banner", "cookie", "consent", "overlay", "popup"} {
@@ -169,7 +210,7 @@ func inOverlay(c gardener.Fingerprint) bool {
 			return true
 		}
 	}
-	return c.ARIA["aria-modal"] == "true"
+	return c.ARIA["aria-modal"] == "true" || c.Modal
 }
 
 func formControl(c gardener.Fingerprint) bool {

@@ -36,6 +36,10 @@ type Fingerprint struct {
 	// of a dialog that is still closed by its styles.
 	Inert bool `json:"inert,omitempty"`
 
+	// Modal: the element is inside the modal dialog open on the page (a consent or
+	// announcement dialog, a confirmation), whatever its markup is called.
+	Modal bool `json:"modal,omitempty"`
+
 	// The state of a form control that filling it needs: whether it is required, whether its
 	// value fails the form's constraints now (empty while required, out of range), its range
 	// (number, date) and a select's options that can be picked (enabled, with a value).

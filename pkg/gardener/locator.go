@@ -33,6 +33,25 @@ type Locator struct {
 	// Exact is set when a text, label or placeholder was quoted: match the whole string rather
 	// than a substring, as the quoting asks.
 	Exact bool
+	// Frame is the path of same-origin iframes the element lives in, empty for the top
+	// document: each iframe's CSS selector (or its index among its document's frames), from the
+	// top down, joined by FrameSeparator. It is written before the locator it scopes:
+	// frame=#payment >> label=Card number.
+	Frame string
+}
+
+// FrameSeparator joins the frame selectors of a locator's frame path and the locator they scope.
+const FrameSeparator = " >> "
+
+// framePrefix introduces one frame of a locator's frame path.
+const framePrefix = "frame="
+
+// Frames splits a frame path into its iframe selectors, top first.
+func Frames(path string) []string {
+	if path == "" {
+		return nil
+	}
+	return strings.Split(path, FrameSeparator)
 }
 
 // LocatorError says why a locator string does not parse.
@@ -51,7 +70,36 @@ func (e *LocatorError) Error() string {
 func ParseLocator(s string) (Locator, error) {
 	in := s
 	s = strings.TrimSpace(s)
+	var frames []string
+	for strings.HasPrefix(s, framePrefix) {
+		sel, rest, ok := strings.Cut(s[len(framePrefix):], ">>")
+		sel = strings.TrimSpace(sel)
+		if !ok {
+			return Locator{}, &LocatorError{in, "frame= names an iframe but no locator follows it; write frame=<iframe selector> >> <locator>"}
+		}
+		if sel == "" {
+			return Locator{}, &LocatorError{in, "frame= has no iframe selector"}
+		}
+		if err := balanced(sel); err != "" {
+			return Locator{}, &LocatorError{in, "frame selector " + strconv.Quote(sel) + ": " + err}
+		}
+		frames = append(frames, sel)
+		s = strings.TrimSpace(rest)
+	}
+	l, err := parseOne(in, s)
+	if err != nil {
+		return Locator{}, err
+	}
+	l.Frame = strings.Join(frames, FrameSeparator)
+	return l, nil
+}
+
+// parseOne reads one locator without a frame path; in is the whole input, for errors.
+func parseOne(in, s string) (Locator, error) {
 	if s == "" {
+		if in = strings.TrimSpace(in); in != "" && strings.HasPrefix(in, framePrefix) {
+			return Locator{}, &LocatorError{in, "no locator after the frame path"}
+		}
 		return Locator{}, &LocatorError{in, "empty"}
 	}
 	kind, rest := ByCSS, s
@@ -68,7 +116,7 @@ func ParseLocator(s string) (Locator, error) {
 		// `id=login` or `Text=Sign in` is a misspelt form, refused now rather than read as a
 		// selector that matches nothing at replay time.
 		if !known && isPrefixWord(prefix) {
-			return Locator{}, &LocatorError{in, fmt.Sprintf("unknown locator form %q (css, xpath, text, role, label, placeholder or testid)", prefix+"=")}
+			return Locator{}, &LocatorError{in, fmt.Sprintf("unknown locator form %q (css, xpath, text, role, label, placeholder or testid; frame= scopes one of them to an iframe)", prefix+"=")}
 		}
 	}
 	if rest == "" {
@@ -111,6 +159,18 @@ func MustLocator(s string) Locator {
 
 // String renders the canonical form: parsing it gives the same Locator back.
 func (l Locator) String() string {
+	if l.Frame == "" || l.Kind == "" {
+		return l.local()
+	}
+	var b strings.Builder
+	for _, f := range Frames(l.Frame) {
+		b.WriteString(framePrefix + f + FrameSeparator)
+	}
+	return b.String() + l.local()
+}
+
+// local renders the locator without its frame path.
+func (l Locator) local() string {
 	switch l.Kind {
 	case "":
 		return ""

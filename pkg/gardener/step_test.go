@@ -28,6 +28,10 @@ func TestParseLocator(t *testing.T) {
 		{"a[href*=\"x=1\"]", Locator{Kind: ByCSS, Value: `a[href*="x=1"]`}, `css=a[href*="x=1"]`},
 		{"input[type=email]", Locator{Kind: ByCSS, Value: "input[type=email]"}, "css=input[type=email]"},
 		{"css=id=login", Locator{Kind: ByCSS, Value: "id=login"}, "css=id=login"},
+		{"frame=#pay >> label=Card number", Locator{Kind: ByLabel, Value: "Card number", Frame: "#pay"}, "frame=#pay >> label=Card number"},
+		{`frame=iframe[title="Editor"]>>#body`, Locator{Kind: ByCSS, Value: "#body", Frame: `iframe[title="Editor"]`}, `frame=iframe[title="Editor"] >> css=#body`},
+		{`frame=#outer >> frame=0 >> role=button[name="Pay"]`, Locator{Kind: ByRole, Role: "button", Name: "Pay", Frame: "#outer >> 0"}, `frame=#outer >> frame=0 >> role=button[name="Pay"]`},
+		{"text=a >> b", Locator{Kind: ByText, Value: "a >> b"}, "text=a >> b"},
 	}
 	for _, c := range cases {
 		got, err := ParseLocator(c.in)
@@ -68,6 +72,11 @@ func TestParseLocator(t *testing.T) {
 		"id=login":                  `unknown locator form "id="`,
 		"Text=Sign in":              `unknown locator form "Text="`,
 		"data-test=x":               `unknown locator form "data-test="`,
+		"frame=#pay":                "no locator follows",
+		"frame= >> #x":              "no iframe selector",
+		"frame=#pay >> ":            "no locator after the frame path",
+		"frame=iframe[x >> #a":      "unclosed",
+		"frame=#pay >> id=x":        `unknown locator form "id="`,
 	}
 	for in, want := range bad {
 		_, err := ParseLocator(in)

@@ -302,6 +302,7 @@ func (c *climb) quietFail() map[int]gardener.QuietFail {
 func recordedLocators(fp gardener.Fingerprint, current gardener.Locator) []gardener.Locator {
 	var out []gardener.Locator
 	add := func(l gardener.Locator) {
+		l.Frame = fp.Frame
 		if l != current {
 			out = append(out, l)
 		}

@@ -140,8 +140,9 @@ func (c *converter) step(n int, st Step) {
 		c.refuse(n, st.Type, fmt.Sprintf("it acts in the target %q, another tab or window; a test replays in one page", st.Target))
 		return
 	}
-	if len(st.Frame) > 0 {
-		c.refuse(n, st.Type, "it acts inside an iframe; locators find elements of the top document only")
+	frame, reason := framePath(st.Frame)
+	if reason != "" {
+		c.refuse(n, st.Type, reason)
 		return
 	}
 	add := func(s gardener.Step) {
@@ -154,6 +155,10 @@ func (c *converter) step(n int, st Step) {
 	case "setViewport":
 		c.note(n, "setViewport %dx%d dropped: the gardener replays at its own viewport", st.Width, st.Height)
 	case "navigate":
+		if frame != "" {
+			c.refuse(n, st.Type, "it navigates an iframe; a test navigates the page, and the frame's steps follow its src")
+			return
+		}
 		if st.URL == "" {
 			c.refuse(n, st.Type, "it has no url")
 			return
@@ -169,6 +174,12 @@ func (c *converter) step(n int, st Step) {
 		if reason != "" {
 			c.refuse(n, st.Type, reason)
 			return
+		}
+		// The Recorder names the frame a step acts in by its path of frame indices; each
+		// locator of the step keeps it.
+		loc.Frame = frame
+		for i := range alts {
+			alts[i].Frame = frame
 		}
 		s := gardener.Step{Locator: loc, Alternatives: alts}
 		switch st.Type {
@@ -246,6 +257,19 @@ func (c *converter) step(n int, st Step) {
 	}
 }
 
+// framePath converts the Recorder's frame, the indices of the child frames from the page down,
+// into a locator's frame path, each step the frame's index among its document's frames.
+func framePath(idx []int) (string, string) {
+	parts := make([]string, 0, len(idx))
+	for _, i := range idx {
+		if i < 0 {
+			return "", fmt.Sprintf("its frame path %v has a negative index", idx)
+		}
+		parts = append(parts, strconv.Itoa(i))
+	}
+	return strings.Join(parts, gardener.FrameSeparator), ""
+}
+
 // waitable says why a waitForElement cannot be a wait for an element, or "".
 func waitable(st Step) string {
 	if len(st.Attributes) > 0 || len(st.Properties) > 0 {
@@ -288,14 +312,18 @@ type ranked struct {
 }
 
 var (
+	// prefixed is a Recorder selector of another form than CSS (aria/, text/, xpath/, pierce/).
+	prefixed = regexp.MustCompile(`^(aria|text|xpath|pierce)/`)
 	ariaRole = regexp.MustCompile(`^(.*)\[role="([a-z]+)"\]$`)
 	testID   = regexp.MustCompile(`^\[data-testid=(?:"([^"]+)"|'([^']+)'|([\w-]+))\]$`)
 )
 
 // locators converts a step's selectors: the most resilient is the locator, the rest its
 // alternatives, duplicates and forms without an equivalent left out. A selector that is a list
-// (a path through shadow roots) has no equivalent. The ranking: a role with its name, a test id,
-// text, CSS, CSS through shadow roots (pierce/), XPath; the Recorder's own order breaks ties.
+// is a path through shadow roots, each part found in the shadow root of the one before; locators
+// pierce open shadow roots, so a path of plain CSS parts becomes its last part, as pierce/ does.
+// The ranking: a role with its name, a test id, text, CSS, CSS through shadow roots (pierce/ and
+// paths), XPath; the Recorder's own order breaks ties.
 func (c *converter) locators(raw []json.RawMessage) (gardener.Locator, []gardener.Locator, string) {
 	if len(raw) == 0 {
 		return gardener.Locator{}, nil, "it has no selectors"
@@ -310,13 +338,20 @@ func (c *converter) locators(raw []json.RawMessage) (gardener.Locator, []gardene
 		} else if err := json.Unmarshal(r, &parts); err != nil {
 			return gardener.Locator{}, nil, fmt.Sprintf("a selector is neither a string nor a list of strings: %s", r)
 		}
-		if len(parts) != 1 {
-			skipped = append(skipped, strings.Join(parts, " >> "))
+		if len(parts) == 0 {
 			continue
 		}
-		rk, ok := convert(parts[0])
+		sel := parts[0]
+		if len(parts) > 1 {
+			if slices.ContainsFunc(parts, prefixed.MatchString) {
+				skipped = append(skipped, strings.Join(parts, " >> "))
+				continue
+			}
+			sel = "pierce/" + parts[len(parts)-1]
+		}
+		rk, ok := convert(sel)
 		if !ok {
-			skipped = append(skipped, parts[0])
+			skipped = append(skipped, sel)
 			continue
 		}
 		if !slices.ContainsFunc(all, func(x ranked) bool { return x.loc == rk.loc }) {
@@ -324,7 +359,7 @@ func (c *converter) locators(raw []json.RawMessage) (gardener.Locator, []gardene
 		}
 	}
 	if len(all) == 0 {
-		return gardener.Locator{}, nil, fmt.Sprintf("none of its selectors has a locator form (%s): selectors through shadow roots or frames, and accessible names without a role, have none", strings.Join(skipped, ", "))
+		return gardener.Locator{}, nil, fmt.Sprintf("none of its selectors has a locator form (%s): paths through shadow roots with other than CSS parts, and accessible names without a role, have none", strings.Join(skipped, ", "))
 	}
 	slices.SortStableFunc(all, func(a, b ranked) int { return a.rank - b.rank })
 	alts := make([]gardener.Locator, 0, len(all)-1)

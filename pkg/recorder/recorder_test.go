@@ -195,3 +195,50 @@ func TestAlternativesRescueADriftedLocator(t *testing.T) {
 		t.Fatal("the drifted locator passed without its alternatives: the test proves nothing")
 	}
 }
+
+// TestFramesAndShadowPaths: a step in an iframe keeps its frame path on every locator, nested
+// frames included; a selector path through shadow roots of CSS parts becomes its last part
+// (locators pierce open shadow roots), one with other parts is left out; a navigation inside a
+// frame is refused.
+func TestFramesAndShadowPaths(t *testing.T) {
+	rec := `{"title":"pay","steps":[
+		{"type":"navigate","url":"http://app.test/billing"},
+		{"type":"change","selectors":[["aria/Card number[role=\"textbox\"]"],["#card-number"]],"value":"4242","frame":[0]},
+		{"type":"click","selectors":[["pierce/#pay"],["xpath///button"]],"frame":[1,0]},
+		{"type":"click","selectors":[["member-table","tr:nth-of-type(2) button.edit"],["aria/x","aria/y"]]}]}`
+	test, _, err := Convert([]byte(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := test.Steps[1].Locator.String(); got != `frame=0 >> role=textbox[name="Card number"]` {
+		t.Errorf("fill in frame 0: locator %s", got)
+	}
+	if len(test.Steps[1].Alternatives) != 1 || test.Steps[1].Alternatives[0].String() != "frame=0 >> css=#card-number" {
+		t.Errorf("fill in frame 0: alternatives %v", test.Steps[1].Alternatives)
+	}
+	if got := test.Steps[2].Locator.String(); got != "frame=1 >> frame=0 >> css=#pay" {
+		t.Errorf("click in a nested frame: %s", got)
+	}
+	if got := test.Steps[3].Locator.String(); got != "css=tr:nth-of-type(2) button.edit" || len(test.Steps[3].Alternatives) != 0 {
+		t.Errorf("shadow path: %s, alternatives %v", got, test.Steps[3].Alternatives)
+	}
+	// The converted test reads back through the test format with its frames.
+	again, err := gardener.DecodeSteps([]byte(mustJSON(t, test.Steps)))
+	if err != nil || again[2].Locator != test.Steps[2].Locator {
+		t.Errorf("round trip: %v, %v", err, again)
+	}
+	_, _, err = Convert([]byte(`{"steps":[{"type":"navigate","url":"http://app.test/"},{"type":"navigate","url":"http://app.test/f","frame":[0]}]}`))
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Refusals[0].Step != 2 || !strings.Contains(refused.Refusals[0].Reason, "iframe") {
+		t.Errorf("a navigation in a frame: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

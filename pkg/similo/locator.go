@@ -9,7 +9,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// Locators returns locator strings (DESIGN.md §5 syntax) for candidate i of the page, most
+// Locators returns locator strings (the test format's syntax) for candidate i of the page, most
 // robust first: test id, role and accessible name, label, placeholder, id, name, visible text,
 // a tag and class, and only then positional xpaths. Every stable locator returned matches
 // exactly candidate i among the page's candidates; the positional ones come last, as a fallback
@@ -24,21 +24,26 @@ func (p *Page) Locators(i int) []string {
 		return nil
 	}
 	var out []string
+	c := &p.cands[i]
+	// An element inside an iframe is named within its frame's document, after the frame path.
+	prefix := ""
+	for _, f := range gardener.Frames(c.Frame) {
+		prefix += "frame=" + f + gardener.FrameSeparator
+	}
 	try := func(loc string, match func(fp *gardener.Fingerprint) bool) {
 		if loc == "" {
 			return
 		}
 		n := 0
 		for j := range p.cands {
-			if match(&p.cands[j]) {
+			if p.cands[j].Frame == c.Frame && match(&p.cands[j]) {
 				n++
 			}
 		}
 		if n == 1 && match(&p.cands[i]) {
-			out = append(out, loc)
+			out = append(out, prefix+loc)
 		}
 	}
-	c := &p.cands[i]
 
 	if v := strings.TrimSpace(c.TestID); v != "" {
 		try("testid="+v, func(fp *gardener.Fingerprint) bool { return strings.TrimSpace(fp.TestID) == v })

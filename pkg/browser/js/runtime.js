@@ -2,8 +2,10 @@
 // observers for toasts and modals. It is installed in every document of a replay before the
 // page's own scripts run, and its entry points return plain JSON so the Go side reads them by
 // value. One fingerprint function serves both the step records and the snapshot, so what a green
-// run recorded and what a later snapshot lists are always comparable.
-(() => {
+// run recorded and what a later snapshot lists are always comparable. Locators pierce open shadow
+// roots, and a locator with a frame path resolves in the same-origin iframe it names, through that
+// document's own runtime.
+(function dgRuntime() {
   if (window.__dg) return;
 
   const norm = (s) => (s == null ? "" : String(s)).replace(/\s+/g, " ").trim();
@@ -237,6 +239,84 @@
     return out;
   }
 
+  // shadowRoots lists the open shadow roots of the document, nested ones included.
+  function shadowRoots() {
+    const out = [];
+    const walk = (r) => {
+      for (const el of r.querySelectorAll("*")) {
+        if (el.shadowRoot) {
+          out.push(el.shadowRoot);
+          walk(el.shadowRoot);
+        }
+      }
+    };
+    walk(document);
+    return out;
+  }
+
+  // queryAll is querySelectorAll over the document and every open shadow root, in document
+  // order (a shadow root's elements right after their host). A selector matches within one tree:
+  // its combinators do not cross a shadow boundary.
+  function queryAll(sel) {
+    const roots = shadowRoots();
+    if (!roots.length) return [...document.querySelectorAll(sel)];
+    const hits = new Set(document.querySelectorAll(sel));
+    for (const r of roots) for (const el of r.querySelectorAll(sel)) hits.add(el);
+    return allElements().filter((el) => hits.has(el));
+  }
+
+  // closestComposed is closest() that climbs out of shadow roots through their hosts: a button
+  // in a dialog component is in that dialog.
+  function closestComposed(el, sel) {
+    for (let n = el; n; ) {
+      const hit = n.closest(sel);
+      if (hit) return hit;
+      const root = n.getRootNode();
+      n = root && root.host ? root.host : null;
+    }
+    return null;
+  }
+
+  function xpathNodes(expr, ctx, out) {
+    const r = document.evaluate(expr, ctx, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    for (let k = 0; k < r.snapshotLength; k++) {
+      const n = r.snapshotItem(k);
+      if (n.nodeType === 1) out.push(n);
+      else if (n.parentElement) out.push(n.parentElement);
+    }
+  }
+
+  // evaluateXPath finds the elements of an XPath; a path a fingerprint wrote for an element in a
+  // shadow root ("…/my-widget[1]/#shadow-root/div[1]/button[1]") goes on inside each matched
+  // host's shadow root. XPath takes no shadow root as its context, so the part inside one starts
+  // from the root's child elements: its first step picks among them, or a "//" searches them.
+  function evaluateXPath(path) {
+    let ctxs = [document];
+    path.split("/#shadow-root").forEach((seg, i) => {
+      const next = [];
+      for (const c of ctxs) {
+        if (i === 0) {
+          xpathNodes(seg, c, next);
+          continue;
+        }
+        if (!c.shadowRoot) continue;
+        const kids = [...c.shadowRoot.children];
+        if (seg.startsWith("//")) {
+          for (const k of kids) xpathNodes("descendant-or-self::" + seg.slice(2), k, next);
+          continue;
+        }
+        const m = /^\/([A-Za-z][\w-]*)\[(\d+)\](.*)$/.exec(seg);
+        if (!m) continue;
+        const hit = kids.filter((k) => k.tagName.toLowerCase() === m[1].toLowerCase())[Number(m[2]) - 1];
+        if (!hit) continue;
+        if (m[3]) xpathNodes("." + m[3], hit, next);
+        else next.push(hit);
+      }
+      ctxs = [...new Set(next)];
+    });
+    return ctxs;
+  }
+
   function ownText(el) {
     const t = el.tagName;
     if (t === "INPUT") {
@@ -258,17 +338,9 @@
   function resolve(loc) {
     switch (loc.kind) {
       case "css":
-        return [...document.querySelectorAll(loc.value)];
-      case "xpath": {
-        const r = document.evaluate(loc.value, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-        const out = [];
-        for (let i = 0; i < r.snapshotLength; i++) {
-          const n = r.snapshotItem(i);
-          if (n.nodeType === 1) out.push(n);
-          else if (n.parentElement) out.push(n.parentElement);
-        }
-        return [...new Set(out)];
-      }
+        return queryAll(loc.value);
+      case "xpath":
+        return evaluateXPath(loc.value);
       case "text": {
         // The smallest elements holding the text: an element matches when its text does and
         // none of its element children's does.
@@ -285,22 +357,22 @@
       }
       case "label": {
         const out = new Set();
-        for (const l of document.querySelectorAll("label")) {
+        for (const l of queryAll("label")) {
           if (textMatches(textFrom(l, new Set(), false), loc.value, loc.exact) && l.control) out.add(l.control);
         }
-        for (const el of document.querySelectorAll("[aria-labelledby]")) {
+        for (const el of queryAll("[aria-labelledby]")) {
           const txt = byIds(el, "aria-labelledby").map((l) => textFrom(l, new Set([el]), true)).join(" ");
           if (textMatches(txt, loc.value, loc.exact)) out.add(el);
         }
-        for (const el of document.querySelectorAll("[aria-label]")) {
+        for (const el of queryAll("[aria-label]")) {
           if (el.matches("input,select,textarea,[role],[contenteditable]") && textMatches(el.getAttribute("aria-label"), loc.value, loc.exact)) out.add(el);
         }
         return allElements().filter((el) => out.has(el));
       }
       case "placeholder":
-        return [...document.querySelectorAll("[placeholder]")].filter((el) => textMatches(el.getAttribute("placeholder"), loc.value, loc.exact));
+        return queryAll("[placeholder]").filter((el) => textMatches(el.getAttribute("placeholder"), loc.value, loc.exact));
       case "testid":
-        return [...document.querySelectorAll("[data-testid]")].filter((el) => el.getAttribute("data-testid") === loc.value);
+        return queryAll("[data-testid]").filter((el) => el.getAttribute("data-testid") === loc.value);
     }
     throw new Error("unknown locator kind " + loc.kind);
   }
@@ -315,18 +387,24 @@
 
   // --- fingerprints -------------------------------------------------------------------------
 
+  // xpathOf writes an element's path; inside a shadow root it is the host's path, then
+  // "/#shadow-root", then the path within the root, which evaluateXPath reads back.
   function xpathOf(el, stopAtID) {
     const parts = [];
+    let inner = "";
     for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
       if (stopAtID && n.id) {
         parts.unshift("//*[@id='" + n.id + "']");
-        return parts.join("/");
+        inner = parts.join("/");
+        break;
       }
       let i = 1;
       for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === n.tagName) i++;
       parts.unshift(n.tagName.toLowerCase() + "[" + i + "]");
     }
-    return "/" + parts.join("/");
+    if (!inner) inner = "/" + parts.join("/");
+    const root = el.getRootNode();
+    return root && root.host ? xpathOf(root.host, stopAtID) + "/#shadow-root" + inner : inner;
   }
 
   function isButtonish(el) {
@@ -414,7 +492,7 @@
     for (const a of el.attributes) {
       if (a.name.startsWith("aria-")) { aria[a.name] = a.value; hasAria = true; }
     }
-    const form = el.form || el.closest("form");
+    const form = el.form || closestComposed(el, "form");
     const href = el.tagName === "A" || el.tagName === "AREA" ? (el.href || "") : (el.getAttribute("href") || "");
     return {
       tag: el.tagName.toUpperCase(),
@@ -443,16 +521,40 @@
       frame: "",
       ...controlState(el),
       ...(unusable(el) ? { inert: true } : {}),
+      ...(openModals().some((d) => composedContains(d, el)) ? { modal: true } : {}),
     };
   }
 
   // unusable is an element on screen that a person cannot use now: fully transparent, inert,
-  // hidden from assistive technology or not taking pointer events (a dialog still closed by
-  // its styles, a panel behind a modal).
+  // hidden from assistive technology, not taking pointer events (a dialog still closed by its
+  // styles, a panel behind a modal), or outside the modal dialog open on the page (what
+  // aria-modal declares: the rest of the page is inert while it is open).
   function unusable(el) {
     if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return true;
-    if (el.closest("[inert],[aria-hidden=true]")) return true;
+    if (closestComposed(el, "[inert],[aria-hidden=true]")) return true;
+    const m = openModals();
+    if (m.length && !m.some((d) => composedContains(d, el))) return true;
     return getComputedStyle(el).pointerEvents === "none";
+  }
+
+  // modalsOpen caches the open modal dialogs for one snapshot; null outside one.
+  let modalsOpen = null;
+
+  // openModals are the visible modal dialogs: aria-modal ones and <dialog>s opened as modal.
+  function openModals() {
+    if (modalsOpen) return modalsOpen;
+    return queryAll('[aria-modal="true"],dialog:modal').filter(isVisible);
+  }
+
+  // composedContains is contains() across shadow roots: el is in the subtree of a, or in a
+  // shadow root hosted there.
+  function composedContains(a, el) {
+    for (let n = el; n; ) {
+      if (a.contains(n)) return true;
+      const root = n.getRootNode();
+      n = root && root.host ? root.host : null;
+    }
+    return false;
   }
 
   // controlState is what filling a form control needs to know: whether it is required, whether
@@ -510,13 +612,7 @@
       r = el.getBoundingClientRect();
     }
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    const hit = document.elementFromPoint(x, y);
-    let h = hit;
-    while (h && h.shadowRoot && h !== el) {
-      const inner = h.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === h) break;
-      h = inner;
-    }
+    const h = hitAt(x, y, el);
     const labelHit = h && el.labels && [...el.labels].some((l) => l.contains(h));
     if (h && h !== el && !el.contains(h) && !labelHit && !(el.shadowRoot && el.shadowRoot.contains(h))) {
       return Object.assign(res, { state: "covered", by: describe(h) });
@@ -540,6 +636,17 @@
     return res;
   }
 
+  // hitAt is the element a pointer at (x, y) reaches, inside open shadow roots, stopping at el.
+  function hitAt(x, y, el) {
+    let h = document.elementFromPoint(x, y);
+    while (h && h.shadowRoot && h !== el) {
+      const inner = h.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === h) break;
+      h = inner;
+    }
+    return h;
+  }
+
   function checkedState(el) {
     if (el.tagName === "INPUT") return el.checked;
     return el.getAttribute("aria-checked") === "true";
@@ -555,6 +662,26 @@
     const proto = Object.getPrototypeOf(el);
     const desc = Object.getOwnPropertyDescriptor(proto, "value");
     if (desc && desc.set) desc.set.call(el, v); else el.value = v;
+  }
+
+  // --- observing the document and its shadow roots -----------------------------------------
+
+  // A mutation observer on the document does not see inside shadow roots, so every observer is
+  // also attached to each open root there is and each one attached later: the runtime wraps
+  // attachShadow, being installed before the page's own scripts.
+  const observers = [];
+  function observeAll(obs, opts) {
+    observers.push([obs, opts]);
+    obs.observe(document, opts);
+    for (const r of shadowRoots()) obs.observe(r, opts);
+  }
+  const attachShadow = Element.prototype.attachShadow;
+  if (attachShadow) {
+    Element.prototype.attachShadow = function (init) {
+      const root = attachShadow.call(this, init);
+      if (init && init.mode === "open") for (const [o, opts] of observers) o.observe(root, opts);
+      return root;
+    };
   }
 
   // --- toasts, modals and validation --------------------------------------------------------
@@ -576,17 +703,13 @@
     return text ? name + " — " + text : name;
   }
 
-  function visibleTexts(sel) {
-    return [...document.querySelectorAll(sel)].filter(isVisible).map((el) => norm(el.innerText)).filter(Boolean);
-  }
-
   const lastSeen = new WeakMap();
   let scanQueued = false;
   function scanLive() {
     scanQueued = false;
     if (typeof window.__dgEmit !== "function") return;
     for (const [kind, sel] of [["toast", toastSel], ["modal", modalSel]]) {
-      for (const el of document.querySelectorAll(sel)) {
+      for (const el of queryAll(sel)) {
         const t = !isVisible(el) ? "" : kind === "modal" ? modalText(el) : norm(el.innerText);
         if (t && lastSeen.get(el) !== t) {
           lastSeen.set(el, t);
@@ -597,20 +720,20 @@
       }
     }
   }
-  new MutationObserver(() => {
+  observeAll(new MutationObserver(() => {
     if (!scanQueued) {
       scanQueued = true;
       setTimeout(scanLive, 0);
     }
-  }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["role", "aria-live", "aria-modal", "open", "hidden", "style", "class"] });
+  }), { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ["role", "aria-live", "aria-modal", "open", "hidden", "style", "class"] });
 
   // --- quiet --------------------------------------------------------------------------------
 
   // lastChange is when the document last changed in any way: a page that stopped changing and
   // has no request in flight will not show a missing element by waiting longer.
   let lastChange = performance.now();
-  new MutationObserver(() => { lastChange = performance.now(); })
-    .observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  observeAll(new MutationObserver(() => { lastChange = performance.now(); }),
+    { subtree: true, childList: true, characterData: true, attributes: true });
 
   // quiet says how long the document has been unchanged and how many visible elements the
   // given locators match between them (a locator the browser rejects matches nothing).
@@ -651,6 +774,15 @@
   }
 
   function snapshot(maxCount, maxText) {
+    modalsOpen = openModals();
+    try {
+      return snapshotOf(maxCount, maxText);
+    } finally {
+      modalsOpen = null;
+    }
+  }
+
+  function snapshotOf(maxCount, maxText) {
     const boxes = textBoxes();
     const candidates = [];
     let truncated = false;
@@ -666,7 +798,7 @@
     return { url: location.href, title: document.title, candidates, text: text.slice(0, maxText), truncated };
   }
 
-  const dg = {
+  const local = {
     target,
     fingerprint: () => (chosen && chosen.isConnected ? fingerprint(chosen) : null),
     // visibility for assertVisible/assertHidden/wait: how many match, and the texts of the
@@ -712,16 +844,16 @@
     },
     checked: () => (chosen ? checkedState(chosen) : null),
     focus: () => { if (chosen) chosen.focus(); return true; },
-    modals: () => [...document.querySelectorAll(modalSel)].filter(isVisible).map(modalText).filter(Boolean),
+    modals: () => queryAll(modalSel).filter(isVisible).map(modalText).filter(Boolean),
     // modalsIn narrows the modals to those a locator matches (or that contain its element); an
     // element in no dialog is no modal.
     modalsIn(loc) {
-      return resolve(loc).filter(isVisible).map((el) => (el.matches(modalSel) ? el : el.closest(modalSel))).filter(Boolean).map(modalText).filter(Boolean);
+      return resolve(loc).filter(isVisible).map((el) => closestComposed(el, modalSel)).filter(Boolean).map(modalText).filter(Boolean);
     },
     // toastsIn narrows the status messages to those a locator matches (or that contain its
     // element); an element in no status message is no toast.
     toastsIn(loc) {
-      return resolve(loc).filter(isVisible).map((el) => (el.matches(toastSel) ? el : el.closest(toastSel))).filter(Boolean).map((el) => norm(el.innerText)).filter(Boolean);
+      return resolve(loc).filter(isVisible).map((el) => closestComposed(el, toastSel)).filter(Boolean).map((el) => norm(el.innerText)).filter(Boolean);
     },
     validation,
     quiet,
@@ -745,6 +877,193 @@
     },
     chosen: () => chosen,
     page: () => ({ url: location.href, title: document.title, ready: document.readyState }),
+    frameElement,
+    frameSelector,
   };
+
+  // --- frames -------------------------------------------------------------------------------
+
+  const frameTags = new Set(["IFRAME", "FRAME"]);
+
+  function frameElements() {
+    return allElements().filter((el) => frameTags.has(el.tagName));
+  }
+
+  // frameElement finds the iframe one step of a frame path names: a CSS selector (the first
+  // visible match that is a frame), or a number, the frame's index among the document's frames
+  // in document order.
+  function frameElement(sel) {
+    if (/^\d+$/.test(sel)) return frameElements()[Number(sel)] || null;
+    const all = queryAll(sel).filter((el) => frameTags.has(el.tagName));
+    return all.find(isVisible) || all[0] || null;
+  }
+
+  // frameSelector names an iframe as a frame path step: by its id, else by a name or title only
+  // it has, else by its index.
+  function frameSelector(el) {
+    if (el.id && /^[A-Za-z][A-Za-z0-9_-]*$/.test(el.id)) return "#" + el.id;
+    const tag = el.tagName.toLowerCase();
+    for (const a of ["name", "title"]) {
+      const v = el.getAttribute(a);
+      if (!v) continue;
+      const sel = tag + "[" + a + '="' + v.replace(/["\\]/g, "\\$&") + '"]';
+      if (queryAll(sel).length === 1) return sel;
+    }
+    return String(frameElements().indexOf(el));
+  }
+
+  // childRuntime is the runtime of a same-origin frame's document, installed there if that
+  // document has none yet (one written by script); null for a frame of another origin.
+  function childRuntime(el) {
+    let w;
+    try {
+      w = el.contentWindow;
+      if (!w || !w.document) return null;
+      if (!w.__dg) w.eval("(" + dgRuntime.toString() + ")()");
+    } catch (e) {
+      return null;
+    }
+    return w.__dg || null;
+  }
+
+  // enter walks a frame path from this document: the runtime of the document it names, the
+  // offset of that document's viewport in this one's, the outermost iframe, the frame's window
+  // and the path as the snapshot writes it; or why the path leads nowhere.
+  function enter(path) {
+    let rt = local, x = 0, y = 0, top = null, win = window;
+    const canon = [];
+    for (const sel of path.split(" >> ")) {
+      const el = rt.frameElement(sel);
+      if (!el) return { missing: "no iframe matches " + sel + (canon.length ? " inside " + canon.join(" >> ") : "") };
+      const next = childRuntime(el);
+      if (!next) return { missing: "the iframe " + sel + " has no same-origin document" };
+      if (!top) {
+        top = el;
+        const tr = el.getBoundingClientRect();
+        if (tr.top < 0 || tr.left < 0 || tr.bottom > innerHeight || tr.right > innerWidth) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      }
+      const r = el.getBoundingClientRect();
+      const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+      x += r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+      y += r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
+      canon.push(rt.frameSelector(el));
+      rt = next;
+      win = el.contentWindow;
+    }
+    return { rt, x, y, top, win, path: canon.join(" >> ") };
+  }
+
+  // inFrame moves a fingerprint taken in a frame's document into this page: its box in page
+  // coordinates and its frame path.
+  function inFrame(fp, f) {
+    if (!fp) return fp;
+    fp.location.x = Math.round(fp.location.x - f.win.scrollX + f.x + scrollX);
+    fp.location.y = Math.round(fp.location.y - f.win.scrollY + f.y + scrollY);
+    fp.frame = f.path + (fp.frame ? " >> " + fp.frame : "");
+    return fp;
+  }
+
+  // active is the frame the last locator resolved in (null: this document): the entry points
+  // that act on the chosen element go to its runtime.
+  let active = null;
+  const here = (loc) => Object.assign({}, loc, { frame: "" });
+  const chooser = () => (active ? active.rt : local);
+
+  // via resolves a locator with a frame path in its frame's runtime; a path that leads nowhere
+  // gives what a locator matching nothing gives.
+  function via(loc, none, fn) {
+    const f = enter(loc.frame);
+    if (f.missing) return Object.assign(none, { frame: f.missing });
+    active = f;
+    return fn(f, here(loc));
+  }
+
+  const miss = () => ({ count: 0, visible: 0, state: "none" });
+
+  const dg = Object.assign({}, local, {
+    target(loc, mode) {
+      if (!loc.frame) {
+        active = null;
+        return local.target(loc, mode);
+      }
+      return via(loc, miss(), (f, l) => {
+        const res = f.rt.target(l, mode);
+        if (res.x == null) return res;
+        res.x += f.x;
+        res.y += f.y;
+        // The pointer goes through this page first: something over the iframe stops it.
+        const h = hitAt(res.x, res.y, f.top);
+        if (h && h !== f.top && !f.top.contains(h)) return Object.assign(res, { state: "covered", by: describe(h) });
+        return res;
+      });
+    },
+    visibility(loc) {
+      if (!loc.frame) { active = null; return local.visibility(loc); }
+      return via(loc, { count: 0, visible: 0, texts: [] }, (f, l) => f.rt.visibility(l));
+    },
+    read(loc, what, attr) {
+      if (!loc.frame) { active = null; return local.read(loc, what, attr); }
+      return via(loc, miss(), (f, l) => f.rt.read(l, what, attr));
+    },
+    validation(loc) {
+      if (!loc.frame) { active = null; return local.validation(loc); }
+      return via(loc, miss(), (f, l) => f.rt.validation(l));
+    },
+    scopeElement(loc) {
+      if (!loc.frame) { active = null; return local.scopeElement(loc); }
+      return via(loc, miss(), (f, l) => f.rt.scopeElement(l));
+    },
+    modalsIn(loc) {
+      if (!loc.frame) return local.modalsIn(loc);
+      const f = enter(loc.frame);
+      return f.missing ? [] : f.rt.modalsIn(here(loc));
+    },
+    toastsIn(loc) {
+      if (!loc.frame) return local.toastsIn(loc);
+      const f = enter(loc.frame);
+      return f.missing ? [] : f.rt.toastsIn(here(loc));
+    },
+    resolved(loc, max) {
+      if (!loc.frame) { active = null; return local.resolved(loc, max); }
+      return via(loc, { count: 0, visible: 0, elements: [] }, (f, l) => {
+        const res = f.rt.resolved(l, max);
+        res.elements = res.elements.map((fp) => inFrame(fp, f));
+        return res;
+      });
+    },
+    quiet(locs) {
+      const res = local.quiet((locs || []).filter((l) => !l.frame));
+      for (const l of (locs || []).filter((l) => l.frame)) {
+        const f = enter(l.frame);
+        if (!f.missing) res.matches += f.rt.quiet([here(l)]).matches;
+      }
+      return res;
+    },
+    fingerprint: () => (active ? inFrame(active.rt.fingerprint(), active) : local.fingerprint()),
+    afterFill: (value, direct) => chooser().afterFill(value, direct),
+    selectOption: (value) => chooser().selectOption(value),
+    checked: () => chooser().checked(),
+    focus: () => chooser().focus(),
+    chosen: () => chooser().chosen(),
+    // snapshot lists this document's elements, then those of each visible same-origin frame,
+    // with their frame path and their boxes in this page's coordinates.
+    snapshot(maxCount, maxText) {
+      const snap = local.snapshot(maxCount, maxText);
+      for (const el of frameElements()) {
+        if (!isVisible(el)) continue;
+        const f = enter(frameSelector(el));
+        if (f.missing) continue;
+        const budget = maxCount - snap.candidates.length;
+        if (budget <= 0) {
+          snap.truncated = true;
+          break;
+        }
+        const sub = f.rt.snapshot(budget, 0);
+        for (const fp of sub.candidates) snap.candidates.push(inFrame(fp, f));
+        if (sub.candidates.length >= budget) snap.truncated = true;
+      }
+      return snap;
+    },
+  });
   Object.defineProperty(window, "__dg", { value: dg, enumerable: false, configurable: false });
 })();

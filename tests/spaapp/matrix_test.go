@@ -1,0 +1,361 @@
+package spaapp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/builtin"
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/spaapp"
+)
+
+// lab is one Crewdesk with its own store holding the saved tests: the unit a variant's case
+// works on, as the shop's end-to-end scenarios do.
+type lab struct {
+	t      testing.TB
+	app    *spaapp.App
+	url    string
+	store  *embedded.Store
+	life   *lifecycle.Service
+	tender *tend.Tender
+	opts   gardener.ReplayOptions
+	runSeq int
+}
+
+func newLab(t testing.TB) *lab {
+	t.Helper()
+	app := spaapp.New()
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	ctx := context.Background()
+	p := spaapp.Project(srv.URL)
+	p.AutoRepair, p.Model = true, builtin.Name
+	if err := store.PutProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	tests, err := spaapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if err := store.CreateTest(ctx, tt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	life := lifecycle.New(store, nil)
+	opts := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: p.AllowedOrigins}
+	lad := &ladder.Ladder{Runner: runner, Model: builtin.Engine{}, Progress: func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }}
+	return &lab{t: t, app: app, url: srv.URL, store: store, life: life, opts: opts, tender: &tend.Tender{Store: store, Life: life, Ladder: lad}}
+}
+
+func (l *lab) test(id string) gardener.Test {
+	l.t.Helper()
+	tt, err := l.store.Test(context.Background(), id)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return tt
+}
+
+// replay runs a test and returns its result and what the app saw it do.
+func (l *lab) replay(tt gardener.Test) (gardener.Replay, []spaapp.Event) {
+	l.t.Helper()
+	l.app.ResetRecord()
+	rep := replay(l.t, tt, l.opts)
+	return rep, l.app.Events()
+}
+
+// record stores a run as the scheduler would.
+func (l *lab) record(tt gardener.Test, res gardener.RunResult) gardener.Run {
+	l.t.Helper()
+	l.runSeq++
+	run := gardener.Run{ID: fmt.Sprintf("run-%s-%d", tt.ID, l.runSeq), ProjectID: tt.ProjectID, TestID: tt.ID, TestVersion: tt.Version, Trigger: gardener.TriggerSchedule, Result: &res, At: time.Now()}
+	if err := l.store.PutRun(context.Background(), run); err != nil {
+		l.t.Fatal(err)
+	}
+	return run
+}
+
+// greenRun is a saved test's green run on the baseline, recorded once for the package and
+// stored in every lab that needs it (its URLs rebased to that lab's app).
+type greenRun struct {
+	once   sync.Once
+	result gardener.RunResult
+	url    string
+	events []spaapp.Event
+	err    error
+}
+
+var (
+	greensMu sync.Mutex
+	greens   = map[string]*greenRun{}
+)
+
+func (l *lab) recordBaseline(tt gardener.Test) []spaapp.Event {
+	l.t.Helper()
+	greensMu.Lock()
+	g, ok := greens[tt.ID]
+	if !ok {
+		g = &greenRun{}
+		greens[tt.ID] = g
+	}
+	greensMu.Unlock()
+	g.once.Do(func() {
+		app := spaapp.New()
+		srv := httptest.NewServer(app.Handler())
+		defer srv.Close()
+		rep, err := runner.Replay(context.Background(), tt, gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: []string{srv.URL}})
+		switch {
+		case err != nil:
+			g.err = fmt.Errorf("replay %s: %w", tt.ID, err)
+		case !rep.Result.Passed:
+			g.err = fmt.Errorf("%s is not green on the baseline: step %s: %s", tt.ID, rep.Result.FailedStep, rep.Result.Message)
+		}
+		g.result, g.url, g.events = rep.Result, srv.URL, app.Events()
+	})
+	if g.err != nil {
+		l.t.Fatal(g.err)
+	}
+	l.record(tt, rebase(l.t, g.result, g.url, l.url))
+	return g.events
+}
+
+// rebase is res as if its run had gone to the app at to instead of from.
+func rebase(t testing.TB, res gardener.RunResult, from, to string) gardener.RunResult {
+	t.Helper()
+	var out gardener.RunResult
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(b), from, to)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// interactions is what the app saw a replay do to elements, in order.
+func interactions(events []spaapp.Event) []string {
+	var out []string
+	for _, e := range events {
+		switch e.Type {
+		case spaapp.EventClick, spaapp.EventFill, spaapp.EventCheck:
+			if n := len(out); n > 0 && e.Type == spaapp.EventFill && out[n-1] == e.Type+" "+e.Key+"="+e.Value {
+				continue
+			}
+			out = append(out, e.Type+" "+e.Key+"="+e.Value)
+		}
+	}
+	return out
+}
+
+func broken(v spaapp.Variant) []string {
+	ids := make([]string, 0, len(v.Breaks))
+	for id := range v.Breaks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// notRepairedYet are the drift variants the built-in engine does not repair today, with why.
+// The matrix holds them to the safe outcome instead: triaged or held for a person, nothing
+// written. It fails once one of them is repaired, so that the list stays true.
+var notRepairedYet = map[string]string{
+	"pager-icons": "the locate engine abstains (confidence about 0.43, below its 0.52 threshold): the icon-only " +
+		"button, named by aria-label \"Next page\" and showing \"›\", shares no visible text with the recorded \"Next\" button",
+	"kebab-menu": "no rule opens a menu to reach an action moved into it: the Delete action is in a closed role=menu, " +
+		"so the page shows no candidate for it until the row's \"More actions\" button is clicked",
+}
+
+// TestDriftVariantsAreRepaired: under every drift variant of Crewdesk, the applying gardener
+// with the built-in engine repairs every test the variant breaks, the proof is green, no model
+// is called, and the repaired test replayed on the drifted app hits the same elements with the
+// same values as the original did on the baseline (plus at most one element per inserted step).
+func TestDriftVariantsAreRepaired(t *testing.T) {
+	t.Parallel()
+	for _, v := range spaapp.Variants() {
+		if v.Kind != demoapp.Drift {
+			continue
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			l := newLab(t)
+			ctx := context.Background()
+			was := map[string][]string{}
+			for _, id := range broken(v) {
+				was[id] = interactions(l.recordBaseline(l.test(id)))
+			}
+			if err := l.app.SetVariant(v.Name); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range broken(v) {
+				tt := l.test(id)
+				rep, _ := l.replay(tt)
+				if rep.Result.Passed {
+					t.Fatalf("%s passes under %s before any repair", id, v.Name)
+				}
+				run := l.record(tt, rep.Result)
+				got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
+				if err != nil {
+					t.Fatalf("tend %s: %v", id, err)
+				}
+				if why, known := notRepairedYet[v.Name]; known {
+					// Held for a person is safe too: nothing is written. (The kebab menu's
+					// cancel test gets a candidate that drops both its clicks, which the
+					// requirement contract stops.)
+					if o := got.Persisted.Outcome; o == ladder.Repaired {
+						t.Errorf("%s under %s is now repaired; take the variant off notRepairedYet", id, v.Name)
+					} else if after := l.test(id); after.Version != tt.Version {
+						t.Errorf("%s was written under %s though the repair ended %s", id, v.Name, o)
+					}
+					t.Logf("%s under %s: %s, as expected: %s", id, v.Name, got.Persisted.Outcome, why)
+					continue
+				}
+				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
+					t.Fatalf("%s under %s: outcome %s (%s)%s", id, v.Name, o, got.Result.Reason, attempts(got.Result))
+				}
+				if got.Result.Proof == nil || !got.Result.Proof.Passed {
+					t.Fatalf("%s: no green proof", id)
+				}
+				if got.Result.Usage.Calls != 0 || len(got.Result.ModelCalls) != 0 {
+					t.Errorf("%s: the built-in engine made model calls: %+v", id, got.Result.Usage)
+				}
+				if got.Persisted.Staged != nil {
+					if _, err := l.life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
+						t.Fatalf("approve %s: %v", id, err)
+					}
+				}
+				t.Logf("%s: %s\n%s", id, got.Persisted.Outcome, gardener.RenderDiff(got.Result.Diff))
+			}
+			if _, known := notRepairedYet[v.Name]; known {
+				return
+			}
+			for _, id := range broken(v) {
+				fixed := l.test(id)
+				if fixed.Version == 1 {
+					t.Errorf("%s was not repaired", id)
+					continue
+				}
+				rep, events := l.replay(fixed)
+				if !rep.Result.Passed {
+					t.Errorf("%s repaired but red under %s: step %s: %s", id, v.Name, rep.Result.FailedStep, rep.Result.Message)
+					continue
+				}
+				sameElements(t, id, was[id], interactions(events), inserted(fixed))
+			}
+		})
+	}
+}
+
+// attempts lists what each rung tried and how it ended, for a failure message.
+func attempts(res ladder.Result) string {
+	var b strings.Builder
+	for _, r := range res.Rungs {
+		for _, a := range r.Attempts {
+			fmt.Fprintf(&b, "\n  %s: %s", r.Rung, a.Outcome)
+		}
+	}
+	return b.String()
+}
+
+// inserted counts the steps a repair added.
+func inserted(fixed gardener.Test) int {
+	tests, _ := spaapp.Tests()
+	for _, tt := range tests {
+		if tt.ID == fixed.ID {
+			return max(0, len(fixed.Steps)-len(tt.Steps))
+		}
+	}
+	return 0
+}
+
+// sameElements: the repaired run, restricted to the elements the original touched, does what
+// the original did, and touches at most one new element per inserted step.
+func sameElements(t *testing.T, id string, was, now []string, added int) {
+	t.Helper()
+	key := func(s string) string { k, _, _ := strings.Cut(s, "="); return k }
+	known := map[string]bool{}
+	for _, e := range was {
+		known[key(e)] = true
+	}
+	var got, extra []string
+	for _, e := range now {
+		if known[key(e)] {
+			got = append(got, e)
+		} else {
+			extra = append(extra, e)
+		}
+	}
+	if !slices.Equal(got, was) {
+		t.Errorf("%s: the repaired test did not hit the intended elements\n baseline: %v\n repaired: %v", id, was, got)
+	}
+	if len(extra) > added {
+		t.Errorf("%s: the repaired test touched %d elements the original never did, with %d inserted steps: %v", id, len(extra), added, extra)
+	}
+}
+
+// TestRegressionVariantsAreRefused: under every regression variant, every broken test is
+// triaged or refused, nothing is written to it and nothing is staged.
+func TestRegressionVariantsAreRefused(t *testing.T) {
+	t.Parallel()
+	for _, v := range spaapp.Variants() {
+		if v.Kind != demoapp.Regression {
+			continue
+		}
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			l := newLab(t)
+			ctx := context.Background()
+			for _, id := range broken(v) {
+				l.recordBaseline(l.test(id))
+			}
+			if err := l.app.SetVariant(v.Name); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range broken(v) {
+				tt := l.test(id)
+				rep, _ := l.replay(tt)
+				if rep.Result.Passed {
+					t.Fatalf("%s passes under regression %s", id, v.Name)
+				}
+				run := l.record(tt, rep.Result)
+				got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
+				if err != nil {
+					t.Fatalf("tend %s: %v", id, err)
+				}
+				if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
+					t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, v.Name, o, gardener.RenderDiff(got.Result.Diff))
+				}
+				if tr := got.Persisted.Triage; tr != nil {
+					t.Logf("%s: %s: %s", id, tr.Classification, strings.Join(tr.Evidence, "; "))
+				}
+				if after := l.test(id); after.Version != tt.Version {
+					t.Errorf("%s was written under regression %s (version %d)", id, v.Name, after.Version)
+				}
+				if ps, _ := l.store.TestProposals(ctx, id); len(ps) != 0 {
+					t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), v.Name)
+				}
+			}
+		})
+	}
+}

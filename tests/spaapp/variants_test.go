@@ -1,0 +1,50 @@
+package spaapp_test
+
+import (
+	"testing"
+
+	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/spaapp"
+)
+
+// TestSavedTestsAndVariants: every saved test passes on the baseline and on the neutral variant,
+// and each other variant breaks exactly the tests it names, at the step it names.
+func TestSavedTestsAndVariants(t *testing.T) {
+	t.Parallel()
+	tests, err := spaapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tests) < 10 {
+		t.Errorf("%d saved tests, want at least 10", len(tests))
+	}
+	kinds := map[demoapp.Kind]int{}
+	for _, v := range spaapp.Variants() {
+		kinds[v.Kind]++
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			for _, tt := range tests {
+				want, breaks := v.Breaks[tt.ID]
+				if !breaks && v.Kind != demoapp.Baseline && v.Kind != demoapp.Neutral {
+					continue
+				}
+				app, opts := serve(t)
+				if err := app.SetVariant(v.Name); err != nil {
+					t.Fatal(err)
+				}
+				rep := replay(t, tt, opts)
+				switch {
+				case !breaks && !rep.Result.Passed:
+					t.Errorf("%s fails at step %s: %s", tt.ID, rep.Result.FailedStep, rep.Result.Message)
+				case breaks && rep.Result.Passed:
+					t.Errorf("%s passes; the variant says it breaks at step %s", tt.ID, want)
+				case breaks && rep.Result.FailedStep != want:
+					t.Errorf("%s fails at step %s (%s); the variant says %s", tt.ID, rep.Result.FailedStep, rep.Result.Message, want)
+				}
+			}
+		})
+	}
+	if kinds[demoapp.Drift] < 12 || kinds[demoapp.Regression] < 8 {
+		t.Errorf("%d drift and %d regression variants, want at least 12 and 8", kinds[demoapp.Drift], kinds[demoapp.Regression])
+	}
+}
