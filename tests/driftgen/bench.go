@@ -158,7 +158,9 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (CaseResult, err
 	}
 	green := rebased(b.Green, b.URL, srv.URL)
 	lad := &ladder.Ladder{Runner: e.Runner, Model: e.Model}
-	res, err := lad.Repair(ctx, ladder.Request{Test: b.Test, Mode: gardener.ModeApply, Options: opts, LastGreen: &green, Reported: &failing.Result, RunID: "driftgen"})
+	// The failing run is handed over as a scheduled run's repair gets it, so the ladder does
+	// not replay it again.
+	res, err := lad.Repair(ctx, ladder.Request{Test: b.Test, Mode: gardener.ModeApply, Options: opts, LastGreen: &green, Failure: &failing, Reported: &failing.Result, RunID: "driftgen"})
 	if err != nil {
 		return out, fmt.Errorf("%s: ladder: %w", m.Name(), err)
 	}

@@ -161,6 +161,8 @@ func TestGeneratedDriftTable(t *testing.T) {
 					mu.Unlock()
 				}
 				results[i] = res
+				// Streamed, so a long table shows where it is.
+				fmt.Printf("case %d/%d %-50s %-12s %-9s %dms %s\n", i+1, len(cases), m.Name(), res.Verdict, res.Outcome, res.Millis, oneLine(res.Note))
 			}
 		}()
 	}
