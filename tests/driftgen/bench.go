@@ -122,9 +122,9 @@ type CaseResult struct {
 
 // Run applies m to a fresh app, checks the test fails, checks a drift can be repaired at all,
 // runs the ladder in apply mode, and judges what it did against the ground truth.
-func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (CaseResult, error) {
+func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult, err error) {
 	start := time.Now()
-	out := CaseResult{Mutation: m}
+	out = CaseResult{Mutation: m}
 	defer func() { out.Millis = time.Since(start).Milliseconds() }()
 	site := NewSite(e.NewApp(), b.Targets)
 	srv := httptest.NewServer(site)

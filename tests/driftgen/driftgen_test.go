@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ var (
 	perKind   = flag.Int("driftgen.per-kind", 12, "cases drawn per mutation kind for the table")
 	seedFlag  = flag.Uint64("driftgen.seed", 20, "seed of the generated cases")
 	workers   = flag.Int("driftgen.parallel", 2, "cases run at once for the table")
+	kindsFlag = flag.String("driftgen.kinds", "", "comma-separated kinds to keep of the drawn cases (empty: all); the draw itself does not change")
 )
 
 // runner is one browser for the package.
@@ -142,6 +144,10 @@ func TestGeneratedDriftTable(t *testing.T) {
 		all = append(all, Generate(tt, b.Green, *seedFlag)...)
 	}
 	cases := Sample(all, *perKind, *seedFlag)
+	if *kindsFlag != "" {
+		keep := strings.Split(*kindsFlag, ",")
+		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, string(m.Kind)) })
+	}
 	t.Logf("%d cases generated from %d tests, %d drawn (up to %d per kind, seed %d)", len(all), len(tests), len(cases), *perKind, *seedFlag)
 	results := make([]CaseResult, len(cases))
 	var wg sync.WaitGroup
