@@ -12,8 +12,9 @@ import (
 )
 
 // SuggestOps applies the drift rules in turn and answers with the first that fits: dismiss a
-// newly blocking banner or modal, fill a newly required field, or drop a non-check step whose
-// element is gone. Each answer is only a candidate; the green gate decides.
+// newly blocking banner or modal, fill a newly required field, open the collapsed menu or
+// disclosure the step's element may have moved into, or drop a non-check step whose element is
+// gone. Each answer is only a candidate; the green gate decides.
 func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.OpsAnswer, error) {
 	out := gardener.OpsAnswer{Usage: usage()}
 	fi := ask.Result.FailedIndex
@@ -22,7 +23,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 		return out, nil
 	}
 	page := similo.NewPage(ask.Snapshot)
-	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, dropGoneStep} {
+	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, openCollapsed, dropGoneStep} {
 		if ops, why := rule(page, ask); len(ops) > 0 {
 			out.Ops, out.Reason = ops, why
 			return out, nil
@@ -143,6 +144,66 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	}
 	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
 		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s)
+}
+
+// menuWords are what the toggles of overflow menus and collapsed sections say.
+var menuWords = regexp.MustCompile(`(?i)^\s*(more( actions| options)?|actions|options|menu|tools|show more|expand|…|\.\.\.|⋯|⋮|☰)\s*$`)
+
+// openCollapsed inserts a click on a collapsed menu or disclosure toggle before a failing action
+// whose element the page does not show: controls move into overflow menus ("More", "⋯") and
+// closed sections, where they exist but cannot be seen until the toggle is opened. The proof
+// shows whether the element is back; when the locator changed on the way, its failure goes to
+// the locator rung on the opened page. A toggle the test already clicks just before the step is
+// not clicked again (that would close it).
+func openCollapsed(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	if !actionFailed(ask) || strings.Contains(ask.Result.FailedStep, ".") {
+		return nil, ""
+	}
+	// The rules are asked only once no new locator made the step pass, so an element that
+	// looks like the recorded one (the "Edit" left where "Archive" was) is no reason to skip.
+	fi := ask.Result.FailedIndex
+	for i, c := range ask.Snapshot {
+		if c.Inert || !collapsedToggle(c) {
+			continue
+		}
+		locs := page.Locators(i)
+		if len(locs) == 0 {
+			continue
+		}
+		l, err := gardener.ParseLocator(locs[0])
+		if err != nil || anyLocatorUsed(ask.Test.Steps[max(fi-1, 0):fi+1], locs) {
+			continue
+		}
+		step := gardener.Step{Kind: gardener.Click, Locator: l}
+		return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
+			fmt.Sprintf("the element of step %d is not on the page as it was and %s is a collapsed menu: open it before step %d", fi+1, l, fi+1)
+	}
+	return nil, ""
+}
+
+// anyLocatorUsed reports whether a step targets the element by any of its locators.
+func anyLocatorUsed(steps []gardener.Step, locs []string) bool {
+	for _, s := range locs {
+		if l, err := gardener.ParseLocator(s); err == nil && usesLocator(steps, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// collapsedToggle is a control that opens a menu or section: a disclosure's summary, a button
+// that says it is collapsed or has a popup, or one named like an overflow menu.
+func collapsedToggle(c gardener.Fingerprint) bool {
+	if strings.EqualFold(c.Tag, "summary") {
+		return true
+	}
+	if !clickable(c) {
+		return false
+	}
+	if c.ARIA["aria-expanded"] == "false" || c.ARIA["aria-haspopup"] == "true" || c.ARIA["aria-haspopup"] == "menu" {
+		return true
+	}
+	return menuWords.MatchString(nameOrText(c))
 }
 
 func actionFailed(ask gardener.OpsAsk) bool {

@@ -24,6 +24,8 @@ type Env struct {
 	NewApp func() http.Handler
 	// Options are the replay options for the app served at baseURL (its allowed origins).
 	Options func(baseURL string) gardener.ReplayOptions
+	// Progress, when set, receives the ladder's events.
+	Progress func(ladder.Event)
 }
 
 func (e *Env) options(base string) gardener.ReplayOptions {
@@ -157,7 +159,7 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 		}
 	}
 	green := rebased(b.Green, b.URL, srv.URL)
-	lad := &ladder.Ladder{Runner: e.Runner, Model: e.Model}
+	lad := &ladder.Ladder{Runner: e.Runner, Model: e.Model, Progress: e.Progress}
 	// The failing run is handed over as a scheduled run's repair gets it, so the ladder does
 	// not replay it again.
 	res, err := lad.Repair(ctx, ladder.Request{Test: b.Test, Mode: gardener.ModeApply, Options: opts, LastGreen: &green, Failure: &failing, Reported: &failing.Result, RunID: "driftgen"})

@@ -16,6 +16,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -24,6 +25,7 @@ var (
 	perKind   = flag.Int("driftgen.per-kind", 12, "cases drawn per mutation kind for the table")
 	seedFlag  = flag.Uint64("driftgen.seed", 20, "seed of the generated cases")
 	workers   = flag.Int("driftgen.parallel", 2, "cases run at once for the table")
+	caseFlag  = flag.String("driftgen.case", "", "run one generated case by name (kind/test@step), logging the ladder's events")
 	kindsFlag = flag.String("driftgen.kinds", "", "comma-separated kinds to keep of the drawn cases (empty: all); the draw itself does not change")
 )
 
@@ -201,4 +203,35 @@ func oneLine(s string) string {
 		s = s[:240] + "…"
 	}
 	return s
+}
+
+// TestOneGeneratedCase runs the case -driftgen.case names on the demo shop with the ladder's
+// events in the log: how a row of the table is looked into.
+//
+//	go test -count=1 -run '^TestOneGeneratedCase$' -v ./tests/driftgen/ -args -driftgen.case 'move-menu/login@4'
+func TestOneGeneratedCase(t *testing.T) {
+	if *caseFlag == "" {
+		t.Skip("no -driftgen.case given")
+	}
+	test, _, _ := strings.Cut(strings.SplitN(*caseFlag, "/", 2)[1], "@")
+	env := demoEnv()
+	env.Progress = func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }
+	ctx := context.Background()
+	b, err := env.Baseline(ctx, demoTest(t, test))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range Generate(b.Test, b.Green, *seedFlag) {
+		if m.Name() != *caseFlag {
+			continue
+		}
+		t.Logf("params: %v", m.Params)
+		res, err := env.Run(ctx, b, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s (%s) in %dms: %s", m.Name(), res.Verdict, res.Outcome, res.Millis, res.Note)
+		return
+	}
+	t.Fatalf("no case %s", *caseFlag)
 }
