@@ -15,7 +15,7 @@ type Row struct {
 // Cases is how many of the kind's cases the table counts: those that broke the test and, for
 // drift, that the generator's own repair showed repairable.
 func (r Row) Cases() int {
-	return r.Counts[RepairedIntended] + r.Counts[StagedIntended] + r.Counts[Triaged] + r.Counts[Wrong] + r.Counts[FalseHeal]
+	return r.Counts[RepairedIntended] + r.Counts[StagedIntended] + r.Counts[Triaged] + r.Counts[Wrong] + r.Counts[FalseHeal] + r.Counts[Flaky]
 }
 
 // Table groups results by kind, in Kinds order, with a total row per class.
@@ -59,10 +59,10 @@ func FalseHeals(results []CaseResult) int {
 // left out and why.
 func Print(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\tcases\trepaired (intended)\tstaged (intended)\ttriaged\twrong\tfalse heals\t\tstill green\tnot applied\tunrepairable\t")
+	fmt.Fprintln(tw, "kind\tcases\trepaired (intended)\tstaged (intended)\ttriaged\twrong\tfalse heals\tflaky\t\tstill green\tnot applied\tunrepairable\t")
 	for _, r := range rows {
 		c := r.Counts
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t%d\t\n", r.Kind, r.Cases(), c[RepairedIntended], c[StagedIntended], c[Triaged], c[Wrong], c[FalseHeal], c[StillGreen], c[NotApplied], c[Unrepairable])
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t%d\t\n", r.Kind, r.Cases(), c[RepairedIntended], c[StagedIntended], c[Triaged], c[Wrong], c[FalseHeal], c[Flaky], c[StillGreen], c[NotApplied], c[Unrepairable])
 	}
 	tw.Flush()
 }
