@@ -53,7 +53,7 @@ func (e *Env) Baseline(ctx context.Context, t gardener.Test) (*Baseline, error) 
 	site := NewSite(e.NewApp(), nil)
 	srv := httptest.NewServer(site)
 	defer srv.Close()
-	first, err := e.Runner.Replay(ctx, t, e.options(srv.URL))
+	first, err := e.twice(ctx, t, e.options(srv.URL), nil)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s on the baseline: %w", t.ID, err)
 	}
@@ -64,7 +64,7 @@ func (e *Env) Baseline(ctx context.Context, t gardener.Test) (*Baseline, error) 
 	site2 := NewSite(e.NewApp(), targets)
 	srv2 := httptest.NewServer(site2)
 	defer srv2.Close()
-	rep, err := e.Runner.Replay(ctx, t, e.options(srv2.URL))
+	rep, err := e.twice(ctx, t, e.options(srv2.URL), site2)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s on the baseline: %w", t.ID, err)
 	}
