@@ -42,8 +42,9 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 	if !actionFailed(ask) {
 		return nil, ""
 	}
+	cover := coverOf(ask.Result.Message)
 	for i, c := range ask.Snapshot {
-		if !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) {
+		if !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !cover.holds(c) {
 			continue
 		}
 		locs := page.Locators(i)
@@ -231,6 +232,37 @@ func inOverlay(c gardener.Fingerprint) bool {
 		}
 	}
 	return c.ARIA["aria-modal"] == "true"
+}
+
+// cover is the element the runner found over the step's element, as its failure describes it:
+// `div#notice-7.site-banner "We use cookies. Got it"`.
+type cover struct {
+	id   string
+	text string
+}
+
+// coverDesc reads the runner's description of a covering element: tag, id, classes, and the
+// start of its text in quotes.
+var coverDesc = regexp.MustCompile(`is covered by [a-z0-9-]+(?:#([^.\s"]+))?(?:\.[^\s"]+)*(?: "([^"]*))?`)
+
+func coverOf(msg string) cover {
+	m := coverDesc.FindStringSubmatch(msg)
+	if m == nil {
+		return cover{}
+	}
+	return cover{id: m[1], text: strings.TrimSuffix(m[2], "…")}
+}
+
+// holds reports whether c is inside the covering element: under its id, or a control whose
+// words are the end of the covering element's text (a banner's own button, whatever its
+// container is named). Overlays are not always named for what they are ("notice", "gdpr",
+// a generated id), but they always cover what the step wanted.
+func (v cover) holds(c gardener.Fingerprint) bool {
+	if v.id != "" && (strings.Contains(c.IdxPath, "@id='"+v.id+"'") || c.ID == v.id) {
+		return true
+	}
+	name := strings.TrimSpace(nameOrText(c))
+	return v.text != "" && name != "" && strings.HasSuffix(strings.TrimSpace(v.text), name)
 }
 
 func formControl(c gardener.Fingerprint) bool {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
 )
 
 // archiveFailure is a run that fails at a click on "Archive", which the last green run found
@@ -72,4 +73,43 @@ func TestOpenCollapsedMenuBeforeTheStep(t *testing.T) {
 func names(l gardener.Locator, fp gardener.Fingerprint) bool {
 	s := l.String()
 	return strings.Contains(s, "#"+fp.ID) || strings.Contains(s, nameOrText(fp))
+}
+
+// TestDismissWhatCoversTheStep: a banner whose container names no overlay word (an id such as
+// "notice-360", a role=region) is still dismissed when the run says it covers the step's
+// element: its button is under the covering element's id, or ends its text. A dismiss-worded
+// button elsewhere on the page is not.
+func TestDismissWhatCoversTheStep(t *testing.T) {
+	got := button("", "Got it", "/html[1]/body[1]/div[2]/div[1]/button[1]", 600)
+	got.IdxPath = "//*[@id='notice-360']/div[1]/button[1]"
+	noID := button("", "Accept all", "/html[1]/body[1]/div[3]/div[1]/button[1]", 600)
+	noID.IdxPath = noID.XPath
+	elsewhere := button("", "Close", "/html[1]/body[1]/main[1]/button[1]", 100)
+	elsewhere.IdxPath = elsewhere.XPath
+	for _, c := range []struct {
+		msg    string
+		page   []gardener.Fingerprint
+		want   string
+		wanted bool
+	}{
+		{`the element label=Username is covered by div#notice-360.site-banner "New: faster checkout is here. Got it" after 3s`, []gardener.Fingerprint{elsewhere, got}, "Got it", true},
+		{`the element label=Username is covered by div.consent "We value your privacy. Accept all" after 3s`, []gardener.Fingerprint{elsewhere, noID}, "Accept all", true},
+		{`the element label=Username is covered by div#notice-360.site-banner "New: faster checkout is here. Got it" after 3s`, []gardener.Fingerprint{elsewhere}, "", false},
+		{`no element matches label=Username after 3s`, []gardener.Fingerprint{elsewhere, got}, "", false},
+	} {
+		steps := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, {Kind: gardener.Fill, Locator: gardener.Locator{Kind: gardener.ByLabel, Value: "Username"}, Value: "demo"}}
+		ask := gardener.OpsAsk{Failure: gardener.Failure{
+			Test:      gardener.Test{ID: "t", Steps: steps},
+			Result:    gardener.RunResult{FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrTimeout, Message: c.msg},
+			LastGreen: &gardener.RunResult{Passed: true},
+			Snapshot:  c.page,
+		}}
+		ops, _ := dismissOverlay(similo.NewPage(c.page), ask)
+		switch {
+		case c.wanted && (len(ops) != 1 || !strings.Contains(ops[0].Step.Locator.String(), c.want)):
+			t.Errorf("%s: want a click on %q inserted, got %v", c.msg, c.want, ops)
+		case !c.wanted && len(ops) != 0:
+			t.Errorf("%s: want no dismissal, got %v", c.msg, ops)
+		}
+	}
 }
