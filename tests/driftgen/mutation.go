@@ -237,7 +237,7 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 				add(Synonym, path, s, fp)
 			}
 			add(MoveMenu, path, s, fp)
-			if s.Kind == gardener.Click {
+			if s.Kind == gardener.Click && submits(*fp) {
 				for _, k := range []Kind{RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect, RequiredRadio, RequiredCheck} {
 					add(k, path, s, fp)
 				}
@@ -252,6 +252,19 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 		}
 	}
 	return out
+}
+
+// submits reports whether a clicked element submits a form: a submit button inside one. A new
+// required field only stops a click that submits.
+func submits(fp gardener.Fingerprint) bool {
+	inForm := fp.FormID != "" || strings.Contains(fp.XPath, "/form[")
+	switch strings.ToUpper(fp.Tag) {
+	case "BUTTON":
+		return inForm && (fp.Type == "" || strings.EqualFold(fp.Type, "submit"))
+	case "INPUT":
+		return inForm && (strings.EqualFold(fp.Type, "submit") || strings.EqualFold(fp.Type, "image"))
+	}
+	return false
 }
 
 // walk visits every step with its path, the steps of intent blocks included.
