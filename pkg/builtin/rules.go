@@ -13,8 +13,9 @@ import (
 )
 
 // SuggestOps applies the drift rules in turn and answers with the first that fits: dismiss a
-// newly blocking banner or modal, fill a newly required field, or drop a non-check step whose
-// element is gone. Each answer is only a candidate; the green gate decides.
+// newly blocking banner or modal, fill a newly required field, open the collapsed menu or
+// disclosure the step's element may have moved into, or drop a non-check step whose element is
+// gone. Each answer is only a candidate; the green gate decides.
 func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.OpsAnswer, error) {
 	out := gardener.OpsAnswer{Usage: usage()}
 	fi := ask.Result.FailedIndex
@@ -23,7 +24,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 		return out, nil
 	}
 	page := similo.NewPage(ask.Snapshot)
-	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, waitLonger, dropGoneStep} {
+	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, waitLonger, openCollapsed, dropGoneStep} {
 		if ops, why := rule(page, ask); len(ops) > 0 {
 			out.Ops, out.Reason = ops, why
 			return out, nil
@@ -42,8 +43,9 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 	if !actionFailed(ask) {
 		return nil, ""
 	}
+	cover := coverOf(ask.Result.Message)
 	for i, c := range ask.Snapshot {
-		if !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) {
+		if !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !cover.holds(c) {
 			continue
 		}
 		locs := page.Locators(i)
@@ -185,6 +187,66 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s)
 }
 
+// menuWords are what the toggles of overflow menus and collapsed sections say.
+var menuWords = regexp.MustCompile(`(?i)^\s*(more( actions| options)?|actions|options|menu|tools|show more|expand|…|\.\.\.|⋯|⋮|☰)\s*$`)
+
+// openCollapsed inserts a click on a collapsed menu or disclosure toggle before a failing action
+// whose element the page does not show: controls move into overflow menus ("More", "⋯") and
+// closed sections, where they exist but cannot be seen until the toggle is opened. The proof
+// shows whether the element is back; when the locator changed on the way, its failure goes to
+// the locator rung on the opened page. A toggle the test already clicks just before the step is
+// not clicked again (that would close it).
+func openCollapsed(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	if !actionFailed(ask) || strings.Contains(ask.Result.FailedStep, ".") {
+		return nil, ""
+	}
+	// The rules are asked only once no new locator made the step pass, so an element that
+	// looks like the recorded one (the "Edit" left where "Archive" was) is no reason to skip.
+	fi := ask.Result.FailedIndex
+	for i, c := range ask.Snapshot {
+		if c.Inert || !collapsedToggle(c) {
+			continue
+		}
+		locs := page.Locators(i)
+		if len(locs) == 0 {
+			continue
+		}
+		l, err := gardener.ParseLocator(locs[0])
+		if err != nil || anyLocatorUsed(ask.Test.Steps[max(fi-1, 0):fi+1], locs) {
+			continue
+		}
+		step := gardener.Step{Kind: gardener.Click, Locator: l}
+		return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
+			fmt.Sprintf("the element of step %d is not on the page as it was and %s is a collapsed menu: open it before step %d", fi+1, l, fi+1)
+	}
+	return nil, ""
+}
+
+// anyLocatorUsed reports whether a step targets the element by any of its locators.
+func anyLocatorUsed(steps []gardener.Step, locs []string) bool {
+	for _, s := range locs {
+		if l, err := gardener.ParseLocator(s); err == nil && usesLocator(steps, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// collapsedToggle is a control that opens a menu or section: a disclosure's summary, a button
+// that says it is collapsed or has a popup, or one named like an overflow menu.
+func collapsedToggle(c gardener.Fingerprint) bool {
+	if strings.EqualFold(c.Tag, "summary") {
+		return true
+	}
+	if !clickable(c) {
+		return false
+	}
+	if c.ARIA["aria-expanded"] == "false" || c.ARIA["aria-haspopup"] == "true" || c.ARIA["aria-haspopup"] == "menu" {
+		return true
+	}
+	return menuWords.MatchString(nameOrText(c))
+}
+
 func actionFailed(ask gardener.OpsAsk) bool {
 	s := ask.Test.Steps[ask.Result.FailedIndex]
 	return (s.IsAction() || s.Kind == gardener.Intent || s.Kind == gardener.Wait) && ask.Result.ErrorKind.LocatorTrouble()
@@ -211,6 +273,37 @@ func inOverlay(c gardener.Fingerprint) bool {
 		}
 	}
 	return c.ARIA["aria-modal"] == "true" || c.Modal
+}
+
+// cover is the element the runner found over the step's element, as its failure describes it:
+// `div#notice-7.site-banner "We use cookies. Got it"`.
+type cover struct {
+	id   string
+	text string
+}
+
+// coverDesc reads the runner's description of a covering element: tag, id, classes, and the
+// start of its text in quotes.
+var coverDesc = regexp.MustCompile(`is covered by [a-z0-9-]+(?:#([^.\s"]+))?(?:\.[^\s"]+)*(?: "([^"]*))?`)
+
+func coverOf(msg string) cover {
+	m := coverDesc.FindStringSubmatch(msg)
+	if m == nil {
+		return cover{}
+	}
+	return cover{id: m[1], text: strings.TrimSuffix(m[2], "…")}
+}
+
+// holds reports whether c is inside the covering element: under its id, or a control whose
+// words are the end of the covering element's text (a banner's own button, whatever its
+// container is named). Overlays are not always named for what they are ("notice", "gdpr",
+// a generated id), but they always cover what the step wanted.
+func (v cover) holds(c gardener.Fingerprint) bool {
+	if v.id != "" && (strings.Contains(c.IdxPath, "@id='"+v.id+"'") || c.ID == v.id) {
+		return true
+	}
+	name := strings.TrimSpace(nameOrText(c))
+	return v.text != "" && name != "" && strings.HasSuffix(strings.TrimSpace(v.text), name)
 }
 
 func formControl(c gardener.Fingerprint) bool {

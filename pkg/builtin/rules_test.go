@@ -1,0 +1,115 @@
+package builtin
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
+)
+
+// archiveFailure is a run that fails at a click on "Archive", which the last green run found
+// next to the other row actions; on the page now the actions are behind a toggle.
+func archiveFailure(t *testing.T, page []gardener.Fingerprint, steps ...gardener.Step) gardener.OpsAsk {
+	t.Helper()
+	archive := button("archive", "Archive", "/html/body/main/div/button[2]", 80)
+	edit := button("edit", "Edit", "/html/body/main/div/button[1]", 80)
+	if steps == nil {
+		steps = []gardener.Step{{Kind: gardener.Goto, URL: "/projects/7"}, clickStep(t, "#archive"), {Kind: gardener.AssertToast, Text: "Project archived"}}
+	}
+	fi := len(steps) - 2
+	return gardener.OpsAsk{Failure: gardener.Failure{
+		Test: gardener.Test{ID: "t", Steps: steps},
+		Result: gardener.RunResult{FailedStep: "2", FailedIndex: fi, ErrorKind: gardener.ErrTimeout,
+			Steps: []gardener.StepRecord{{Path: "1", Passed: true}, {Path: "2"}}},
+		LastGreen: &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{
+			{Path: "1", Passed: true}, clickRecord("2", archive), {Path: "3", Passed: true}}},
+		Snapshot: append(page, edit),
+	}}
+}
+
+// TestOpenCollapsedMenuBeforeTheStep: an action whose element moved into a closed overflow menu
+// or disclosure gets the toggle clicked before it, whatever the toggle is (a summary, a button
+// that says it is collapsed, one named "More actions"); a toggle clicked just before the step is
+// not clicked again, and a page with no toggle gets no such candidate.
+func TestOpenCollapsedMenuBeforeTheStep(t *testing.T) {
+	summary := gardener.Fingerprint{Tag: "SUMMARY", ID: "row-menu", XPath: "/html/body/main/details/summary", VisibleText: []string{"Options"}, Location: gardener.Rect{X: 200, Y: 80, Width: 80, Height: 20}}
+	expanded := button("toggle", "⋮", "/html/body/main/button", 80)
+	expanded.ARIA = map[string]string{"aria-expanded": "false", "aria-haspopup": "menu"}
+	named := button("more", "More actions", "/html/body/main/button", 80)
+	for _, c := range []struct {
+		toggle gardener.Fingerprint
+		want   string
+	}{{summary, "the summary"}, {expanded, "the ⋮ button"}, {named, "the More actions button"}} {
+		got, err := Engine{}.SuggestOps(context.Background(), archiveFailure(t, []gardener.Fingerprint{c.toggle}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Ops) != 1 || got.Ops[0].Kind != gardener.OpInsert || got.Ops[0].Index != 1 || !names(got.Ops[0].Step.Locator, c.toggle) {
+			t.Errorf("%s: want a click on %s inserted before step 2, got %v (%s)", c.toggle.Tag, c.want, got.Ops, got.Reason)
+		}
+	}
+
+	opened := archiveFailure(t, []gardener.Fingerprint{named}, gardener.Step{Kind: gardener.Goto, URL: "/projects/7"}, clickStep(t, "#more"), clickStep(t, "#archive"), gardener.Step{Kind: gardener.AssertToast, Text: "Project archived"})
+	opened.Result.FailedStep, opened.Result.FailedIndex = "3", 2
+	opened.LastGreen.Steps = []gardener.StepRecord{{Path: "1", Passed: true}, {Path: "2", Passed: true}, opened.LastGreen.Steps[1]}
+	opened.LastGreen.Steps[2].Path = "3"
+	got, _ := Engine{}.SuggestOps(context.Background(), opened)
+	for _, op := range got.Ops {
+		if op.Kind == gardener.OpInsert && names(op.Step.Locator, named) {
+			t.Errorf("the menu the test opens just before the step was clicked again: %v", got.Ops)
+		}
+	}
+
+	plain := button("help", "Help", "/html/body/footer/button", 700)
+	got, _ = Engine{}.SuggestOps(context.Background(), archiveFailure(t, []gardener.Fingerprint{plain}))
+	if strings.Contains(got.Reason, "collapsed") {
+		t.Errorf("a page with no toggle got one clicked: %v (%s)", got.Ops, got.Reason)
+	}
+}
+
+// names reports whether l names the element fp: by its id or by its name or text.
+func names(l gardener.Locator, fp gardener.Fingerprint) bool {
+	s := l.String()
+	return strings.Contains(s, "#"+fp.ID) || strings.Contains(s, nameOrText(fp))
+}
+
+// TestDismissWhatCoversTheStep: a banner whose container names no overlay word (an id such as
+// "notice-360", a role=region) is still dismissed when the run says it covers the step's
+// element: its button is under the covering element's id, or ends its text. A dismiss-worded
+// button elsewhere on the page is not.
+func TestDismissWhatCoversTheStep(t *testing.T) {
+	got := button("", "Got it", "/html[1]/body[1]/div[2]/div[1]/button[1]", 600)
+	got.IdxPath = "//*[@id='notice-360']/div[1]/button[1]"
+	noID := button("", "Accept all", "/html[1]/body[1]/div[3]/div[1]/button[1]", 600)
+	noID.IdxPath = noID.XPath
+	elsewhere := button("", "Close", "/html[1]/body[1]/main[1]/button[1]", 100)
+	elsewhere.IdxPath = elsewhere.XPath
+	for _, c := range []struct {
+		msg    string
+		page   []gardener.Fingerprint
+		want   string
+		wanted bool
+	}{
+		{`the element label=Username is covered by div#notice-360.site-banner "New: faster checkout is here. Got it" after 3s`, []gardener.Fingerprint{elsewhere, got}, "Got it", true},
+		{`the element label=Username is covered by div.consent "We value your privacy. Accept all" after 3s`, []gardener.Fingerprint{elsewhere, noID}, "Accept all", true},
+		{`the element label=Username is covered by div#notice-360.site-banner "New: faster checkout is here. Got it" after 3s`, []gardener.Fingerprint{elsewhere}, "", false},
+		{`no element matches label=Username after 3s`, []gardener.Fingerprint{elsewhere, got}, "", false},
+	} {
+		steps := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, {Kind: gardener.Fill, Locator: gardener.Locator{Kind: gardener.ByLabel, Value: "Username"}, Value: "demo"}}
+		ask := gardener.OpsAsk{Failure: gardener.Failure{
+			Test:      gardener.Test{ID: "t", Steps: steps},
+			Result:    gardener.RunResult{FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrTimeout, Message: c.msg},
+			LastGreen: &gardener.RunResult{Passed: true},
+			Snapshot:  c.page,
+		}}
+		ops, _ := dismissOverlay(similo.NewPage(c.page), ask)
+		switch {
+		case c.wanted && (len(ops) != 1 || !strings.Contains(ops[0].Step.Locator.String(), c.want)):
+			t.Errorf("%s: want a click on %q inserted, got %v", c.msg, c.want, ops)
+		case !c.wanted && len(ops) != 0:
+			t.Errorf("%s: want no dismissal, got %v", c.msg, ops)
+		}
+	}
+}

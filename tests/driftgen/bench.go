@@ -1,0 +1,285 @@
+package driftgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+)
+
+// Env is what running cases needs: a runner, the model the ladder asks, and the app (a fresh
+// handler per case, so what one case's runs stored never reaches another).
+type Env struct {
+	Runner gardener.Runner
+	Model  gardener.Model
+	NewApp func() http.Handler
+	// Options are the replay options for the app served at baseURL (its allowed origins).
+	Options func(baseURL string) gardener.ReplayOptions
+	// Progress, when set, receives the ladder's events.
+	Progress func(ladder.Event)
+}
+
+func (e *Env) options(base string) gardener.ReplayOptions {
+	if e.Options != nil {
+		o := e.Options(base)
+		o.BaseURL = base
+		return o
+	}
+	return gardener.ReplayOptions{BaseURL: base}
+}
+
+// Baseline is a saved test's green run on the unmutated app, with the elements it used and
+// the order it used them in (the ground truth a repair is compared with).
+type Baseline struct {
+	Test    gardener.Test
+	Green   gardener.RunResult
+	URL     string
+	Targets []Target
+	Keys    []string
+}
+
+// Baseline replays t on a fresh app: once to record the elements its steps use, once more with
+// the runtime marking them to record the order the page saw them used in.
+func (e *Env) Baseline(ctx context.Context, t gardener.Test) (*Baseline, error) {
+	site := NewSite(e.NewApp(), nil)
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	first, err := e.twice(ctx, t, e.options(srv.URL), nil)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s on the baseline: %w", t.ID, err)
+	}
+	if !first.Result.Passed {
+		return nil, fmt.Errorf("%s is not green on the baseline: step %s: %s", t.ID, first.Result.FailedStep, first.Result.Message)
+	}
+	targets := TargetsOf(first.Result)
+	site2 := NewSite(e.NewApp(), targets)
+	srv2 := httptest.NewServer(site2)
+	defer srv2.Close()
+	rep, err := e.twice(ctx, t, e.options(srv2.URL), site2)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s on the baseline: %w", t.ID, err)
+	}
+	if !rep.Result.Passed {
+		return nil, fmt.Errorf("%s is not green on the baseline with the drift runtime: step %s: %s", t.ID, rep.Result.FailedStep, rep.Result.Message)
+	}
+	if TargetsOf(rep.Result) == nil && targets != nil {
+		return nil, fmt.Errorf("%s: the second green run recorded no elements", t.ID)
+	}
+	return &Baseline{Test: t, Green: rep.Result, URL: srv2.URL, Targets: targets, Keys: keys(site2.TakeHits())}, nil
+}
+
+// keys is the order the page saw marked elements used in, each run of the same element once.
+func keys(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		if len(out) == 0 || out[len(out)-1] != h.Key {
+			out = append(out, h.Key)
+		}
+	}
+	return out
+}
+
+// Verdict is what became of one case.
+type Verdict string
+
+// Verdicts. The first five are the table's columns; the last three are cases left out of it.
+const (
+	// RepairedIntended: a repair was applied and the repaired test, replayed on the mutated
+	// app, used the same elements in the same order as the green run (the mutated one included).
+	RepairedIntended Verdict = "repaired"
+	// StagedIntended: the same, held for a person.
+	StagedIntended Verdict = "staged"
+	// Triaged: no repair; a triage issue or a refusal instead.
+	Triaged Verdict = "triaged"
+	// Wrong: a drift repaired with a green proof whose replay used other elements.
+	Wrong Verdict = "wrong"
+	// FalseHeal: a regression written green (applied or staged).
+	FalseHeal Verdict = "false-heal"
+	// StillGreen: the mutation did not break the test; there was nothing to repair.
+	StillGreen Verdict = "still-green"
+	// NotApplied: the page had nothing the mutation could change (no form around a button).
+	NotApplied Verdict = "not-applied"
+	// Flaky: a repair whose proof was green but whose replay on the same app was red twice
+	// (a step that did not finish in time): neither shown right nor shown wrong.
+	Flaky Verdict = "flaky"
+	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too: the
+	// mutation broke the app, so the case proves nothing about repair.
+	Unrepairable Verdict = "unrepairable"
+)
+
+// CaseResult is one case's verdict with the ladder's outcome and what it did.
+type CaseResult struct {
+	Mutation Mutation
+	Verdict  Verdict
+	Outcome  ladder.Outcome
+	Note     string
+	Millis   int64
+}
+
+// Run applies m to a fresh app, checks the test fails, checks a drift can be repaired at all,
+// runs the ladder in apply mode, and judges what it did against the ground truth.
+func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult, err error) {
+	start := time.Now()
+	out = CaseResult{Mutation: m}
+	defer func() { out.Millis = time.Since(start).Milliseconds() }()
+	site := NewSite(e.NewApp(), b.Targets)
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	opts := e.options(srv.URL)
+	site.Set(&m)
+	failing, err := e.Runner.Replay(ctx, b.Test, opts)
+	if err != nil {
+		return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
+	}
+	applied, xpath := site.Applied()
+	switch {
+	case !applied:
+		out.Verdict, out.Note = NotApplied, "the page had nothing the mutation applies to"
+		return out, nil
+	case failing.Result.Passed:
+		out.Verdict = StillGreen
+		return out, nil
+	}
+	if m.Class == Drift {
+		if ref, ok := Reference(b.Test, b.Green, m, xpath); ok {
+			rep, err := e.twice(ctx, ref, opts, nil)
+			if err != nil {
+				return out, fmt.Errorf("%s: reference replay: %w", m.Name(), err)
+			}
+			if !rep.Result.Passed {
+				out.Verdict, out.Note = Unrepairable, fmt.Sprintf("the reference repair fails at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
+				return out, nil
+			}
+		}
+	}
+	green := rebased(b.Green, b.URL, srv.URL)
+	lad := &ladder.Ladder{Runner: e.Runner, Model: e.Model, Progress: e.Progress}
+	// The failing run is handed over as a scheduled run's repair gets it, so the ladder does
+	// not replay it again.
+	res, err := lad.Repair(ctx, ladder.Request{Test: b.Test, Mode: gardener.ModeApply, Options: opts, LastGreen: &green, Failure: &failing, Reported: &failing.Result, RunID: "driftgen"})
+	if err != nil {
+		return out, fmt.Errorf("%s: ladder: %w", m.Name(), err)
+	}
+	out.Outcome = res.Outcome
+	wrote := res.Outcome == ladder.Repaired || res.Outcome == ladder.Staged
+	if !wrote {
+		out.Verdict, out.Note = Triaged, res.Reason
+		return out, nil
+	}
+	ops := describeOps(res)
+	if m.Class == Regression {
+		out.Verdict, out.Note = FalseHeal, ops
+		return out, nil
+	}
+	fixed := b.Test.Clone()
+	fixed.Steps = res.Steps
+	rep, err := e.twice(ctx, fixed, opts, site)
+	if err != nil {
+		return out, fmt.Errorf("%s: replay of the repair: %w", m.Name(), err)
+	}
+	got := keys(site.TakeHits())
+	switch {
+	case !rep.Result.Passed:
+		out.Verdict, out.Note = Flaky, fmt.Sprintf("the repaired test is red on two more replays at step %s: %s; %s", rep.Result.FailedStep, rep.Result.Message, ops)
+	case !slices.Equal(got, b.Keys):
+		out.Verdict, out.Note = Wrong, fmt.Sprintf("used elements %v where the green run used %v; %s", got, b.Keys, ops)
+	case res.Outcome == ladder.Staged:
+		out.Verdict, out.Note = StagedIntended, ops
+	default:
+		out.Verdict, out.Note = RepairedIntended, ops
+	}
+	return out, nil
+}
+
+// twice replays t, and once more when the first is red: on a loaded machine a step may not
+// finish in its time, and a case is judged on what the app does, not on the load. The hits
+// site records are those of the last replay.
+func (e *Env) twice(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions, site *Site) (gardener.Replay, error) {
+	var rep gardener.Replay
+	for i := 0; i < 2; i++ {
+		if site != nil {
+			site.TakeHits()
+		}
+		var err error
+		if rep, err = e.Runner.Replay(ctx, t, opts); err != nil || rep.Result.Passed {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// describeOps renders the operations of the green candidate.
+func describeOps(res ladder.Result) string {
+	var parts []string
+	for _, r := range res.Rungs {
+		for _, a := range r.Attempts {
+			if a.Outcome != "green" {
+				continue
+			}
+			for _, op := range a.Ops {
+				parts = append(parts, op.String())
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Reference is the generator's own repair of a drift case, when it has one: the steps that used
+// the mutated element point at it by its new XPath, and the step a correct repair inserts (the
+// new field filled, the menu opened) comes before the first of them. Overlays have none here:
+// the dismissal is needed after every navigation, and the overlay is dismissable by making.
+func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath string) (gardener.Test, bool) {
+	if m.Class != Drift || m.Kind == Overlay {
+		return t, false
+	}
+	ref := t.Clone()
+	targets := TargetsOf(green)
+	inserted := false
+	var fix func(steps []gardener.Step, prefix string) []gardener.Step
+	fix = func(steps []gardener.Step, prefix string) []gardener.Step {
+		var out []gardener.Step
+		for i, s := range steps {
+			path := prefix + strconv.Itoa(i+1)
+			if s.Kind == gardener.Intent {
+				s.Steps = fix(s.Steps, path+".")
+				out = append(out, s)
+				continue
+			}
+			uses := keyOf(targets, green, path) == m.Key
+			if uses && m.Insert != nil && !inserted && (m.Kind == MoveMenu || path == m.Step) {
+				out = append(out, *m.Insert)
+				inserted = true
+			}
+			if uses && xpath != "" && !strings.HasPrefix(string(m.Kind), "required-") {
+				s.Locator = gardener.Locator{Kind: gardener.ByXPath, Value: xpath}
+				s.Alternatives = nil
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	ref.Steps = fix(ref.Steps, "")
+	return ref, true
+}
+
+// rebased is a copy of res as if its run had gone to the app at to rather than the one at from.
+func rebased(res gardener.RunResult, from, to string) gardener.RunResult {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return res
+	}
+	var out gardener.RunResult
+	if err := json.Unmarshal(bytes.ReplaceAll(b, []byte(from), []byte(to)), &out); err != nil {
+		return res
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package driftgen
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/builtin"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/tests/demoapp"
+)
+
+var (
+	tableFlag = flag.Bool("driftgen.table", false, "run the generated drift table on the demo app and print it (slow: minutes)")
+	perKind   = flag.Int("driftgen.per-kind", 12, "cases drawn per mutation kind for the table")
+	seedFlag  = flag.Uint64("driftgen.seed", 20, "seed of the generated cases")
+	workers   = flag.Int("driftgen.parallel", 2, "cases run at once for the table")
+	caseFlag  = flag.String("driftgen.case", "", "run one generated case by name (kind/test@step), logging the ladder's events")
+	kindsFlag = flag.String("driftgen.kinds", "", "comma-separated kinds to keep of the drawn cases (empty: all); the draw itself does not change")
+)
+
+// runner is one browser for the package.
+var runner *browser.Runner
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if _, err := browser.ChromePath(); err != nil {
+		fmt.Fprintf(os.Stderr, "SKIP tests/driftgen: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
+		os.Exit(0)
+	}
+	runner = browser.New(browser.Options{StepTimeout: 3 * time.Second})
+	code := m.Run()
+	runner.Close()
+	os.Exit(code)
+}
+
+// demoEnv points the generator at the demo shop, a fresh shop per case.
+func demoEnv() *Env {
+	return &Env{
+		Runner: runner,
+		Model:  builtin.Engine{},
+		NewApp: func() http.Handler { return demoapp.New().Handler() },
+		Options: func(base string) gardener.ReplayOptions {
+			return gardener.ReplayOptions{AllowedOrigins: demoapp.Project(base).AllowedOrigins}
+		},
+	}
+}
+
+func demoTest(t testing.TB, id string) gardener.Test {
+	t.Helper()
+	tests, err := demoapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if tt.ID == id {
+			return tt
+		}
+	}
+	t.Fatalf("no demo test %q", id)
+	return gardener.Test{}
+}
+
+// TestSampleOfGeneratedCases runs a small fixed sample end to end on the demo shop: a renamed
+// id is repaired onto the renamed field, and a login request that fails with a 500 is triaged
+// with nothing written.
+func TestSampleOfGeneratedCases(t *testing.T) {
+	env := demoEnv()
+	ctx := context.Background()
+	b, err := env.Baseline(ctx, demoTest(t, "login"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Keys) < 3 {
+		t.Fatalf("the baseline saw %v used; want the username, password and login button", b.Keys)
+	}
+	all := Generate(b.Test, b.Green, 1)
+	want := map[string]Verdict{
+		"rename-id/login@4":            RepairedIntended,
+		"dead-button/login@5":          Triaged,
+		"http-500/login@5:POST /login": Triaged,
+	}
+	var ran int
+	for _, m := range all {
+		v, ok := want[m.Name()]
+		if !ok {
+			continue
+		}
+		ran++
+		res, err := env.Run(ctx, b, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
+		if res.Verdict != v {
+			t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
+		}
+	}
+	if ran != len(want) {
+		t.Errorf("ran %d of the %d sample cases; generated: %v", ran, len(want), names(all))
+	}
+}
+
+func names(ms []Mutation) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name()
+	}
+	return out
+}
+
+// TestGeneratedDriftTable generates cases from every saved demo test, runs up to
+// -driftgen.per-kind of each kind through the ladder and prints the table. It fails on any
+// false heal. Only with -driftgen.table (make bench runs it):
+//
+//	go test -count=1 -timeout 60m -run '^TestGeneratedDriftTable$' -v ./tests/driftgen/ -args -driftgen.table
+func TestGeneratedDriftTable(t *testing.T) {
+	if !*tableFlag {
+		t.Skip("the generated drift table runs only with -driftgen.table (make bench)")
+	}
+	env := demoEnv()
+	ctx := context.Background()
+	tests, err := demoapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	baselines := map[string]*Baseline{}
+	var all []Mutation
+	for _, tt := range tests {
+		b, err := env.Baseline(ctx, tt)
+		if err != nil {
+			// A test with no green baseline has no cases; the table says how many tests it
+			// was drawn from.
+			t.Logf("left out: %v", err)
+			continue
+		}
+		baselines[tt.ID] = b
+		all = append(all, Generate(tt, b.Green, *seedFlag)...)
+	}
+	cases := Sample(all, *perKind, *seedFlag)
+	if *kindsFlag != "" {
+		keep := strings.Split(*kindsFlag, ",")
+		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, string(m.Kind)) })
+	}
+	t.Logf("%d cases generated from %d of %d tests, %d drawn (up to %d per kind, seed %d)", len(all), len(baselines), len(tests), len(cases), *perKind, *seedFlag)
+	results := make([]CaseResult, len(cases))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	var mu sync.Mutex
+	var errs []string
+	for w := 0; w < max(1, *workers); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				m := cases[i]
+				res, err := env.Run(ctx, baselines[m.Test], m)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err.Error())
+					mu.Unlock()
+				}
+				results[i] = res
+				// Streamed, so a long table shows where it is.
+				fmt.Printf("case %d/%d %-50s %-12s %-9s %dms %s\n", i+1, len(cases), m.Name(), res.Verdict, res.Outcome, res.Millis, oneLine(res.Note))
+			}
+		}()
+	}
+	start := time.Now()
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, e := range errs {
+		t.Error(e)
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Mutation.Name() < results[j].Mutation.Name() })
+	for _, r := range results {
+		if r.Verdict != RepairedIntended && r.Verdict != StillGreen {
+			t.Logf("%-40s %-12s %-9s %s", r.Mutation.Name(), r.Verdict, r.Outcome, oneLine(r.Note))
+		}
+	}
+	var b strings.Builder
+	Print(&b, Table(results))
+	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn of %d generated from %d of %d tests, seed %d, %s\n%s", len(cases), len(all), len(baselines), len(tests), *seedFlag, time.Since(start).Round(time.Second), b.String())
+	if n := FalseHeals(results); n > 0 {
+		t.Errorf("%d regressions were written green", n)
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 240 {
+		s = s[:240] + "…"
+	}
+	return s
+}
+
+// TestOneGeneratedCase runs the case -driftgen.case names on the demo shop with the ladder's
+// events in the log: how a row of the table is looked into.
+//
+//	go test -count=1 -run '^TestOneGeneratedCase$' -v ./tests/driftgen/ -args -driftgen.case 'move-menu/login@4'
+func TestOneGeneratedCase(t *testing.T) {
+	if *caseFlag == "" {
+		t.Skip("no -driftgen.case given")
+	}
+	test, _, _ := strings.Cut(strings.SplitN(*caseFlag, "/", 2)[1], "@")
+	env := demoEnv()
+	env.Progress = func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }
+	ctx := context.Background()
+	b, err := env.Baseline(ctx, demoTest(t, test))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range Generate(b.Test, b.Green, *seedFlag) {
+		if m.Name() != *caseFlag {
+			continue
+		}
+		t.Logf("params: %v", m.Params)
+		res, err := env.Run(ctx, b, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s (%s) in %dms: %s", m.Name(), res.Verdict, res.Outcome, res.Millis, res.Note)
+		return
+	}
+	t.Fatalf("no case %s", *caseFlag)
+}

@@ -1,0 +1,329 @@
+// The drift generator's page runtime: injected first into every HTML document the app serves.
+// It marks the elements a saved test's green run used (by the XPath that run recorded, on the
+// page it was on), applies one mutation to the marked target on every load and every re-render,
+// and reports what the page did to marked elements to the generator's server, so a repair can
+// be checked against the element the mutation changed rather than against what the repair
+// claims. Nothing it adds to the DOM names the generator.
+(function () {
+  "use strict";
+  if (window.__dgRuntime) return;
+  window.__dgRuntime = true;
+  var C = /*CONFIG*/ null;
+  if (!C) return;
+  var inFrame = window !== window.top;
+  var keyOf = new WeakMap(); // element -> the key of the test step(s) that used it
+  var marked = {};           // key -> the element marked for it in this document
+  var sig = {};              // key -> the tag and text of the first element marked for it
+  var ours = new WeakSet();  // elements the generator created (decoys, wrappers, overlays)
+  var done = new WeakSet();  // targets already mutated
+  var reported = false;
+  var seq = 0;
+  var M = C.mutation || { kind: "" };
+
+  function post(path, body) {
+    // Synchronous, so a hit is on the server before the click it reports navigates away.
+    try {
+      var x = new XMLHttpRequest();
+      x.open("POST", path, false);
+      x.setRequestHeader("Content-Type", "application/json");
+      x.send(JSON.stringify(body));
+    } catch (e) { /* the page is unloading: nothing to report to */ }
+  }
+
+  function xpathOf(el) {
+    var parts = [];
+    for (var n = el; n && n.nodeType === 1; n = n.parentElement) {
+      var i = 1;
+      for (var s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === n.tagName) i++;
+      parts.unshift(n.tagName.toLowerCase() + "[" + i + "]");
+    }
+    return "/" + parts.join("/");
+  }
+
+  function resolve(xp) {
+    try {
+      return document.evaluate(xp, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function onPage(t) {
+    return !!t.frame === inFrame && (t.page === "*" || t.page === location.pathname);
+  }
+
+  // mark gives every target on this page its element, once per element: a target whose element
+  // is still in the document keeps it, so a mutation that shifts positions (a reorder, a decoy
+  // before it) never hands the key to the element now at the old position.
+  function mark() {
+    for (var i = 0; i < C.targets.length; i++) {
+      var t = C.targets[i];
+      if (!onPage(t)) continue;
+      var cur = marked[t.key];
+      if (cur && cur.isConnected) continue;
+      var el = resolve(t.xpath);
+      if (!el || ours.has(el) || keyOf.has(el)) continue;
+      // A re-rendered element takes the key only when it is the same element again: after a
+      // removal the old position holds a neighbour.
+      var s = el.tagName + "\u0000" + (el.textContent || "").trim();
+      if (cur && sig[t.key] !== s) continue;
+      sig[t.key] = s;
+      keyOf.set(el, t.key);
+      marked[t.key] = el;
+    }
+  }
+
+  function keyed(ev) {
+    var path = ev.composedPath ? ev.composedPath() : [ev.target];
+    for (var i = 0; i < path.length; i++) {
+      var n = path[i];
+      if (n && n.nodeType === 1 && keyOf.has(n)) return keyOf.get(n);
+    }
+    return "";
+  }
+
+  function inOurs(ev) {
+    var path = ev.composedPath ? ev.composedPath() : [ev.target];
+    for (var i = 0; i < path.length; i++) if (path[i] && path[i].nodeType === 1 && ours.has(path[i])) return true;
+    return false;
+  }
+
+  ["click", "input", "change", "keydown"].forEach(function (type) {
+    window.addEventListener(type, function (ev) {
+      var k = keyed(ev);
+      if (k) post(C.hitURL, { key: k, type: type, at: performance.timeOrigin + performance.now(), seq: seq++ });
+    }, true);
+  });
+
+  // A decoy and a dead button do nothing: their clicks never reach the app's handlers.
+  window.addEventListener("click", function (ev) {
+    var dead = M.kind === "dead-button" && keyed(ev) === M.key;
+    if (dead || (M.kind === "decoy-before" && inOurs(ev))) {
+      ev.stopImmediatePropagation();
+      ev.preventDefault();
+    }
+  }, true);
+
+  function report(el) {
+    if (reported) return;
+    reported = true;
+    post(C.appliedURL, { key: M.key, xpath: el ? xpathOf(el) : "" });
+  }
+
+  function make(html) {
+    var d = document.createElement("div");
+    d.innerHTML = html;
+    var el = d.firstElementChild;
+    ours.add(el);
+    el.querySelectorAll("*").forEach(function (n) { ours.add(n); });
+    return el;
+  }
+
+  function replaceWords(el, pairs) {
+    var w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    var nodes = [];
+    while (w.nextNode()) nodes.push(w.currentNode);
+    var changed = false;
+    nodes.forEach(function (n) {
+      var v = swap(n.nodeValue, pairs);
+      if (v !== n.nodeValue) { n.nodeValue = v; changed = true; }
+    });
+    ["aria-label", "title", "placeholder", "value"].forEach(function (a) {
+      if (!el.hasAttribute(a) || (a === "value" && !(el.tagName === "INPUT" && /^(submit|button|reset)$/.test(el.type)))) return;
+      var v = swap(el.getAttribute(a), pairs);
+      if (v !== el.getAttribute(a)) { el.setAttribute(a, v); changed = true; }
+    });
+    return changed;
+  }
+
+  function swap(s, pairs) {
+    for (var i = 0; i < pairs.length; i++) {
+      var from = pairs[i][0], to = pairs[i][1];
+      var re = new RegExp("\\b" + from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "\\b", "gi");
+      s = s.replace(re, function (m) {
+        if (m === m.toUpperCase() && m !== m.toLowerCase()) return to.toUpperCase();
+        if (m[0] === m[0].toUpperCase()) return to[0].toUpperCase() + to.slice(1);
+        return to;
+      });
+    }
+    return s;
+  }
+
+  // formOf makes sure a control moved out of its form still belongs to it.
+  function keepForm(el) {
+    var f = el.form || (el.closest && el.closest("form"));
+    if (!f || !/^(BUTTON|INPUT|SELECT|TEXTAREA)$/.test(el.tagName)) return;
+    if (!f.id) f.id = M.p.formId;
+    el.setAttribute("form", f.id);
+  }
+
+  var skipParents = /^(BODY|HTML|FORM|LABEL|BUTTON|A|TABLE|TBODY|THEAD|TR|TD|TH|UL|OL|SELECT|FIELDSET|DETAILS|SUMMARY|NAV|MAIN|HEADER|FOOTER|DIALOG)$/;
+
+  // mutate applies the drift or regression to the target; false when it cannot apply here.
+  function mutate(el) {
+    var p = M.p || {};
+    switch (M.kind) {
+      case "rename-id": {
+        if (!el.id) return false;
+        var old = el.id;
+        document.querySelectorAll('label[for="' + CSS.escape(old) + '"]').forEach(function (l) { l.htmlFor = p.id; });
+        el.id = p.id;
+        return true;
+      }
+      case "rename-class": {
+        var n = el, any = false;
+        for (var d = 0; n && d < 4 && n !== document.body; d++, n = n.parentElement) {
+          var cls = [].slice.call(n.classList);
+          cls.forEach(function (c) { n.classList.replace(c, p.prefix + c); any = true; });
+        }
+        return any;
+      }
+      case "rename-testid": {
+        var host = el.hasAttribute("data-testid") ? el : el.closest("[data-testid]");
+        if (!host) return false;
+        host.setAttribute("data-testid", p.testid);
+        return true;
+      }
+      case "wrap": {
+        var w = make("<" + p.tag + ' class="' + p.cls + '"></' + p.tag + ">");
+        var what = el.closest("label") && !el.closest("label").contains(el.form) ? el.closest("label") : el;
+        what.parentNode.insertBefore(w, what);
+        w.appendChild(what);
+        return true;
+      }
+      case "unwrap": {
+        var par = el.parentElement;
+        if (!par || skipParents.test(par.tagName)) return false;
+        while (par.firstChild) par.parentNode.insertBefore(par.firstChild, par);
+        par.remove();
+        return true;
+      }
+      case "reorder": {
+        var parent = el.parentElement;
+        if (!parent || parent.children.length < 2) return false;
+        var moving = el;
+        if (parent.tagName === "LABEL") { moving = parent; parent = parent.parentElement; }
+        if (!parent || parent.children.length < 2) return false;
+        if (moving === parent.lastElementChild) parent.insertBefore(moving, parent.firstElementChild);
+        else parent.appendChild(moving);
+        return true;
+      }
+      case "synonym": {
+        var ch = replaceWords(el, p.pairs);
+        if (el.labels) for (var i = 0; i < el.labels.length; i++) ch = replaceWords(el.labels[i], p.pairs) || ch;
+        return ch;
+      }
+      case "move-toolbar":
+      case "move-menu": {
+        var item = el.closest("label") && !el.closest("label").contains(el.form) ? el.closest("label") : el;
+        keepForm(el);
+        var box;
+        if (M.kind === "move-toolbar") {
+          box = make('<div role="toolbar" aria-label="' + p.label + '" class="toolbar"></div>');
+          var main = document.querySelector("main") || document.body;
+          main.insertBefore(box, main.firstChild);
+          box.appendChild(item);
+        } else {
+          box = make('<details class="menu"><summary id="' + p.summaryId + '">' + p.label + '</summary><div role="menu" class="menu-items"></div></details>');
+          item.parentNode.insertBefore(box, item);
+          box.lastElementChild.appendChild(item);
+        }
+        return true;
+      }
+      case "required": {
+        var form = el.form || el.closest("form");
+        if (!form || form.noValidate) return false;
+        var field = make(p.html);
+        var before = el.form === form && form.contains(el) ? (el.closest(".field, .form-row, p") || el) : null;
+        if (before && before.parentNode && form.contains(before)) before.parentNode.insertBefore(field, before);
+        else form.appendChild(field);
+        return true;
+      }
+      case "overlay": {
+        if (document.getElementById(p.boxId)) return true;
+        var o = make(p.html);
+        document.body.appendChild(o);
+        o.querySelector("button").addEventListener("click", function () { o.remove(); });
+        return true;
+      }
+      case "decoy-before": {
+        var clone = el.cloneNode(true);
+        [clone].concat([].slice.call(clone.querySelectorAll("*"))).forEach(function (n) {
+          ["id", "name", "for", "data-testid", "href", "form"].forEach(function (a) { n.removeAttribute(a); });
+          ours.add(n);
+        });
+        if (/^(INPUT|TEXTAREA)$/.test(clone.tagName)) {
+          clone.setAttribute("placeholder", p.text);
+          clone.setAttribute("aria-label", p.text);
+          if (clone.type === "submit" || clone.type === "button") clone.value = p.text;
+        } else if (clone.tagName !== "SELECT") {
+          clone.textContent = p.text;
+          clone.removeAttribute("aria-label");
+        }
+        if (clone.tagName === "BUTTON") clone.type = "button";
+        el.parentNode.insertBefore(clone, el);
+        return true;
+      }
+      case "wrong-number":
+        return replaceText(el, p.from, p.to);
+      case "missing":
+        el.remove();
+        return true;
+      case "row-gone": {
+        var row = el.closest("tr, li, [role=row]");
+        if (!row || !row.parentElement || row.parentElement.children.length < 2) return false;
+        row.remove();
+        return true;
+      }
+      case "dead-button":
+        return true; // the click listener above does the work
+    }
+    return false;
+  }
+
+  function replaceText(el, from, to) {
+    var w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    var any = false;
+    while (w.nextNode()) {
+      var n = w.currentNode;
+      if (n.nodeValue.indexOf(from) >= 0) { n.nodeValue = n.nodeValue.split(from).join(to); any = true; }
+    }
+    if ("value" in el && typeof el.value === "string" && el.value.indexOf(from) >= 0) { el.value = el.value.split(from).join(to); any = true; }
+    return any;
+  }
+
+  function apply() {
+    if (!M.kind || M.kind === "http-500") return;
+    if (M.kind === "overlay") {
+      // Every page, every load: the choice is never remembered.
+      if (!inFrame && document.body && mutate(null)) report(null);
+      return;
+    }
+    var el = marked[M.key];
+    if (!el || !el.isConnected) return;
+    if (M.kind === "wrong-number") {
+      // Re-rendered text (a total recomputed by the page) is changed again each time.
+      if (replaceText(el, M.p.from, M.p.to)) report(el);
+      return;
+    }
+    if (done.has(el)) return;
+    done.add(el);
+    if (mutate(el)) report(el.isConnected ? el : null);
+  }
+
+  var scheduled = false;
+  function pass() {
+    scheduled = false;
+    if (!document.body) return;
+    mark();
+    apply();
+  }
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    Promise.resolve().then(pass);
+  }
+  new MutationObserver(schedule).observe(document, { childList: true, subtree: true, characterData: true });
+  document.addEventListener("DOMContentLoaded", pass);
+  window.addEventListener("popstate", schedule);
+})();
