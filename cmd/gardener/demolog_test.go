@@ -116,7 +116,7 @@ func TestRunLogBoundsPageText(t *testing.T) {
 	}
 	value := write("value.json", `{"id":"typed","steps":[{"kind":"goto","url":"/"},{"kind":"fill","locator":"#pw","value":"`+secret+`"},{"kind":"assert","assert":"value","locator":"#pw","condition":"equals","expected":"something else","timeoutMs":300}]}`)
 	text := write("text.json", `{"id":"ledger","steps":[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#ledger","condition":"equals","expected":"short","timeoutMs":300}]}`)
-	passing := write("pass.json", `{"id":"read","steps":[{"kind":"goto","url":"/"},{"kind":"fill","locator":"#pw","value":"`+secret+`"},{"kind":"assert","assert":"value","locator":"#pw","condition":"equals","expected":"`+secret+`"},{"kind":"assert","assert":"text","locator":"#ledger","condition":"contains","expected":"confidential"}]}`)
+	passing := write("pass.json", `{"id":"read","steps":[{"kind":"goto","url":"/"},{"kind":"fill","locator":"#pw","value":"`+secret+`"},{"kind":"assert","assert":"value","locator":"#pw","condition":"contains","expected":"correct-horse"},{"kind":"assert","assert":"text","locator":"#ledger","condition":"contains","expected":"confidential"}]}`)
 	report := filepath.Join(dir, "report.xml")
 	var out, errOut bytes.Buffer
 	if code := dispatch([]string{"run", "--base-url", srv.URL, "--junit", report, value, text}, nil, &out, &errOut); code != 1 {
