@@ -284,7 +284,8 @@ func printStep(w io.Writer, test gardener.Test, rec gardener.StepRecord) {
 	st, ok := stepByPath(test.Steps, rec.Path)
 	desc := string(rec.Kind)
 	if ok {
-		desc = st.String()
+		// A run's output is a CI job's log: a fill names its locator and its value's length.
+		desc = st.Redacted()
 	}
 	verdict := "ok"
 	if !rec.Passed {
@@ -293,7 +294,13 @@ func printStep(w io.Writer, test gardener.Test, rec gardener.StepRecord) {
 	indent := strings.Repeat("  ", strings.Count(rec.Path, "."))
 	line := fmt.Sprintf("%s%-5s %s  %s  %dms", indent, rec.Path, desc, verdict, rec.Millis)
 	if rec.Observed != "" {
-		line += "  (" + rec.Observed + ")"
+		// What a check read is page text, or an input's value a test may have typed: the
+		// line shows it as a run message does (see gardener.Step.ShowObserved).
+		shown := gardener.QuoteBounded(rec.Observed)
+		if ok {
+			shown = st.ShowObserved(rec.Observed)
+		}
+		line += "  (" + shown + ")"
 	}
 	fmt.Fprintln(w, line)
 }

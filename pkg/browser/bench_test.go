@@ -104,19 +104,27 @@ func BenchmarkContextStart(b *testing.B) {
 }
 
 // BenchmarkSuite replays the demo's saved tests on the baseline app four at a time, as the
-// demo's scheduled suite does: the figure the demo's time follows. machine-cpu-s/op is the
-// whole machine's busy time (see BenchmarkContextStart).
+// demo's scheduled suite does: the figure the demo's time follows. Each iteration replays the
+// suite twice, once in a browser whose every request goes through the gate proxy (the product)
+// and once in one started without it (the tab's own gate alone deciding), in alternating order
+// so that a change in the machine's load falls on both: proxy-s/op and no-proxy-s/op are the
+// two suite times, proxy-ratio what the proxy costs (their ratio), machine-cpu-s/op the whole
+// machine's busy time per iteration (see BenchmarkContextStart).
 func BenchmarkSuite(b *testing.B) {
-	r := needBrowser(b)
+	needBrowser(b)
 	app := demoapp.New()
 	srv := startDemo(b, app)
 	saved, err := demoapp.Tests()
 	if err != nil {
 		b.Fatal(err)
 	}
-	start(b, r)
-	cpu := machineCPU()
-	for b.Loop() {
+	withProxy := New(Options{StepTimeout: 10 * time.Second})
+	noProxy := New(Options{StepTimeout: 10 * time.Second, noGateProxy: true})
+	b.Cleanup(func() { _ = withProxy.Close(); _ = noProxy.Close() })
+	start(b, withProxy)
+	start(b, noProxy)
+	suite := func(r *Runner) time.Duration {
+		began := time.Now()
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 4)
 		for _, t := range saved {
@@ -132,8 +140,28 @@ func BenchmarkSuite(b *testing.B) {
 			}()
 		}
 		wg.Wait()
+		return time.Since(began)
 	}
-	b.ReportMetric((machineCPU()-cpu).Seconds()/float64(b.N), "machine-cpu-s/op")
+	// One suite in each first, unmeasured: the lanes are opened then, as in a warm container.
+	suite(withProxy)
+	suite(noProxy)
+	var proxied, direct time.Duration
+	cpu := machineCPU()
+	n := 0
+	for b.Loop() {
+		if n%2 == 0 {
+			proxied += suite(withProxy)
+			direct += suite(noProxy)
+		} else {
+			direct += suite(noProxy)
+			proxied += suite(withProxy)
+		}
+		n++
+	}
+	b.ReportMetric(proxied.Seconds()/float64(n), "proxy-s/op")
+	b.ReportMetric(direct.Seconds()/float64(n), "no-proxy-s/op")
+	b.ReportMetric(proxied.Seconds()/direct.Seconds(), "proxy-ratio")
+	b.ReportMetric((machineCPU()-cpu).Seconds()/float64(n), "machine-cpu-s/op")
 }
 
 // machineCPU is the time the machine's CPUs have been busy since boot (from /proc/stat: user,

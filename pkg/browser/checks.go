@@ -127,7 +127,7 @@ func (r *run) assert(ctx context.Context, st gardener.Step, rec *gardener.StepRe
 			return fail(gardener.ErrBadStep, "%v", err)
 		}
 		if !ok {
-			return fail(gardener.ErrAssertionFailed, "variable is %q, expected it to %s %q", st.Actual, verb(st.Condition), st.Expected)
+			return fail(gardener.ErrAssertionFailed, "variable is %s, expected it to %s %q", st.ShowObserved(st.Actual), verb(st.Condition), st.Expected)
 		}
 		return nil
 	}
@@ -162,7 +162,7 @@ func (r *run) assert(ctx context.Context, st gardener.Step, rec *gardener.StepRe
 		if ok {
 			return true, nil
 		}
-		return false, fail(gardener.ErrAssertionFailed, "%s is %q, expected it to %s %q (waited %s)", st.Subject, observed, verb(st.Condition), st.Expected, timeout)
+		return false, fail(gardener.ErrAssertionFailed, "%s is %s, expected it to %s %q (waited %s)", st.Subject, st.ShowObserved(observed), verb(st.Condition), st.Expected, timeout)
 	})
 }
 
@@ -249,10 +249,7 @@ func quoteList(items []string, n int) string {
 			out = append(out, fmt.Sprintf("and %d more", len(items)-n))
 			break
 		}
-		if len(it) > 80 {
-			it = it[:80] + "…"
-		}
-		out = append(out, strconv.Quote(it))
+		out = append(out, gardener.QuoteBounded(it))
 	}
 	return strings.Join(out, ", ")
 }
@@ -374,7 +371,7 @@ func (r *run) assertConsole(ctx context.Context, st gardener.Step, rec *gardener
 	if st.Expect == gardener.ExpectNoMatch {
 		if text, found := find(); found {
 			rec.Observed = text
-			return fail(gardener.ErrAssertionFailed, "the console has a %s message matching %q: %q", st.Level, st.Pattern, text)
+			return fail(gardener.ErrAssertionFailed, "the console has a %s message matching %q: %s", st.Level, st.Pattern, gardener.QuoteBounded(text))
 		}
 		return nil
 	}

@@ -72,7 +72,11 @@ func (in *instance) takeLane(ctx context.Context) (*lane, error) {
 		return nil, err
 	}
 	b := chromedp.FromContext(in.ctx).Browser
-	res, err := cdp.Call(ctx, b, target.CreateBrowserContext, target.CreateBrowserContextParams{ProxyServer: proxy.url(), ProxyBypassList: "<-loopback>"})
+	params := target.CreateBrowserContextParams{ProxyServer: proxy.url(), ProxyBypassList: "<-loopback>"}
+	if in.noGateProxy {
+		params = target.CreateBrowserContextParams{}
+	}
+	res, err := cdp.Call(ctx, b, target.CreateBrowserContext, params)
 	if err != nil {
 		proxy.close()
 		return nil, fmt.Errorf("creating a browser context: %w", err)

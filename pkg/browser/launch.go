@@ -65,6 +65,8 @@ type instance struct {
 	memoryNote  atomic.Value
 	stopWatch   chan struct{}
 	closeOnce   sync.Once
+	// noGateProxy: the lanes are created without the gate proxy (see Options.noGateProxy).
+	noGateProxy bool
 }
 
 // alive reports whether the connection to the browser still stands and the browser answered
@@ -169,8 +171,6 @@ func launch(opts Options) (*instance, error) {
 	flags := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.NoInheritEnv,
 		chromedp.Env(chromiumEnv(dir)...),
-		chromedp.ProxyServer(proxy.url()),
-		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 		chromedp.Flag("dns-prefetch-disable", true),
@@ -198,6 +198,9 @@ func launch(opts Options) (*instance, error) {
 		chromedp.UserDataDir(filepath.Join(dir, "profile")),
 		chromedp.WindowSize(1280, 800),
 	)
+	if !opts.noGateProxy {
+		flags = append(flags, chromedp.ProxyServer(proxy.url()), chromedp.Flag("proxy-bypass-list", "<-loopback>"))
+	}
 	if opts.SingleProcess {
 		flags = append(flags, chromedp.Flag("single-process", true), chromedp.Flag("no-zygote", true))
 	}
@@ -220,7 +223,7 @@ func launch(opts Options) (*instance, error) {
 	}
 	c := chromedp.FromContext(ctx)
 	b := c.Browser
-	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection, proxy: proxy, lanes: map[*lane]bool{}, stopWatch: make(chan struct{})}
+	in := &instance{ctx: ctx, cancel: cancel, allocEnd: allocEnd, dir: dir, lost: b.LostConnection, proxy: proxy, lanes: map[*lane]bool{}, stopWatch: make(chan struct{}), noGateProxy: opts.noGateProxy}
 	if c.Target != nil {
 		in.holder = c.Target.TargetID
 	}

@@ -45,11 +45,52 @@ func (in *instance) watchMemory(limitMB int, single bool, stop <-chan struct{}) 
 	}
 }
 
-// descendants lists the processes under pid (pid itself too when withRoot).
+// descendants lists the processes under pid (pid itself too when withRoot). It walks the tree
+// down from pid through /proc/<pid>/task/<tid>/children, reading only the browser's own
+// processes: the watchdog runs it five times a second, and scanning every process of a busy
+// host that often cost more CPU than the replays it watched. On a kernel without those files
+// it scans /proc instead.
 func descendants(pid int, withRoot bool) []int {
 	if pid == 0 {
 		return nil
 	}
+	var out []int
+	if withRoot {
+		out = append(out, pid)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err != nil {
+		return append(out, scanDescendants(pid)...)
+	}
+	stack := childrenOf(pid)
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, p)
+		stack = append(stack, childrenOf(p)...)
+	}
+	return out
+}
+
+// childrenOf lists the children of every thread of pid; none when pid is gone.
+func childrenOf(pid int) []int {
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(field); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// scanDescendants finds the processes under pid from every process's parent in /proc.
+func scanDescendants(pid int) []int {
 	children := map[int][]int{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range stats {
@@ -74,9 +115,6 @@ func descendants(pid int, withRoot bool) []int {
 		}
 	}
 	var out []int
-	if withRoot {
-		out = append(out, pid)
-	}
 	stack := append([]int(nil), children[pid]...)
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]

@@ -71,6 +71,9 @@ type Options struct {
 	// replaying goroutine and must not block.
 	OnStep func(testID string, rec gardener.StepRecord)
 
+	// noGateProxy starts the browser and its lanes without the gate proxy, the tab's own gate
+	// alone deciding: only for BenchmarkSuite, which measures what the proxy costs.
+	noGateProxy bool
 	// healthTimeout is how long the browser gets to answer a ping before it counts as hung: the
 	// ping follows a step that failed after waiting, and a tab that is slow to open.
 	healthTimeout time.Duration

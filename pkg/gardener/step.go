@@ -238,6 +238,29 @@ func (s Step) Redacted() string {
 	return str
 }
 
+// MaxQuotedRunes bounds the page text a run message or a log line quotes: enough to tell one
+// text from another, not enough to copy a page into CloudWatch.
+const MaxQuotedRunes = 80
+
+// ShowObserved is what a run message or a log may show of what a check of s read on the page:
+// an input's value is text a test may have typed (a password), so only its length is shown;
+// any other text is quoted and cut to MaxQuotedRunes characters, the cut marked with "…".
+func (s Step) ShowObserved(observed string) string {
+	if s.Kind == Assert && s.Subject == SubjectValue {
+		return fmt.Sprintf("[value redacted, %d chars]", utf8.RuneCountInString(observed))
+	}
+	return QuoteBounded(observed)
+}
+
+// QuoteBounded quotes page text for a message or a log, cut to MaxQuotedRunes characters.
+func QuoteBounded(text string) string {
+	if utf8.RuneCountInString(text) <= MaxQuotedRunes {
+		return strconv.Quote(text)
+	}
+	runes := []rune(text)
+	return strconv.Quote(string(runes[:MaxQuotedRunes])) + fmt.Sprintf("… (%d chars)", len(runes))
+}
+
 // String is the one-line form used in diffs, logs and refusals, e.g.
 // `click role=button[name="Login"]` or `assert url contains "/dashboard"`.
 func (s Step) String() string {
