@@ -63,6 +63,7 @@ type Store interface {
 	ModelCalls(ctx context.Context, testID string) ([]ModelCall, error)
 
 	RadarStore
+	RadarStatusStore
 }
 
 // RunStore keeps recorded runs.
