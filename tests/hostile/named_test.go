@@ -15,7 +15,7 @@ import (
 func climbOne(t *testing.T, su setup, ops ...gardener.Op) ladder.Result {
 	t.Helper()
 	fail := su.failure
-	req := ladder.Request{Test: su.test, Mode: gardener.ModeApply, Options: opts, Failure: &fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}}
+	req := ladder.Request{Test: su.test, Mode: gardener.ModeApply, Options: su.opts, Failure: &fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}}
 	if su.green != nil {
 		g := *su.green
 		req.LastGreen = &g
