@@ -22,6 +22,11 @@ func climbOne(t *testing.T, su setup, ops ...gardener.Op) ladder.Result {
 	}
 	l := &ladder.Ladder{Runner: runner, Model: hostile{attack{ops: ops}}}
 	res, err := l.Repair(context.Background(), req)
+	if err == nil && weakRed(su.test, res) != "" {
+		// A proof red at no check is a replay that failed on a loaded machine: once more.
+		t.Logf("climbing again: %s", weakRed(su.test, res))
+		res, err = l.Repair(context.Background(), req)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
