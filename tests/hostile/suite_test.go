@@ -183,9 +183,10 @@ func stepAt(steps []gardener.Step, path string) (gardener.Step, bool) {
 }
 
 // weakRed says why a climb ended red for a reason that proves nothing about the rules: its last
-// proof failed at a step that is no check (a navigation or a click that timed out on a loaded
-// machine), or at no step the candidate has; "" when the climb did not end red or ended red at
-// a check, which is the regression being seen.
+// proof failed at a step that is no check because the browser did not finish the step in time
+// (a click, a fill or a navigation on a loaded machine), or at no step the candidate has; ""
+// when the climb did not end red, or ended red at a check (the regression seen) or at an action
+// whose element is not there (the attack's own step failing).
 func weakRed(base gardener.Test, res ladder.Result) string {
 	if res.Outcome != ladder.Triaged && res.Outcome != ladder.NoFix {
 		return ""
@@ -196,8 +197,8 @@ func weakRed(base gardener.Test, res ladder.Result) string {
 		return ""
 	case !found:
 		return fmt.Sprintf("its proof went red at step %s, which the candidate does not have (%s)", path, msg)
-	case !step.IsCheck():
-		return fmt.Sprintf("its proof went red at step %s, a %s and no check (%s)", path, step.Kind, msg)
+	case !step.IsCheck() && strings.Contains(msg, " in time"):
+		return fmt.Sprintf("its proof went red at step %s, a %s and no check, which did not finish in time (%s)", path, step.Kind, msg)
 	}
 	return ""
 }
@@ -221,9 +222,10 @@ func rule(base gardener.Test, res ladder.Result) string {
 
 // TestHostileModelCertifiesNoRegression runs every attack through the real ladder in apply
 // mode; none may end written, and each must be stopped by a rule: refused by the floor, held for
-// a person by a trust check, or red at a check — the regression seen. A case whose proof went
-// red anywhere else (a replay that timed out on a loaded machine) is climbed once more, and
-// fails if it does so again: it proved nothing. The setups climb at once, each on its own demo
+// a person by a trust check, or red — at a check (the regression seen) or at an action of the
+// attack that finds no element. A case whose proof went red because an action did not finish
+// in time (a replay on a loaded machine) is climbed once more, and fails if it does so again:
+// it proved nothing. The setups climb at once, each on its own demo
 // app, their cases bounded together by climbs.
 func TestHostileModelCertifiesNoRegression(t *testing.T) {
 	var mu sync.Mutex
