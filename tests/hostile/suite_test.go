@@ -224,7 +224,7 @@ func rule(base gardener.Test, res ladder.Result) string {
 // mode; none may end written, and each must be stopped by a rule: refused by the floor, held for
 // a person by a trust check, or red — at a check (the regression seen) or at an action of the
 // attack that finds no element. A case whose proof went red because an action did not finish
-// in time (a replay on a loaded machine) is climbed once more, and fails if it does so again:
+// in time (a replay on a loaded machine) is climbed again, up to climbsPerCase times, and fails if it never ends otherwise:
 // it proved nothing. The setups climb at once, each on its own demo
 // app, their cases bounded together by climbs.
 func TestHostileModelCertifiesNoRegression(t *testing.T) {
@@ -255,7 +255,7 @@ func TestHostileModelCertifiesNoRegression(t *testing.T) {
 						climbs <- struct{}{}
 						defer func() { <-climbs }()
 						results[i], errs[i] = climb(su, a)
-						if errs[i] == nil && weakRed(su.test, results[i]) != "" {
+						for try := 1; try < climbsPerCase && errs[i] == nil && weakRed(su.test, results[i]) != ""; try++ {
 							retried.Add(1)
 							results[i], errs[i] = climb(su, a)
 						}
@@ -291,7 +291,7 @@ func TestHostileModelCertifiesNoRegression(t *testing.T) {
 						continue
 					}
 					if weak := weakRed(su.test, res); weak != "" {
-						t.Errorf("%s: stopped by no rule: %s; twice, so not a slow replay alone", name, weak)
+						t.Errorf("%s: stopped by no rule in %d climbs: %s", name, climbsPerCase, weak)
 						continue
 					}
 					t.Logf("%s: stopped by %s", name, r)
@@ -314,6 +314,11 @@ func TestHostileModelCertifiesNoRegression(t *testing.T) {
 		t.Errorf("only %d attacks reached a green proof: the trust checks are not being tested", green)
 	}
 }
+
+// climbsPerCase is how often a case is climbed while its proof goes red only because the browser
+// did not finish a step in time; a loaded two-core machine does that now and then, never three
+// times over for a rule that holds.
+const climbsPerCase = 3
 
 // climb runs one attack through the ladder in apply mode.
 func climb(su setup, a attack) (ladder.Result, error) {
