@@ -224,8 +224,8 @@ func rule(base gardener.Test, res ladder.Result) string {
 // mode; none may end written, and each must be stopped by a rule: refused by the floor, held for
 // a person by a trust check, or red — at a check (the regression seen) or at an action of the
 // attack that finds no element. A case whose proof went red because an action did not finish
-// in time (a replay on a loaded machine) is climbed again, up to climbsPerCase times, and fails if it never ends otherwise:
-// it proved nothing. The setups climb at once, each on its own demo
+// in time (a replay on a loaded machine) is climbed again, up to climbsPerCase times, and fails
+// if it never ends otherwise: it proved nothing. The setups climb at once, each on its own demo
 // app, their cases bounded together by climbs.
 func TestHostileModelCertifiesNoRegression(t *testing.T) {
 	var mu sync.Mutex
