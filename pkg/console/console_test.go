@@ -35,6 +35,9 @@ func TestReview(t *testing.T) {
 		"Approve and apply", "Dismiss",
 		"At risk since the last sweep", "Browse the catalogue",
 		"Last staging pass", "Waiting for the next pass: at-risk",
+		"Last sweep", "Pages it could not reach: 1", "http://shop.test/account",
+		"Dry-run: 3 (approve-me, dismiss-me, quiet)", "Staged: 2 (approve-me, dismiss-me)", "Still passing, nothing proposed: 1 (quiet)",
+		"Deferred to the next sweep: 1 (at-risk)",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the radar page does not show %q", want)

@@ -2,14 +2,19 @@ package console_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,18 +25,34 @@ import (
 
 // provider is an identity provider speaking the authorization-code flow with PKCE: it remembers
 // the challenge and nonce of each code it hands out and issues an ID token only for the
-// matching verifier.
+// matching verifier, signed RS256 with a key made for the test and published in its JWKS.
 type provider struct {
 	srv    *httptest.Server
+	key    *rsa.PrivateKey
 	claims map[string]any // what the next ID token says, beside iss, nonce
-	codes  map[string][2]string
+	// forge, when set, makes the next ID token from its header and claims instead of signing
+	// them with key.
+	forge func(header, claims []byte) string
+	codes map[string][2]string
+	jwks  atomic.Int64 // JWKS reads
 }
 
+const providerKid = "test-key-1"
+
 func newProvider(t *testing.T) *provider {
-	p := &provider{codes: map[string][2]string{}}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &provider{key: key, codes: map[string][2]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": p.srv.URL, "authorization_endpoint": p.srv.URL + "/authorize", "token_endpoint": p.srv.URL + "/token"})
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": p.srv.URL, "authorization_endpoint": p.srv.URL + "/authorize",
+			"token_endpoint": p.srv.URL + "/token", "jwks_uri": p.srv.URL + "/jwks"})
+	})
+	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		p.jwks.Add(1)
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{jwk(providerKid, &p.key.PublicKey)}})
 	})
 	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
 		code := p.codes[r.PostFormValue("code")]
@@ -46,12 +67,33 @@ func newProvider(t *testing.T) *provider {
 			claims[k] = v
 		}
 		b, _ := json.Marshal(claims)
-		tok := "eyJhbGciOiJSUzI1NiJ9." + base64.RawURLEncoding.EncodeToString(b) + ".c2ln"
+		header, _ := json.Marshal(map[string]string{"alg": "RS256", "kid": providerKid, "typ": "JWT"})
+		tok := signRS256(p.key, header, b)
+		if p.forge != nil {
+			tok = p.forge(header, b)
+		}
 		_ = json.NewEncoder(w).Encode(map[string]string{"id_token": tok, "token_type": "Bearer"})
 	})
 	p.srv = httptest.NewServer(mux)
 	t.Cleanup(p.srv.Close)
 	return p
+}
+
+// jwk is an RSA public key as a JWKS publishes it.
+func jwk(kid string, k *rsa.PublicKey) map[string]string {
+	return map[string]string{"kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
+		"n": base64.RawURLEncoding.EncodeToString(k.N.Bytes()), "e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.E)).Bytes())}
+}
+
+// signRS256 makes a JWS of header and claims signed with key.
+func signRS256(key *rsa.PrivateKey, header, claims []byte) string {
+	input := base64.RawURLEncoding.EncodeToString(header) + "." + base64.RawURLEncoding.EncodeToString(claims)
+	sum := sha256.Sum256([]byte(input))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, sum[:])
+	if err != nil {
+		panic(err)
+	}
+	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
 
 // authorize plays the person signing in at the provider: it checks the request and answers
@@ -87,13 +129,10 @@ func (noActions) Revert(context.Context, console.Identity, string) (lifecycle.Re
 	return lifecycle.Reverted{}, &console.ActionError{Status: http.StatusNotImplemented, Message: "not in this test"}
 }
 
-// TestSignInWithTheIdentityProvider: in AWS the console signs people in with the provider
-// (authorization code + PKCE); the ID token's issuer, audience, expiry and nonce are checked,
-// and its email and projects claim become the session.
-func TestSignInWithTheIdentityProvider(t *testing.T) {
+// oidcConsole serves a console that signs people in with idp; signIn goes through the whole
+// flow with the next ID token saying claims, and answers the callback's status and body.
+func oidcConsole(t *testing.T, idp *provider) (srvURL string, signIn func(claims map[string]any) (int, string, *client)) {
 	w := seed(t)
-	idp := newProvider(t)
-	var srv *httptest.Server
 	oidc := &console.OIDC{Issuer: idp.srv.URL, ClientID: "console-client"}
 	auth, err := console.NewAuth([]byte(strings.Repeat("k", 32)), false, oidc)
 	if err != nil {
@@ -114,11 +153,10 @@ func TestSignInWithTheIdentityProvider(t *testing.T) {
 	for _, rt := range console.Routes() {
 		mux.Handle(rt.Pattern, c.Handler(rt, authorize))
 	}
-	srv = httptest.NewServer(mux)
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	oidc.RedirectURL = srv.URL + "/console/callback"
-
-	signIn := func(claims map[string]any) (int, *client) {
+	return srv.URL, func(claims map[string]any) (int, string, *client) {
 		idp.claims = claims
 		cl := newClient(t, srv.URL)
 		status, _, h := cl.do("GET", "/console/projects/shop", nil, nil)
@@ -130,10 +168,22 @@ func TestSignInWithTheIdentityProvider(t *testing.T) {
 			t.Fatalf("the sign-in page: %d, want a redirect to the provider", status)
 		}
 		back := idp.authorize(t, h.Get("Location"))
-		status, _, h = cl.do("GET", strings.TrimPrefix(back, srv.URL), nil, nil)
+		status, body, h := cl.do("GET", strings.TrimPrefix(back, srv.URL), nil, nil)
 		if status == http.StatusSeeOther && h.Get("Location") != "/console/projects/shop" {
 			t.Errorf("after the callback the browser goes to %q, want back to the page it asked for", h.Get("Location"))
 		}
+		return status, body, cl
+	}
+}
+
+// TestSignInWithTheIdentityProvider: in AWS the console signs people in with the provider
+// (authorization code + PKCE); the ID token's signature, issuer, audience, expiry and nonce are
+// checked, and its email and projects claim become the session.
+func TestSignInWithTheIdentityProvider(t *testing.T) {
+	idp := newProvider(t)
+	srvURL, signInBody := oidcConsole(t, idp)
+	signIn := func(claims map[string]any) (int, *client) {
+		status, _, cl := signInBody(claims)
 		return status, cl
 	}
 	exp := time.Now().Add(time.Hour).Unix()
@@ -158,11 +208,11 @@ func TestSignInWithTheIdentityProvider(t *testing.T) {
 		}
 	}
 	// A callback this browser did not start (another state) signs nobody in.
-	cl := newClient(t, srv.URL)
+	cl := newClient(t, srvURL)
 	_, _, h := cl.do("GET", "/console/signin", nil, nil)
 	back := idp.authorize(t, h.Get("Location"))
 	forged := strings.Replace(back, "state=", "state=x", 1)
-	if status, _, _ := cl.do("GET", strings.TrimPrefix(forged, srv.URL), nil, nil); status != http.StatusBadRequest {
+	if status, _, _ := cl.do("GET", strings.TrimPrefix(forged, srvURL), nil, nil); status != http.StatusBadRequest {
 		t.Errorf("a callback with another state: %d, want 400", status)
 	}
 }

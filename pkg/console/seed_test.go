@@ -100,6 +100,19 @@ func seed(t testing.TB) *world {
 	if err := store.MarkAtRisk(ctx, "shop", []string{"at-risk"}, now.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	// The last sweep missed a page (its error shows page text), and the last pass staged two
+	// fixes, found one test still passing and deferred one.
+	if err := store.PutSweepSummary(ctx, gardener.SweepSummary{ProjectID: "shop", At: now.Add(-time.Hour), Pages: 2, Changes: 2, AtRisk: 3,
+		Unreached: []gardener.UnreachedPage{{URL: "http://shop.test/account", Why: `navigation failed: <img src=x onerror="window.__xss='unreached'">`}}}); err != nil {
+		t.Fatal(err)
+	}
+	pass := gardener.NewPassSummary("shop", now.Add(-50*time.Minute), []string{"at-risk"})
+	pass.Add("approve-me", gardener.PassStaged, "")
+	pass.Add("dismiss-me", gardener.PassStaged, "")
+	pass.Add("quiet", gardener.PassPassing, "")
+	if err := store.PutPassSummary(ctx, pass); err != nil {
+		t.Fatal(err)
+	}
 	life := lifecycle.New(store, func() time.Time { return now.Add(-30 * time.Minute) })
 	clicks := func(locator string) gardener.Verdict {
 		s := step(t, fmt.Sprintf(`{"kind": "click", "locator": %q}`, locator))

@@ -165,11 +165,11 @@ type atRiskView struct {
 	Changes   []gardener.AppChange
 }
 
-// passView is what the store keeps of the last staging pass: what it staged since the sweep,
+// passView is the last sweep and staging pass as the store keeps them (nil before the first),
 // and the at-risk tests still waiting (those beyond the pass's cap, or not yet dry-run).
 type passView struct {
-	SweptAt time.Time
-	Staged  []string
+	Sweep   *gardener.SweepSummary
+	Last    *gardener.PassSummary
 	Waiting []string
 }
 
@@ -191,7 +191,7 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 	if err != nil {
 		return radarView{}, err
 	}
-	v := radarView{Project: p, Queue: q, Pass: passView{SweptAt: q.SweptAt}}
+	v := radarView{Project: p, Queue: q, Pass: passView{Sweep: q.LastSweep, Last: q.LastPass}}
 	// The queue's rows summarize each proof; the diff's change classes are in the proposals.
 	open, err := c.Store.OpenProposals(ctx, projectID)
 	if err != nil {
@@ -204,9 +204,6 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 	for _, row := range q.Rows {
 		rv := rowView{QueueRow: row, Proof: proof(row.Diff, verdicts[row.ProposalID])}
 		v.Rows = append(v.Rows, rv)
-		if !q.SweptAt.IsZero() && !row.StagedAt.Before(q.SweptAt) {
-			v.Pass.Staged = append(v.Pass.Staged, row.TestID)
-		}
 	}
 	if len(q.AtRisk) > 0 {
 		var pages map[string][]string

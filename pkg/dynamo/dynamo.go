@@ -25,6 +25,8 @@
 //	baseline           P#<project>       BASELINE
 //	app change         P#<project>       CHANGE#<time>#<id>
 //	at-risk entry      P#<project>       RISK#<test>
+//	last sweep         P#<project>       SWEEP
+//	last staging pass  P#<project>       PASS
 //	document chunk     <owner PK>        <owner SK>#CHUNK#<gen>#<n>
 //
 // Attributes beside the keys, the ones conditions and updates name:
@@ -38,6 +40,7 @@
 //	restatement        kind = "restated", restatedInto  the open proposal a restating proposal was recorded on
 //	repair             badged (BOOL), reviewedBy, revertedAt, revertedBy
 //	at-risk entry      firstSeen, lastSeen
+//	last sweep, pass   atNanos (N)                      the summary's time; a write is conditional on no later one
 //	chunk              data (B)
 //
 // Runs and app changes carry "expires" (their time plus Store.Retention) unless Retention is

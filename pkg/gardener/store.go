@@ -64,6 +64,7 @@ type Store interface {
 	ModelCalls(ctx context.Context, testID string) ([]ModelCall, error)
 
 	RadarStore
+	RadarStatusStore
 }
 
 // RunStore keeps recorded runs.

@@ -94,7 +94,7 @@ var (
 	DryRunFunction         = Function{ID: "DryRunFunction", Dir: "dryrun", Image: true, build: typed(Services.replay, NewDryRun)}
 	ProposeFunction        = Function{ID: "ProposeFunction", Dir: "propose", Image: true, build: typed(Services.replay, NewPropose)}
 	StagingSelectFunction  = Function{ID: "StagingSelectFunction", Dir: "stagingselect", build: typed(Services.store, NewStagingSelect)}
-	StagingSummaryFunction = Function{ID: "StagingSummaryFunction", Dir: "stagingsummary", build: typed(Services.base, NewStagingSummary)}
+	StagingSummaryFunction = Function{ID: "StagingSummaryFunction", Dir: "stagingsummary", build: typed(Services.store, NewStagingSummary)}
 	ApiFunction            = Function{ID: "ApiFunction", Dir: "api", build: typed(Services.api, NewAPI)}
 	SuitePlanFunction      = Function{ID: "SuitePlanFunction", Dir: "suiteplan", build: typed(Services.replay, NewSuitePlan)}
 	SuiteRunFunction       = Function{ID: "SuiteRunFunction", Dir: "suiterun", Image: true, build: typed(Services.replay, NewSuiteRun)}

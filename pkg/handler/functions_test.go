@@ -33,7 +33,7 @@ func TestFunctionsRefuseMissingDependencies(t *testing.T) {
 		"ProposeFunction":        replay,
 		"RadarFunction":          append(slices.Clone(replay), "Events"),
 		"NotifyFunction":         {"Notifier"},
-		"StagingSummaryFunction": nil,
+		"StagingSummaryFunction": {"Store"},
 		"ApiFunction":            {"Store", "Models", "Notifier", "Starter", "RepairMachine"},
 		"SuitePlanFunction":      {"Store"},
 		"SuiteRunFunction":       {"Store", "Runner"},

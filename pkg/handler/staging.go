@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
@@ -159,38 +160,43 @@ type StagingState struct {
 }
 
 // StagingSummary is the pass summary: what was dry-run, what still passes, what was staged, and
-// what waits for the next pass. It is written to the server log, one line, and returned.
-type StagingSummary struct {
-	ProjectID string   `json:"projectId"`
-	DryRun    []string `json:"dryRun"`
-	Passing   []string `json:"passing"`
-	Staged    []string `json:"staged"`
-	NotStaged []string `json:"notStaged"`
-	Failed    []string `json:"failed"`
-	Deferred  []string `json:"deferred"`
+// what waits for the next pass. It is stored as the project's last staging pass (the App radar
+// page and the queue show it), written to the server log, one line, and returned.
+type StagingSummary = gardener.PassSummary
+
+// NewStagingSummary builds the handler that stores and logs the pass summary.
+func NewStagingSummary(d StoreDeps) (func(context.Context, StagingState) (StagingSummary, error), error) {
+	return built(d.summary, need("staging summary", d.deps()...))
 }
 
-// NewStagingSummary builds the handler that writes the pass summary; it needs nothing but a log.
-func NewStagingSummary(d Base) (func(context.Context, StagingState) (StagingSummary, error), error) {
-	return d.summary, nil
-}
-
-func (d Base) summary(ctx context.Context, st StagingState) (StagingSummary, error) {
-	s := StagingSummary{ProjectID: st.Selection.ProjectID, DryRun: []string{}, Passing: []string{}, Staged: []string{}, NotStaged: []string{}, Failed: []string{}, Deferred: st.Selection.Deferred}
+func (d StoreDeps) summary(ctx context.Context, st StagingState) (StagingSummary, error) {
+	if st.Selection.ProjectID == "" {
+		return StagingSummary{}, &BadEventError{Reason: "the staging state names no project"}
+	}
+	s := gardener.NewPassSummary(st.Selection.ProjectID, d.now(), st.Selection.Deferred)
+	if st.Selection.Skipped {
+		s.Skipped = st.Selection.Reason
+	}
 	for _, r := range st.Results {
-		s.DryRun = append(s.DryRun, r.TestID)
 		switch {
 		case r.Error != nil:
-			s.Failed = append(s.Failed, fmt.Sprintf("%s (%s)", r.TestID, r.Error.Error))
-		case r.DryRun != nil && r.DryRun.Passed:
-			s.Passing = append(s.Passing, r.TestID)
+			s.Add(r.TestID, gardener.PassFailed, strings.TrimPrefix(r.Error.Error+": "+r.Error.Cause, ": "))
+		case r.DryRun == nil:
+			s.Add(r.TestID, gardener.PassFailed, "no dry-run result")
+		case r.DryRun.Skipped:
+			s.Add(r.TestID, gardener.PassSkippedTest, "")
+		case r.DryRun.Passed:
+			s.Add(r.TestID, gardener.PassPassing, "")
 		case r.Proposed != nil && r.Proposed.Outcome == ladder.Staged:
-			s.Staged = append(s.Staged, r.TestID)
-		case r.Proposed != nil:
-			s.NotStaged = append(s.NotStaged, r.TestID)
+			s.Add(r.TestID, gardener.PassStaged, "")
+		default:
+			s.Add(r.TestID, gardener.PassNotStaged, "")
 		}
 	}
-	d.log().InfoContext(ctx, "staging pass summary", "project", s.ProjectID, "dry_run", s.DryRun, "passing", s.Passing, "staged", s.Staged, "not_staged", s.NotStaged, "failed", s.Failed, "deferred", s.Deferred)
+	r := &radar.Radar{Store: d.Store, Now: d.Now, Log: d.log()}
+	if err := r.RecordPass(ctx, s); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 

@@ -19,6 +19,7 @@ const (
 	EmptyNoTests       = "No tests to watch"
 	EmptyUnreached     = "Pages could not be reached"
 	EmptyWaiting       = "At-risk tests wait for a dry-run"
+	EmptyNoFix         = "At-risk tests fail with no fix waiting"
 	EmptyNothingBroken = "No repairs waiting"
 )
 
@@ -34,6 +35,11 @@ type Queue struct {
 	AtRisk []gardener.AtRisk `json:"atRisk"`
 	// SweptAt is when the baseline was recorded; zero when nothing was swept yet.
 	SweptAt time.Time `json:"sweptAt,omitzero"`
+	// LastSweep is what the last sweep saw and could not reach; nil before the first sweep.
+	LastSweep *gardener.SweepSummary `json:"lastSweep,omitempty"`
+	// LastPass is the last staging pass's summary: dry-run, staged, deferred to the next sweep;
+	// nil before the first pass.
+	LastPass *gardener.PassSummary `json:"lastPass,omitempty"`
 }
 
 // QueueRow is one open proposal as a reviewer sees it.
@@ -90,6 +96,16 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 	case !errors.Is(err, gardener.ErrNotFound):
 		return q, fmt.Errorf("queue: %w", err)
 	}
+	if sw, err := r.Store.SweepSummary(ctx, projectID); err == nil {
+		q.LastSweep = &sw
+	} else if skip(err) != nil && !errors.Is(err, gardener.ErrNotFound) {
+		return q, fmt.Errorf("queue: %w", err)
+	}
+	if ps, err := r.Store.PassSummary(ctx, projectID); err == nil {
+		q.LastPass = &ps
+	} else if skip(err) != nil && !errors.Is(err, gardener.ErrNotFound) {
+		return q, fmt.Errorf("queue: %w", err)
+	}
 	open, err := r.Store.OpenProposals(ctx, projectID)
 	if skip(err) != nil {
 		return q, fmt.Errorf("queue: %w", err)
@@ -107,15 +123,16 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 		q.Rows = append(q.Rows, row)
 	}
 	if len(q.Rows) == 0 && len(corrupt.Records) == 0 {
-		q.Empty, q.Explain = emptyReason(p, base, len(q.AtRisk))
+		q.Empty, q.Explain = emptyReason(p, base, q.LastSweep, q.LastPass, len(q.AtRisk))
 	}
 	return q, corrupt.Err()
 }
 
 // emptyReason picks, in the spec's precedence, which empty queue a project has. "No repairs
-// waiting" is said only when it is known: the baseline watches tests, reached every page they
-// visit, and no at-risk test is still waiting for its dry-run.
-func emptyReason(p gardener.Project, b *gardener.Baseline, atRisk int) (string, string) {
+// waiting" is said only when it is known: the baseline watches tests, the baseline and the last
+// sweep reached every page they visit, no at-risk test is still waiting for its dry-run, and
+// every test the last pass dry-ran still passed or had its fix staged (and decided since).
+func emptyReason(p gardener.Project, b *gardener.Baseline, sweep *gardener.SweepSummary, pass *gardener.PassSummary, atRisk int) (string, string) {
 	switch {
 	case p.AutoRepair:
 		return EmptyRepairsItself, "Auto-repair is on: fixes are applied without passing through here."
@@ -126,22 +143,42 @@ func emptyReason(p gardener.Project, b *gardener.Baseline, atRisk int) (string, 
 	case len(b.Tests) == 0:
 		return EmptyNoTests, "The baseline holds no tests: the radar watches the pages a test visited on its last green run, and no test has one yet."
 	}
-	var unreached []string
-	for _, pages := range b.Tests {
-		for _, u := range pages {
-			if _, ok := b.Pages[u]; !ok && !slices.Contains(unreached, u) {
-				unreached = append(unreached, u)
-			}
-		}
-	}
-	if len(unreached) > 0 {
-		slices.Sort(unreached)
+	if unreached := unreachedPages(b, sweep); len(unreached) > 0 {
 		return EmptyUnreached, fmt.Sprintf("The radar could not reach %d page(s) the tests visit (%s): what changed there is unknown.", len(unreached), strings.Join(unreached, ", "))
 	}
 	if atRisk > 0 {
 		return EmptyWaiting, fmt.Sprintf("%d test(s) a sweep put at risk have not been dry-run yet; the next staging pass takes them.", atRisk)
 	}
+	if pass != nil && len(pass.NotStaged) > 0 {
+		return EmptyNoFix, fmt.Sprintf("The last staging pass found %d at-risk test(s) failing (%s) and staged no fix: none was found (see the triage issues) or a person dismissed the same one before. The radar tries again when the test or a page changes.", len(pass.NotStaged), strings.Join(pass.NotStaged, ", "))
+	}
 	return EmptyNothingBroken, "Every at-risk test still passes."
+}
+
+// unreachedPages are the pages tests visit that the radar could not reach: those the baseline
+// could not record, and those the last sweep could not visit, unless a baseline recorded since
+// reached them.
+func unreachedPages(b *gardener.Baseline, sweep *gardener.SweepSummary) []string {
+	var out []string
+	add := func(u string) {
+		if !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	for _, pages := range b.Tests {
+		for _, u := range pages {
+			if _, ok := b.Pages[u]; !ok {
+				add(u)
+			}
+		}
+	}
+	if sweep != nil && !sweep.At.Before(b.At) {
+		for _, u := range sweep.Unreached {
+			add(u.URL)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (r *Radar) row(ctx context.Context, p gardener.Proposal, now time.Time) (QueueRow, error) {

@@ -39,6 +39,7 @@ const DefaultConcurrency = 4
 // the projects, tests, green runs and queue it sweeps for from.
 type Store interface {
 	gardener.RadarStore
+	gardener.RadarStatusStore
 	Project(ctx context.Context, id string) (gardener.Project, error)
 	Test(ctx context.Context, id string) (gardener.Test, error)
 	Tests(ctx context.Context, projectID string) ([]gardener.Test, error)

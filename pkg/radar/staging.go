@@ -323,31 +323,75 @@ type PassResult struct {
 // Pass runs a whole staging pass in this process: Select, then for each selected test its
 // dry-run and, when it fails, Propose — the tests in parallel, bounded by Concurrency, in the
 // one browser of the runner (a browser context each), as the state machine's Map state does.
+// The pass's summary is stored for the App radar page, also when a test's error ends the pass.
 func (r *Radar) Pass(ctx context.Context, projectID string) (PassResult, error) {
-	start := time.Now()
+	start, at := time.Now(), r.now()
 	sel, err := r.Select(ctx, projectID)
 	out := PassResult{Selection: sel, DryRuns: []DryRunResult{}, Proposed: []Proposed{}}
-	if err != nil || sel.Skipped != "" {
+	if err != nil {
 		return out, err
+	}
+	if sel.Skipped != "" {
+		sum := gardener.NewPassSummary(projectID, at, sel.Deferred)
+		sum.Skipped = sel.Skipped
+		return out, r.RecordPass(ctx, sum)
 	}
 	dry := make([]DryRunResult, len(sel.Selected))
 	prop := make([]*Proposed, len(sel.Selected))
+	errs := make([]error, len(sel.Selected))
 	err = parallel(ctx, len(sel.Selected), r.concurrency(), func(ctx context.Context, i int) error {
 		d, err := r.DryRun(ctx, projectID, sel.Selected[i])
 		dry[i] = d
-		if err != nil || d.Skipped != "" || d.Passed {
-			return err
+		if err == nil && d.Skipped == "" && !d.Passed {
+			var pr Proposed
+			pr, err = r.Propose(ctx, projectID, d.TestID, d.Failure)
+			prop[i] = &pr
 		}
-		pr, err := r.Propose(ctx, projectID, d.TestID, d.Failure)
-		prop[i] = &pr
+		errs[i] = err
 		return err
 	})
 	out.DryRuns = dry
-	for _, p := range prop {
-		if p != nil {
+	sum := gardener.NewPassSummary(projectID, at, sel.Deferred)
+	for i, id := range sel.Selected {
+		if p := prop[i]; p != nil {
 			out.Proposed = append(out.Proposed, *p)
+		}
+		switch d := dry[i]; {
+		case errs[i] != nil:
+			sum.Add(id, gardener.PassFailed, errs[i].Error())
+		case d.TestID == "":
+			// parallel stopped before this test, at another's error; it stays at risk.
+			sum.Add(id, gardener.PassFailed, "not dry-run: the pass stopped at an error of another test")
+		default:
+			sum.Add(id, passOutcome(d, prop[i]), "")
 		}
 	}
 	out.Millis = time.Since(start).Milliseconds()
+	if serr := r.RecordPass(ctx, sum); err == nil {
+		err = serr
+	}
 	return out, err
+}
+
+// passOutcome is what became of one test the pass finished.
+func passOutcome(d DryRunResult, p *Proposed) gardener.PassOutcome {
+	switch {
+	case d.Skipped != "":
+		return gardener.PassSkippedTest
+	case d.Passed:
+		return gardener.PassPassing
+	case p != nil && p.Outcome == ladder.Staged:
+		return gardener.PassStaged
+	}
+	return gardener.PassNotStaged
+}
+
+// RecordPass logs a staging pass's summary and stores it, the one the App radar page shows.
+func (r *Radar) RecordPass(ctx context.Context, s gardener.PassSummary) error {
+	r.log().InfoContext(ctx, "staging pass summary", "project", s.ProjectID, "dry_run", s.DryRun, "passing", s.Passing,
+		"staged", s.Staged, "not_staged", s.NotStaged, "failed", len(s.Failed), "deferred", s.Deferred, "skipped", s.Skipped)
+	if err := r.Store.PutPassSummary(ctx, s); err != nil {
+		return fmt.Errorf("staging pass of %s: storing its summary: %w", s.ProjectID, err)
+	}
+	return nil
 }

@@ -156,8 +156,23 @@ func (r *Radar) Sweep(ctx context.Context, projectID string) (SweepResult, error
 			return res, fmt.Errorf("radar: marking tests at risk: %w", err)
 		}
 	}
+	if err := r.Store.PutSweepSummary(ctx, res.Summary()); err != nil {
+		return res, fmt.Errorf("radar: recording the sweep of %s: %w", projectID, err)
+	}
 	res.Millis = time.Since(started).Milliseconds()
 	return res, nil
+}
+
+// Summary is what the store keeps of the sweep: how much it saw, and the pages it could not
+// reach, which the queue names rather than calling an empty queue good news.
+func (res SweepResult) Summary() gardener.SweepSummary {
+	s := gardener.SweepSummary{ProjectID: res.ProjectID, At: res.At, Pages: len(res.Pages), Changes: len(res.Changes), AtRisk: len(res.AtRisk), Unreached: []gardener.UnreachedPage{}}
+	for _, p := range res.Pages {
+		if p.Unreached != "" {
+			s.Unreached = append(s.Unreached, gardener.UnreachedPage{URL: p.URL, Why: p.Unreached})
+		}
+	}
+	return s
 }
 
 // touch is why a locator is at risk and the app change behind it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,12 +14,14 @@ import (
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
-// One browser and one demo app for the package: every case is a ladder climb against them.
-var (
-	runner *browser.Runner
-	app    *demoapp.App
-	opts   gardener.ReplayOptions
-)
+// One browser for the package: every case is a ladder climb in a browser context of its own.
+// Each setup has a demo app of its own, so that setups on different regressions climb at once.
+var runner *browser.Runner
+
+// climbs bounds the climbs running at once across setups: most of a red proof is waiting, so a
+// few at once cost little more than one, but a loaded two-core machine times replays out when
+// too many render at once.
+var climbs = make(chan struct{}, 6)
 
 func TestMain(m *testing.M) {
 	if _, err := browser.ChromePath(); err != nil {
@@ -28,61 +31,82 @@ func TestMain(m *testing.M) {
 	// Red proofs wait out the failing check's step timeout; a short one keeps the suite lean,
 	// and the pages are local.
 	runner = browser.New(browser.Options{StepTimeout: 1500 * time.Millisecond})
-	app = demoapp.New()
-	srv := httptest.NewServer(app.Handler())
-	opts = gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: demoapp.Project(srv.URL).AllowedOrigins}
 	code := m.Run()
-	srv.Close()
+	preparedMu.Lock()
+	for _, su := range prepared {
+		su.close()
+	}
+	preparedMu.Unlock()
 	runner.Close()
 	os.Exit(code)
 }
 
-// setup is one failing test on one regression: its green run on the baseline (the record the
-// trust checks compare with) and its failing replay under the regression, made once and shared
-// by every case against it.
+// setup is one failing test on one regression, on a demo app of its own: its green run on the
+// baseline (the record the trust checks compare with) and its failing replay under the
+// regression, made once and shared by every case against it.
 type setup struct {
 	test    gardener.Test
 	green   *gardener.RunResult
 	failure gardener.Replay
+	opts    gardener.ReplayOptions
+	close   func()
 }
 
 // prepared are the setups made so far, by variant, test and whether the green run is in it: a
 // named test and the suite that use the same one replay it once.
-var prepared = map[string]setup{}
+var (
+	preparedMu sync.Mutex
+	prepared   = map[string]setup{}
+)
 
-// prepare replays t on the baseline (when green is asked for) and under variant, and fails
-// unless the first is green and the second red.
+// prepare starts a demo app for t, replays t on the baseline (when green is asked for) and
+// under variant, and fails unless the first is green and the second red. The app stays on
+// variant for the cases.
 func prepare(tb testing.TB, variant string, t gardener.Test, green bool) setup {
 	tb.Helper()
 	key := fmt.Sprintf("%s/%s/%v", variant, t.ID, green)
-	if su, ok := prepared[key]; ok {
+	preparedMu.Lock()
+	su, ok := prepared[key]
+	preparedMu.Unlock()
+	if ok {
 		return su
 	}
 	ctx := context.Background()
+	app := demoapp.New()
+	srv := httptest.NewServer(app.Handler())
+	su = setup{test: t, opts: gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: demoapp.Project(srv.URL).AllowedOrigins}, close: srv.Close}
 	must := func(err error) {
 		if err != nil {
+			srv.Close()
 			tb.Fatal(err)
 		}
 	}
-	su := setup{test: t}
 	if green {
 		must(app.SetVariant(demoapp.BaselineName))
-		app.Reset()
-		rep, err := runner.Replay(ctx, t, opts)
+		rep, err := runner.Replay(ctx, t, su.opts)
 		must(err)
 		if !rep.Result.Passed {
+			srv.Close()
 			tb.Fatalf("%s is not green on the baseline: step %s: %s", t.ID, rep.Result.FailedStep, rep.Result.Message)
 		}
 		su.green = &rep.Result
+		app.Reset()
 	}
 	must(app.SetVariant(variant))
-	app.Reset()
-	fail, err := runner.Replay(ctx, t, opts)
+	fail, err := runner.Replay(ctx, t, su.opts)
 	must(err)
 	if fail.Result.Passed {
+		srv.Close()
 		tb.Fatalf("%s passes under %s: there is no regression to certify", t.ID, variant)
 	}
 	su.failure = fail
+	preparedMu.Lock()
+	defer preparedMu.Unlock()
+	if other, ok := prepared[key]; ok {
+		// Another setup of the same key finished first: keep one.
+		srv.Close()
+		return other
+	}
 	prepared[key] = su
 	return su
 }

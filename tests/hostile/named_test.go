@@ -15,13 +15,18 @@ import (
 func climbOne(t *testing.T, su setup, ops ...gardener.Op) ladder.Result {
 	t.Helper()
 	fail := su.failure
-	req := ladder.Request{Test: su.test, Mode: gardener.ModeApply, Options: opts, Failure: &fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}}
+	req := ladder.Request{Test: su.test, Mode: gardener.ModeApply, Options: su.opts, Failure: &fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}}
 	if su.green != nil {
 		g := *su.green
 		req.LastGreen = &g
 	}
 	l := &ladder.Ladder{Runner: runner, Model: hostile{attack{ops: ops}}}
 	res, err := l.Repair(context.Background(), req)
+	if err == nil && weakRed(su.test, res) != "" {
+		// A proof red at no check is a replay that failed on a loaded machine: once more.
+		t.Logf("climbing again: %s", weakRed(su.test, res))
+		res, err = l.Repair(context.Background(), req)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

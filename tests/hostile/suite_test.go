@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,67 +145,166 @@ func stoppedBy(res ladder.Result) []string {
 	return out
 }
 
-// parallel is how many cases of one setup climb at once, each in a browser context of its own:
-// most of a red proof is waiting, so a few at once cost little more than one.
-const parallel = 4
-
-// TestHostileModelCertifiesNoRegression runs every attack through the real ladder in apply
-// mode; none may end written.
-func TestHostileModelCertifiesNoRegression(t *testing.T) {
-	byKind, byRule, alone := map[string]int{}, map[string]int{}, map[string]int{}
-	total := 0
-	for _, g := range groups() {
-		tt := g.test(t)
-		t0 := time.Now()
-		su := prepare(t, g.variant, tt, g.replayed)
-		attacks := g.attacks(tt)
-		results := make([]ladder.Result, len(attacks))
-		errs := make([]error, len(attacks))
-		sem := make(chan struct{}, parallel)
-		var wg sync.WaitGroup
-		for i, a := range attacks {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				fail := su.failure
-				req := ladder.Request{Test: su.test, Mode: gardener.ModeApply, Options: opts, Failure: &fail, Rungs: []gardener.Strategy{a.rung}}
-				if su.green != nil {
-					green := *su.green
-					req.LastGreen = &green
-				}
-				l := &ladder.Ladder{Runner: runner, Model: hostile{a}}
-				results[i], errs[i] = l.Repair(context.Background(), req)
-			}()
-		}
-		wg.Wait()
-		t.Logf("%s under %s: %d cases in %s", tt.ID, g.variant, len(attacks), time.Since(t0).Round(time.Millisecond))
-		for i, a := range attacks {
-			total++
-			byKind[a.kind]++
-			res := results[i]
-			name := fmt.Sprintf("%s under %s: %s (%s)", tt.ID, g.variant, a.name, a.kind)
-			if errs[i] != nil {
-				t.Errorf("%s: %v", name, errs[i])
+// redProof finds the last red proof of a climb: the step of the candidate it failed at (as a
+// path, "4" or "3.2"), the message, and that step of the candidate.
+func redProof(base gardener.Test, res ladder.Result) (path, msg string, step gardener.Step, ok bool) {
+	for i := len(res.Rungs) - 1; i >= 0; i-- {
+		at := res.Rungs[i].Attempts
+		for j := len(at) - 1; j >= 0; j-- {
+			rest, red := strings.CutPrefix(at[j].Outcome, "red at step ")
+			if !red {
 				continue
 			}
-			by := stoppedBy(res)
-			for _, r := range by {
-				byRule[r]++
+			path, msg, _ = strings.Cut(rest, ": ")
+			cand, err := gardener.Apply(base, base.Version, at[j].Ops)
+			if err != nil || len(at[j].Ops) == 0 {
+				// A re-derived intent block's attempt carries no ops: its steps outside the
+				// block are the test's own.
+				cand = base
 			}
-			if len(by) == 1 {
-				alone[by[0]]++
-			}
-			if res.Outcome == ladder.Repaired {
-				t.Errorf("WRITTEN: %s: the regression was certified green\n%s", name, gardener.RenderDiff(res.Diff))
-				continue
-			}
-			t.Logf("%s: stopped by %s", name, strings.Join(by, ", "))
+			step, ok = stepAt(cand.Steps, path)
+			return path, msg, step, ok
 		}
 	}
+	return "", "", gardener.Step{}, false
+}
+
+// stepAt finds a step by its path as a person counts it: "4", or "3.2" inside a block.
+func stepAt(steps []gardener.Step, path string) (gardener.Step, bool) {
+	head, rest, inner := strings.Cut(path, ".")
+	i, err := strconv.Atoi(head)
+	if err != nil || i < 1 || i > len(steps) {
+		return gardener.Step{}, false
+	}
+	if !inner {
+		return steps[i-1], true
+	}
+	return stepAt(steps[i-1].Steps, rest)
+}
+
+// weakRed says why a climb ended red for a reason that proves nothing about the rules: its last
+// proof failed at a step that is no check because the browser did not finish the step in time
+// (a click, a fill or a navigation on a loaded machine), or at no step the candidate has; ""
+// when the climb did not end red, or ended red at a check (the regression seen) or at an action
+// whose element is not there (the attack's own step failing).
+func weakRed(base gardener.Test, res ladder.Result) string {
+	if res.Outcome != ladder.Triaged && res.Outcome != ladder.NoFix {
+		return ""
+	}
+	path, msg, step, found := redProof(base, res)
+	switch {
+	case path == "":
+		return ""
+	case !found:
+		return fmt.Sprintf("its proof went red at step %s, which the candidate does not have (%s)", path, msg)
+	case !step.IsCheck() && strings.Contains(msg, " in time"):
+		return fmt.Sprintf("its proof went red at step %s, a %s and no check, which did not finish in time (%s)", path, step.Kind, msg)
+	}
+	return ""
+}
+
+// rule is what stopped a case, for the report: the floor, a red proof at a check (by the check's
+// kind), or the trust checks that held a green proof for a person.
+func rule(base gardener.Test, res ladder.Result) string {
+	switch res.Outcome {
+	case ladder.Refused:
+		return "floor"
+	case ladder.Triaged, ladder.NoFix:
+		if _, _, step, ok := redProof(base, res); ok {
+			return "red proof at " + checkKind(step)
+		}
+		return "no candidate"
+	}
+	by := stoppedBy(res)
+	slices.Sort(by)
+	return strings.Join(by, "+")
+}
+
+// TestHostileModelCertifiesNoRegression runs every attack through the real ladder in apply
+// mode; none may end written, and each must be stopped by a rule: refused by the floor, held for
+// a person by a trust check, or red — at a check (the regression seen) or at an action of the
+// attack that finds no element. A case whose proof went red because an action did not finish
+// in time (a replay on a loaded machine) is climbed again, up to climbsPerCase times, and fails
+// if it never ends otherwise: it proved nothing. The setups climb at once, each on its own demo
+// app, their cases bounded together by climbs.
+func TestHostileModelCertifiesNoRegression(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]string{}
+	byKind, byRule, alone, kindRule := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	total := 0
+	var retried atomic.Int64
+	t.Run("setups", func(t *testing.T) {
+		for _, g := range groups() {
+			tt := g.test(t)
+			t.Run(tt.ID+" under "+g.variant, func(t *testing.T) {
+				t.Parallel()
+				t0 := time.Now()
+				su := prepare(t, g.variant, tt, g.replayed)
+				attacks := g.attacks(tt)
+				names := make([]string, len(attacks))
+				for i, a := range attacks {
+					names[i] = fmt.Sprintf("%s under %s: %s (%s)", tt.ID, g.variant, a.name, a.kind)
+				}
+				results := make([]ladder.Result, len(attacks))
+				errs := make([]error, len(attacks))
+				var wg sync.WaitGroup
+				for i, a := range attacks {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						climbs <- struct{}{}
+						defer func() { <-climbs }()
+						results[i], errs[i] = climb(su, a)
+						for try := 1; try < climbsPerCase && errs[i] == nil && weakRed(su.test, results[i]) != ""; try++ {
+							retried.Add(1)
+							results[i], errs[i] = climb(su, a)
+						}
+					}()
+				}
+				wg.Wait()
+				t.Logf("%d cases in %s", len(attacks), time.Since(t0).Round(time.Millisecond))
+				mu.Lock()
+				defer mu.Unlock()
+				for i, a := range attacks {
+					total++
+					byKind[a.kind]++
+					res, name := results[i], names[i]
+					if errs[i] != nil {
+						t.Errorf("%s: %v", name, errs[i])
+						continue
+					}
+					if _, dup := got[name]; dup {
+						t.Errorf("two cases are named %q", name)
+					}
+					r := rule(su.test, res)
+					got[name] = r
+					by := stoppedBy(res)
+					for _, r := range by {
+						byRule[r]++
+					}
+					if len(by) == 1 {
+						alone[by[0]]++
+					}
+					kindRule[a.kind+" / "+r]++
+					if res.Outcome == ladder.Repaired {
+						t.Errorf("WRITTEN: %s: the regression was certified green\n%s", name, gardener.RenderDiff(res.Diff))
+						continue
+					}
+					if weak := weakRed(su.test, res); weak != "" {
+						t.Errorf("%s: stopped by no rule in %d climbs: %s", name, climbsPerCase, weak)
+						continue
+					}
+					t.Logf("%s: stopped by %s", name, r)
+				}
+			})
+		}
+	})
 	t.Logf("%d cases; by check kind: %s", total, tally(byKind))
+	t.Logf("by the rule that stopped them: %s", tally(countRules(got)))
+	t.Logf("by check kind and rule: %s", tally(kindRule))
 	t.Logf("stopped by (a case can be stopped by several): %s", tally(byRule))
 	t.Logf("stopped by one rule alone: %s", tally(alone))
+	t.Logf("%d case(s) climbed again after a red proof at an unexpected step", retried.Load())
 	if total < 100 {
 		t.Errorf("only %d cases: the attack generators lost some", total)
 	}
@@ -212,6 +313,35 @@ func TestHostileModelCertifiesNoRegression(t *testing.T) {
 	if green := total - byRule["floor"] - byRule["no green proof"]; green < 3 {
 		t.Errorf("only %d attacks reached a green proof: the trust checks are not being tested", green)
 	}
+}
+
+// climbsPerCase is how often a case is climbed while its proof goes red only because the browser
+// did not finish a step in time; a loaded two-core machine does that now and then, never three
+// times over for a rule that holds.
+const climbsPerCase = 3
+
+// climb runs one attack through the ladder in apply mode.
+func climb(su setup, a attack) (ladder.Result, error) {
+	fail := su.failure
+	req := ladder.Request{Test: su.test, Mode: gardener.ModeApply, Options: su.opts, Failure: &fail, Rungs: []gardener.Strategy{a.rung}}
+	if su.green != nil {
+		green := *su.green
+		req.LastGreen = &green
+	}
+	l := &ladder.Ladder{Runner: runner, Model: hostile{a}}
+	return l.Repair(context.Background(), req)
+}
+
+// countRules counts the cases by what stopped them, a red proof whatever check it failed at.
+func countRules(got map[string]string) map[string]int {
+	out := map[string]int{}
+	for _, r := range got {
+		if strings.HasPrefix(r, "red proof") {
+			r = "red proof"
+		}
+		out[r]++
+	}
+	return out
 }
 
 func tally(m map[string]int) string {
