@@ -530,20 +530,28 @@
   // styles, a panel behind a modal), or outside the modal dialog open on the page (what
   // aria-modal declares: the rest of the page is inert while it is open).
   function unusable(el) {
-    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return true;
-    if (closestComposed(el, "[inert],[aria-hidden=true]")) return true;
+    if (!present(el)) return true;
     const m = openModals();
-    if (m.length && !m.some((d) => composedContains(d, el))) return true;
-    return getComputedStyle(el).pointerEvents === "none";
+    return m.length > 0 && !m.some((d) => composedContains(d, el));
+  }
+
+  // present is an element a person can see and reach, modals aside: not transparent, inert,
+  // hidden from assistive technology or ignoring the pointer.
+  function present(el) {
+    if (el.checkVisibility && !el.checkVisibility({ opacityProperty: true })) return false;
+    if (closestComposed(el, "[inert],[aria-hidden=true]")) return false;
+    return getComputedStyle(el).pointerEvents !== "none";
   }
 
   // modalsOpen caches the open modal dialogs for one snapshot; null outside one.
   let modalsOpen = null;
 
-  // openModals are the visible modal dialogs: aria-modal ones and <dialog>s opened as modal.
+  // openModals are the visible modal dialogs: aria-modal ones and <dialog>s opened as modal. A
+  // dialog still closed by its styles (transparent, aria-hidden, ignoring the pointer) makes
+  // nothing else inert: many apps keep their confirmation dialogs in the page that way.
   function openModals() {
     if (modalsOpen) return modalsOpen;
-    return queryAll('[aria-modal="true"],dialog:modal').filter(isVisible);
+    return queryAll('[aria-modal="true"],dialog:modal').filter((d) => isVisible(d) && present(d));
   }
 
   // composedContains is contains() across shadow roots: el is in the subtree of a, or in a
