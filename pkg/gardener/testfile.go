@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
 )
 
 // FormatTest is a test file in the one canonical layout every command writes (pull, repair
@@ -64,4 +68,30 @@ func spaced(compact []byte) []byte {
 		}
 	}
 	return out
+}
+
+// DecodeTestDir decodes every *.json test in dir of fsys, strictly, sorted by id. Each file
+// must be named after its test's id, so a folder of tests cannot hold one id twice.
+func DecodeTestDir(fsys fs.FS, dir string) ([]Test, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("listing the tests in %s: %w", dir, err)
+	}
+	tests := make([]Test, 0, len(names))
+	for _, n := range names {
+		data, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, fmt.Errorf("reading test %s: %w", n, err)
+		}
+		t, err := DecodeTest(data)
+		if err != nil {
+			return nil, fmt.Errorf("decoding test %s: %w", n, err)
+		}
+		if path.Base(n) != t.ID+".json" {
+			return nil, fmt.Errorf("test %s has id %q; the file must be named after the id", n, t.ID)
+		}
+		tests = append(tests, t)
+	}
+	slices.SortFunc(tests, func(a, b Test) int { return strings.Compare(a.ID, b.ID) })
+	return tests, nil
 }

@@ -2,10 +2,6 @@ package demoapp
 
 import (
 	"fmt"
-	"io/fs"
-	"path"
-	"slices"
-	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -19,27 +15,7 @@ const SetupTestID = "login"
 // Tests returns the saved demo tests, decoded strictly and sorted by id. All of them pass on the
 // baseline; Variant.Breaks says which fail under each other variant and where.
 func Tests() ([]gardener.Test, error) {
-	names, err := fs.Glob(files, testsDir+"/*.json")
-	if err != nil {
-		return nil, fmt.Errorf("listing the saved demo tests: %w", err)
-	}
-	tests := make([]gardener.Test, 0, len(names))
-	for _, n := range names {
-		data, err := files.ReadFile(n)
-		if err != nil {
-			return nil, fmt.Errorf("reading saved demo test %s: %w", n, err)
-		}
-		t, err := gardener.DecodeTest(data)
-		if err != nil {
-			return nil, fmt.Errorf("decoding saved demo test %s: %w", n, err)
-		}
-		if want := path.Base(n); want != t.ID+".json" {
-			return nil, fmt.Errorf("saved demo test %s has id %q; the file must be named after the id", n, t.ID)
-		}
-		tests = append(tests, t)
-	}
-	slices.SortFunc(tests, func(a, b gardener.Test) int { return strings.Compare(a.ID, b.ID) })
-	return tests, nil
+	return gardener.DecodeTestDir(files, testsDir)
 }
 
 // TestJSON returns a saved demo test as it is stored, for callers that decode it themselves

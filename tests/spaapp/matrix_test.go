@@ -214,6 +214,9 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if rep.Result.Passed {
 					t.Fatalf("%s passes under %s before any repair", id, v.Name)
 				}
+				if rep.Result.FailedStep != v.Breaks[id] {
+					t.Errorf("%s fails at step %s (%s); the variant says %s", id, rep.Result.FailedStep, rep.Result.Message, v.Breaks[id])
+				}
 				run := l.record(tt, rep.Result)
 				got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
 				if err != nil {
@@ -337,6 +340,9 @@ func TestRegressionVariantsAreRefused(t *testing.T) {
 				rep, _ := l.replay(tt)
 				if rep.Result.Passed {
 					t.Fatalf("%s passes under regression %s", id, v.Name)
+				}
+				if rep.Result.FailedStep != v.Breaks[id] {
+					t.Errorf("%s fails at step %s (%s); the variant says %s", id, rep.Result.FailedStep, rep.Result.Message, v.Breaks[id])
 				}
 				run := l.record(tt, rep.Result)
 				got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
