@@ -114,7 +114,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		}
 		lastFail = rep.Result.FailedStep
 		ops = mergeOps(sc.Allowed, *op)
-		for _, more := range c.sameElementLater(*op) {
+		for _, more := range c.carried(*op) {
 			if healed[more.Index] == 0 && !touches(ops, more.Index) {
 				ops = mergeOps(ops, more)
 			}
@@ -299,8 +299,6 @@ func identity(n int) []int {
 	return o
 }
 
-// mergeOps adds a replace of one base step to a set of ops, taking the place of an earlier
-// replace of the same step.
 // sameElementLater carries a heal of base step bi to the later top-level steps that used the
 // same failing locator for what the last green run recorded as the same element (a test that
 // adds two products clicks "Add to cart" twice): each would otherwise cost a red proof of its
@@ -342,6 +340,48 @@ func sameIdentity(a, b gardener.Fingerprint) bool {
 		a.Label == b.Label && a.Type == b.Type && a.ID == b.ID && a.Name == b.Name
 }
 
+// sameFrameLater carries a heal that moved base step bi into another iframe to the later
+// actions that lived in the same iframe as step bi did (a payment frame renamed from
+// #payment-frame to #checkout-frame holds every field the test fills): each keeps its own
+// locator inside the frame and takes the healed frame path, instead of costing a red proof of
+// its own. Checks are left alone: where a check looks is the floor's business. The proof still
+// judges the whole candidate, and a step the carry got wrong is healed on its own after it.
+func (c *climb) sameFrameLater(op gardener.Op) []gardener.Op {
+	bi := op.Index
+	if op.Kind != gardener.OpReplace || op.Step == nil || bi < 0 || bi >= len(c.base.Steps) {
+		return nil
+	}
+	from, to := c.base.Steps[bi].Target().Frame, op.Step.Target().Frame
+	if from == "" || from == to {
+		return nil
+	}
+	var out []gardener.Op
+	for j := bi + 1; j < len(c.base.Steps); j++ {
+		st := c.base.Steps[j]
+		if st.Kind == gardener.Intent || !st.IsAction() || st.Locator.IsZero() || st.Locator.Frame != from {
+			continue
+		}
+		fixed := st.Clone()
+		fixed.Locator.Frame = to
+		out = append(out, gardener.Op{Kind: gardener.OpReplace, Index: j, Step: &fixed})
+	}
+	return out
+}
+
+// carried is what a heal of one step carries to later steps: those on the same element, then
+// those in the same iframe (a step in both is carried once, as the same element).
+func (c *climb) carried(op gardener.Op) []gardener.Op {
+	out := c.sameElementLater(op)
+	for _, more := range c.sameFrameLater(op) {
+		if !touches(out, more.Index) {
+			out = append(out, more)
+		}
+	}
+	return out
+}
+
+// mergeOps adds a replace of one base step to a set of ops, taking the place of an earlier
+// replace of the same step.
 func mergeOps(ops []gardener.Op, add gardener.Op) []gardener.Op {
 	out := make([]gardener.Op, 0, len(ops)+1)
 	for _, op := range ops {

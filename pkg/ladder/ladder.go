@@ -359,7 +359,7 @@ func (c *climb) selfHeal(ctx context.Context, ri int) error {
 	if err != nil || op == nil {
 		return err
 	}
-	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append([]gardener.Op{*op}, c.sameElementLater(*op)...))
+	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append([]gardener.Op{*op}, c.carried(*op)...))
 }
 
 func (c *climb) suggestFix(ctx context.Context, ri int) error {

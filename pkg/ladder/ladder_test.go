@@ -203,6 +203,48 @@ func TestHealCarriesToLaterStepsOnTheSameElement(t *testing.T) {
 	}
 }
 
+func TestHealCarriesARenamedFrameToLaterActionsInIt(t *testing.T) {
+	card := gardener.MustLocator("frame=#payment-frame >> #card-number")
+	steps := []gardener.Step{
+		{Kind: gardener.Goto, URL: "/billing"},
+		{Kind: gardener.Fill, Locator: card, Value: "4242"},
+		{Kind: gardener.Fill, Locator: gardener.MustLocator("frame=#payment-frame >> label=Expiry"), Value: "12/30"},
+		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("frame=#payment-frame >> #ok")},
+		{Kind: gardener.Click, Locator: gardener.MustLocator(`frame=#payment-frame >> role=button[name="Pay"]`)},
+		{Kind: gardener.Click, Locator: gardener.MustLocator("frame=#other >> #x")},
+	}
+	healed := gardener.MustLocator("frame=#checkout-frame >> #card-number")
+	var proofs []gardener.Test
+	runner := runnerFunc(func(tt gardener.Test) gardener.Replay {
+		proofs = append(proofs, tt)
+		for i, st := range tt.Steps {
+			if st.Target().Frame == "#payment-frame" {
+				return gardener.Replay{Result: gardener.RunResult{TestID: tt.ID, TestVersion: tt.Version, FailedIndex: i, FailedStep: strconv.Itoa(i + 1), ErrorKind: gardener.ErrElementNotFound}}
+			}
+		}
+		return gardener.Replay{Result: gardener.RunResult{TestID: tt.ID, TestVersion: tt.Version, Passed: true}}
+	})
+	tst := gardener.Test{ID: "t", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps}
+	l := &Ladder{Runner: runner, Model: scripted{locator: gardener.LocatorAnswer{Locator: healed}}}
+	_, err := l.Repair(context.Background(), Request{Test: tst, Mode: gardener.ModePropose, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proofs) < 2 {
+		t.Fatalf("%d replays", len(proofs))
+	}
+	first := proofs[1] // proofs[0] reproduced the failure
+	// The check keeps its frame (where a check looks is the floor's business), and so does the
+	// action in another frame.
+	want := []string{"frame=#checkout-frame >> css=#card-number", "frame=#checkout-frame >> label=Expiry", "frame=#payment-frame >> css=#ok",
+		`frame=#checkout-frame >> role=button[name="Pay"]`, "frame=#other >> css=#x"}
+	for i, w := range want {
+		if got := first.Steps[i+1].Target().String(); got != w {
+			t.Errorf("first candidate step %d: %s, want %s", i+2, got, w)
+		}
+	}
+}
+
 type runnerFunc func(gardener.Test) gardener.Replay
 
 func (f runnerFunc) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
