@@ -21,6 +21,7 @@ func TestDemo(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	var summary, out bytes.Buffer
 	// The test shares two cores with the other browser packages of `go test ./...`, where a
 	// step on a loaded machine needs more room than the demo's own default gives it. With

@@ -253,9 +253,8 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 		noErr(t, err)
 		t.Cleanup(func() { store.Close() })
 		w.store = store
-		runner := browser.New(browser.Options{})
-		t.Cleanup(func() { runner.Close() })
-		w.st, err = stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner,
+		// The package's one Chromium: each world's replays get lanes of their own in it.
+		w.st, err = stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: sharedRunner,
 			BaseURLs: map[string]string{"demo": appSrv.URL}, StepTimeout: 5 * time.Second,
 			Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 				return modelspec.Open(ctx, spec, modelspec.Options{})

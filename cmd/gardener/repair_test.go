@@ -136,6 +136,7 @@ func TestRecordingJSONHasNoNull(t *testing.T) {
 // id drifts, the built-in engine repairs the test with no model call, and --write writes it.
 func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	app, url, file := shop(t)
+	t.Parallel()
 	state := t.TempDir()
 	o, code := repairCLI(t, file, "--base-url", url, "--state", state)
 	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {

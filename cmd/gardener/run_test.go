@@ -65,6 +65,7 @@ func TestRunReplays(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
 	defer srv.Close()
 	pass := writeRunTest(t, `{"id":"hello","steps":[{"kind":"goto","url":"/"},{"kind":"intent","goal":"press go","steps":[{"kind":"click","locator":"role=button[name=\"Go\"]"}]},{"kind":"assert","assert":"text","locator":"#out","condition":"equals","expected":"done"}]}`)
@@ -108,6 +109,7 @@ func TestRunMany(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
 	defer srv.Close()
 	dir := t.TempDir()

@@ -60,6 +60,7 @@ func TestSweepStagesOnTheDemoApp(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	app := demoapp.New()
 	srv := httptest.NewServer(app.Handler())
 	t.Cleanup(srv.Close)

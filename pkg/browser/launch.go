@@ -191,9 +191,14 @@ func launch(opts Options) (*instance, error) {
 		// thread instead), a spare renderer started ahead of every navigation, and pages kept
 		// alive for a back button no step presses. Together they took the demo's nine-test
 		// suite from 14.4-15.1 s to 12.2-12.4 s (BenchmarkSuite, interleaved runs).
+		// Headless Chromium also loads the omnibox's two WebUI popups, each in a renderer of
+		// its own, for every window: the browser's, and each lane's (a browser context has a
+		// window of its own). No replay opens an omnibox; without them a launch and ten new
+		// contexts (BenchmarkContextStart/new-context) took 15.3-17.1 CPU-seconds of the
+		// browser's process tree instead of 26.3-27.1 (interleaved runs, a loaded machine).
 		// disable-features replaces chromedp's default list, so that list is repeated here.
 		chromedp.Flag("in-process-gpu", true),
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,SpareRendererForSitePerProcess,BackForwardCache"),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,SpareRendererForSitePerProcess,BackForwardCache,WebUIOmniboxPopup,WebUIOmniboxAimPopup"),
 		chromedp.Flag("disk-cache-dir", filepath.Join(dir, "cache")),
 		chromedp.UserDataDir(filepath.Join(dir, "profile")),
 		chromedp.WindowSize(1280, 800),

@@ -2,10 +2,14 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 // TestChromiumEnvironment starts Chromium in both modes with AWS credentials and tokens in the
@@ -70,5 +74,31 @@ func TestChromiumEnvironment(t *testing.T) {
 				t.Fatalf("could not read the environment of any of the browser's %d processes", len(procs))
 			}
 		})
+	}
+}
+
+// TestNoBrowserInterfaceRenderers: a browser and each lane's window start no renderer for the
+// browser's own interface (headless Chromium preloads the omnibox's WebUI popups otherwise,
+// about a CPU-second per window, for an omnibox no replay opens). The popups come a moment
+// after their window, so the test looks for a while after a replay in a fresh lane.
+func TestNoBrowserInterfaceRenderers(t *testing.T) {
+	r := needBrowser(t)
+	t.Parallel()
+	srv := fixture(t)
+	replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/login.html"}]`), gardener.ReplayOptions{})
+	in, err := r.instance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		all, err := in.targets(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tg := range all {
+			if tg.Type == "browser_ui" {
+				t.Fatalf("the browser runs its own interface in a renderer: %s %s", tg.Type, tg.URL)
+			}
+		}
 	}
 }
