@@ -66,6 +66,7 @@ var samples = map[string]sample{
 	"api-revert.json":          {function: "ApiFunction", status: http.StatusNotFound},
 	"api-reviewed.json":        {function: "ApiFunction", status: http.StatusNotFound},
 	"api-manual-repair.json":   {function: "ApiFunction", status: http.StatusAccepted},
+	"api-get-run.json":         {function: "ApiFunction", status: http.StatusOK},
 	"api-execution.json":       {function: "ApiFunction", status: http.StatusNotFound},
 	// The console's pages have no authorizer; without a session a page sends the browser to
 	// sign in and a form is refused.

@@ -172,9 +172,8 @@ func TestMCPInMemory(t *testing.T) {
 	if after := storedTest(t, store, "login"); after.Version != before.Version || !slices.EqualFunc(after.Steps, before.Steps, sameStep) {
 		t.Fatalf("suggest_fix wrote the test: version %d → %d", before.Version, after.Version)
 	}
-	if p := client.messages(); !slices.ContainsFunc(p, func(m string) bool { return strings.HasPrefix(m, "[reproduce]") }) ||
-		!slices.ContainsFunc(p, func(m string) bool { return strings.HasPrefix(m, "[outcome]") }) {
-		t.Errorf("progress notifications %q: want the ladder's reproduce and outcome events", p)
+	if got, want := stagesOf(client.messages()), []string{"reproduce", "snapshot", "candidate", "proof-step", "proof", "contract", "verdict", "outcome"}; !isSubsequence(want, got) {
+		t.Errorf("progress stages %q, want the ladder's %q in this order", got, want)
 	}
 
 	var applied mcpserver.Applied
@@ -421,8 +420,11 @@ func TestMCPOverTheAPI(t *testing.T) {
 	if cur, _ := store.Test(ctx, "login"); cur.Version != before.Version {
 		t.Fatalf("suggest_fix over the API wrote the test in an auto-repair project: version %d", cur.Version)
 	}
-	if len(client.messages()) == 0 {
-		t.Error("no progress notification while the execution ran")
+	// The client is sent the execution's events as they are appended, each as its line, in the
+	// order of the log: the same stages the local backend sends, and the persist step's.
+	want := []string{"eligibility", "reproduce", "snapshot", "candidate", "proof-step", "proof", "contract", "verdict", "outcome", "stage"}
+	if got := stagesOf(client.messages()); !isSubsequence(want, got) {
+		t.Errorf("progress stages %q, want %q in this order", got, want)
 	}
 	var applied mcpserver.Applied
 	if text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": s.ProposalID}, &applied); isErr {
@@ -437,6 +439,83 @@ func TestMCPOverTheAPI(t *testing.T) {
 	if text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": "nope"}, nil); !isErr || !strings.HasPrefix(text, "proposalId:") {
 		t.Errorf("apply_repair of an unknown proposal: error=%v %q", isErr, text)
 	}
+
+	// The refusals the local backend gives, given by the API: a chat edit staged UNVERIFIED is
+	// not proven green, and stays open for a person; after a person's edit it is stale.
+	post := func(path, body string) string {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		noErr(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	var chat handler.Edited
+	noErr(t, json.Unmarshal([]byte(post("/tests/login/edits", fmt.Sprintf(`{"source":"chat","version":%d,"ops":[{"op":"insert","index":8,"step":{"kind":"wait","for":"time","ms":100}}]}`, applied.Version))), &chat))
+	if chat.Outcome != "staged" || chat.Proposal == nil {
+		t.Fatalf("chat edit: %+v", chat)
+	}
+	text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": chat.Proposal.ID}, nil)
+	if !isErr || !strings.Contains(text, "not proven green") || !strings.Contains(text, chat.Proposal.ID) {
+		t.Errorf("apply_repair of an UNVERIFIED chat edit over the API: error=%v %q, want refused as not proven", isErr, text)
+	}
+	if p, err := store.Proposal(ctx, chat.Proposal.ID); err != nil || p.Status != gardener.ProposalProposed {
+		t.Errorf("the refused chat proposal is %q (%v), want still proposed for a person", p.Status, err)
+	}
+	post("/tests/login/edits", fmt.Sprintf(`{"source":"builder","version":%d,"ops":[{"op":"insert","index":9,"step":{"kind":"wait","for":"time","ms":50}}]}`, applied.Version))
+	text, isErr = client.call(t, ctx, "apply_repair", map[string]any{"proposalId": chat.Proposal.ID}, nil)
+	if !isErr || !strings.Contains(text, "stale") {
+		t.Errorf("apply_repair of a stale proposal over the API: error=%v %q, want refused as stale", isErr, text)
+	}
+	current, err := store.Test(ctx, "login")
+	noErr(t, err)
+	if current.Version != applied.Version+1 {
+		t.Errorf("the test is at version %d, want %d (the builder edit only)", current.Version, applied.Version+1)
+	}
+
+	// A negative control run is refused by both tools, with the reason, as by the local backend.
+	control := gardener.Run{ID: "control-api", ProjectID: "demo", TestID: "login", TestVersion: current.Version, Trigger: gardener.TriggerManual, Control: true, At: time.Now()}
+	noErr(t, store.PutRun(ctx, control))
+	for _, tool := range []string{"apply_repair", "suggest_fix"} {
+		text, isErr := client.call(t, ctx, tool, map[string]any{"runId": control.ID}, nil)
+		if !isErr || !strings.Contains(text, "negative control run") {
+			t.Errorf("%s on a control run over the API: error=%v %q, want refused as a control run", tool, isErr, text)
+		}
+	}
+	if after, _ := store.Test(ctx, "login"); after.Version != current.Version {
+		t.Error("a refused call over the API wrote the test")
+	}
+}
+
+// stagesOf reads the stage of each progress line ("  3 [candidate self-heal] …" is candidate).
+func stagesOf(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		_, rest, ok := strings.Cut(l, "[")
+		if !ok {
+			continue
+		}
+		stage, _, _ := strings.Cut(rest, "]")
+		stage, _, _ = strings.Cut(stage, " ")
+		out = append(out, stage)
+	}
+	return out
+}
+
+// isSubsequence reports whether want appears in got in order, other items between.
+func isSubsequence(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
 }
 
 // TestMCPStreamableHTTP: with --listen the tools are served over streamable HTTP on loopback,

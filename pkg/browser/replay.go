@@ -272,6 +272,9 @@ func (r *run) notify(rec gardener.StepRecord) {
 	if r.s.opts.OnStep != nil {
 		r.s.opts.OnStep(r.testID, rec)
 	}
+	if r.ro.OnStep != nil {
+		r.ro.OnStep(rec)
+	}
 }
 
 func (r *run) stepTimeout(st gardener.Step) time.Duration {

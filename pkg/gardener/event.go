@@ -60,7 +60,8 @@ const (
 	EventSensitivity EventStage = "sensitivity" // checks proven to see a broken page
 	EventContract    EventStage = "contract"    // requirements of the last green run kept
 	EventVerdict     EventStage = "verdict"     // notes and change classes of the green proof
-	EventOutcome     EventStage = "outcome"     // how the ladder ended
+	EventRung        EventStage = "rung"        // how one rung ended, when each rung runs apart
+	EventOutcome     EventStage = "outcome"     // how the ladder ended: once per repair
 	EventPropagate   EventStage = "propagate"   // a written heal carried to another test
 	EventWrite       EventStage = "write"       // the fix was written to the test
 	EventStaged      EventStage = "stage"       // the fix was staged for a person

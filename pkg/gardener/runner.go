@@ -38,6 +38,11 @@ type ReplayOptions struct {
 	// request started, the document unchanged for a short window) instead of waiting out its
 	// timeout. See QuietFail.
 	QuietFail map[int]QuietFail
+	// OnStep, when set, is called with each step's record as soon as the step has run (an
+	// intent block's own record after its inner steps), on the goroutine that called Replay:
+	// a proof is reported step by step while it runs. A runner that calls it calls it once for
+	// every record of the result's Steps.
+	OnStep func(StepRecord) `json:"-"`
 }
 
 // QuietFail says when a quiet page ends a step early. A step a run already reported failing

@@ -166,6 +166,7 @@ func TestForeignIDsAnswerAsUnknown(t *testing.T) {
 		{"POST", "/repairs/%s/revert", "rp-beta"},
 		{"POST", "/repairs/%s/reviewed", "rp-beta"},
 		{"POST", "/runs/%s/repair", "r-beta"},
+		{"GET", "/runs/%s", "r-beta"},
 	}
 	for _, c := range cases {
 		body := ""

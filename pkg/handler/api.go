@@ -59,6 +59,7 @@ var routes = []route{
 	{"GET /repairs/{repairId}", (*API).repair},
 	{"POST /repairs/{repairId}/revert", (*API).revert},
 	{"POST /repairs/{repairId}/reviewed", (*API).reviewed},
+	{"GET /runs/{runId}", (*API).run},
 	{"POST /runs/{runId}/repair", (*API).manualRepair},
 	{"GET /executions/{executionId}", (*API).execution},
 	{"GET /executions/{executionId}/events", (*API).executionEvents},
@@ -281,9 +282,12 @@ func statusOf(err error) int {
 	var cross *CrossProjectError
 	var moved *VersionMismatchError
 	var forbidden *ForbiddenError
+	var unproven *lifecycle.UnprovenError
 	switch {
 	case errors.As(err, &moved):
 		return http.StatusPreconditionFailed
+	case errors.As(err, &unproven):
+		return http.StatusConflict
 	case errors.Is(err, gardener.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
@@ -335,8 +339,61 @@ func (a *API) triageIssues(ctx context.Context, c call) (any, int) {
 	return a.listing(c, "triage issues", issues, err)
 }
 
+// approveRequest: requireProof is a machine client's approval (an MCP client's apply_repair):
+// the proposal is applied only when a green re-run of exactly its operations on its version is
+// recorded, else 409 with the reason and the row left open. A person approving in the queue
+// sends nothing and may approve an UNVERIFIED proposal on purpose.
+type approveRequest struct {
+	RequireProof bool `json:"requireProof"`
+}
+
 func (a *API) approve(ctx context.Context, c call) (any, int) {
-	return answer(a.life().Approve(ctx, c.r.PathValue("proposalId"), c.caller.ID))
+	body, err := readBody(c.r)
+	if err != nil {
+		return errBody("approve: " + err.Error()), http.StatusBadRequest
+	}
+	var ar approveRequest
+	if strings.TrimSpace(body) != "" {
+		if err := decodeBody(body, &ar); err != nil {
+			return errBody("approve: " + err.Error()), http.StatusBadRequest
+		}
+	}
+	id, life := c.r.PathValue("proposalId"), a.life()
+	approve := life.Approve
+	if ar.RequireProof {
+		approve = life.ApproveProven
+	}
+	approved, err := approve(ctx, id, c.caller.ID)
+	var stale *gardener.StaleError
+	if errors.As(err, &stale) {
+		return errBody(fmt.Sprintf("stale: proposal %s was computed on version %d of test %s, which is at version %d now; the proposal is marked stale", id, stale.BaseVersion, stale.TestID, stale.Version)), http.StatusConflict
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if err := life.RecordGreen(ctx, approved); err != nil {
+		a.log().Warn("approve", "proposal", id, "error", err.Error())
+	}
+	return approved, http.StatusOK
+}
+
+// run answers one run of a project the caller may act on, without the values its steps
+// entered: a run keeps them for the ladder's requirement contract, and nobody reads them back.
+func (a *API) run(ctx context.Context, c call) (any, int) {
+	r, err := a.Store.Run(ctx, c.r.PathValue("runId"))
+	if err != nil {
+		return fail(err)
+	}
+	if r.Result != nil {
+		res := *r.Result
+		res.Steps = make([]gardener.StepRecord, len(r.Result.Steps))
+		for i, st := range r.Result.Steps {
+			st.Values = nil
+			res.Steps[i] = st
+		}
+		r.Result = &res
+	}
+	return r, http.StatusOK
 }
 
 func (a *API) dismiss(ctx context.Context, c call) (any, int) {

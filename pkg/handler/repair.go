@@ -73,7 +73,12 @@ func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error
 		default:
 			e.Message = fmt.Sprintf("run %s is not repaired: %s", g.RunID, g.Reason)
 		}
-		d.recorder(ctx, g.Execution, g.RunID)(e)
+		record := d.recorder(ctx, g.Execution, g.RunID)
+		record(e)
+		if !g.Eligible {
+			// The repair ends here: this is its one outcome.
+			record(ladder.Event{Stage: gardener.EventOutcome, TestID: g.TestID, Outcome: "not-eligible", Reason: g.Reason, Message: "not-eligible: " + g.Reason})
+		}
 	}
 	return g, err
 }
@@ -185,6 +190,9 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 		if err != nil {
 			return RungResult{}, err
 		}
+		// Each rung function climbs its own ladder: the repair's outcome is persist's or
+		// triage's to report, once.
+		tender.Ladder.OneRung = true
 		res, dec, err := tender.Climb(ctx, tend.Job{TestID: g.TestID, Mode: g.Mode, Run: &run, By: g.By, Rungs: []gardener.Strategy{rung}, Options: d.replayOptions(p)})
 		if err != nil {
 			return RungResult{}, err
@@ -217,7 +225,9 @@ func (d StoreDeps) persist(ctx context.Context, r RungResult) (PersistResult, er
 	if err != nil {
 		return PersistResult{}, err
 	}
-	d.recorder(ctx, r.Execution, r.Decision.RunID)(tend.PersistedEvent(r.Decision, out))
+	record := d.recorder(ctx, r.Execution, r.Decision.RunID)
+	record(tend.OutcomeEvent(r.Decision, out))
+	record(tend.PersistedEvent(r.Decision, out))
 	return PersistResult{Persisted: out, Notification: notificationOf(r.Decision, out)}, nil
 }
 
@@ -296,7 +306,9 @@ func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, e
 	if err != nil {
 		return PersistResult{}, err
 	}
-	d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)(tend.PersistedEvent(dec, out))
+	record := d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)
+	record(tend.OutcomeEvent(dec, out))
+	record(tend.PersistedEvent(dec, out))
 	return PersistResult{Persisted: out, Notification: notificationOf(dec, out)}, nil
 }
 

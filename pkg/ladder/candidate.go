@@ -66,13 +66,23 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Ops: lines, Message: "trying " + strings.Join(lines, " | ")})
 		opts := c.req.Options
 		opts.Probes, _ = probesFor(cand)
+		reported := 0
+		opts.OnStep = func(st gardener.StepRecord) {
+			reported++
+			c.proofStep(rung, st)
+		}
 		t0 := c.l.now()
 		rep, err := c.replay(ctx, cand, opts)
 		c.res.Timings.Proofs += c.l.now().Sub(t0).Milliseconds()
 		if err != nil {
 			return err
 		}
-		c.proofSteps(rung, rep.Result)
+		if reported == 0 {
+			// A runner that does not report steps as they run has them reported now.
+			for _, st := range rep.Result.Steps {
+				c.proofStep(rung, st)
+			}
+		}
 		if rep.Result.Passed {
 			a.Outcome = "green"
 			c.attempt(ri, a)
@@ -423,20 +433,18 @@ func opLines(base []gardener.Step, ops []gardener.Op) []string {
 	return out
 }
 
-// proofSteps reports a proof's replay step by step, as the run recorded each step: its path,
-// kind and verdict, never the values it entered or read.
-func (c *climb) proofSteps(rung gardener.Strategy, res gardener.RunResult) {
-	for _, st := range res.Steps {
-		verdict := "passed"
-		switch {
-		case st.Skipped:
-			verdict = "skipped"
-		case !st.Passed:
-			verdict = "failed"
-		}
-		c.emit(Event{Stage: gardener.EventProofStep, Rung: rung, Step: st.Path, Kind: st.Kind, Passed: ptr(st.Passed || st.Skipped),
-			Message: fmt.Sprintf("step %s %s: %s (%d ms)", st.Path, st.Kind, verdict, st.Millis)})
+// proofStep reports one step of a proof's replay as the run recorded it: its path, kind and
+// verdict, never the values it entered or read.
+func (c *climb) proofStep(rung gardener.Strategy, st gardener.StepRecord) {
+	verdict := "passed"
+	switch {
+	case st.Skipped:
+		verdict = "skipped"
+	case !st.Passed:
+		verdict = "failed"
 	}
+	c.emit(Event{Stage: gardener.EventProofStep, Rung: rung, Step: st.Path, Kind: st.Kind, Passed: ptr(st.Passed || st.Skipped),
+		Message: fmt.Sprintf("step %s %s: %s (%d ms)", st.Path, st.Kind, verdict, st.Millis)})
 }
 
 func boolInt(b bool) int {

@@ -81,3 +81,64 @@ func stageNames(s []gardener.EventStage) []string {
 	}
 	return out
 }
+
+// stepwise answers the reproduction with a failure at the fill and runs every later replay step
+// by step, reporting each step through the replay's OnStep before it runs the next; it records,
+// for each proof-step event the ladder emitted, whether a replay was still running then.
+type stepwise struct {
+	n       int
+	running bool
+	// live is, per proof-step event seen, whether it came while the replay ran.
+	live []bool
+}
+
+func (r *stepwise) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
+	r.n++
+	if r.n == 1 {
+		return (&replays{}).Replay(ctx, t, opts)
+	}
+	r.running = true
+	defer func() { r.running = false }()
+	res := gardener.RunResult{TestID: t.ID, Passed: true, FailedIndex: -1}
+	for i, st := range t.Steps {
+		rec := gardener.StepRecord{Path: string(rune('1' + i)), Kind: st.Kind, Passed: true}
+		res.Steps = append(res.Steps, rec)
+		if opts.OnStep != nil {
+			opts.OnStep(rec)
+		}
+	}
+	return gardener.Replay{Result: res}, nil
+}
+
+// TestProofStepsEmittedWhileTheReplayRuns: each proof-step event is emitted as its step
+// finishes, while the proof's replay still runs (the runner reports the step, the ladder emits
+// the event, and only then does the runner go on), once per step — not read from the result
+// after the replay returned.
+func TestProofStepsEmittedWhileTheReplayRuns(t *testing.T) {
+	tc := gardener.Test{ID: "login", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"},
+		{Kind: gardener.Fill, Locator: gardener.MustLocator("css=#pw"), Value: "x"},
+		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=#ok")},
+	}}
+	r := &stepwise{}
+	var steps []string
+	l := &Ladder{Runner: r, Model: scripted{locator: gardener.LocatorAnswer{Locator: gardener.MustLocator("label=Password"), Reason: "same field"}},
+		Progress: func(e Event) {
+			if e.Stage == gardener.EventProofStep {
+				steps = append(steps, e.Step)
+				r.live = append(r.live, r.running)
+			}
+		}}
+	res, err := l.Repair(context.Background(), Request{Test: tc, Mode: gardener.ModePropose, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil || res.Outcome != Staged {
+		t.Fatalf("%v %s %s", err, res.Outcome, res.Reason)
+	}
+	if strings.Join(steps, ",") != "1,2,3" {
+		t.Fatalf("proof-step events for steps %v, want each of 1,2,3 once", steps)
+	}
+	for i, live := range r.live {
+		if !live {
+			t.Errorf("the proof-step event of step %s came after the replay returned", steps[i])
+		}
+	}
+}

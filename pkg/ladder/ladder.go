@@ -58,6 +58,10 @@ type Ladder struct {
 	MaxRefinements int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OneRung says each climb is one rung of a repair whose rungs run apart (each rung function
+	// of the repair machine climbs its own ladder): its end is reported as a rung event, and the
+	// repair's one outcome event by the step that persists it.
+	OneRung bool
 
 	// seq numbers the events this ladder emitted.
 	seq atomic.Int64
@@ -169,7 +173,14 @@ func (l *Ladder) Repair(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return *c.res, err
 	}
-	c.emit(Event{Stage: gardener.EventOutcome, Outcome: string(c.res.Outcome), Reason: c.res.Reason, Message: c.describeOutcome()})
+	end := Event{Stage: gardener.EventOutcome, Outcome: string(c.res.Outcome), Reason: c.res.Reason, Message: c.describeOutcome()}
+	if l.OneRung {
+		end.Stage = gardener.EventRung
+		if len(req.Rungs) == 1 {
+			end.Rung = req.Rungs[0]
+		}
+	}
+	c.emit(end)
 	return *c.res, nil
 }
 

@@ -27,6 +27,7 @@ type Store interface {
 	Test(ctx context.Context, id string) (gardener.Test, error)
 	SaveTest(ctx context.Context, t gardener.Test) (gardener.Test, error)
 	Run(ctx context.Context, id string) (gardener.Run, error)
+	PutRun(ctx context.Context, r gardener.Run) error
 	AddModelCall(ctx context.Context, c gardener.ModelCall) error
 	ModelCalls(ctx context.Context, testID string) ([]gardener.ModelCall, error)
 }

@@ -54,6 +54,23 @@ func (s *Service) Stage(ctx context.Context, p gardener.Proposal) (gardener.Stag
 type Approved struct {
 	Test   gardener.Test   `json:"test"`
 	Repair gardener.Repair `json:"repair"`
+	// Proof is the green re-run the approval demanded (ApproveProven); nil for a person's
+	// approval, which demands none.
+	Proof *gardener.RunResult `json:"-"`
+}
+
+// UnprovenError is an approval that demanded a green proof of the proposal's operations on its
+// version and found none: a machine client may apply only what was proven, while a person in
+// the queue may approve an UNVERIFIED proposal on purpose.
+type UnprovenError struct {
+	ProposalID  string
+	TestID      string
+	BaseVersion int
+	Reason      string
+}
+
+func (e *UnprovenError) Error() string {
+	return fmt.Sprintf("proposal %s is not proven green: %s", e.ProposalID, e.Reason)
 }
 
 // Approve applies an open proposal and records who approved it. Against a test edited since the
@@ -62,6 +79,19 @@ type Approved struct {
 // *gardener.ConflictError. The test's status is left as it is: a repair does not send a test
 // back to review.
 func (s *Service) Approve(ctx context.Context, proposalID, by string) (Approved, error) {
+	return s.approve(ctx, proposalID, by, false)
+}
+
+// ApproveProven is Approve for a machine client (an MCP client's apply_repair): it also refuses,
+// with *UnprovenError and the row left open, a proposal no green re-run of exactly its
+// operations on its version stands behind (an UNVERIFIED chat edit, say). Staleness is judged
+// first, as by Approve: against another version the proof would not matter. The proof is
+// returned in Approved.Proof; RecordGreen makes it the test's last green run.
+func (s *Service) ApproveProven(ctx context.Context, proposalID, by string) (Approved, error) {
+	return s.approve(ctx, proposalID, by, true)
+}
+
+func (s *Service) approve(ctx context.Context, proposalID, by string, proven bool) (Approved, error) {
 	if err := required("approver", by); err != nil {
 		return Approved{}, fmt.Errorf("approve proposal %s: %w", proposalID, err)
 	}
@@ -79,6 +109,12 @@ func (s *Service) Approve(ctx context.Context, proposalID, by string) (Approved,
 	steps, err := prepare(t, p.BaseVersion, p.Verdict.Ops)
 	if err != nil {
 		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
+	}
+	var proof *gardener.RunResult
+	if proven {
+		if proof, err = s.proof(ctx, p); err != nil {
+			return Approved{}, err
+		}
 	}
 	now := s.now()
 	r := gardener.Repair{
@@ -99,7 +135,43 @@ func (s *Service) Approve(ctx context.Context, proposalID, by string) (Approved,
 	if err != nil {
 		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
 	}
-	return Approved{Test: written, Repair: r}, nil
+	return Approved{Test: written, Repair: r, Proof: proof}, nil
+}
+
+// proof finds the green re-run of p's operations on p's version.
+func (s *Service) proof(ctx context.Context, p gardener.Proposal) (*gardener.RunResult, error) {
+	run, err := s.store.Run(ctx, gardener.ProofID(p.TestID, p.BaseVersion, p.Verdict.Ops))
+	unproven := &UnprovenError{ProposalID: p.ID, TestID: p.TestID, BaseVersion: p.BaseVersion}
+	switch {
+	case errors.Is(err, gardener.ErrNotFound):
+		unproven.Reason = fmt.Sprintf("no green re-run of its operations on version %d of test %s is recorded", p.BaseVersion, p.TestID)
+		if p.Verdict.Unverified != "" {
+			unproven.Reason += " (UNVERIFIED: " + p.Verdict.Unverified + ")"
+		}
+		return nil, unproven
+	case err != nil:
+		return nil, fmt.Errorf("approve proposal %s: reading its proof: %w", p.ID, err)
+	case run.Result == nil || !run.Result.Passed || run.TestID != p.TestID || run.TestVersion != p.BaseVersion:
+		unproven.Reason = fmt.Sprintf("the re-run of its operations on version %d of test %s did not pass", p.BaseVersion, p.TestID)
+		return nil, unproven
+	}
+	return run.Result, nil
+}
+
+// RecordGreen makes the proof of an approval the test's new last green run, as after an
+// automatic repair: it is what the next repair compares with. An approval without a proof has
+// nothing to record.
+func (s *Service) RecordGreen(ctx context.Context, a Approved) error {
+	if a.Proof == nil {
+		return nil
+	}
+	green := *a.Proof
+	green.TestVersion = a.Test.Version
+	run := gardener.Run{ID: "green-" + a.Repair.ID, ProjectID: a.Repair.ProjectID, TestID: a.Test.ID, TestVersion: a.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: s.now()}
+	if err := s.store.PutRun(ctx, run); err != nil {
+		return fmt.Errorf("recording the proof of repair %s as the last green run of test %s: %w", a.Repair.ID, a.Test.ID, err)
+	}
+	return nil
 }
 
 // markStale turns a stale approval into a stale row and returns err; any other error is

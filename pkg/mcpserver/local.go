@@ -43,7 +43,7 @@ func (l *Local) log() *slog.Logger {
 func (l *Local) life() *lifecycle.Service { return lifecycle.New(l.Store, l.Now) }
 
 // Suggest climbs the ladder in propose mode and stages a proven fix.
-func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progress func(Progress)) (Suggestion, error) {
+func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progress func(string)) (Suggestion, error) {
 	run, test, err := l.runToRepair(ctx, in)
 	if err != nil {
 		return Suggestion{}, err
@@ -67,7 +67,7 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 		return Suggestion{}, fmt.Errorf("suggest_fix: project %s has no allowed origin to replay against: give --base-url", project.ID)
 	}
 	lad := &ladder.Ladder{Runner: l.Runner, Model: model, Now: l.Now, Progress: func(e ladder.Event) {
-		progress(Progress{Stage: string(e.Stage), Rung: string(e.Rung), Message: e.Message})
+		progress(e.Line())
 	}}
 	tender := &tend.Tender{Store: l.Store, Life: l.life(), Ladder: lad, Log: l.log(), Now: l.Now}
 	rungs := make([]gardener.Strategy, len(in.Rungs))
@@ -148,48 +148,22 @@ func (l *Local) runToRepair(ctx context.Context, in SuggestInput) (gardener.Run,
 	return run, test, nil
 }
 
-// Apply approves a proposal for by, once it has checked what approve does not: that the
-// proposal answers no control run and that a green proof of exactly its ops on its version is
-// recorded. Staleness is the lifecycle's judgement, so a stale row becomes stale as from the
-// queue.
+// Apply approves a proposal for by through the lifecycle's approval for machine clients, which
+// also demands a green proof of exactly its operations on its version; proposalFor has refused
+// a control run. Staleness is the lifecycle's judgement, so a stale row becomes stale as from
+// the queue.
 func (l *Local) Apply(ctx context.Context, in ApplyInput, by string) (Applied, error) {
 	p, err := l.proposalFor(ctx, in)
 	if err != nil {
 		return Applied{}, err
 	}
-	if p.Status != gardener.ProposalProposed {
-		return Applied{}, &RefusedError{ProposalID: p.ID, Reason: fmt.Sprintf("it is %s, not proposed: only an open proposal can be applied", p.Status)}
-	}
-	t, err := l.Store.Test(ctx, p.TestID)
-	if err != nil {
-		return Applied{}, fmt.Errorf("apply_repair %s: %w", p.ID, err)
-	}
-	var proof gardener.Run
-	if t.Version == p.BaseVersion {
-		// Against another version the approval below refuses it as stale, which is the reason
-		// that matters then.
-		proof, err = l.Store.Run(ctx, tend.ProofID(p.TestID, p.BaseVersion, p.Verdict.Ops))
-		switch {
-		case errors.Is(err, gardener.ErrNotFound):
-			return Applied{}, &RefusedError{ProposalID: p.ID, Reason: fmt.Sprintf("not proven: no green re-run of its operations on version %d of test %s is recorded; ask suggest_fix again", p.BaseVersion, p.TestID)}
-		case err != nil:
-			return Applied{}, fmt.Errorf("apply_repair %s: reading its proof: %w", p.ID, err)
-		case proof.Result == nil || !proof.Result.Passed || proof.TestID != p.TestID || proof.TestVersion != p.BaseVersion:
-			return Applied{}, &RefusedError{ProposalID: p.ID, Reason: fmt.Sprintf("not proven: the re-run of its operations on version %d did not pass", p.BaseVersion)}
-		}
-	}
-	approved, err := l.life().Approve(ctx, p.ID, by)
+	life := l.life()
+	approved, err := life.ApproveProven(ctx, p.ID, by)
 	if err != nil {
 		return Applied{}, refusal(p.ID, err)
 	}
-	if proof.Result != nil {
-		// The proof is the test's new last green run, as after an automatic repair: it is what
-		// the next repair compares with.
-		green := *proof.Result
-		green.TestVersion = approved.Test.Version
-		if err := l.Store.PutRun(ctx, gardener.Run{ID: "green-" + approved.Repair.ID, ProjectID: p.ProjectID, TestID: p.TestID, TestVersion: approved.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: time.Now()}); err != nil {
-			l.log().Warn("apply_repair: recording the new green run", "proposal", p.ID, "error", err.Error())
-		}
+	if err := life.RecordGreen(ctx, approved); err != nil {
+		l.log().Warn("apply_repair", "proposal", p.ID, "error", err.Error())
 	}
 	return Applied{ProposalID: p.ID, TestID: p.TestID, RepairID: approved.Repair.ID, Version: approved.Test.Version, ApprovedBy: approved.Repair.ApprovedBy, Diff: diffLines(approved.Repair.PreSteps, p.Verdict.Ops)}, nil
 }
@@ -238,7 +212,10 @@ func refusal(id string, err error) error {
 	var stale *gardener.StaleError
 	var floor *lifecycle.RefusedError
 	var conflict *gardener.ConflictError
+	var unproven *lifecycle.UnprovenError
 	switch {
+	case errors.As(err, &unproven):
+		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("not proven: %s; ask suggest_fix for a proven fix (a person may still approve it in the queue)", unproven.Reason)}
 	case errors.As(err, &stale):
 		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("stale: it was proven on version %d of test %s, which is at version %d now; the proposal is marked stale — ask suggest_fix again", stale.BaseVersion, stale.TestID, stale.Version)}
 	case errors.As(err, &floor):

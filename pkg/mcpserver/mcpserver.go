@@ -22,17 +22,11 @@ type Backend interface {
 	// Suggest climbs the ladder in propose mode for a failed run, or for a reproduction of a
 	// test's current version, and stages a proven fix as the test's open proposal. It writes
 	// nothing to the test. by is who asks (the record's; the API backend's token says it there);
-	// progress receives the ladder's events as they happen.
-	Suggest(ctx context.Context, in SuggestInput, by string, progress func(Progress)) (Suggestion, error)
+	// progress receives each of the ladder's events as it happens, as its
+	// gardener.LadderEvent.Line.
+	Suggest(ctx context.Context, in SuggestInput, by string, progress func(line string)) (Suggestion, error)
 	// Apply approves a proposal for by, through the lifecycle's approve.
 	Apply(ctx context.Context, in ApplyInput, by string) (Applied, error)
-}
-
-// Progress is one line of the ladder's progress, sent to the client as a progress notification.
-type Progress struct {
-	Stage   string
-	Rung    string
-	Message string
 }
 
 // SuggestInput names what to repair: a failed run, or a test to reproduce now.
@@ -231,26 +225,19 @@ func (t *tools) approverOf(req *mcp.CallToolRequest) string {
 
 // notifier sends each progress line as a progress notification, when the client asked for
 // them with a progress token.
-func notifier(ctx context.Context, req *mcp.CallToolRequest) func(Progress) {
+func notifier(ctx context.Context, req *mcp.CallToolRequest) func(string) {
 	if req == nil || req.Session == nil || req.Params == nil {
-		return func(Progress) {}
+		return func(string) {}
 	}
 	token := req.Params.GetProgressToken()
 	if token == nil {
-		return func(Progress) {}
+		return func(string) {}
 	}
 	n := 0
-	return func(p Progress) {
+	return func(line string) {
 		n++
-		msg := p.Message
-		switch {
-		case p.Rung != "":
-			msg = fmt.Sprintf("[%s %s] %s", p.Stage, p.Rung, p.Message)
-		case p.Stage != "":
-			msg = fmt.Sprintf("[%s] %s", p.Stage, p.Message)
-		}
 		// A client gone away must not stop the ladder: the proposal is still staged.
-		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg})
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: line})
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/mcpserver"
-	"github.com/driftgardener/gardener/pkg/tend"
 )
 
 // recorder is a backend that records what the tools asked of it and answers with a fixed
@@ -26,12 +25,12 @@ type recorder struct {
 	by      []string
 }
 
-func (r *recorder) Suggest(_ context.Context, in mcpserver.SuggestInput, by string, progress func(mcpserver.Progress)) (mcpserver.Suggestion, error) {
+func (r *recorder) Suggest(_ context.Context, in mcpserver.SuggestInput, by string, progress func(string)) (mcpserver.Suggestion, error) {
 	r.mu.Lock()
 	r.suggest, r.by = append(r.suggest, in), append(r.by, by)
 	r.mu.Unlock()
-	progress(mcpserver.Progress{Stage: "reproduce", Message: "replaying t"})
-	progress(mcpserver.Progress{Stage: "candidate", Rung: "self-heal", Message: "one candidate"})
+	progress(gardener.LadderEvent{Seq: 1, Stage: gardener.EventReproduce, Message: "replaying t"}.Line())
+	progress(gardener.LadderEvent{Seq: 2, Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Message: "one candidate"}.Line())
 	return mcpserver.Suggestion{Outcome: "no-fix", TestID: "t", Diff: []string{}, Changes: []mcpserver.Change{}, Refusals: []mcpserver.Refusal{}, Notes: []string{}, Contract: mcpserver.Contract{Requirements: []mcpserver.Requirement{}}}, nil
 }
 
@@ -129,7 +128,7 @@ func TestProgressAndApprover(t *testing.T) {
 	for len(progress()) < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if want := []string{"[reproduce] replaying t", "[candidate self-heal] one candidate"}; !slices.Equal(progress(), want) {
+	if want := []string{"  1 [reproduce] replaying t", "  2 [candidate self-heal] one candidate"}; !slices.Equal(progress(), want) {
 		t.Errorf("progress %q, want %q", progress(), want)
 	}
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_repair", Arguments: map[string]any{"proposalId": "p1"}})
@@ -176,7 +175,7 @@ func TestLocalApplyRefusesUnproven(t *testing.T) {
 		t.Fatalf("an unproven apply wrote the test: version %d", tt.Version)
 	}
 	proof := gardener.RunResult{Passed: true}
-	if err := store.PutRun(ctx, gardener.Run{ID: tend.ProofID("t", 1, ops), ProjectID: "p", TestID: "t", TestVersion: 1, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: time.Now()}); err != nil {
+	if err := store.PutRun(ctx, gardener.Run{ID: gardener.ProofID("t", 1, ops), ProjectID: "p", TestID: "t", TestVersion: 1, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := local.Apply(ctx, mcpserver.ApplyInput{ProposalID: "prop-1"}, "mcp:unit")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/tend"
@@ -87,8 +88,10 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) err
 	return nil
 }
 
-// Suggest starts the manual ladder in propose mode on the API and waits for its execution.
-func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progress func(Progress)) (Suggestion, error) {
+// Suggest starts the manual ladder in propose mode on the API and follows its execution's
+// events. A run is read first, so that a run of another version of its test, or a control run,
+// is refused as the local backend refuses it.
+func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progress func(string)) (Suggestion, error) {
 	rungs := in.Rungs
 	if rungs == nil {
 		rungs = []string{}
@@ -97,6 +100,17 @@ func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progres
 	field, path := "testId", "/tests/"+url.PathEscape(in.TestID)+"/repair"
 	if in.RunID != "" {
 		field, path = "runId", "/runs/"+url.PathEscape(in.RunID)+"/repair"
+		run, err := r.failedRun(ctx, in.RunID, "no repair is made for it")
+		if err != nil {
+			return Suggestion{}, err
+		}
+		var test gardener.Test
+		if err := r.do(ctx, http.MethodGet, "/tests/"+url.PathEscape(run.TestID), nil, &test); err != nil {
+			return Suggestion{}, r.inputError(err, "runId", in.RunID)
+		}
+		if run.TestVersion != 0 && run.TestVersion != test.Version {
+			return Suggestion{}, &InputError{Field: "runId", Reason: fmt.Sprintf("run %s failed on version %d of test %s, which is at version %d now: give testId to reproduce the current version", run.ID, run.TestVersion, test.ID, test.Version)}
+		}
 	}
 	var started struct {
 		ExecutionID string `json:"executionId"`
@@ -104,12 +118,27 @@ func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progres
 	if err := r.do(ctx, http.MethodPost, path, body, &started); err != nil {
 		return Suggestion{}, r.inputError(err, field, cmp.Or(in.RunID, in.TestID))
 	}
-	progress(Progress{Stage: "start", Message: fmt.Sprintf("execution %s started on %s", started.ExecutionID, r.URL)})
 	out, err := r.wait(ctx, started.ExecutionID, progress)
 	if err != nil {
 		return Suggestion{}, err
 	}
 	return r.suggestion(ctx, out)
+}
+
+// failedRun reads a run through the API and refuses a negative control run and a probe, with
+// what is not done for it.
+func (r *Remote) failedRun(ctx context.Context, id, notDone string) (gardener.Run, error) {
+	var run gardener.Run
+	if err := r.do(ctx, http.MethodGet, "/runs/"+url.PathEscape(id), nil, &run); err != nil {
+		return gardener.Run{}, r.inputError(err, "runId", id)
+	}
+	if run.Control {
+		return gardener.Run{}, &RefusedError{Reason: fmt.Sprintf("run %s is a negative control run: it is required to fail, and %s", run.ID, notDone)}
+	}
+	if run.Probe {
+		return gardener.Run{}, &RefusedError{Reason: fmt.Sprintf("run %s is a probe or a proof, not a failed run: %s", run.ID, notDone)}
+	}
+	return run, nil
 }
 
 // inputError answers a 404 as the input that names nothing visible, a 403 as a refusal.
@@ -152,35 +181,48 @@ type executionOutput struct {
 	} `json:"error"`
 }
 
-func (r *Remote) wait(ctx context.Context, id string, progress func(Progress)) (executionOutput, error) {
+// wait follows the execution's event log (GET /executions/{id}/events?after=N), sending each
+// event's line as it is read, until the log says the execution ended with every event read;
+// then it reads the execution's output.
+func (r *Remote) wait(ctx context.Context, id string, progress func(string)) (executionOutput, error) {
 	poll := cmp.Or(r.Poll, 2*time.Second)
-	start := time.Now()
+	after := 0
 	for {
-		var x struct {
-			Status string          `json:"status"`
-			Output json.RawMessage `json:"output"`
-		}
-		if err := r.do(ctx, http.MethodGet, "/executions/"+url.PathEscape(id), nil, &x); err != nil {
+		var page eventstream.Page
+		path := fmt.Sprintf("/executions/%s/events?after=%d", url.PathEscape(id), after)
+		if err := r.do(ctx, http.MethodGet, path, nil, &page); err != nil {
 			return executionOutput{}, err
 		}
-		switch x.Status {
-		case "RUNNING":
-			progress(Progress{Stage: "running", Message: fmt.Sprintf("execution %s running for %s", id, time.Since(start).Round(time.Second))})
+		for _, e := range page.Events {
+			progress(e.Line())
+		}
+		after = max(after, page.Next)
+		if page.Done {
+			break
+		}
+		if len(page.Events) < gardener.MaxEventPage {
 			select {
 			case <-ctx.Done():
 				return executionOutput{}, fmt.Errorf("waiting for execution %s: %w", id, ctx.Err())
 			case <-time.After(poll):
 			}
-			continue
-		case "SUCCEEDED":
-			var out executionOutput
-			if err := json.Unmarshal(x.Output, &out); err != nil {
-				return executionOutput{}, fmt.Errorf("execution %s: its output is not the repair machine's: %w", id, err)
-			}
-			return out, nil
 		}
+	}
+	var x struct {
+		Status string          `json:"status"`
+		Output json.RawMessage `json:"output"`
+	}
+	if err := r.do(ctx, http.MethodGet, "/executions/"+url.PathEscape(id), nil, &x); err != nil {
+		return executionOutput{}, err
+	}
+	if x.Status != "SUCCEEDED" {
 		return executionOutput{}, fmt.Errorf("execution %s ended %s: %s", id, x.Status, string(x.Output))
 	}
+	var out executionOutput
+	if err := json.Unmarshal(x.Output, &out); err != nil {
+		return executionOutput{}, fmt.Errorf("execution %s: its output is not the repair machine's: %w", id, err)
+	}
+	return out, nil
 }
 
 func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestion, error) {
@@ -230,27 +272,62 @@ func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestio
 	return s, nil
 }
 
-// Apply approves the proposal through the API's approve route; the API records its token's
-// caller as the approver, refuses a stale proposal (and marks it stale) and one no longer open.
+// Apply approves the proposal through the API's approve route, demanding a green proof: the API
+// records its token's caller as the approver and refuses, with the reason, a proposal that is
+// stale (and marks it stale), no longer open, or not proven green. Given a run, it refuses a
+// control run or a probe and applies the open proposal computed on the run's version of its test.
 func (r *Remote) Apply(ctx context.Context, in ApplyInput, _ string) (Applied, error) {
+	id := in.ProposalID
 	if in.RunID != "" {
-		return Applied{}, &InputError{Field: "runId", Reason: "with --api give the proposal id (suggest_fix returns it; the console's queue lists them)"}
+		var err error
+		if id, err = r.proposalOfRun(ctx, in.RunID); err != nil {
+			return Applied{}, err
+		}
 	}
 	var a struct {
 		Test   gardener.Test   `json:"test"`
 		Repair gardener.Repair `json:"repair"`
 	}
-	err := r.do(ctx, http.MethodPost, "/proposals/"+url.PathEscape(in.ProposalID)+"/approve", map[string]any{}, &a)
+	err := r.do(ctx, http.MethodPost, "/proposals/"+url.PathEscape(id)+"/approve", map[string]any{"requireProof": true}, &a)
 	if e, ok := err.(*APIError); ok {
 		switch e.Status {
 		case http.StatusNotFound:
-			return Applied{}, &InputError{Field: "proposalId", Reason: fmt.Sprintf("no proposal %q visible to this token at %s", in.ProposalID, r.URL)}
+			return Applied{}, &InputError{Field: "proposalId", Reason: fmt.Sprintf("no proposal %q visible to this token at %s", id, r.URL)}
 		case http.StatusConflict, http.StatusForbidden, http.StatusBadRequest:
-			return Applied{}, &RefusedError{ProposalID: in.ProposalID, Reason: e.Message}
+			return Applied{}, &RefusedError{ProposalID: id, Reason: e.Message}
 		}
 	}
 	if err != nil {
 		return Applied{}, err
 	}
-	return Applied{ProposalID: in.ProposalID, TestID: a.Test.ID, RepairID: a.Repair.ID, Version: a.Test.Version, ApprovedBy: a.Repair.ApprovedBy, Diff: diffLines(a.Repair.PreSteps, a.Repair.Verdict.Ops)}, nil
+	return Applied{ProposalID: id, TestID: a.Test.ID, RepairID: a.Repair.ID, Version: a.Test.Version, ApprovedBy: a.Repair.ApprovedBy, Diff: diffLines(a.Repair.PreSteps, a.Repair.Verdict.Ops)}, nil
+}
+
+// proposalOfRun finds the open proposal of the run's test in its project's queue, computed on
+// the version the run failed on.
+func (r *Remote) proposalOfRun(ctx context.Context, runID string) (string, error) {
+	run, err := r.failedRun(ctx, runID, "no repair is applied for it")
+	if err != nil {
+		return "", err
+	}
+	var q struct {
+		Rows []struct {
+			ProposalID  string `json:"proposalId"`
+			TestID      string `json:"testId"`
+			BaseVersion int    `json:"baseVersion"`
+		} `json:"rows"`
+	}
+	if err := r.do(ctx, http.MethodGet, "/projects/"+url.PathEscape(run.ProjectID)+"/queue", nil, &q); err != nil {
+		return "", err
+	}
+	for _, row := range q.Rows {
+		if row.TestID != run.TestID {
+			continue
+		}
+		if run.TestVersion != 0 && row.BaseVersion != run.TestVersion {
+			return "", &RefusedError{ProposalID: row.ProposalID, Reason: fmt.Sprintf("the open proposal of test %s was computed on version %d, not on version %d that run %s failed on", run.TestID, row.BaseVersion, run.TestVersion, run.ID)}
+		}
+		return row.ProposalID, nil
+	}
+	return "", &RefusedError{Reason: fmt.Sprintf("test %s has no open proposal for run %s: ask suggest_fix first", run.TestID, run.ID)}
 }

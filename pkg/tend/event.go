@@ -1,11 +1,26 @@
 package tend
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 )
+
+// OutcomeEvent is the outcome event of a repair whose rungs ran apart (each rung reported a rung
+// event): the step that persists the decision says how the repair ended, once.
+func OutcomeEvent(dec Decision, out Persisted) ladder.Event {
+	e := ladder.Event{Stage: gardener.EventOutcome, TestID: dec.TestID, Outcome: string(out.Outcome), Reason: cmp.Or(out.Reason, dec.Reason)}
+	if dec.Verdict != nil {
+		e.Rung = dec.Verdict.Strategy
+	}
+	e.Message = e.Outcome
+	if e.Reason != "" {
+		e.Message += ": " + e.Reason
+	}
+	return e
+}
 
 // PersistedEvent is the event that says what persisting a decision wrote: the fix written (and
 // the test's new version), staged for a person (and the proposal), or nothing, with the triage

@@ -12,8 +12,6 @@ package tend
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -220,7 +218,7 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 		dec.FailedStep, dec.Error = res.Failure.Step, res.Failure.Message
 	}
 	if res.Proof != nil && res.Verdict != nil {
-		dec.ProofID = ProofID(test.ID, test.Version, res.Verdict.Ops)
+		dec.ProofID = gardener.ProofID(test.ID, test.Version, res.Verdict.Ops)
 		proof := *res.Proof
 		proof.TestVersion = test.Version
 		run := gardener.Run{ID: dec.ProofID, ProjectID: test.ProjectID, TestID: test.ID, TestVersion: test.Version, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: t.now()}
@@ -230,17 +228,6 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 	}
 	t.log().Info("climbed", "test", test.ID, "version", test.Version, "outcome", res.Outcome, "reason", res.Reason, "model_calls", len(res.ModelCalls), "replays", res.Timings.Replays, "ms", res.Timings.Total)
 	return res, dec, nil
-}
-
-// ProofID names the proof of ops on a test version; persist recomputes it from what it is asked
-// to write, so a payload whose ops were never proven finds no proof.
-func ProofID(testID string, version int, ops []gardener.Op) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d", testID, version)
-	for _, op := range ops {
-		fmt.Fprintf(h, "\x00%s", op.String())
-	}
-	return "proof-" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // ErrUnproven is returned when persist is asked to write ops no green proof stands behind.
@@ -273,7 +260,7 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 	if d.Verdict == nil {
 		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: "the decision carries no verdict"}
 	}
-	want := ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)
+	want := gardener.ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)
 	proof, err := t.Store.Run(ctx, want)
 	switch {
 	case errors.Is(err, gardener.ErrNotFound):
@@ -312,7 +299,7 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 
 func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persisted, error) {
 	p := gardener.Proposal{
-		ID: "prop-" + ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)[len("proof-"):], ProjectID: d.ProjectID, TestID: d.TestID,
+		ID: "prop-" + gardener.ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)[len("proof-"):], ProjectID: d.ProjectID, TestID: d.TestID,
 		BaseVersion: d.BaseVersion, Verdict: *d.Verdict, Triggers: d.Triggers, FailedStep: d.FailedStep, Error: d.Error, Reason: reason,
 	}
 	staged, err := t.Life.Stage(ctx, p)
@@ -395,7 +382,7 @@ func (t *Tender) Propagate(ctx context.Context, job Job, before gardener.Test, v
 }
 
 func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID string, p ladder.Propagated, origin gardener.Verdict) (*Persisted, error) {
-	proofID := ProofID(p.TestID, p.BaseVersion, p.Verdict.Ops)
+	proofID := gardener.ProofID(p.TestID, p.BaseVersion, p.Verdict.Ops)
 	proof := *p.Proof
 	proof.TestVersion = p.BaseVersion
 	if err := t.Store.PutRun(ctx, gardener.Run{ID: proofID, ProjectID: projectID, TestID: p.TestID, TestVersion: p.BaseVersion, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: t.now()}); err != nil {
