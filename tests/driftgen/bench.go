@@ -91,15 +91,18 @@ func keys(hits []Hit) []string {
 // Verdict is what became of one case.
 type Verdict string
 
-// Verdicts. The first five are the table's columns; the last three are cases left out of it.
+// Verdicts. Still green, not applied and unrepairable are cases the table leaves out of its
+// counts, saying how many.
 const (
 	// RepairedIntended: a repair was applied and the repaired test, replayed on the mutated
 	// app, used the same elements in the same order as the green run (the mutated one included).
 	RepairedIntended Verdict = "repaired"
 	// StagedIntended: the same, held for a person.
 	StagedIntended Verdict = "staged"
-	// Triaged: no repair; a triage issue or a refusal instead.
+	// Triaged: no repair; a triage issue instead.
 	Triaged Verdict = "triaged"
+	// Refused: no repair; every change a rung proposed was refused by the assertion floor.
+	Refused Verdict = "refused"
 	// Wrong: a drift repaired with a green proof whose replay used other elements.
 	Wrong Verdict = "wrong"
 	// FalseHeal: a regression written green (applied or staged).
@@ -173,6 +176,9 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	wrote := res.Outcome == ladder.Repaired || res.Outcome == ladder.Staged
 	if !wrote {
 		out.Verdict, out.Note = Triaged, res.Reason
+		if res.Outcome == ladder.Refused {
+			out.Verdict = Refused
+		}
 		return out, nil
 	}
 	ops := describeOps(res)
