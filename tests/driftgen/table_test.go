@@ -9,7 +9,9 @@ import (
 // the cases left out, regressions count triaged, refused and false heals; each class has a
 // total, and a kind generated but not drawn still shows how many were generated.
 func TestTablePrintsEachClassWithItsOwnColumns(t *testing.T) {
-	res := func(k Kind, v Verdict) CaseResult { return CaseResult{Mutation: Mutation{Kind: k, Class: ClassOf(k)}, Verdict: v} }
+	res := func(k Kind, v Verdict) CaseResult {
+		return CaseResult{Mutation: Mutation{Kind: k, Class: ClassOf(k)}, Verdict: v}
+	}
 	results := []CaseResult{
 		res(Overlay, RepairedIntended), res(Overlay, StagedIntended), res(Overlay, Triaged), res(Overlay, StillGreen),
 		res(RenameID, RepairedIntended), res(RenameID, Unrepairable), res(RenameID, Wrong),
