@@ -89,29 +89,25 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 }
 
 // fillRequired inserts a fill for a form field the app now flags as required or invalid and the
-// test never fills, before the click that submitted the form.
+// test never fills, before the click or key press that submitted the form: the last one before
+// the failing step, inside an intent block when that is where it is (the block then gets the
+// fills inside it, just before the submit).
 func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	steps := ask.Test.Steps
-	submit := -1
-	for k := min(ask.Result.FailedIndex, len(steps)-1); k >= 0; k-- {
-		if steps[k].Kind == gardener.Click || steps[k].Kind == gardener.Press {
-			submit = k
-			break
-		}
-	}
-	if submit < 0 {
+	top, inner := submitBefore(steps, ask.Result.FailedIndex, ask.Result.FailedStep)
+	if top < 0 {
 		return nil, ""
 	}
-	var ops []gardener.Op
+	var fills []gardener.Step
 	var names []string
 	groups := map[string]bool{} // radio groups already given a choice
 	for i, c := range ask.Snapshot {
-		if !formControl(c) || !flaggedRequired(c) {
+		if c.Inert || !formControl(c) || !flaggedRequired(c) {
 			continue
 		}
 		if strings.EqualFold(c.Type, "radio") {
 			// One choice answers the whole group: the first of its buttons.
-			group := c.FormID + "\x00" + c.Name
+			group := c.Frame + "\x00" + c.FormID + "\x00" + c.Name
 			if c.Name != "" && groups[group] {
 				continue
 			}
@@ -129,14 +125,52 @@ func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 		if kind == "" {
 			continue
 		}
-		step := gardener.Step{Kind: kind, Locator: l, Value: value}
-		ops = append(ops, gardener.Op{Kind: gardener.OpInsert, Index: submit, Step: &step})
+		fills = append(fills, gardener.Step{Kind: kind, Locator: l, Value: value})
 		names = append(names, l.String())
 	}
-	if len(ops) == 0 {
+	if len(fills) == 0 {
 		return nil, ""
 	}
-	return ops, fmt.Sprintf("the form now requires %s: fill before step %d submits it", strings.Join(names, ", "), submit+1)
+	if inner >= 0 {
+		block := steps[top].Clone()
+		block.Steps = append(append(block.Steps[:inner:inner], fills...), block.Steps[inner:]...)
+		return []gardener.Op{{Kind: gardener.OpReplace, Index: top, Step: &block}},
+			fmt.Sprintf("the form now requires %s: fill before step %d.%d submits it", strings.Join(names, ", "), top+1, inner+1)
+	}
+	ops := make([]gardener.Op, len(fills))
+	for k := range fills {
+		ops[k] = gardener.Op{Kind: gardener.OpInsert, Index: top, Step: &fills[k]}
+	}
+	return ops, fmt.Sprintf("the form now requires %s: fill before step %d submits it", strings.Join(names, ", "), top+1)
+}
+
+// submitBefore finds the last click or key press at or before the failing step: its top-level
+// index, and its index inside the intent block it is in (-1: not in a block). The failing step
+// itself counts (a submit the form refuses fails its own wait), and so does a block before it
+// whose last submit it is. -1, -1 when there is none.
+func submitBefore(steps []gardener.Step, fi int, failed string) (int, int) {
+	submits := func(s gardener.Step) bool { return s.Kind == gardener.Click || s.Kind == gardener.Press }
+	for k := min(fi, len(steps)-1); k >= 0; k-- {
+		s := steps[k]
+		if s.Kind != gardener.Intent {
+			if submits(s) {
+				return k, -1
+			}
+			continue
+		}
+		last := len(s.Steps) - 1
+		if k == fi {
+			if n := innerIndex(failed); n >= 0 {
+				last = min(n, last)
+			}
+		}
+		for j := last; j >= 0; j-- {
+			if submits(s.Steps[j]) {
+				return k, j
+			}
+		}
+	}
+	return -1, -1
 }
 
 // waitLonger gives a step that found nothing more time when the page still showed a busy

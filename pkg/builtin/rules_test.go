@@ -134,3 +134,69 @@ func TestDismissWhatCoversTheStep(t *testing.T) {
 		t.Errorf("in an intent block: want the block with the dismissal before its step 2, got %v", ops)
 	}
 }
+
+// TestFillRequiredBeforeTheSubmit: every required control the test does not fill gets a step
+// of its kind before the click that submitted the form (one radio button a group, a select's
+// option, a check of a checkbox), at the top level or, when the submit is inside an intent
+// block, inside the block just before it; a field the test fills already, and one that is not
+// flagged, get none.
+func TestFillRequiredBeforeTheSubmit(t *testing.T) {
+	field := func(tag, typ, id, name string, required bool) gardener.Fingerprint {
+		return gardener.Fingerprint{Tag: tag, Type: typ, ID: id, Name: name, XPath: "/html[1]/body[1]/form[1]/" + strings.ToLower(tag) + "[@id='" + id + "']", FormID: "f", Invalid: required, Required: required,
+			Location: gardener.Rect{X: 40, Y: 100, Width: 200, Height: 30}}
+	}
+	sel := field("SELECT", "", "terms", "terms", true)
+	sel.Options = []string{"net30", "net60"}
+	page := []gardener.Fingerprint{
+		field("INPUT", "text", "user", "user", true), // the test fills it
+		sel,
+		field("INPUT", "radio", "plan-a", "plan", true), field("INPUT", "radio", "plan-b", "plan", true),
+		field("INPUT", "checkbox", "agree", "agree", true),
+		field("INPUT", "date", "start", "start", true),
+		field("INPUT", "text", "nick", "nick", false),
+		button("go", "Log in", "/html[1]/body[1]/form[1]/button[1]", 300),
+	}
+	fillUser := gardener.Step{Kind: gardener.Fill, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "#user"}, Value: "demo"}
+	wait := gardener.Step{Kind: gardener.Wait, For: gardener.WaitURL, URL: "/dashboard"}
+	want := []string{"select #terms", "check #plan-a", "check #agree", "fill #start"}
+	got := func(steps []gardener.Step) string {
+		var out []string
+		for _, s := range steps {
+			out = append(out, string(s.Kind)+" "+s.Locator.Value)
+		}
+		return strings.Join(out, ", ")
+	}
+
+	top := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, fillUser, clickStep(t, "#go"), wait}
+	ask := gardener.OpsAsk{Failure: gardener.Failure{Test: gardener.Test{ID: "t", Steps: top},
+		Result: gardener.RunResult{FailedStep: "4", FailedIndex: 3, ErrorKind: gardener.ErrTimeout}, LastGreen: &gardener.RunResult{Passed: true}, Snapshot: page}}
+	ops, why := fillRequired(similo.NewPage(page), ask)
+	var inserted []gardener.Step
+	for _, op := range ops {
+		if op.Kind != gardener.OpInsert || op.Index != 2 {
+			t.Fatalf("top level: want inserts before step 3, got %v (%s)", ops, why)
+		}
+		inserted = append(inserted, *op.Step)
+	}
+	if g := got(inserted); g != strings.Join(want, ", ") {
+		t.Errorf("top level: inserted %s, want %s", g, strings.Join(want, ", "))
+	}
+
+	block := gardener.Step{Kind: gardener.Intent, Goal: "log in", Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, fillUser, clickStep(t, "#go"), wait}}
+	for _, failed := range []string{"1.4", "2"} {
+		steps := []gardener.Step{block, {Kind: gardener.AssertVisible, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "h1"}}}
+		fi := 0
+		if failed == "2" {
+			fi = 1
+		}
+		ask.Test.Steps, ask.Result.FailedStep, ask.Result.FailedIndex = steps, failed, fi
+		ops, why = fillRequired(similo.NewPage(page), ask)
+		if len(ops) != 1 || ops[0].Kind != gardener.OpReplace || ops[0].Index != 0 {
+			t.Fatalf("failing at %s after a block: want the block replaced, got %v (%s)", failed, ops, why)
+		}
+		wantBlock := "goto , fill #user, " + strings.Join(want, ", ") + ", click #go, wait "
+		if g := got(ops[0].Step.Steps); g != wantBlock {
+			t.Errorf("failing at %s: the block became %s, want %s", failed, g, wantBlock)
+		}
+	}
+}
