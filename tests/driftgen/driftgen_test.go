@@ -27,6 +27,7 @@ var (
 	workers   = flag.Int("driftgen.parallel", 2, "cases run at once for the table")
 	caseFlag  = flag.String("driftgen.case", "", "run one generated case by name (kind/test@step), logging the ladder's events")
 	kindsFlag = flag.String("driftgen.kinds", "", "comma-separated kinds to keep of the drawn cases (empty: all); the draw itself does not change")
+	budget    = flag.Duration("driftgen.budget", 0, "start no case after this long (0: run them all); the table counts the cases run and says how many were left")
 )
 
 // runner is one browser for the package.
@@ -153,6 +154,8 @@ func TestGeneratedDriftTable(t *testing.T) {
 		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, string(m.Kind)) })
 	}
 	t.Logf("%d cases generated from %d of %d tests, %d drawn (up to %d per kind, seed %d)", len(all), len(baselines), len(tests), len(cases), *perKind, *seedFlag)
+	// The kinds take turns, so a run cut short by -driftgen.budget still has some of each.
+	cases = interleave(cases)
 	results := make([]CaseResult, len(cases))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -177,11 +180,21 @@ func TestGeneratedDriftTable(t *testing.T) {
 		}()
 	}
 	start := time.Now()
+	sent := 0
 	for i := range cases {
+		if *budget > 0 && time.Since(start) > *budget {
+			break
+		}
 		next <- i
+		sent++
 	}
 	close(next)
 	wg.Wait()
+	results = results[:sent]
+	left := ""
+	if sent < len(cases) {
+		left = fmt.Sprintf(" (%d run, %d left when the %s budget ran out)", sent, len(cases)-sent, *budget)
+	}
 	for _, e := range errs {
 		t.Error(e)
 	}
@@ -193,10 +206,33 @@ func TestGeneratedDriftTable(t *testing.T) {
 	}
 	var b strings.Builder
 	Print(&b, Table(results, all))
-	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn of %d generated from %d of %d tests, seed %d, %s\n%s", len(cases), len(all), len(baselines), len(tests), *seedFlag, time.Since(start).Round(time.Second), b.String())
+	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn%s of %d generated from %d of %d tests, up to %d per kind, seed %d, %d at once, %s\n%s",
+		len(cases), left, len(all), len(baselines), len(tests), *perKind, *seedFlag, *workers, time.Since(start).Round(time.Second), b.String())
 	if n := FalseHeals(results); n > 0 {
 		t.Errorf("%d regressions were written green", n)
 	}
+}
+
+// interleave orders cases one of each kind in turn, each kind's cases in their drawn order.
+func interleave(cases []Mutation) []Mutation {
+	var kinds []Kind
+	by := map[Kind][]Mutation{}
+	for _, m := range cases {
+		if by[m.Kind] == nil {
+			kinds = append(kinds, m.Kind)
+		}
+		by[m.Kind] = append(by[m.Kind], m)
+	}
+	out := make([]Mutation, 0, len(cases))
+	for len(out) < len(cases) {
+		for _, k := range kinds {
+			if len(by[k]) > 0 {
+				out = append(out, by[k][0])
+				by[k] = by[k][1:]
+			}
+		}
+	}
+	return out
 }
 
 func oneLine(s string) string {
