@@ -111,11 +111,15 @@ const (
 	StillGreen Verdict = "still-green"
 	// NotApplied: the page had nothing the mutation could change (no form around a button).
 	NotApplied Verdict = "not-applied"
-	// Flaky: a repair whose proof was green but whose replay on the same app was red twice
-	// (a step that did not finish in time): neither shown right nor shown wrong.
+	// Flaky: a case the load decided, neither shown right nor shown wrong: a repair whose proof
+	// was green but whose replay on the same app was red twice (a step that did not finish in
+	// time), or a drift left unrepaired whose test then passed unrepaired on the mutated app.
 	Flaky Verdict = "flaky"
-	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too: the
-	// mutation broke the app, so the case proves nothing about repair.
+	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too, so the
+	// case proves nothing about repair. The note says which of two things happened: the
+	// mutation broke the app (the reference gets past every step that uses the mutated element
+	// and a check or another element fails: the app's own code looked the element up by the id
+	// or class the mutation changed), or the reference fix itself fails at the mutated element.
 	Unrepairable Verdict = "unrepairable"
 )
 
@@ -159,7 +163,7 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 				return out, fmt.Errorf("%s: reference replay: %w", m.Name(), err)
 			}
 			if !rep.Result.Passed {
-				out.Verdict, out.Note = Unrepairable, fmt.Sprintf("the reference repair fails at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
+				out.Verdict, out.Note = Unrepairable, fmt.Sprintf("%s: the reference repair fails at step %s: %s", unrepairable(ref, rep.Result, m, xpath), rep.Result.FailedStep, rep.Result.Message)
 				return out, nil
 			}
 		}
@@ -178,6 +182,17 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 		out.Verdict, out.Note = Triaged, res.Reason
 		if res.Outcome == ladder.Refused {
 			out.Verdict = Refused
+		}
+		if m.Class == Drift {
+			// A drift the ladder left alone is only counted against it when the mutation is
+			// what keeps the test red: on a loaded machine a step may miss its time limit once.
+			again, err := e.Runner.Replay(ctx, b.Test, opts)
+			if err != nil {
+				return out, fmt.Errorf("%s: replay after the ladder: %w", m.Name(), err)
+			}
+			if again.Result.Passed {
+				out.Verdict, out.Note = Flaky, "the unrepaired test passed on the mutated app when replayed again; the ladder had: "+res.Reason
+			}
 		}
 		return out, nil
 	}
@@ -221,6 +236,32 @@ func (e *Env) twice(ctx context.Context, t gardener.Test, opts gardener.ReplayOp
 		}
 	}
 	return rep, nil
+}
+
+// Why a drift case has no repair, as the table's notes say it.
+const (
+	BrokeApp     = "the mutation broke the app"
+	WeakReference = "the reference fix fails at the mutated element"
+)
+
+// unrepairable says why the reference repair ref of m failed as res did: at a step that acts on
+// the mutated element (by its new XPath) or that the reference inserted, the reference itself
+// is too weak; anywhere else the app no longer does what the test checks.
+func unrepairable(ref gardener.Test, res gardener.RunResult, m Mutation, xpath string) string {
+	var failed *gardener.Step
+	walk(ref.Steps, "", func(path string, s gardener.Step) {
+		if path == res.FailedStep {
+			failed = &s
+		}
+	})
+	switch {
+	case failed == nil:
+		return BrokeApp
+	case xpath != "" && failed.Locator == gardener.Locator{Kind: gardener.ByXPath, Value: xpath},
+		m.Insert != nil && failed.Equal(*m.Insert):
+		return WeakReference
+	}
+	return BrokeApp
 }
 
 // describeOps renders the operations of the green candidate.

@@ -208,6 +208,17 @@ func TestGeneratedDriftTable(t *testing.T) {
 	Print(&b, Table(results, all))
 	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn%s of %d generated from %d of %d tests, up to %d per kind, seed %d, %d at once, %s\n%s",
 		len(cases), left, len(all), len(baselines), len(tests), *perKind, *seedFlag, *workers, time.Since(start).Round(time.Second), b.String())
+	broke, weak := 0, 0
+	for _, r := range results {
+		switch {
+		case r.Verdict != Unrepairable:
+		case strings.HasPrefix(r.Note, BrokeApp):
+			broke++
+		case strings.HasPrefix(r.Note, WeakReference):
+			weak++
+		}
+	}
+	fmt.Printf("unrepairable by the reference fix: %d where %s, %d where %s\n", broke, BrokeApp, weak, WeakReference)
 	if n := FalseHeals(results); n > 0 {
 		t.Errorf("%d regressions were written green", n)
 	}
