@@ -240,7 +240,7 @@ func (e *Env) twice(ctx context.Context, t gardener.Test, opts gardener.ReplayOp
 
 // Why a drift case has no repair, as the table's notes say it.
 const (
-	BrokeApp     = "the mutation broke the app"
+	BrokeApp      = "the mutation broke the app"
 	WeakReference = "the reference fix fails at the mutated element"
 )
 
