@@ -35,7 +35,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 }
 
 // dismissWords are what the buttons of cookie banners and announcement modals say.
-var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|continue|allow( all)?|×|✕)\s*$`)
+var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies| and close)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|not now|maybe later|continue( to (the )?site)?|allow( all)?|reject all|decline|×|✕)\s*$`)
 
 // dismissOverlay inserts a click on a dismiss button before the failing step, when the page
 // shows one inside a dialog or banner, or inside whatever the run says covers the step's

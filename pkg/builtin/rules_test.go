@@ -200,3 +200,18 @@ func TestFillRequiredBeforeTheSubmit(t *testing.T) {
 		}
 	}
 }
+
+// TestDismissWords: the buttons consent banners and announcements close with, and not the
+// buttons of a form or a confirmation.
+func TestDismissWords(t *testing.T) {
+	for _, w := range []string{"Accept all", "Accept and close", "Got it", "OK", "No thanks", "Not now", "Maybe later", "Continue to site", "Reject all", "Decline", "×"} {
+		if !dismissWords.MatchString(w) {
+			t.Errorf("%q is not taken for a dismissal", w)
+		}
+	}
+	for _, w := range []string{"Delete", "Place order", "Accept the invitation", "Continue to payment", "Close account"} {
+		if dismissWords.MatchString(w) {
+			t.Errorf("%q is taken for a dismissal", w)
+		}
+	}
+}
