@@ -304,8 +304,10 @@ func describeOps(res ladder.Result) string {
 
 // Reference is the generator's own repair of a drift case, when it has one: the steps that used
 // the mutated element point at it by its new XPath, and the step a correct repair inserts (the
-// new field filled, the menu opened) comes before the first of them. Overlays have none here:
-// the dismissal is needed after every navigation, and the overlay is dismissable by making.
+// new field filled, the menu opened) comes before the first of them, and for a menu again
+// before each later use on a page loaded since (a new page has the menu closed again; on the
+// same page a second click would close it). Overlays have none here: the dismissal is needed
+// after every navigation, and the overlay is dismissable by making.
 func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath string) (gardener.Test, bool) {
 	if m.Class != Drift || m.Kind == Overlay {
 		return t, false
@@ -313,6 +315,16 @@ func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath stri
 	ref := t.Clone()
 	targets := TargetsOf(green)
 	inserted := false
+	// loads[path] counts the page loads the green run had seen before the step at path ran.
+	loads := map[string]int{}
+	n := 0
+	for _, r := range green.Steps {
+		loads[r.Path] = n
+		if r.Kind == gardener.Goto || r.URLAfter != "" && r.URLAfter != r.URLBefore {
+			n++
+		}
+	}
+	openedAt := -1
 	var fix func(steps []gardener.Step, prefix string) []gardener.Step
 	fix = func(steps []gardener.Step, prefix string) []gardener.Step {
 		var out []gardener.Step
@@ -324,7 +336,12 @@ func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath stri
 				continue
 			}
 			uses := keyOf(targets, green, path) == m.Key
-			if uses && m.Insert != nil && !inserted && (m.Kind == MoveMenu || path == m.Step) {
+			switch {
+			case !uses || m.Insert == nil:
+			case m.Kind == MoveMenu && loads[path] != openedAt:
+				out = append(out, *m.Insert)
+				openedAt = loads[path]
+			case m.Kind != MoveMenu && !inserted && path == m.Step:
 				out = append(out, *m.Insert)
 				inserted = true
 			}
