@@ -113,8 +113,9 @@ const (
 	NotApplied Verdict = "not-applied"
 	// Flaky: a case the load decided, neither shown right nor shown wrong: a repair whose proof
 	// was green but whose replay on the same app was red twice (a step that did not finish in
-	// time), a drift left unrepaired whose test then passed unrepaired on the mutated app, or
-	// a reference repair red only because the browser did not answer in time.
+	// time), a drift left unrepaired or a regression written green whose test then passed
+	// unrepaired on the mutated app, or a reference repair red only because the browser did
+	// not answer in time.
 	Flaky Verdict = "flaky"
 	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too, so the
 	// case proves nothing about repair. The note says which of two things happened: the
@@ -212,7 +213,16 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	}
 	ops := describeOps(res)
 	if m.Class == Regression {
+		// A regression is one only when it is what keeps the test red: a failing request no
+		// step notices, replayed red once on a loaded machine, is no regression to heal.
+		again, err := e.twice(ctx, b.Test, opts, nil)
+		if err != nil {
+			return out, fmt.Errorf("%s: replay after the ladder: %w", m.Name(), err)
+		}
 		out.Verdict, out.Note = FalseHeal, ops
+		if again.Result.Passed {
+			out.Verdict, out.Note = Flaky, "the unrepaired test passed on the mutated app when replayed again, so the mutation did not break it; the ladder wrote: "+ops
+		}
 		return out, nil
 	}
 	fixed := b.Test.Clone()
