@@ -164,12 +164,17 @@ func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string,
 		return res, nil
 	case "covered", "disabled":
 		// The locator found its one element and something else stopped the action: the record
-		// says which element, so a repair can tell a covered button from a lost one. The
-		// step's own time is spent by now (it waited for the element to come free), so the
-		// page is asked with a floor of its own.
+		// says which element, so a repair can tell a covered button from a lost one, and the
+		// failure says what covered it. The step's own time is spent by now (it waited for the
+		// element to come free), so the page is asked with a floor of its own.
 		fc, cancel := withFloor(ctx)
+		defer cancel()
 		rec.Element = r.fingerprint(fc)
-		cancel()
+		if res.State == "covered" {
+			f := targetFailure(loc, res, timeout)
+			f.cover = r.covering(fc)
+			return res, f
+		}
 	}
 	return res, targetFailure(loc, res, timeout)
 }
@@ -211,6 +216,15 @@ func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) 
 		return fail(gardener.ErrBadStep, "the element %s is %s, not a checkbox, radio or switch", loc, t.What)
 	}
 	return fail(gardener.ErrTimeout, "the element %s was not ready (%s) after %s", loc, t.State, timeout)
+}
+
+// covering reads the fingerprint of what covered the element the runtime last found covered.
+func (r *run) covering(ctx context.Context) *gardener.Fingerprint {
+	var fp *gardener.Fingerprint
+	if err := r.s.call(ctx, &fp, "covering"); err != nil {
+		return nil
+	}
+	return fp
 }
 
 // fingerprint reads the fingerprint of the element the runtime last chose.

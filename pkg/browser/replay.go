@@ -32,6 +32,8 @@ const (
 type failure struct {
 	kind   gardener.ErrorKind
 	detail string
+	// cover is what stood over the step's element, for a step that failed because of it.
+	cover *gardener.Fingerprint
 }
 
 func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
@@ -151,6 +153,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			result.FailedStep = last.Path
 			result.FailedIndex = i
 			result.ErrorKind = f.kind
+			result.CoveredBy = f.cover
 			step := t.Steps[i]
 			if step.Kind == gardener.Intent {
 				step = stepAt(step, last.Path)

@@ -35,17 +35,27 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 }
 
 // dismissWords are what the buttons of cookie banners and announcement modals say.
-var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|continue|allow( all)?|×|✕)\s*$`)
+var dismissWords = regexp.MustCompile(`(?i)^\s*(accept( all| cookies| and close)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|not now|maybe later|continue( to (the )?site)?|allow( all)?|reject all|decline|×|✕)\s*$`)
 
 // dismissOverlay inserts a click on a dismiss button before the failing step, when the page
-// shows one inside a dialog or banner that the test does not click there already.
+// shows one inside a dialog or banner, or inside whatever the run says covers the step's
+// element, that the test does not click there already. A failing step inside an intent block
+// gets the click inside the block, just before it: a click before the block would come before
+// the block's own navigation, on a page the overlay is not on yet.
 func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	if !actionFailed(ask) {
 		return nil, ""
 	}
-	cover := coverOf(ask.Result.Message)
+	fi := ask.Result.FailedIndex
+	inner := -1
+	if strings.Contains(ask.Result.FailedStep, ".") {
+		if inner = innerIndex(ask.Result.FailedStep); inner < 0 || ask.Test.Steps[fi].Kind != gardener.Intent || inner >= len(ask.Test.Steps[fi].Steps) {
+			return nil, ""
+		}
+	}
+	cover := ask.Result.CoveredBy
 	for i, c := range ask.Snapshot {
-		if !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !cover.holds(c) {
+		if c.Inert || !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !under(c, cover) {
 			continue
 		}
 		locs := page.Locators(i)
@@ -53,44 +63,51 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 			continue
 		}
 		l, err := gardener.ParseLocator(locs[0])
-		// A dismissal the test makes on an earlier page does not stop another here: overlays
-		// that return on every page load are common. One the test makes just before the
-		// failing step, or later, does: dismissing twice in a row changes nothing.
-		fi := ask.Result.FailedIndex
-		if err != nil || usesLocator(ask.Test.Steps[max(fi-1, 0):], l) {
+		if err != nil {
 			continue
 		}
 		step := gardener.Step{Kind: gardener.Click, Locator: l}
-		return []gardener.Op{{Kind: gardener.OpInsert, Index: ask.Result.FailedIndex, Step: &step}},
-			fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %d", l, ask.Result.FailedIndex+1)
+		// A dismissal the test makes on an earlier page does not stop another here: overlays
+		// that return on every page load are common. One the test makes just before the
+		// failing step, or later, does: dismissing twice in a row changes nothing.
+		if inner < 0 {
+			if usesLocator(ask.Test.Steps[max(fi-1, 0):], l) {
+				continue
+			}
+			return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
+				fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %d", l, fi+1)
+		}
+		block := ask.Test.Steps[fi].Clone()
+		if usesLocator(block.Steps[max(inner-1, 0):], l) {
+			continue
+		}
+		block.Steps = append(block.Steps[:inner:inner], append([]gardener.Step{step}, block.Steps[inner:]...)...)
+		return []gardener.Op{{Kind: gardener.OpReplace, Index: fi, Step: &block}},
+			fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %s", l, ask.Result.FailedStep)
 	}
 	return nil, ""
 }
 
 // fillRequired inserts a fill for a form field the app now flags as required or invalid and the
-// test never fills, before the click that submitted the form.
+// test never fills, before the click or key press that submitted the form: the last one before
+// the failing step, inside an intent block when that is where it is (the block then gets the
+// fills inside it, just before the submit).
 func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	steps := ask.Test.Steps
-	submit := -1
-	for k := min(ask.Result.FailedIndex, len(steps)-1); k >= 0; k-- {
-		if steps[k].Kind == gardener.Click || steps[k].Kind == gardener.Press {
-			submit = k
-			break
-		}
-	}
-	if submit < 0 {
+	top, inner := submitBefore(steps, ask.Result.FailedIndex, ask.Result.FailedStep)
+	if top < 0 {
 		return nil, ""
 	}
-	var ops []gardener.Op
+	var fills []gardener.Step
 	var names []string
 	groups := map[string]bool{} // radio groups already given a choice
 	for i, c := range ask.Snapshot {
-		if !formControl(c) || !flaggedRequired(c) {
+		if c.Inert || !formControl(c) || !flaggedRequired(c) {
 			continue
 		}
 		if strings.EqualFold(c.Type, "radio") {
 			// One choice answers the whole group: the first of its buttons.
-			group := c.FormID + "\x00" + c.Name
+			group := c.Frame + "\x00" + c.FormID + "\x00" + c.Name
 			if c.Name != "" && groups[group] {
 				continue
 			}
@@ -108,14 +125,52 @@ func fillRequired(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 		if kind == "" {
 			continue
 		}
-		step := gardener.Step{Kind: kind, Locator: l, Value: value}
-		ops = append(ops, gardener.Op{Kind: gardener.OpInsert, Index: submit, Step: &step})
+		fills = append(fills, gardener.Step{Kind: kind, Locator: l, Value: value})
 		names = append(names, l.String())
 	}
-	if len(ops) == 0 {
+	if len(fills) == 0 {
 		return nil, ""
 	}
-	return ops, fmt.Sprintf("the form now requires %s: fill before step %d submits it", strings.Join(names, ", "), submit+1)
+	if inner >= 0 {
+		block := steps[top].Clone()
+		block.Steps = append(append(block.Steps[:inner:inner], fills...), block.Steps[inner:]...)
+		return []gardener.Op{{Kind: gardener.OpReplace, Index: top, Step: &block}},
+			fmt.Sprintf("the form now requires %s: fill before step %d.%d submits it", strings.Join(names, ", "), top+1, inner+1)
+	}
+	ops := make([]gardener.Op, len(fills))
+	for k := range fills {
+		ops[k] = gardener.Op{Kind: gardener.OpInsert, Index: top, Step: &fills[k]}
+	}
+	return ops, fmt.Sprintf("the form now requires %s: fill before step %d submits it", strings.Join(names, ", "), top+1)
+}
+
+// submitBefore finds the last click or key press at or before the failing step: its top-level
+// index, and its index inside the intent block it is in (-1: not in a block). The failing step
+// itself counts (a submit the form refuses fails its own wait), and so does a block before it
+// whose last submit it is. -1, -1 when there is none.
+func submitBefore(steps []gardener.Step, fi int, failed string) (int, int) {
+	submits := func(s gardener.Step) bool { return s.Kind == gardener.Click || s.Kind == gardener.Press }
+	for k := min(fi, len(steps)-1); k >= 0; k-- {
+		s := steps[k]
+		if s.Kind != gardener.Intent {
+			if submits(s) {
+				return k, -1
+			}
+			continue
+		}
+		last := len(s.Steps) - 1
+		if k == fi {
+			if n := innerIndex(failed); n >= 0 {
+				last = min(n, last)
+			}
+		}
+		for j := last; j >= 0; j-- {
+			if submits(s.Steps[j]) {
+				return k, j
+			}
+		}
+	}
+	return -1, -1
 }
 
 // waitLonger gives a step that found nothing more time when the page still showed a busy
@@ -275,35 +330,14 @@ func inOverlay(c gardener.Fingerprint) bool {
 	return c.ARIA["aria-modal"] == "true" || c.Modal
 }
 
-// cover is the element the runner found over the step's element, as its failure describes it:
-// `div#notice-7.site-banner "We use cookies. Got it"`.
-type cover struct {
-	id   string
-	text string
-}
-
-// coverDesc reads the runner's description of a covering element: tag, id, classes, and the
-// start of its text in quotes.
-var coverDesc = regexp.MustCompile(`is covered by [a-z0-9-]+(?:#([^.\s"]+))?(?:\.[^\s"]+)*(?: "([^"]*))?`)
-
-func coverOf(msg string) cover {
-	m := coverDesc.FindStringSubmatch(msg)
-	if m == nil {
-		return cover{}
+// under reports whether c is inside cover, the element the runner found over the step's own
+// (nil: none): overlays are not always named for what they are ("notice", "gdpr", a generated
+// id), but they always cover what the step wanted, and their own buttons are inside them.
+func under(c gardener.Fingerprint, cover *gardener.Fingerprint) bool {
+	if cover == nil || cover.XPath == "" || c.Frame != cover.Frame {
+		return false
 	}
-	return cover{id: m[1], text: strings.TrimSuffix(m[2], "…")}
-}
-
-// holds reports whether c is inside the covering element: under its id, or a control whose
-// words are the end of the covering element's text (a banner's own button, whatever its
-// container is named). Overlays are not always named for what they are ("notice", "gdpr",
-// a generated id), but they always cover what the step wanted.
-func (v cover) holds(c gardener.Fingerprint) bool {
-	if v.id != "" && (strings.Contains(c.IdxPath, "@id='"+v.id+"'") || c.ID == v.id) {
-		return true
-	}
-	name := strings.TrimSpace(nameOrText(c))
-	return v.text != "" && name != "" && strings.HasSuffix(strings.TrimSpace(v.text), name)
+	return c.XPath == cover.XPath || strings.HasPrefix(c.XPath, cover.XPath+"/")
 }
 
 func formControl(c gardener.Fingerprint) bool {

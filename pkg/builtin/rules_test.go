@@ -77,39 +77,141 @@ func names(l gardener.Locator, fp gardener.Fingerprint) bool {
 
 // TestDismissWhatCoversTheStep: a banner whose container names no overlay word (an id such as
 // "notice-360", a role=region) is still dismissed when the run says it covers the step's
-// element: its button is under the covering element's id, or ends its text. A dismiss-worded
-// button elsewhere on the page is not.
+// element: its button is inside the covering element. A dismiss-worded button elsewhere on the
+// page, or in another frame at the same path, is not; nor is anything when the run names no
+// covering element. A step inside an intent block gets the dismissal inside the block, just
+// before it.
 func TestDismissWhatCoversTheStep(t *testing.T) {
+	cover := &gardener.Fingerprint{Tag: "DIV", ID: "notice-360", XPath: "/html[1]/body[1]/div[2]"}
 	got := button("", "Got it", "/html[1]/body[1]/div[2]/div[1]/button[1]", 600)
-	got.IdxPath = "//*[@id='notice-360']/div[1]/button[1]"
 	noID := button("", "Accept all", "/html[1]/body[1]/div[3]/div[1]/button[1]", 600)
-	noID.IdxPath = noID.XPath
+	sibling := button("", "OK", "/html[1]/body[1]/div[20]/button[1]", 600)
 	elsewhere := button("", "Close", "/html[1]/body[1]/main[1]/button[1]", 100)
-	elsewhere.IdxPath = elsewhere.XPath
+	framed := got
+	framed.Frame = "#pay"
+	fill := gardener.Step{Kind: gardener.Fill, Locator: gardener.Locator{Kind: gardener.ByLabel, Value: "Username"}, Value: "demo"}
 	for _, c := range []struct {
-		msg    string
+		name   string
+		cover  *gardener.Fingerprint
+		kind   gardener.ErrorKind
 		page   []gardener.Fingerprint
 		want   string
 		wanted bool
 	}{
-		{`the element label=Username is covered by div#notice-360.site-banner "New: faster checkout is here. Got it" after 3s`, []gardener.Fingerprint{elsewhere, got}, "Got it", true},
-		{`the element label=Username is covered by div.consent "We value your privacy. Accept all" after 3s`, []gardener.Fingerprint{elsewhere, noID}, "Accept all", true},
-		{`the element label=Username is covered by div#notice-360.site-banner "New: faster checkout is here. Got it" after 3s`, []gardener.Fingerprint{elsewhere}, "", false},
-		{`no element matches label=Username after 3s`, []gardener.Fingerprint{elsewhere, got}, "", false},
+		{"its button", cover, gardener.ErrTimeout, []gardener.Fingerprint{elsewhere, sibling, got}, "Got it", true},
+		{"an unnamed overlay", &gardener.Fingerprint{Tag: "DIV", XPath: "/html[1]/body[1]/div[3]"}, gardener.ErrTimeout, []gardener.Fingerprint{elsewhere, noID}, "Accept all", true},
+		{"no button inside", cover, gardener.ErrTimeout, []gardener.Fingerprint{elsewhere, sibling}, "", false},
+		{"the same path in a frame", cover, gardener.ErrTimeout, []gardener.Fingerprint{elsewhere, framed}, "", false},
+		{"nothing covers", nil, gardener.ErrElementNotFound, []gardener.Fingerprint{elsewhere, got}, "", false},
 	} {
-		steps := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, {Kind: gardener.Fill, Locator: gardener.Locator{Kind: gardener.ByLabel, Value: "Username"}, Value: "demo"}}
+		steps := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, fill}
 		ask := gardener.OpsAsk{Failure: gardener.Failure{
 			Test:      gardener.Test{ID: "t", Steps: steps},
-			Result:    gardener.RunResult{FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrTimeout, Message: c.msg},
+			Result:    gardener.RunResult{FailedStep: "2", FailedIndex: 1, ErrorKind: c.kind, CoveredBy: c.cover},
 			LastGreen: &gardener.RunResult{Passed: true},
 			Snapshot:  c.page,
 		}}
 		ops, _ := dismissOverlay(similo.NewPage(c.page), ask)
 		switch {
-		case c.wanted && (len(ops) != 1 || !strings.Contains(ops[0].Step.Locator.String(), c.want)):
-			t.Errorf("%s: want a click on %q inserted, got %v", c.msg, c.want, ops)
+		case c.wanted && (len(ops) != 1 || ops[0].Kind != gardener.OpInsert || ops[0].Index != 1 || !strings.Contains(ops[0].Step.Locator.String(), c.want)):
+			t.Errorf("%s: want a click on %q inserted before step 2, got %v", c.name, c.want, ops)
 		case !c.wanted && len(ops) != 0:
-			t.Errorf("%s: want no dismissal, got %v", c.msg, ops)
+			t.Errorf("%s: want no dismissal, got %v", c.name, ops)
+		}
+	}
+
+	block := gardener.Step{Kind: gardener.Intent, Goal: "log in", Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, fill}}
+	page := []gardener.Fingerprint{elsewhere, got}
+	ask := gardener.OpsAsk{Failure: gardener.Failure{
+		Test:      gardener.Test{ID: "t", Steps: []gardener.Step{block, {Kind: gardener.AssertVisible, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "h1"}}}},
+		Result:    gardener.RunResult{FailedStep: "1.2", FailedIndex: 0, ErrorKind: gardener.ErrTimeout, CoveredBy: cover},
+		LastGreen: &gardener.RunResult{Passed: true},
+		Snapshot:  page,
+	}}
+	ops, _ := dismissOverlay(similo.NewPage(page), ask)
+	if len(ops) != 1 || ops[0].Kind != gardener.OpReplace || ops[0].Index != 0 || len(ops[0].Step.Steps) != 3 ||
+		ops[0].Step.Steps[1].Kind != gardener.Click || !strings.Contains(ops[0].Step.Steps[1].Locator.String(), "Got it") || ops[0].Step.Steps[2].Kind != gardener.Fill {
+		t.Errorf("in an intent block: want the block with the dismissal before its step 2, got %v", ops)
+	}
+}
+
+// TestFillRequiredBeforeTheSubmit: every required control the test does not fill gets a step
+// of its kind before the click that submitted the form (one radio button a group, a select's
+// option, a check of a checkbox), at the top level or, when the submit is inside an intent
+// block, inside the block just before it; a field the test fills already, and one that is not
+// flagged, get none.
+func TestFillRequiredBeforeTheSubmit(t *testing.T) {
+	field := func(tag, typ, id, name string, required bool) gardener.Fingerprint {
+		return gardener.Fingerprint{Tag: tag, Type: typ, ID: id, Name: name, XPath: "/html[1]/body[1]/form[1]/" + strings.ToLower(tag) + "[@id='" + id + "']", FormID: "f", Invalid: required, Required: required,
+			Location: gardener.Rect{X: 40, Y: 100, Width: 200, Height: 30}}
+	}
+	sel := field("SELECT", "", "terms", "terms", true)
+	sel.Options = []string{"net30", "net60"}
+	page := []gardener.Fingerprint{
+		field("INPUT", "text", "user", "user", true), // the test fills it
+		sel,
+		field("INPUT", "radio", "plan-a", "plan", true), field("INPUT", "radio", "plan-b", "plan", true),
+		field("INPUT", "checkbox", "agree", "agree", true),
+		field("INPUT", "date", "start", "start", true),
+		field("INPUT", "text", "nick", "nick", false),
+		button("go", "Log in", "/html[1]/body[1]/form[1]/button[1]", 300),
+	}
+	fillUser := gardener.Step{Kind: gardener.Fill, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "#user"}, Value: "demo"}
+	wait := gardener.Step{Kind: gardener.Wait, For: gardener.WaitURL, URL: "/dashboard"}
+	want := []string{"select #terms", "check #plan-a", "check #agree", "fill #start"}
+	got := func(steps []gardener.Step) string {
+		var out []string
+		for _, s := range steps {
+			out = append(out, string(s.Kind)+" "+s.Locator.Value)
+		}
+		return strings.Join(out, ", ")
+	}
+
+	top := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, fillUser, clickStep(t, "#go"), wait}
+	ask := gardener.OpsAsk{Failure: gardener.Failure{Test: gardener.Test{ID: "t", Steps: top},
+		Result: gardener.RunResult{FailedStep: "4", FailedIndex: 3, ErrorKind: gardener.ErrTimeout}, LastGreen: &gardener.RunResult{Passed: true}, Snapshot: page}}
+	ops, why := fillRequired(similo.NewPage(page), ask)
+	var inserted []gardener.Step
+	for _, op := range ops {
+		if op.Kind != gardener.OpInsert || op.Index != 2 {
+			t.Fatalf("top level: want inserts before step 3, got %v (%s)", ops, why)
+		}
+		inserted = append(inserted, *op.Step)
+	}
+	if g := got(inserted); g != strings.Join(want, ", ") {
+		t.Errorf("top level: inserted %s, want %s", g, strings.Join(want, ", "))
+	}
+
+	block := gardener.Step{Kind: gardener.Intent, Goal: "log in", Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, fillUser, clickStep(t, "#go"), wait}}
+	for _, failed := range []string{"1.4", "2"} {
+		steps := []gardener.Step{block, {Kind: gardener.AssertVisible, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "h1"}}}
+		fi := 0
+		if failed == "2" {
+			fi = 1
+		}
+		ask.Test.Steps, ask.Result.FailedStep, ask.Result.FailedIndex = steps, failed, fi
+		ops, why = fillRequired(similo.NewPage(page), ask)
+		if len(ops) != 1 || ops[0].Kind != gardener.OpReplace || ops[0].Index != 0 {
+			t.Fatalf("failing at %s after a block: want the block replaced, got %v (%s)", failed, ops, why)
+		}
+		wantBlock := "goto , fill #user, " + strings.Join(want, ", ") + ", click #go, wait "
+		if g := got(ops[0].Step.Steps); g != wantBlock {
+			t.Errorf("failing at %s: the block became %s, want %s", failed, g, wantBlock)
+		}
+	}
+}
+
+// TestDismissWords: the buttons consent banners and announcements close with, and not the
+// buttons of a form or a confirmation.
+func TestDismissWords(t *testing.T) {
+	for _, w := range []string{"Accept all", "Accept and close", "Got it", "OK", "No thanks", "Not now", "Maybe later", "Continue to site", "Reject all", "Decline", "×"} {
+		if !dismissWords.MatchString(w) {
+			t.Errorf("%q is not taken for a dismissal", w)
+		}
+	}
+	for _, w := range []string{"Delete", "Place order", "Accept the invitation", "Continue to payment", "Close account"} {
+		if dismissWords.MatchString(w) {
+			t.Errorf("%q is taken for a dismissal", w)
 		}
 	}
 }

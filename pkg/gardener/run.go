@@ -74,13 +74,17 @@ type StepRecord struct {
 
 // RunResult is the outcome of one replay of a test.
 type RunResult struct {
-	TestID      string           `json:"testId"`
-	TestVersion int              `json:"testVersion"`
-	Passed      bool             `json:"passed"`
-	FailedStep  string           `json:"failedStep,omitempty"` // the path of the failing step: "4" or "3.2"
-	FailedIndex int              `json:"failedIndex"`          // 0-based top-level index; -1 when passed
-	ErrorKind   ErrorKind        `json:"errorKind,omitempty"`
-	Message     string           `json:"message,omitempty"`
+	TestID      string    `json:"testId"`
+	TestVersion int       `json:"testVersion"`
+	Passed      bool      `json:"passed"`
+	FailedStep  string    `json:"failedStep,omitempty"` // the path of the failing step: "4" or "3.2"
+	FailedIndex int       `json:"failedIndex"`          // 0-based top-level index; -1 when passed
+	ErrorKind   ErrorKind `json:"errorKind,omitempty"`
+	Message     string    `json:"message,omitempty"`
+	// CoveredBy is what stood over the failing step's element and would have taken its action
+	// (a consent overlay, a banner), when that is why the step failed: the outermost element
+	// around the spot the pointer reached that does not also hold the step's element.
+	CoveredBy   *Fingerprint     `json:"coveredBy,omitempty"`
 	Steps       []StepRecord     `json:"steps"`
 	Console     []ConsoleMessage `json:"console,omitempty"`
 	Requests    []Request        `json:"requests,omitempty"`

@@ -137,7 +137,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 // to be added to the candidate's own.
 func (c *climb) suggestOn(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
 	t0 := c.l.now()
-	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failure(t, rep)})
+	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failureOn(t, rep, origin)})
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
 	c.recordCall(ri, "operations", ans.Usage, err, len(ans.Ops))
 	if err != nil {
@@ -204,13 +204,13 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 	bi := origin[fi]
 	step := t.Steps[fi]
 	if step.Kind == gardener.Intent {
-		return c.rederive(ctx, ri, t, rep, fi, bi)
+		return c.rederive(ctx, ri, t, rep, fi, bi, origin)
 	}
 	if !res.ErrorKind.LocatorTrouble() || step.Target().IsZero() {
 		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
 		return nil, nil
 	}
-	ask := gardener.LocatorAsk{Failure: c.failure(t, rep), Index: fi, Inner: -1, Step: step, Recorded: c.req.LastGreen.Element(strconv.Itoa(bi + 1))}
+	ask := gardener.LocatorAsk{Failure: c.failureOn(t, rep, origin), Index: fi, Inner: -1, Step: step, Recorded: c.req.LastGreen.Element(strconv.Itoa(bi + 1))}
 	t0 := c.l.now()
 	ans, err := c.l.Model.FixLocator(ctx, ask)
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
@@ -251,10 +251,10 @@ func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int
 	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}
 }
 
-func (c *climb) rederive(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, fi, bi int) (*gardener.Op, error) {
+func (c *climb) rederive(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, fi, bi int, origin []int) (*gardener.Op, error) {
 	block := t.Steps[fi]
 	t0 := c.l.now()
-	ans, err := c.l.Model.DeriveIntent(ctx, gardener.IntentAsk{Failure: c.failure(t, rep), Index: fi, Block: block})
+	ans, err := c.l.Model.DeriveIntent(ctx, gardener.IntentAsk{Failure: c.failureOn(t, rep, origin), Index: fi, Block: block})
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
 	c.recordCall(ri, "intent", ans.Usage, err, len(ans.Steps))
 	if err != nil {

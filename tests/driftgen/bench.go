@@ -91,15 +91,18 @@ func keys(hits []Hit) []string {
 // Verdict is what became of one case.
 type Verdict string
 
-// Verdicts. The first five are the table's columns; the last three are cases left out of it.
+// Verdicts. Still green, not applied and unrepairable are cases the table leaves out of its
+// counts, saying how many.
 const (
 	// RepairedIntended: a repair was applied and the repaired test, replayed on the mutated
 	// app, used the same elements in the same order as the green run (the mutated one included).
 	RepairedIntended Verdict = "repaired"
 	// StagedIntended: the same, held for a person.
 	StagedIntended Verdict = "staged"
-	// Triaged: no repair; a triage issue or a refusal instead.
+	// Triaged: no repair; a triage issue instead.
 	Triaged Verdict = "triaged"
+	// Refused: no repair; every change a rung proposed was refused by the assertion floor.
+	Refused Verdict = "refused"
 	// Wrong: a drift repaired with a green proof whose replay used other elements.
 	Wrong Verdict = "wrong"
 	// FalseHeal: a regression written green (applied or staged).
@@ -108,11 +111,17 @@ const (
 	StillGreen Verdict = "still-green"
 	// NotApplied: the page had nothing the mutation could change (no form around a button).
 	NotApplied Verdict = "not-applied"
-	// Flaky: a repair whose proof was green but whose replay on the same app was red twice
-	// (a step that did not finish in time): neither shown right nor shown wrong.
+	// Flaky: a case the load decided, neither shown right nor shown wrong: a repair whose proof
+	// was green but whose replay on the same app was red twice (a step that did not finish in
+	// time), a drift left unrepaired or a regression written green whose test then passed
+	// unrepaired on the mutated app, or a reference repair red only because the browser did
+	// not answer in time.
 	Flaky Verdict = "flaky"
-	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too: the
-	// mutation broke the app, so the case proves nothing about repair.
+	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too, so the
+	// case proves nothing about repair. The note says which of two things happened: the
+	// mutation broke the app (the reference gets past every step that uses the mutated element
+	// and a check or another element fails: the app's own code looked the element up by the id
+	// or class the mutation changed), or the reference fix itself fails at the mutated element.
 	Unrepairable Verdict = "unrepairable"
 )
 
@@ -135,12 +144,21 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	srv := httptest.NewServer(site)
 	defer srv.Close()
 	opts := e.options(srv.URL)
-	site.Set(&m)
-	failing, err := e.Runner.Replay(ctx, b.Test, opts)
-	if err != nil {
-		return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
+	var failing gardener.Replay
+	var applied bool
+	var xpath string
+	// A replay that went red before it reached the mutated page says nothing about the
+	// mutation (a step that missed its time on a loaded machine): it is replayed once more.
+	for try := 0; try < 2; try++ {
+		site.Set(&m)
+		var err error
+		if failing, err = e.Runner.Replay(ctx, b.Test, opts); err != nil {
+			return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
+		}
+		if applied, xpath = site.Applied(); applied || failing.Result.Passed {
+			break
+		}
 	}
-	applied, xpath := site.Applied()
 	switch {
 	case !applied:
 		out.Verdict, out.Note = NotApplied, "the page had nothing the mutation applies to"
@@ -155,8 +173,12 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 			if err != nil {
 				return out, fmt.Errorf("%s: reference replay: %w", m.Name(), err)
 			}
+			if !rep.Result.Passed && browserSlow(rep.Result) {
+				out.Verdict, out.Note = Flaky, fmt.Sprintf("the reference repair could not be judged: the browser was too slow at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
+				return out, nil
+			}
 			if !rep.Result.Passed {
-				out.Verdict, out.Note = Unrepairable, fmt.Sprintf("the reference repair fails at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
+				out.Verdict, out.Note = Unrepairable, fmt.Sprintf("%s: the reference repair fails at step %s: %s", unrepairable(ref, rep.Result, m, xpath), rep.Result.FailedStep, rep.Result.Message)
 				return out, nil
 			}
 		}
@@ -173,11 +195,34 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	wrote := res.Outcome == ladder.Repaired || res.Outcome == ladder.Staged
 	if !wrote {
 		out.Verdict, out.Note = Triaged, res.Reason
+		if res.Outcome == ladder.Refused {
+			out.Verdict = Refused
+		}
+		if m.Class == Drift {
+			// A drift the ladder left alone is only counted against it when the mutation is
+			// what keeps the test red: on a loaded machine a step may miss its time limit once.
+			again, err := e.Runner.Replay(ctx, b.Test, opts)
+			if err != nil {
+				return out, fmt.Errorf("%s: replay after the ladder: %w", m.Name(), err)
+			}
+			if again.Result.Passed {
+				out.Verdict, out.Note = Flaky, "the unrepaired test passed on the mutated app when replayed again; the ladder had: "+res.Reason
+			}
+		}
 		return out, nil
 	}
 	ops := describeOps(res)
 	if m.Class == Regression {
+		// A regression is one only when it is what keeps the test red: a failing request no
+		// step notices, replayed red once on a loaded machine, is no regression to heal.
+		again, err := e.twice(ctx, b.Test, opts, nil)
+		if err != nil {
+			return out, fmt.Errorf("%s: replay after the ladder: %w", m.Name(), err)
+		}
 		out.Verdict, out.Note = FalseHeal, ops
+		if again.Result.Passed {
+			out.Verdict, out.Note = Flaky, "the unrepaired test passed on the mutated app when replayed again, so the mutation did not break it; the ladder wrote: "+ops
+		}
 		return out, nil
 	}
 	fixed := b.Test.Clone()
@@ -217,6 +262,40 @@ func (e *Env) twice(ctx context.Context, t gardener.Test, opts gardener.ReplayOp
 	return rep, nil
 }
 
+// browserSlow reports a run that failed because the browser itself did not answer in time (a
+// script call, a mouse event or typing that did not finish), not because of anything the page
+// showed: on a loaded machine, what the load decided. The runner reports these as timeouts
+// like any other, so only its words tell them apart.
+func browserSlow(res gardener.RunResult) bool {
+	return res.ErrorKind == gardener.ErrTimeout && (strings.Contains(res.Message, "did not answer") || strings.Contains(res.Message, "did not finish in time"))
+}
+
+// Why a drift case has no repair, as the table's notes say it.
+const (
+	BrokeApp      = "the mutation broke the app"
+	WeakReference = "the reference fix fails at the mutated element"
+)
+
+// unrepairable says why the reference repair ref of m failed as res did: at a step that acts on
+// the mutated element (by its new XPath) or that the reference inserted, the reference itself
+// is too weak; anywhere else the app no longer does what the test checks.
+func unrepairable(ref gardener.Test, res gardener.RunResult, m Mutation, xpath string) string {
+	var failed *gardener.Step
+	walk(ref.Steps, "", func(path string, s gardener.Step) {
+		if path == res.FailedStep {
+			failed = &s
+		}
+	})
+	switch {
+	case failed == nil:
+		return BrokeApp
+	case xpath != "" && failed.Locator == gardener.Locator{Kind: gardener.ByXPath, Value: xpath},
+		m.Insert != nil && failed.Equal(*m.Insert):
+		return WeakReference
+	}
+	return BrokeApp
+}
+
 // describeOps renders the operations of the green candidate.
 func describeOps(res ladder.Result) string {
 	var parts []string
@@ -235,8 +314,10 @@ func describeOps(res ladder.Result) string {
 
 // Reference is the generator's own repair of a drift case, when it has one: the steps that used
 // the mutated element point at it by its new XPath, and the step a correct repair inserts (the
-// new field filled, the menu opened) comes before the first of them. Overlays have none here:
-// the dismissal is needed after every navigation, and the overlay is dismissable by making.
+// new field filled, the menu opened) comes before the first of them, and for a menu again
+// before each later use on a page loaded since (a new page has the menu closed again; on the
+// same page a second click would close it). Overlays have none here: the dismissal is needed
+// after every navigation, and the overlay is dismissable by making.
 func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath string) (gardener.Test, bool) {
 	if m.Class != Drift || m.Kind == Overlay {
 		return t, false
@@ -244,6 +325,16 @@ func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath stri
 	ref := t.Clone()
 	targets := TargetsOf(green)
 	inserted := false
+	// loads[path] counts the page loads the green run had seen before the step at path ran.
+	loads := map[string]int{}
+	n := 0
+	for _, r := range green.Steps {
+		loads[r.Path] = n
+		if r.Kind == gardener.Goto || r.URLAfter != "" && r.URLAfter != r.URLBefore {
+			n++
+		}
+	}
+	openedAt := -1
 	var fix func(steps []gardener.Step, prefix string) []gardener.Step
 	fix = func(steps []gardener.Step, prefix string) []gardener.Step {
 		var out []gardener.Step
@@ -255,7 +346,12 @@ func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath stri
 				continue
 			}
 			uses := keyOf(targets, green, path) == m.Key
-			if uses && m.Insert != nil && !inserted && (m.Kind == MoveMenu || path == m.Step) {
+			switch {
+			case !uses || m.Insert == nil:
+			case m.Kind == MoveMenu && loads[path] != openedAt:
+				out = append(out, *m.Insert)
+				openedAt = loads[path]
+			case m.Kind != MoveMenu && !inserted && path == m.Step:
 				out = append(out, *m.Insert)
 				inserted = true
 			}

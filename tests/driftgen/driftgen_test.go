@@ -27,6 +27,7 @@ var (
 	workers   = flag.Int("driftgen.parallel", 2, "cases run at once for the table")
 	caseFlag  = flag.String("driftgen.case", "", "run one generated case by name (kind/test@step), logging the ladder's events")
 	kindsFlag = flag.String("driftgen.kinds", "", "comma-separated kinds to keep of the drawn cases (empty: all); the draw itself does not change")
+	budget    = flag.Duration("driftgen.budget", 0, "start no case after this long (0: run them all); the table counts the cases run and says how many were left")
 )
 
 // runner is one browser for the package.
@@ -72,42 +73,50 @@ func demoTest(t testing.TB, id string) gardener.Test {
 }
 
 // TestSampleOfGeneratedCases runs a small fixed sample end to end on the demo shop: a renamed
-// id is repaired onto the renamed field, and a login request that fails with a 500 is triaged
+// id is repaired onto the renamed field; a consent banner that returns on every page load is
+// dismissed before the first action and again after the navigation the proof then fails at;
+// and a login request that fails with a 500 and a login button that does nothing are triaged
 // with nothing written.
 func TestSampleOfGeneratedCases(t *testing.T) {
 	env := demoEnv()
 	ctx := context.Background()
-	b, err := env.Baseline(ctx, demoTest(t, "login"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b.Keys) < 3 {
-		t.Fatalf("the baseline saw %v used; want the username, password and login button", b.Keys)
-	}
-	all := Generate(b.Test, b.Green, 1)
 	want := map[string]Verdict{
 		"rename-id/login@4":            RepairedIntended,
 		"dead-button/login@5":          Triaged,
 		"http-500/login@5:POST /login": Triaged,
+		"overlay/cart-total@2":         RepairedIntended,
 	}
 	var ran int
-	for _, m := range all {
-		v, ok := want[m.Name()]
-		if !ok {
-			continue
-		}
-		ran++
-		res, err := env.Run(ctx, b, m)
+	for _, id := range []string{"login", "cart-total"} {
+		b, err := env.Baseline(ctx, demoTest(t, id))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
-		if res.Verdict != v {
-			t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
+		if id == "login" && len(b.Keys) < 3 {
+			t.Fatalf("the baseline saw %v used; want the username, password and login button", b.Keys)
+		}
+		all := Generate(b.Test, b.Green, 1)
+		for _, m := range all {
+			v, ok := want[m.Name()]
+			if !ok {
+				continue
+			}
+			ran++
+			res, err := env.Run(ctx, b, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
+			if res.Verdict != v {
+				t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
+			}
+			if m.Kind == Overlay && strings.Count(res.Note, "insert") < 2 {
+				t.Errorf("%s: want the banner dismissed on the first page and again after the navigation, got: %s", m.Name(), res.Note)
+			}
 		}
 	}
 	if ran != len(want) {
-		t.Errorf("ran %d of the %d sample cases; generated: %v", ran, len(want), names(all))
+		t.Errorf("ran %d of the %d sample cases", ran, len(want))
 	}
 }
 
@@ -153,6 +162,8 @@ func TestGeneratedDriftTable(t *testing.T) {
 		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, string(m.Kind)) })
 	}
 	t.Logf("%d cases generated from %d of %d tests, %d drawn (up to %d per kind, seed %d)", len(all), len(baselines), len(tests), len(cases), *perKind, *seedFlag)
+	// The kinds take turns, so a run cut short by -driftgen.budget still has some of each.
+	cases = interleave(cases)
 	results := make([]CaseResult, len(cases))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -177,26 +188,70 @@ func TestGeneratedDriftTable(t *testing.T) {
 		}()
 	}
 	start := time.Now()
+	sent := 0
 	for i := range cases {
+		if *budget > 0 && time.Since(start) > *budget {
+			break
+		}
 		next <- i
+		sent++
 	}
 	close(next)
 	wg.Wait()
+	results = results[:sent]
+	left := ""
+	if sent < len(cases) {
+		left = fmt.Sprintf(" (%d run, %d left when the %s budget ran out)", sent, len(cases)-sent, *budget)
+	}
 	for _, e := range errs {
 		t.Error(e)
 	}
 	sort.SliceStable(results, func(i, j int) bool { return results[i].Mutation.Name() < results[j].Mutation.Name() })
 	for _, r := range results {
-		if r.Verdict != RepairedIntended && r.Verdict != StillGreen {
+		if r.Verdict != RepairedIntended && r.Verdict != StillGreen && r.Verdict != NotApplied {
 			t.Logf("%-40s %-12s %-9s %s", r.Mutation.Name(), r.Verdict, r.Outcome, oneLine(r.Note))
 		}
 	}
 	var b strings.Builder
-	Print(&b, Table(results))
-	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn of %d generated from %d of %d tests, seed %d, %s\n%s", len(cases), len(all), len(baselines), len(tests), *seedFlag, time.Since(start).Round(time.Second), b.String())
+	Print(&b, Table(results, all))
+	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn%s of %d generated from %d of %d tests, up to %d per kind, seed %d, %d at once, %s\n%s",
+		len(cases), left, len(all), len(baselines), len(tests), *perKind, *seedFlag, *workers, time.Since(start).Round(time.Second), b.String())
+	broke, weak := 0, 0
+	for _, r := range results {
+		switch {
+		case r.Verdict != Unrepairable:
+		case strings.HasPrefix(r.Note, BrokeApp):
+			broke++
+		case strings.HasPrefix(r.Note, WeakReference):
+			weak++
+		}
+	}
+	fmt.Printf("unrepairable by the reference fix: %d where %s, %d where %s\n", broke, BrokeApp, weak, WeakReference)
 	if n := FalseHeals(results); n > 0 {
 		t.Errorf("%d regressions were written green", n)
 	}
+}
+
+// interleave orders cases one of each kind in turn, each kind's cases in their drawn order.
+func interleave(cases []Mutation) []Mutation {
+	var kinds []Kind
+	by := map[Kind][]Mutation{}
+	for _, m := range cases {
+		if by[m.Kind] == nil {
+			kinds = append(kinds, m.Kind)
+		}
+		by[m.Kind] = append(by[m.Kind], m)
+	}
+	out := make([]Mutation, 0, len(cases))
+	for len(out) < len(cases) {
+		for _, k := range kinds {
+			if len(by[k]) > 0 {
+				out = append(out, by[k][0])
+				by[k] = by[k][1:]
+			}
+		}
+	}
+	return out
 }
 
 func oneLine(s string) string {

@@ -209,3 +209,44 @@ func TestReferenceRepairsTheDrift(t *testing.T) {
 		t.Error("a regression has a reference repair")
 	}
 }
+
+// TestReferenceOpensAMenuOnEachNewPage: a control moved into a menu is used three times, twice
+// on one page and once after the page is loaded again; the reference opens the menu before
+// the first use and again on the new page, never twice on one page (that would close it).
+func TestReferenceOpensAMenuOnEachNewPage(t *testing.T) {
+	steps, err := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/a"},
+		{"kind":"select","locator":"#terms","value":"Net 30"},
+		{"kind":"select","locator":"#terms","value":"Net 60"},
+		{"kind":"goto","url":"/a"},
+		{"kind":"select","locator":"#terms","value":"Net 30"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := "http://app.test/a"
+	el := &gardener.Fingerprint{ID: "terms", Tag: "SELECT", XPath: "/html[1]/body[1]/form[1]/select[1]"}
+	green := gardener.RunResult{Passed: true, FailedIndex: -1, Steps: []gardener.StepRecord{
+		{Path: "1", Kind: gardener.Goto, URLBefore: "about:blank", URLAfter: page, Passed: true},
+		{Path: "2", Kind: gardener.Select, URLBefore: page, URLAfter: page, Element: el, Passed: true},
+		{Path: "3", Kind: gardener.Select, URLBefore: page, URLAfter: page, Element: el, Passed: true},
+		{Path: "4", Kind: gardener.Goto, URLBefore: page, URLAfter: page, Passed: true},
+		{Path: "5", Kind: gardener.Select, URLBefore: page, URLAfter: page, Element: el, Passed: true},
+	}}
+	tt := gardener.Test{ID: "terms", Steps: steps}
+	var menu Mutation
+	for _, m := range Generate(tt, green, 1) {
+		if m.Kind == MoveMenu && m.Step == "2" {
+			menu = m
+		}
+	}
+	if menu.Insert == nil {
+		t.Fatalf("no move-menu case for step 2 in %v", names(Generate(tt, green, 1)))
+	}
+	ref, ok := Reference(tt, green, menu, "/html[1]/body[1]/form[1]/details[1]/div[1]/select[1]")
+	var kinds []string
+	for _, s := range ref.Steps {
+		kinds = append(kinds, string(s.Kind))
+	}
+	if want := "goto click select select goto click select"; !ok || strings.Join(kinds, " ") != want {
+		t.Errorf("menu reference: %s, want %s", strings.Join(kinds, " "), want)
+	}
+}

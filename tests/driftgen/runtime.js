@@ -17,6 +17,7 @@
   var ours = new WeakSet();  // elements the generator created (decoys, wrappers, overlays)
   var done = new WeakSet();  // targets already mutated
   var reported = false;
+  var dismissed = false;     // the overlay was dismissed in this document: back on the next load only
   var seq = 0;
   var M = C.mutation || { kind: "" };
 
@@ -243,7 +244,7 @@
         if (document.getElementById(p.boxId)) return true;
         var o = make(p.html);
         document.body.appendChild(o);
-        o.querySelector("button").addEventListener("click", function () { o.remove(); });
+        o.querySelector("button").addEventListener("click", function () { dismissed = true; o.remove(); });
         return true;
       }
       case "decoy-before": {
@@ -296,7 +297,7 @@
     if (!M.kind || M.kind === "http-500") return;
     if (M.kind === "overlay") {
       // Every page, every load: the choice is never remembered.
-      if (!inFrame && document.body && mutate(null)) report(null);
+      if (!inFrame && !dismissed && document.body && mutate(null)) report(null);
       return;
     }
     var el = marked[M.key];

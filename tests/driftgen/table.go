@@ -6,20 +6,35 @@ import (
 	"text/tabwriter"
 )
 
-// Row counts one kind's cases by verdict.
+// Row counts one kind's cases by verdict, with how many of the kind were generated.
 type Row struct {
-	Kind   Kind
-	Counts map[Verdict]int
+	Kind      Kind
+	Generated int
+	Counts    map[Verdict]int
+}
+
+// Drawn is how many of the kind's cases were run.
+func (r Row) Drawn() int {
+	n := 0
+	for _, c := range r.Counts {
+		n += c
+	}
+	return n
 }
 
 // Cases is how many of the kind's cases the table counts: those that broke the test and, for
 // drift, that the generator's own repair showed repairable.
 func (r Row) Cases() int {
-	return r.Counts[RepairedIntended] + r.Counts[StagedIntended] + r.Counts[Triaged] + r.Counts[Wrong] + r.Counts[FalseHeal] + r.Counts[Flaky]
+	return r.Counts[RepairedIntended] + r.Counts[StagedIntended] + r.Counts[Triaged] + r.Counts[Refused] + r.Counts[Wrong] + r.Counts[FalseHeal] + r.Counts[Flaky]
 }
 
-// Table groups results by kind, in Kinds order, with a total row per class.
-func Table(results []CaseResult) []Row {
+// Table groups results by kind, in Kinds order, with a total row per class; generated are all
+// the cases the draw was made from.
+func Table(results []CaseResult, generated []Mutation) []Row {
+	gen := map[Kind]int{}
+	for _, m := range generated {
+		gen[m.Kind]++
+	}
 	by := map[Kind]map[Verdict]int{}
 	for _, r := range results {
 		if by[r.Mutation.Kind] == nil {
@@ -31,10 +46,15 @@ func Table(results []CaseResult) []Row {
 	for _, class := range []Class{Drift, Regression} {
 		total := Row{Kind: Kind("all " + string(class)), Counts: map[Verdict]int{}}
 		for _, k := range Kinds() {
-			if ClassOf(k) != class || by[k] == nil {
+			if ClassOf(k) != class || (by[k] == nil && gen[k] == 0) {
 				continue
 			}
-			rows = append(rows, Row{Kind: k, Counts: by[k]})
+			row := Row{Kind: k, Generated: gen[k], Counts: by[k]}
+			if row.Counts == nil {
+				row.Counts = map[Verdict]int{}
+			}
+			rows = append(rows, row)
+			total.Generated += gen[k]
 			for v, n := range by[k] {
 				total.Counts[v] += n
 			}
@@ -55,14 +75,29 @@ func FalseHeals(results []CaseResult) int {
 	return n
 }
 
-// Print writes the table: per kind, the cases counted and what became of them, then the cases
-// left out and why.
+// Print writes the table in two parts. Drift, per kind: the cases counted (they broke the test
+// and the generator's own repair of them is green) and what became of them, then the cases
+// left out and why. Regressions, per kind: the cases counted (they broke the test) and whether
+// the ladder wrote nothing (triaged, or every change refused by the assertion floor) or wrote
+// a repair (a false heal).
 func Print(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\tcases\trepaired (intended)\tstaged (intended)\ttriaged\twrong\tfalse heals\tflaky\t\tstill green\tnot applied\tunrepairable\t")
+	fmt.Fprintln(tw, "drift kind\tgenerated\tdrawn\tcounted\trepaired (intended)\tstaged (intended)\ttriaged\twrong\tflaky\t\tstill green\tnot applicable\tunrepairable by reference fix\t")
 	for _, r := range rows {
+		if ClassOf(r.Kind) != Drift || r.Kind == Kind("all "+string(Regression)) {
+			continue
+		}
 		c := r.Counts
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t%d\t\n", r.Kind, r.Cases(), c[RepairedIntended], c[StagedIntended], c[Triaged], c[Wrong], c[FalseHeal], c[Flaky], c[StillGreen], c[NotApplied], c[Unrepairable])
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t%d\t\n", r.Kind, r.Generated, r.Drawn(), r.Cases(), c[RepairedIntended], c[StagedIntended], c[Triaged]+c[Refused], c[Wrong], c[Flaky], c[StillGreen], c[NotApplied], c[Unrepairable])
+	}
+	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
+	fmt.Fprintln(tw, "regression kind\tgenerated\tdrawn\tcounted\ttriaged\trefused\tfalse heals\t\tstill green\tnot applicable\t\t\t\t")
+	for _, r := range rows {
+		if ClassOf(r.Kind) != Regression && r.Kind != Kind("all "+string(Regression)) {
+			continue
+		}
+		c := r.Counts
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t\t\t\t\n", r.Kind, r.Generated, r.Drawn(), r.Cases(), c[Triaged], c[Refused], c[FalseHeal], c[StillGreen], c[NotApplied])
 	}
 	tw.Flush()
 }

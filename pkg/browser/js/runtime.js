@@ -581,10 +581,13 @@
   // --- targeting for actions and reads ------------------------------------------------------
 
   let chosen = null;
+  // coverer is the layer over the element target last found covered (see layerOf), or null.
+  let coverer = null;
 
   // target finds the one element a step acts on or reads, and says why not when it cannot:
   // none, hidden, ambiguous, disabled, not editable, covered by another element.
   function target(loc, mode) {
+    coverer = null;
     const all = resolve(loc);
     const vis = all.filter(isVisible);
     const res = { count: all.length, visible: vis.length };
@@ -623,6 +626,7 @@
     const h = hitAt(x, y, el);
     const labelHit = h && el.labels && [...el.labels].some((l) => l.contains(h));
     if (h && h !== el && !el.contains(h) && !labelHit && !(el.shadowRoot && el.shadowRoot.contains(h))) {
+      coverer = layerOf(h, el);
       return Object.assign(res, { state: "covered", by: describe(h) });
     }
     res.state = "ok";
@@ -642,6 +646,19 @@
     }
     if (mode === "check") res.checked = checkedState(el);
     return res;
+  }
+
+  // layerOf is the whole of what covers el where the pointer found h: the outermost element
+  // around h that does not hold el too (a consent overlay's root, not the text box inside it
+  // the pointer happened to reach), so a repair can look for the overlay's own buttons in it.
+  function layerOf(h, el) {
+    let n = h;
+    for (;;) {
+      const root = n.getRootNode();
+      const up = n.parentElement || (root && root.host) || null;
+      if (!up || up === document.body || up === document.documentElement || composedContains(up, el)) return n;
+      n = up;
+    }
   }
 
   // hitAt is the element a pointer at (x, y) reaches, inside open shadow roots, stopping at el.
@@ -809,6 +826,7 @@
   const local = {
     target,
     fingerprint: () => (chosen && chosen.isConnected ? fingerprint(chosen) : null),
+    covering: () => (coverer && coverer.isConnected ? fingerprint(coverer) : null),
     // visibility for assertVisible/assertHidden/wait: how many match, and the texts of the
     // visible ones, so the Go side can filter by text and report what it saw.
     visibility(loc) {
@@ -988,8 +1006,13 @@
 
   const miss = () => ({ count: 0, visible: 0, state: "none" });
 
+  // frameCover is the layer of this page over the iframe of the element target last found
+  // covered there, or null.
+  let frameCover = null;
+
   const dg = Object.assign({}, local, {
     target(loc, mode) {
+      frameCover = null;
       if (!loc.frame) {
         active = null;
         return local.target(loc, mode);
@@ -1001,7 +1024,10 @@
         res.y += f.y;
         // The pointer goes through this page first: something over the iframe stops it.
         const h = hitAt(res.x, res.y, f.top);
-        if (h && h !== f.top && !f.top.contains(h)) return Object.assign(res, { state: "covered", by: describe(h) });
+        if (h && h !== f.top && !f.top.contains(h)) {
+          frameCover = layerOf(h, f.top);
+          return Object.assign(res, { state: "covered", by: describe(h) });
+        }
         return res;
       });
     },
@@ -1048,6 +1074,12 @@
       return res;
     },
     fingerprint: () => (active ? inFrame(active.rt.fingerprint(), active) : local.fingerprint()),
+    // covering is the fingerprint of what covered the element target last found covered: a
+    // layer of this page over the iframe, or one inside the frame's own document.
+    covering() {
+      if (frameCover) return frameCover.isConnected ? fingerprint(frameCover) : null;
+      return active ? inFrame(active.rt.covering(), active) : local.covering();
+    },
     afterFill: (value, direct) => chooser().afterFill(value, direct),
     selectOption: (value) => chooser().selectOption(value),
     checked: () => chooser().checked(),
