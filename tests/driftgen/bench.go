@@ -260,7 +260,7 @@ func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath stri
 				inserted = true
 			}
 			if uses && xpath != "" && !strings.HasPrefix(string(m.Kind), "required-") {
-				s.Locator = gardener.Locator{Kind: gardener.ByXPath, Value: xpath}
+				s.Locator = gardener.Locator{Kind: gardener.ByXPath, Value: xpath, Frame: s.Target().Frame}
 				s.Alternatives = nil
 			}
 			out = append(out, s)

@@ -30,6 +30,8 @@
     } catch (e) { /* the page is unloading: nothing to report to */ }
   }
 
+  // xpathOf writes the path the runner records: inside a shadow root it is the host's path,
+  // then "/#shadow-root", then the path within the root.
   function xpathOf(el) {
     var parts = [];
     for (var n = el; n && n.nodeType === 1; n = n.parentElement) {
@@ -37,19 +39,55 @@
       for (var s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === n.tagName) i++;
       parts.unshift(n.tagName.toLowerCase() + "[" + i + "]");
     }
-    return "/" + parts.join("/");
+    var root = el.getRootNode();
+    var inner = "/" + parts.join("/");
+    return root && root.host ? xpathOf(root.host) + "/#shadow-root" + inner : inner;
   }
 
+  // resolve reads such a path back: each part after a "/#shadow-root" goes on in the shadow
+  // root of the element the part before it found, from the root's child elements (an XPath
+  // takes no shadow root as its context).
   function resolve(xp) {
+    var el = null;
+    var segs = xp.split("/#shadow-root");
+    for (var i = 0; i < segs.length; i++) {
+      if (i === 0) {
+        el = first(segs[0], document);
+      } else {
+        if (!el || !el.shadowRoot) return null;
+        var m = /^\/([A-Za-z][\w-]*)\[(\d+)\](.*)$/.exec(segs[i]);
+        if (!m) return null;
+        var kids = [].slice.call(el.shadowRoot.children).filter(function (k) { return k.tagName.toLowerCase() === m[1].toLowerCase(); });
+        el = kids[Number(m[2]) - 1] || null;
+        if (el && m[3]) el = first("." + m[3], el);
+      }
+      if (!el) return null;
+    }
+    return el;
+  }
+
+  function first(xp, ctx) {
     try {
-      return document.evaluate(xp, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      var n = document.evaluate(xp, ctx, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      return n && n.nodeType === 1 ? n : null;
     } catch (e) {
       return null;
     }
   }
 
+  // pagePath is the route a target was used on: a same-origin frame's targets were recorded
+  // with the route of the page around the frame.
+  function pagePath() {
+    if (!inFrame) return location.pathname;
+    try {
+      return window.top.location.pathname;
+    } catch (e) {
+      return location.pathname;
+    }
+  }
+
   function onPage(t) {
-    return !!t.frame === inFrame && (t.page === "*" || t.page === location.pathname);
+    return !!t.frame === inFrame && (t.page === "*" || t.page === pagePath());
   }
 
   // mark gives every target on this page its element, once per element: a target whose element
@@ -88,12 +126,20 @@
     return false;
   }
 
-  ["click", "input", "change", "keydown"].forEach(function (type) {
-    window.addEventListener(type, function (ev) {
-      var k = keyed(ev);
-      if (k) post(C.hitURL, { key: k, type: type, at: performance.timeOrigin + performance.now(), seq: seq++ });
-    }, true);
-  });
+  // listen reports uses of marked elements seen from the window and from every shadow root: a
+  // change event does not leave the root it happened in. An event is reported once.
+  var heard = new WeakSet();
+  function listen(target) {
+    ["click", "input", "change", "keydown"].forEach(function (type) {
+      target.addEventListener(type, function (ev) {
+        if (heard.has(ev)) return;
+        heard.add(ev);
+        var k = keyed(ev);
+        if (k) post(C.hitURL, { key: k, type: type, at: performance.timeOrigin + performance.now(), seq: seq++ });
+      }, true);
+    });
+  }
+  listen(window);
 
   // A decoy and a dead button do nothing: their clicks never reach the app's handlers.
   window.addEventListener("click", function (ev) {
@@ -166,7 +212,7 @@
       case "rename-id": {
         if (!el.id) return false;
         var old = el.id;
-        document.querySelectorAll('label[for="' + CSS.escape(old) + '"]').forEach(function (l) { l.htmlFor = p.id; });
+        el.getRootNode().querySelectorAll('label[for="' + CSS.escape(old) + '"]').forEach(function (l) { l.htmlFor = p.id; });
         el.id = p.id;
         return true;
       }
@@ -220,7 +266,10 @@
         var box;
         if (M.kind === "move-toolbar") {
           box = make('<div role="toolbar" aria-label="' + p.label + '" class="toolbar"></div>');
-          var main = document.querySelector("main") || document.body;
+          // A toolbar at the top of the page, or of the component the element is drawn in: a
+          // control moved out of its shadow root would lose the component's handlers.
+          var root = el.getRootNode();
+          var main = root.host ? root : document.querySelector("main") || document.body;
           main.insertBefore(box, main.firstChild);
           box.appendChild(item);
         } else {
@@ -312,18 +361,34 @@
   }
 
   var scheduled = false;
+  // pass marks what is there and mutates it, but mutates nothing while the document is still
+  // being parsed: the page's own scripts take hold of their elements first, as the new version
+  // of an app whose ids or markup changed would with its own code changed to match.
   function pass() {
     scheduled = false;
     if (!document.body) return;
     mark();
-    apply();
+    if (document.readyState !== "loading") apply();
   }
   function schedule() {
     if (scheduled) return;
     scheduled = true;
     Promise.resolve().then(pass);
   }
-  new MutationObserver(schedule).observe(document, { childList: true, subtree: true, characterData: true });
+  var watching = { childList: true, subtree: true, characterData: true };
+  var observer = new MutationObserver(schedule);
+  observer.observe(document, watching);
+  // Components render into shadow roots, where the document's observer sees nothing: every
+  // root the page attaches is watched and listened to as the document is. The runtime runs
+  // before the page's own scripts, so it sees every root attached.
+  var attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    var root = attach.call(this, init);
+    observer.observe(root, watching);
+    listen(root);
+    schedule();
+    return root;
+  };
   document.addEventListener("DOMContentLoaded", pass);
   window.addEventListener("popstate", schedule);
 })();
