@@ -41,16 +41,15 @@ func crewdeskTest(t testing.TB, id string) gardener.Test {
 
 // TestCrewdeskSampleOfGeneratedCases runs a small fixed sample on Crewdesk end to end: a class
 // renamed on the member form's save button, inside the member-form component's shadow root, is
-// repaired onto the same button; the card number field's id renamed inside the payment iframe
-// is repaired onto the same field; and the save button doing nothing is triaged with nothing
-// written. The ground truth of each comes from the runtime marking and mutating elements inside
-// the shadow root and the frame.
+// repaired onto the same button, and the card number field's id renamed inside the payment
+// iframe is repaired onto the same field. The ground truth of both comes from the runtime
+// marking and mutating elements inside the shadow root and the frame. (The shop's sample has
+// the regressions: a triage costs the whole ladder, too slow for two apps in make test.)
 func TestCrewdeskSampleOfGeneratedCases(t *testing.T) {
 	env := crewdeskEnv()
 	ctx := context.Background()
 	want := map[string]Verdict{
 		"rename-class/member-edit@6": RepairedIntended,
-		"dead-button/member-edit@6":  Triaged,
 		"rename-id/billing-pay@3":    RepairedIntended,
 	}
 	ran := 0

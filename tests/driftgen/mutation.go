@@ -49,6 +49,7 @@ const (
 	Synonym        Kind = "synonym"
 	MoveToolbar    Kind = "move-toolbar"
 	MoveMenu       Kind = "move-menu"
+	Icon           Kind = "icon"
 	Overlay        Kind = "overlay"
 	DecoyBefore    Kind = "decoy-before"
 	RequiredText   Kind = "required-text"
@@ -71,7 +72,7 @@ const (
 
 // Kinds lists every kind in the order the table prints them, drift first.
 func Kinds() []Kind {
-	return []Kind{RenameID, RenameClass, RenameTestID, Wrap, Unwrap, Reorder, Synonym, MoveToolbar, MoveMenu,
+	return []Kind{RenameID, RenameClass, RenameTestID, Wrap, Unwrap, Reorder, Synonym, Icon, MoveToolbar, MoveMenu,
 		Overlay, DecoyBefore, RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect,
 		RequiredRadio, RequiredCheck, WrongNumber, DeadButton, HTTP500, Missing, RowGone}
 }
@@ -236,6 +237,9 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 			case gardener.ByText, gardener.ByRole, gardener.ByLabel, gardener.ByPlaceholder:
 				add(Synonym, path, s, fp)
 			}
+			if s.Kind == gardener.Click && (l.Kind == gardener.ByText || l.Kind == gardener.ByRole) && len(fp.VisibleText) > 0 {
+				add(Icon, path, s, fp)
+			}
 			add(MoveMenu, path, s, fp)
 			if s.Kind == gardener.Click && submits(*fp) {
 				for _, k := range []Kind{RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect, RequiredRadio, RequiredCheck} {
@@ -304,9 +308,13 @@ func params(m *Mutation, r *rand.Rand, s gardener.Step, fp *gardener.Fingerprint
 	case MoveToolbar:
 		p["label"] = pick(r, []string{"Actions", "Quick actions", "Tools"})
 		p["formId"] = "form-" + suffix
+	case Icon:
+		p["glyph"] = pick(r, []string{"›", "→", "✓", "✕", "⋯", "+", "★"})
+		p["more"] = pick(r, []string{"", "", " now", " item"})
 	case MoveMenu:
 		id := "menu-toggle-" + suffix
 		p["label"] = pick(r, []string{"More", "Actions", "More actions", "Options"})
+		p["style"] = pick(r, []string{"details", "popup"})
 		p["summaryId"] = id
 		p["formId"] = "form-" + suffix
 		m.Insert = &gardener.Step{Kind: gardener.Click, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "#" + id}}

@@ -272,11 +272,34 @@
           var main = root.host ? root : document.querySelector("main") || document.body;
           main.insertBefore(box, main.firstChild);
           box.appendChild(item);
+        } else if (p.style === "popup") {
+          // A menu button: aria-haspopup, aria-expanded, and a role=menu shown only when open.
+          box = make('<div class="menu"><button type="button" id="' + p.summaryId + '" aria-haspopup="menu" aria-expanded="false">' + p.label +
+            '</button><div role="menu" class="menu-items" hidden style="display:none"></div></div>');
+          item.parentNode.insertBefore(box, item);
+          var toggle = box.firstElementChild, list = box.lastElementChild;
+          list.appendChild(item);
+          toggle.addEventListener("click", function () {
+            var open = list.hidden;
+            list.hidden = !open;
+            list.style.display = open ? "" : "none";
+            toggle.setAttribute("aria-expanded", String(open));
+          });
         } else {
           box = make('<details class="menu"><summary id="' + p.summaryId + '">' + p.label + '</summary><div role="menu" class="menu-items"></div></details>');
           item.parentNode.insertBefore(box, item);
           box.lastElementChild.appendChild(item);
         }
+        return true;
+      }
+      case "icon": {
+        // The control's words go from its text into its accessible name, perhaps with more.
+        var name = (el.getAttribute("aria-label") || el.textContent || "").trim();
+        if (!name) return false;
+        if (el.tagName === "INPUT") name = el.getAttribute("aria-label") || el.value || "";
+        if (!name.trim()) return false;
+        el.setAttribute("aria-label", name.trim() + p.more);
+        if (el.tagName === "INPUT") el.value = p.glyph; else el.textContent = p.glyph;
         return true;
       }
       case "required": {
