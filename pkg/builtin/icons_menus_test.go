@@ -116,8 +116,9 @@ func rowTable(t *testing.T, rows map[int]string, named bool) gardener.OpsAsk {
 // TestOpenCollapsedOpensTheMenuOfTheSameRow: when a row action moved into per-row menus, the
 // toggle opened is the one in the action's own row: found by the words the action's name adds
 // to its text ("Grace Hopper"), wherever the row now is, or by the row's position when the name
-// adds none. When that row has no menu (the record is gone, or lost its
-// actions) no other row's menu is opened: it would act on another record.
+// adds none. When no row shows those words (the record is gone, or lost its actions; or the
+// name adds words that name no record, "Delete row") no row's menu is opened: another row's
+// would act on another record.
 func TestOpenCollapsedOpensTheMenuOfTheSameRow(t *testing.T) {
 	all := map[int]string{1: "Ada Lovelace", 2: "Alan Turing", 3: "Grace Hopper", 4: "Dennis Ritchie"}
 	moved := map[int]string{1: "Ada Lovelace", 2: "Grace Hopper", 3: "Alan Turing", 4: "Dennis Ritchie"}
@@ -133,10 +134,14 @@ func TestOpenCollapsedOpensTheMenuOfTheSameRow(t *testing.T) {
 		{"the row is gone", gone, true, ""},
 		{"the row is gone, toggles named alike", gone, false, ""},
 		{"the action's name adds nothing: its row's position", all, false, "tr[3]"},
+		{"the action's name adds words no row shows", all, true, ""},
 	} {
 		a := rowTable(t, c.rows, c.named)
 		if strings.HasPrefix(c.name, "the action's name adds nothing") {
 			a.LastGreen.Steps[1].Element.AccessibleName = "Delete"
+		}
+		if strings.HasPrefix(c.name, "the action's name adds words no row shows") {
+			a.LastGreen.Steps[1].Element.AccessibleName = "Delete row"
 		}
 		got, err := Engine{}.SuggestOps(context.Background(), a)
 		if err != nil {

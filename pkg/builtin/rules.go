@@ -361,20 +361,20 @@ func rowMenu(snap []gardener.Fingerprint, toggles []int, target gardener.Fingerp
 }
 
 // rowNameWords are the words that name the target's record: what its accessible name says
-// beyond its visible text (a row action's "Delete" named "Delete Grace Hopper"); without a
-// recorded element, what the step's locator names beyond the words of the page's own toggles
-// cannot be told apart, so its whole name counts.
+// beyond its visible text (the "Grace Hopper" of a "Delete" named "Delete Grace Hopper").
+// Without a recorded element the locator's whole name counts: which of its words name the
+// record cannot be told.
 func rowNameWords(target gardener.Fingerprint, loc gardener.Locator) []string {
-	shown := map[string]bool{}
-	for _, w := range words(strings.Join(target.VisibleText, " ")) {
-		shown[w] = true
-	}
 	name := target.AccessibleName
 	if name == "" && loc.Kind == gardener.ByRole {
 		name = loc.Name
 	}
 	if target.XPath == "" {
 		return words(name)
+	}
+	shown := map[string]bool{}
+	for _, w := range words(strings.Join(target.VisibleText, " ")) {
+		shown[w] = true
 	}
 	var out []string
 	for _, w := range words(name) {

@@ -1,9 +1,11 @@
-// The drift generator's page runtime: injected first into every HTML document the app serves.
-// It marks the elements a saved test's green run used (by the XPath that run recorded, on the
-// page it was on), applies one mutation to the marked target on every load and every re-render,
-// and reports what the page did to marked elements to the generator's server, so a repair can
-// be checked against the element the mutation changed rather than against what the repair
-// claims. Nothing it adds to the DOM names the generator.
+// The drift generator's page runtime: injected first into every HTML document the app serves,
+// the documents of its same-origin iframes included. It marks the elements a saved test's green
+// run used (by the XPath that run recorded, on the page it was on; a path through open shadow
+// roots reads as the runner writes it, "…/host[1]/#shadow-root/div[1]/button[1]"), applies one
+// mutation to the marked target on every load and every re-render (inside shadow roots too: it
+// watches every root the page attaches), and reports what the page did to marked elements to
+// the generator's server, so a repair can be checked against the element the mutation changed
+// rather than against what the repair claims. Nothing it adds to the DOM names the generator.
 (function () {
   "use strict";
   if (window.__dgRuntime) return;
