@@ -2,6 +2,7 @@ package driftgen
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"sort"
@@ -13,6 +14,8 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 )
+
+var testsFlag = flag.String("driftgen.tests", "", "comma-separated saved tests to keep of the drawn cases (empty: all); the draw itself does not change")
 
 // runTable generates cases from every test of an app, runs up to -driftgen.per-kind of each kind
 // through the ladder on env, prints the table and fails on any false heal: the one table run
@@ -37,6 +40,10 @@ func runTable(t *testing.T, env *Env, tests []gardener.Test, app string) {
 	if *kindsFlag != "" {
 		keep := strings.Split(*kindsFlag, ",")
 		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, string(m.Kind)) })
+	}
+	if *testsFlag != "" {
+		keep := strings.Split(*testsFlag, ",")
+		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, m.Test) })
 	}
 	t.Logf("%d cases generated from %d of %d tests, %d drawn (up to %d per kind, seed %d)", len(all), len(baselines), len(tests), len(cases), *perKind, *seedFlag)
 	results := make([]CaseResult, len(cases))
