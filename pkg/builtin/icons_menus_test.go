@@ -225,3 +225,29 @@ func TestDropGoneStepKeepsTheFlow(t *testing.T) {
 		t.Errorf("want the gone Cancel dropped, got %v (%s)", got.Ops, got.Reason)
 	}
 }
+
+// TestDropGoneStepKeepsADialogsStep: a dialog's Cancel is not dropped when no dialog is open:
+// the click before it did not open the dialog (a Delete that does nothing), and a test without
+// its Cancel would pass over that regression.
+func TestDropGoneStepKeepsADialogsStep(t *testing.T) {
+	del := button("", "Delete", "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[1]/td[4]/button[2]", 100)
+	del.AccessibleName = "Delete Ada Lovelace"
+	cancel := button("", "Cancel", "/html[1]/body[1]/main[1]/cd-confirm[1]/#shadow-root/div[1]/div[1]/div[1]/button[1]", 300)
+	cancel.Modal = true
+	steps := []gardener.Step{{Kind: gardener.Goto, URL: "/members"}, clickStep(t, `role=button[name="Delete Ada Lovelace"]`), clickStep(t, `role=button[name="Cancel"]`), {Kind: gardener.AssertHidden, Locator: gardener.MustLocator("role=dialog")}}
+	a := gardener.OpsAsk{Failure: gardener.Failure{
+		Test:      gardener.Test{ID: "member-delete-cancel", Steps: steps},
+		Result:    gardener.RunResult{FailedStep: "3", FailedIndex: 2, ErrorKind: gardener.ErrElementNotFound},
+		LastGreen: &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", del), clickRecord("3", cancel)}},
+		Snapshot:  []gardener.Fingerprint{del, button("", "Invite member", "/html[1]/body[1]/main[1]/button[1]", 60)},
+	}}
+	got, err := Engine{}.SuggestOps(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range got.Ops {
+		if op.Kind == gardener.OpDelete {
+			t.Fatalf("dropped the Cancel of a dialog that did not open: %v (%s)", got.Ops, got.Reason)
+		}
+	}
+}

@@ -184,12 +184,27 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 		return nil, ""
 	}
 	rec := ask.LastGreen.Element(ask.Result.FailedStep)
+	if rec != nil && rec.Modal && !modalOpen(ask.Snapshot) {
+		// The element sat in a modal dialog and no dialog is open: the step before did not open
+		// it (a button that now does nothing), which dropping this step would hide.
+		return nil, ""
+	}
 	target, _ := targetOf(s, rec)
 	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, ask.Snapshot, ask.LastGreen, rec, m.Index) == "" {
 		return nil, ""
 	}
 	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
 		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s)
+}
+
+// modalOpen reports whether the page shows an open modal dialog.
+func modalOpen(snap []gardener.Fingerprint) bool {
+	for _, c := range snap {
+		if c.Modal {
+			return true
+		}
+	}
+	return false
 }
 
 // actsWithout reports whether the test still does something on the page of step i without it:
