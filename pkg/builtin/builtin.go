@@ -57,6 +57,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		idx, confidence = i, 0
 		matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
 	}
+	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
+		// A check asserts what its element shows: another element that shows other words (the
+		// e-mail cell beside a name that is gone) would have it check something else.
+		ans.Reason = fmt.Sprintf("the check's element read %q; the closest element reads %q, and a check moved there would check something else",
+			strings.Join(target.VisibleText, " "), nameOrText(cands[idx]))
+		return ans, nil
+	}
 	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {
 		// The failing locator still finds the element the last green run used; something else
 		// (a banner over it, a disabled state) stopped the step, and another name for the same
@@ -95,6 +102,21 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	ans.Confidence = confidence
 	ans.Reason = matched
 	return ans, nil
+}
+
+// readsTheSame reports whether candidate c shows every word the recorded element showed, in its
+// text or its accessible name; an element recorded with no words constrains nothing.
+func readsTheSame(recorded, c gardener.Fingerprint) bool {
+	have := map[string]bool{}
+	for _, w := range append(words(strings.Join(c.VisibleText, " ")), words(c.AccessibleName)...) {
+		have[w] = true
+	}
+	for _, w := range words(strings.Join(recorded.VisibleText, " ")) {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // glyphNamed finds the one usable control that became an icon: it shows no words (a glyph such

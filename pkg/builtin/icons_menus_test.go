@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
 )
 
 // icon is a button that shows a glyph and is named by its aria-label.
@@ -248,6 +249,37 @@ func TestDropGoneStepKeepsADialogsStep(t *testing.T) {
 	for _, op := range got.Ops {
 		if op.Kind == gardener.OpDelete {
 			t.Fatalf("dropped the Cancel of a dialog that did not open: %v (%s)", got.Ops, got.Reason)
+		}
+	}
+}
+
+// TestFixLocatorKeepsWhatACheckReads: a check whose element is gone is not moved onto another
+// element that shows other words (the e-mail cell beside a removed name cell, the next row's
+// name); one that shows the same words, renamed or moved, is.
+func TestFixLocatorKeepsWhatACheckReads(t *testing.T) {
+	cell := func(text, xpath string, y float64) gardener.Fingerprint {
+		return gardener.Fingerprint{Tag: "TD", Role: "cell", AccessibleName: text, VisibleText: strings.Fields(text), XPath: xpath, IdxPath: xpath,
+			Location: gardener.Rect{X: 10, Y: y, Width: 200, Height: 30}, Area: 6000, Shape: 200.0 / 30}
+	}
+	name := cell("Ada Lovelace", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]", 40)
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, {Path: "2", Kind: gardener.AssertVisible, Element: &name, Passed: true}}
+	check := gardener.Step{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=td.name")}
+	for _, c := range []struct {
+		label string
+		page  []gardener.Fingerprint
+		heal  bool
+	}{
+		{"the name cell is gone, the e-mail cell stays", []gardener.Fingerprint{cell("ada@crewdesk.test", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[2]", 40)}, false},
+		{"the row is gone, the next row's name moved up", []gardener.Fingerprint{cell("Alan Turing", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]", 40)}, false},
+		{"the name cell was wrapped", []gardener.Fingerprint{cell("Ada Lovelace", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]/div[1]", 40)}, true},
+	} {
+		a := ask(t, 1, check, green, c.page)
+		ans, err := Engine{Locate: similo.Engine{Threshold: similo.NeverAbstain}}.FixLocator(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := !ans.Locator.IsZero(); got != c.heal {
+			t.Errorf("%s: moved the check to %q (%s); want a move: %v", c.label, ans.Locator, ans.Reason, c.heal)
 		}
 	}
 }
