@@ -19,6 +19,7 @@
   var ours = new WeakSet();  // elements the generator created (decoys, wrappers, overlays)
   var done = new WeakSet();  // targets already mutated
   var reported = false;
+  var overlaid = false;      // the overlay was added to this document
   var seq = 0;
   var M = C.mutation || { kind: "" };
 
@@ -369,8 +370,13 @@
   function apply() {
     if (!M.kind || M.kind === "http-500") return;
     if (M.kind === "overlay") {
-      // Every page, every load: the choice is never remembered.
-      if (!inFrame && document.body && mutate(null)) report(null);
+      // Every page, every load: the choice is never remembered. Once a load: a page that
+      // re-renders after the overlay was dismissed (a client-rendered app does on every route)
+      // does not bring it back until the next load.
+      if (!inFrame && document.body && !overlaid) {
+        overlaid = true;
+        if (mutate(null)) report(null);
+      }
       return;
     }
     var el = marked[M.key];
