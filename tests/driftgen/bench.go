@@ -136,7 +136,8 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	defer srv.Close()
 	opts := e.options(srv.URL)
 	site.Set(&m)
-	failing, err := e.Runner.Replay(ctx, b.Test, opts)
+	// Twice: a step that did not finish in time on a loaded machine is no case.
+	failing, err := e.twice(ctx, b.Test, opts, nil)
 	if err != nil {
 		return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
 	}

@@ -371,7 +371,9 @@ func otherNumber(s string) string {
 }
 
 // requestsOf are the requests the step made on its green run that a server answers (calls and
-// documents, not static files), one per method and path.
+// documents, not static files), one per method and path. Paths under /__ are the laboratory's
+// tooling, not the app: the generator's own reports and the demo apps' record of what a test
+// did (a page's click beacons); a 500 there changes nothing the app does.
 func requestsOf(green gardener.RunResult, path string) []gardener.Request {
 	var out []gardener.Request
 	seen := map[string]bool{}
@@ -381,7 +383,7 @@ func requestsOf(green gardener.RunResult, path string) []gardener.Request {
 		}
 		for _, rq := range r.Requests {
 			p := pathOf(rq.URL)
-			if strings.HasPrefix(p, "/__driftgen/") || staticFile.MatchString(p) || seen[rq.Method+" "+p] || rq.Status >= 400 || rq.Failed != "" {
+			if strings.HasPrefix(p, "/__") || staticFile.MatchString(p) || seen[rq.Method+" "+p] || rq.Status >= 400 || rq.Failed != "" {
 				continue
 			}
 			seen[rq.Method+" "+p] = true
