@@ -88,7 +88,7 @@ func TestCrewdeskSampleOfGeneratedCases(t *testing.T) {
 // TestCrewdeskDriftTable is the generated drift table on Crewdesk, as TestGeneratedDriftTable
 // is on the shop. Only with -driftgen.table (make bench runs it):
 //
-//	go test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 12
+//	go test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20
 func TestCrewdeskDriftTable(t *testing.T) {
 	if !*tableFlag {
 		t.Skip("the generated drift table runs only with -driftgen.table (make bench)")
