@@ -92,7 +92,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./pkg/browser/
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/spaapp/
-	$(GO) test -count=1 -timeout 60m -run '^TestGeneratedDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
+	$(GO) test -count=1 -timeout 90m -run '^TestGeneratedDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
+	$(GO) test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/radar/
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./pkg/console/
 	$(GO) test -run '^$$' -bench BenchmarkSuiteMachineVsRun -benchtime 1x ./cmd/gardener/

@@ -8,8 +8,10 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/similo"
@@ -42,11 +44,27 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	}
 	page := similo.NewPage(cands)
 	m := e.Locate.LocateOn(page, target)
+	idx, confidence := m.Index, m.Confidence
+	matched := fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
 	if m.Abstained() {
-		ans.Reason = "no confident match for the " + from + ": " + m.Reason
+		i, ok := glyphNamed(cands, target)
+		if !ok {
+			ans.Reason = "no confident match for the " + from + ": " + m.Reason
+			return ans, nil
+		}
+		// The similarity of all the element's features is low because its words moved from
+		// its text into its name; the name itself is the evidence.
+		idx, confidence = i, 0
+		matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
+	}
+	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
+		// A check asserts what its element shows: another element that shows other words (the
+		// e-mail cell beside a name that is gone) would have it check something else.
+		ans.Reason = fmt.Sprintf("the check's element read %q; the closest element reads %q, and a check moved there would check something else",
+			strings.Join(target.VisibleText, " "), nameOrText(cands[idx]))
 		return ans, nil
 	}
-	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && m.Index < len(cands) && sameElement(*found, cands[m.Index]) {
+	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {
 		// The failing locator still finds the element the last green run used; something else
 		// (a banner over it, a disabled state) stopped the step, and another name for the same
 		// element stops the same way. The drift rules deal with what is in the way.
@@ -56,7 +74,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	// The guard looks for the later steps' elements among all the page shows: a closed
 	// dialog's button, not the usable element chosen here, is where a later step's lands.
 	full := similo.NewPage(ask.Snapshot)
-	if n := otherStepsElement(full, ask.LastGreen, ask.Recorded, at[m.Index]); n != "" {
+	if n := otherStepsElement(full, ask.Snapshot, ask.LastGreen, ask.Recorded, at[idx]); n != "" {
 		// The closest element is the one another step of the test acts on: moving this step
 		// there would do that step's action twice (a "Continue" that became the form's only
 		// "Place order"). Abstain and let the drift rules try the flow without the step.
@@ -66,7 +84,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	current := ask.Step.Target()
 	// Locators are made unique among everything the page shows: the runtime counts a
 	// transparent element as a match too.
-	for _, s := range full.Locators(at[m.Index]) {
+	for _, s := range full.Locators(at[idx]) {
 		l, err := gardener.ParseLocator(s)
 		if err != nil || l == current {
 			continue
@@ -81,9 +99,75 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		ans.Reason = "the matching element has no locator other than the failing one"
 		return ans, nil
 	}
-	ans.Confidence = m.Confidence
-	ans.Reason = fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
+	ans.Confidence = confidence
+	ans.Reason = matched
 	return ans, nil
+}
+
+// readsTheSame reports whether candidate c shows every word the recorded element showed, in its
+// text or its accessible name; an element recorded with no words constrains nothing.
+func readsTheSame(recorded, c gardener.Fingerprint) bool {
+	have := map[string]bool{}
+	for _, w := range append(words(strings.Join(c.VisibleText, " ")), words(c.AccessibleName)...) {
+		have[w] = true
+	}
+	for _, w := range words(strings.Join(recorded.VisibleText, " ")) {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// glyphNamed finds the one usable control that became an icon: it shows no words (a glyph such
+// as "›" or "✕", an image, nothing) and its accessible name (an aria-label or title) keeps the
+// words the recorded control showed or was named by, in order, perhaps extended ("Next" became
+// "›" named "Next page"). Icon buttons drop their text but keep their meaning in the name,
+// which the similarity of the other features does not weigh enough to be sure. Two such
+// controls make the change ambiguous: none is chosen.
+func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	want := recordedWords(target)
+	if len(want) == 0 || !clickable(target) && target.Tag != "" {
+		return -1, false
+	}
+	found := -1
+	for i, c := range cands {
+		if !clickable(c) || hasWords(strings.Join(c.VisibleText, " ")) || !containsRun(words(c.AccessibleName), want) {
+			continue
+		}
+		if found >= 0 {
+			return -1, false
+		}
+		found = i
+	}
+	return found, found >= 0
+}
+
+// recordedWords are the words a control was known by: its accessible name, else its text.
+func recordedWords(fp gardener.Fingerprint) []string {
+	if w := words(fp.AccessibleName); len(w) > 0 {
+		return w
+	}
+	return words(strings.Join(fp.VisibleText, " "))
+}
+
+// words splits s into lower-case words of letters and digits.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func hasWords(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// containsRun reports whether want occurs in have as consecutive words.
+func containsRun(have, want []string) bool {
+	for i := 0; i+len(want) <= len(have); i++ {
+		if slices.Equal(have[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
 }
 
 // usable keeps the candidates a person can use now, with each one's index in snap: a step is
@@ -211,7 +295,10 @@ func innerIndex(path string) int {
 // step's element would do that step's action early (a "Continue" that became the form's only
 // "Place order"). An earlier step's element is no such risk — the flow already did its action,
 // and a login button on another page may well look like this page's submit button.
-func otherStepsElement(page *similo.Page, lastGreen *gardener.RunResult, recorded *gardener.Fingerprint, i int) string {
+//
+// An element that was inside the open modal dialog when its step ran is not one outside any
+// modal now: a confirmation dialog's "Delete" is not the row's "Delete" that opens it.
+func otherStepsElement(page *similo.Page, snap []gardener.Fingerprint, lastGreen *gardener.RunResult, recorded *gardener.Fingerprint, i int) string {
 	if lastGreen == nil || recorded == nil {
 		return ""
 	}
@@ -226,7 +313,7 @@ func otherStepsElement(page *similo.Page, lastGreen *gardener.RunResult, recorde
 			after = true
 			continue
 		}
-		if !after || r.Kind != gardener.Click {
+		if !after || r.Kind != gardener.Click || r.Element.Modal && i < len(snap) && !snap[i].Modal {
 			continue
 		}
 		if m := (similo.Engine{}).LocateOn(page, *r.Element); m.Index == i {

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -233,13 +235,56 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 	if strings.Contains(ask.Result.FailedStep, ".") {
 		return nil, ""
 	}
+	if !actsWithout(ask.Test.Steps, fi) {
+		return nil, ""
+	}
 	rec := ask.LastGreen.Element(ask.Result.FailedStep)
+	if rec != nil && rec.Modal && !modalOpen(ask.Snapshot) {
+		// The element sat in a modal dialog and no dialog is open: the step before did not open
+		// it (a button that now does nothing), which dropping this step would hide.
+		return nil, ""
+	}
 	target, _ := targetOf(s, rec)
-	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, ask.LastGreen, rec, m.Index) == "" {
+	if m := (similo.Engine{}).LocateOn(page, target); !m.Abstained() && otherStepsElement(page, ask.Snapshot, ask.LastGreen, rec, m.Index) == "" {
 		return nil, ""
 	}
 	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
 		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s)
+}
+
+// modalOpen reports whether the page shows an open modal dialog.
+func modalOpen(snap []gardener.Fingerprint) bool {
+	for _, c := range snap {
+		if c.Modal {
+			return true
+		}
+	}
+	return false
+}
+
+// actsWithout reports whether the test still does something on the page of step i without it:
+// another action after the last navigation before it and before the next check after it. A
+// test whose every action on a page is gone checks only the page as it loads; the proof would
+// show that the checks still pass, not that the flow still works (a row whose Delete is gone,
+// then the Cancel of the dialog it no longer opens).
+func actsWithout(steps []gardener.Step, i int) bool {
+	from := 0
+	for k := i - 1; k >= 0; k-- {
+		if steps[k].Kind == gardener.Goto {
+			from = k + 1
+			break
+		}
+	}
+	for k := from; k < len(steps); k++ {
+		s := steps[k]
+		if k > i && s.IsCheck() {
+			break
+		}
+		if k != i && s.Kind != gardener.Goto && (s.IsAction() || s.Kind == gardener.Intent) {
+			return true
+		}
+	}
+	return false
 }
 
 // menuWords are what the toggles of overflow menus and collapsed sections say.
@@ -249,8 +294,13 @@ var menuWords = regexp.MustCompile(`(?i)^\s*(more( actions| options)?|actions|op
 // whose element the page does not show: controls move into overflow menus ("More", "⋯") and
 // closed sections, where they exist but cannot be seen until the toggle is opened. The proof
 // shows whether the element is back; when the locator changed on the way, its failure goes to
-// the locator rung on the opened page. A toggle the test already clicks just before the step is
-// not clicked again (that would close it).
+// the locator rung on the opened page.
+//
+// Which toggle: the one that stands where the element stood (see menuFor). In a table or list
+// whose rows each have their own menu, that is the menu of the element's own row: opening
+// another row's would act on the wrong record. A toggle the test already clicks since it last
+// went to a page is not clicked again (that would close it, or it opened and the element was
+// not there).
 func openCollapsed(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	if !actionFailed(ask) || strings.Contains(ask.Result.FailedStep, ".") {
 		return nil, ""
@@ -258,23 +308,194 @@ func openCollapsed(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, strin
 	// The rules are asked only once no new locator made the step pass, so an element that
 	// looks like the recorded one (the "Edit" left where "Archive" was) is no reason to skip.
 	fi := ask.Result.FailedIndex
+	var toggles []int
 	for i, c := range ask.Snapshot {
-		if c.Inert || !collapsedToggle(c) {
-			continue
+		if !c.Inert && collapsedToggle(c) && len(page.Locators(i)) > 0 {
+			toggles = append(toggles, i)
 		}
-		locs := page.Locators(i)
-		if len(locs) == 0 {
-			continue
-		}
-		l, err := gardener.ParseLocator(locs[0])
-		if err != nil || anyLocatorUsed(ask.Test.Steps[max(fi-1, 0):fi+1], locs) {
-			continue
-		}
-		step := gardener.Step{Kind: gardener.Click, Locator: l}
-		return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
-			fmt.Sprintf("the element of step %d is not on the page as it was and %s is a collapsed menu: open it before step %d", fi+1, l, fi+1)
 	}
-	return nil, ""
+	target, _ := targetOf(ask.Test.Steps[fi], ask.LastGreen.Element(ask.Result.FailedStep))
+	i, why := menuFor(ask.Snapshot, toggles, target, ask.Test.Steps[fi].Target())
+	if i < 0 {
+		return nil, ""
+	}
+	locs := page.Locators(i)
+	since := 0
+	for k := fi - 1; k >= 0; k-- {
+		if ask.Test.Steps[k].Kind == gardener.Goto {
+			since = k
+			break
+		}
+	}
+	l, err := gardener.ParseLocator(locs[0])
+	if err != nil || anyLocatorUsed(ask.Test.Steps[since:fi+1], locs) {
+		return nil, ""
+	}
+	step := gardener.Step{Kind: gardener.Click, Locator: l}
+	return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
+		fmt.Sprintf("the element of step %d is not on the page as it was and %s is a collapsed menu%s: open it before step %d", fi+1, l, why, fi+1)
+}
+
+// menuFor chooses among the toggles (indices into snap) the one whose menu the target element
+// most likely moved into, or -1 with none to choose, and says why it chose it.
+//
+// When the target sat in a row of a table or list and toggles sit in rows, only a row's own
+// toggle can hold it. The row is the one whose words hold the words the target's name adds to
+// its text (the "Grace Hopper" of a "Delete" button named "Delete Grace Hopper"), or, when the
+// name adds none, the row at the target's position. No such row — the record is gone — means
+// no toggle: another row's menu would reach another record's action.
+//
+// Otherwise it is the toggle nearest the target in the document: the longest common path with
+// the target's recorded path, then the nearest on screen.
+func menuFor(snap []gardener.Fingerprint, toggles []int, target gardener.Fingerprint, loc gardener.Locator) (int, string) {
+	if len(toggles) == 0 {
+		return -1, ""
+	}
+	var inRows []int
+	for _, i := range toggles {
+		if rowOf(snap[i].XPath) != "" {
+			inRows = append(inRows, i)
+		}
+	}
+	if (rowOf(target.XPath) != "" || target.XPath == "") && len(inRows) > 0 {
+		if i, why := rowMenu(snap, inRows, target, loc); i >= 0 || target.XPath != "" {
+			return i, why
+		}
+		// With no recorded path the element may as well have been outside the rows.
+		toggles = slices.DeleteFunc(slices.Clone(toggles), func(i int) bool { return rowOf(snap[i].XPath) != "" })
+	}
+	best, bestLen, bestDist := -1, -1, 0.0
+	for _, i := range toggles {
+		n := commonSegments(snap[i].XPath, target.XPath)
+		d := distance(snap[i].Location, target.Location)
+		if n > bestLen || n == bestLen && d < bestDist {
+			best, bestLen, bestDist = i, n, d
+		}
+	}
+	return best, ""
+}
+
+// rowMenu is menuFor among toggles that sit in rows.
+func rowMenu(snap []gardener.Fingerprint, toggles []int, target gardener.Fingerprint, loc gardener.Locator) (int, string) {
+	rowWords := map[string]map[string]bool{}
+	for _, i := range toggles {
+		rowWords[rowOf(snap[i].XPath)] = map[string]bool{}
+	}
+	for _, c := range snap {
+		if r := rowOf(c.XPath); r != "" {
+			if ws, ok := rowWords[r]; ok {
+				for _, w := range append(words(strings.Join(c.VisibleText, " ")), words(c.AccessibleName)...) {
+					ws[w] = true
+				}
+			}
+		}
+	}
+	names := rowNameWords(target, loc)
+	if target.XPath == "" {
+		// The locator's words that no row shows (the action hidden in the menu) name no row.
+		names = slices.DeleteFunc(names, func(w string) bool {
+			for _, ws := range rowWords {
+				if ws[w] {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	if len(names) > 0 {
+		found := -1
+		for _, i := range toggles {
+			if holdsAll(rowWords[rowOf(snap[i].XPath)], names) {
+				if found >= 0 && rowOf(snap[found].XPath) != rowOf(snap[i].XPath) {
+					return -1, "" // two rows fit: no telling which record is meant
+				}
+				if found < 0 {
+					found = i
+				}
+			}
+		}
+		if found < 0 {
+			return -1, ""
+		}
+		return found, fmt.Sprintf(" in the row of %q", strings.Join(names, " "))
+	}
+	if target.XPath == "" {
+		return -1, ""
+	}
+	for _, i := range toggles {
+		if sameRowPosition(snap[i].XPath, target.XPath) {
+			return i, " in the element's row"
+		}
+	}
+	return -1, ""
+}
+
+// rowNameWords are the words that name the target's record: what its accessible name says
+// beyond its visible text (the "Grace Hopper" of a "Delete" named "Delete Grace Hopper").
+// Without a recorded element the locator's whole name counts: which of its words name the
+// record cannot be told.
+func rowNameWords(target gardener.Fingerprint, loc gardener.Locator) []string {
+	name := target.AccessibleName
+	if name == "" && loc.Kind == gardener.ByRole {
+		name = loc.Name
+	}
+	if target.XPath == "" {
+		return words(name)
+	}
+	shown := map[string]bool{}
+	for _, w := range words(strings.Join(target.VisibleText, " ")) {
+		shown[w] = true
+	}
+	var out []string
+	for _, w := range words(name) {
+		if !shown[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func holdsAll(set map[string]bool, ws []string) bool {
+	for _, w := range ws {
+		if !set[w] {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
+
+// rowSegment is a step of an element path that enters a row of a table or list.
+var rowSegment = regexp.MustCompile(`^(tr|li)\[\d+\]$`)
+
+// rowOf is the path of the innermost table or list row that holds the element, "" when none.
+func rowOf(xpath string) string {
+	segs := strings.Split(xpath, "/")
+	for k := len(segs) - 1; k >= 0; k-- {
+		if rowSegment.MatchString(segs[k]) {
+			return strings.Join(segs[:k+1], "/")
+		}
+	}
+	return ""
+}
+
+// sameRowPosition reports whether two elements sit in the same row of the same table or list.
+func sameRowPosition(a, b string) bool {
+	ra := rowOf(a)
+	return ra != "" && ra == rowOf(b)
+}
+
+// commonSegments counts the leading steps two element paths share.
+func commonSegments(a, b string) int {
+	sa, sb := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(sa) && n < len(sb) && sa[n] == sb[n] {
+		n++
+	}
+	return n
+}
+
+func distance(a, b gardener.Rect) float64 {
+	return math.Hypot(a.X+a.Width/2-b.X-b.Width/2, a.Y+a.Height/2-b.Y-b.Height/2)
 }
 
 // anyLocatorUsed reports whether a step targets the element by any of its locators.

@@ -149,10 +149,11 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	var xpath string
 	// A replay that went red before it reached the mutated page says nothing about the
 	// mutation (a step that missed its time on a loaded machine): it is replayed once more.
+	// Each try is itself replayed twice: a step that did not finish in time is no case.
 	for try := 0; try < 2; try++ {
 		site.Set(&m)
 		var err error
-		if failing, err = e.Runner.Replay(ctx, b.Test, opts); err != nil {
+		if failing, err = e.twice(ctx, b.Test, opts, nil); err != nil {
 			return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
 		}
 		if applied, xpath = site.Applied(); applied || failing.Result.Passed {
@@ -356,7 +357,7 @@ func Reference(t gardener.Test, green gardener.RunResult, m Mutation, xpath stri
 				inserted = true
 			}
 			if uses && xpath != "" && !strings.HasPrefix(string(m.Kind), "required-") {
-				s.Locator = gardener.Locator{Kind: gardener.ByXPath, Value: xpath}
+				s.Locator = gardener.Locator{Kind: gardener.ByXPath, Value: xpath, Frame: s.Target().Frame}
 				s.Alternatives = nil
 			}
 			out = append(out, s)

@@ -6,22 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
 var (
-	tableFlag = flag.Bool("driftgen.table", false, "run the generated drift table on the demo app and print it (slow: minutes)")
+	tableFlag = flag.Bool("driftgen.table", false, "run the generated drift tables (the demo shop, Crewdesk) and print them (slow: minutes)")
 	perKind   = flag.Int("driftgen.per-kind", 12, "cases drawn per mutation kind for the table")
 	seedFlag  = flag.Uint64("driftgen.seed", 20, "seed of the generated cases")
 	workers   = flag.Int("driftgen.parallel", 2, "cases run at once for the table")
@@ -137,99 +133,11 @@ func TestGeneratedDriftTable(t *testing.T) {
 	if !*tableFlag {
 		t.Skip("the generated drift table runs only with -driftgen.table (make bench)")
 	}
-	env := demoEnv()
-	ctx := context.Background()
 	tests, err := demoapp.Tests()
 	if err != nil {
 		t.Fatal(err)
 	}
-	baselines := map[string]*Baseline{}
-	var all []Mutation
-	for _, tt := range tests {
-		b, err := env.Baseline(ctx, tt)
-		if err != nil {
-			// A test with no green baseline has no cases; the table says how many tests it
-			// was drawn from.
-			t.Logf("left out: %v", err)
-			continue
-		}
-		baselines[tt.ID] = b
-		all = append(all, Generate(tt, b.Green, *seedFlag)...)
-	}
-	cases := Sample(all, *perKind, *seedFlag)
-	if *kindsFlag != "" {
-		keep := strings.Split(*kindsFlag, ",")
-		cases = slices.DeleteFunc(cases, func(m Mutation) bool { return !slices.Contains(keep, string(m.Kind)) })
-	}
-	t.Logf("%d cases generated from %d of %d tests, %d drawn (up to %d per kind, seed %d)", len(all), len(baselines), len(tests), len(cases), *perKind, *seedFlag)
-	// The kinds take turns, so a run cut short by -driftgen.budget still has some of each.
-	cases = interleave(cases)
-	results := make([]CaseResult, len(cases))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	var mu sync.Mutex
-	var errs []string
-	for w := 0; w < max(1, *workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				m := cases[i]
-				res, err := env.Run(ctx, baselines[m.Test], m)
-				if err != nil {
-					mu.Lock()
-					errs = append(errs, err.Error())
-					mu.Unlock()
-				}
-				results[i] = res
-				// Streamed, so a long table shows where it is.
-				fmt.Printf("case %d/%d %-50s %-12s %-9s %dms %s\n", i+1, len(cases), m.Name(), res.Verdict, res.Outcome, res.Millis, oneLine(res.Note))
-			}
-		}()
-	}
-	start := time.Now()
-	sent := 0
-	for i := range cases {
-		if *budget > 0 && time.Since(start) > *budget {
-			break
-		}
-		next <- i
-		sent++
-	}
-	close(next)
-	wg.Wait()
-	results = results[:sent]
-	left := ""
-	if sent < len(cases) {
-		left = fmt.Sprintf(" (%d run, %d left when the %s budget ran out)", sent, len(cases)-sent, *budget)
-	}
-	for _, e := range errs {
-		t.Error(e)
-	}
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Mutation.Name() < results[j].Mutation.Name() })
-	for _, r := range results {
-		if r.Verdict != RepairedIntended && r.Verdict != StillGreen && r.Verdict != NotApplied {
-			t.Logf("%-40s %-12s %-9s %s", r.Mutation.Name(), r.Verdict, r.Outcome, oneLine(r.Note))
-		}
-	}
-	var b strings.Builder
-	Print(&b, Table(results, all))
-	fmt.Printf("\ngenerated drift on the demo shop: %d cases drawn%s of %d generated from %d of %d tests, up to %d per kind, seed %d, %d at once, %s\n%s",
-		len(cases), left, len(all), len(baselines), len(tests), *perKind, *seedFlag, *workers, time.Since(start).Round(time.Second), b.String())
-	broke, weak := 0, 0
-	for _, r := range results {
-		switch {
-		case r.Verdict != Unrepairable:
-		case strings.HasPrefix(r.Note, BrokeApp):
-			broke++
-		case strings.HasPrefix(r.Note, WeakReference):
-			weak++
-		}
-	}
-	fmt.Printf("unrepairable by the reference fix: %d where %s, %d where %s\n", broke, BrokeApp, weak, WeakReference)
-	if n := FalseHeals(results); n > 0 {
-		t.Errorf("%d regressions were written green", n)
-	}
+	runTable(t, demoEnv(), tests, "the demo shop")
 }
 
 // interleave orders cases one of each kind in turn, each kind's cases in their drawn order.
@@ -270,25 +178,5 @@ func TestOneGeneratedCase(t *testing.T) {
 	if *caseFlag == "" {
 		t.Skip("no -driftgen.case given")
 	}
-	test, _, _ := strings.Cut(strings.SplitN(*caseFlag, "/", 2)[1], "@")
-	env := demoEnv()
-	env.Progress = func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }
-	ctx := context.Background()
-	b, err := env.Baseline(ctx, demoTest(t, test))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range Generate(b.Test, b.Green, *seedFlag) {
-		if m.Name() != *caseFlag {
-			continue
-		}
-		t.Logf("params: %v", m.Params)
-		res, err := env.Run(ctx, b, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %s (%s) in %dms: %s", m.Name(), res.Verdict, res.Outcome, res.Millis, res.Note)
-		return
-	}
-	t.Fatalf("no case %s", *caseFlag)
+	runOne(t, demoEnv(), demoTest)
 }

@@ -35,7 +35,7 @@ func invoiceTest(t *testing.T) (gardener.Test, gardener.RunResult) {
 		{Path: "2", Kind: gardener.Fill, URLBefore: page, Element: fp("client", "INPUT", "/html[1]/body[1]/form[1]/input[1]"), Passed: true},
 		{Path: "3", Kind: gardener.Select, URLBefore: page, Element: fp("terms", "SELECT", "/html[1]/body[1]/form[1]/select[1]"), Passed: true},
 		{Path: "4", Kind: gardener.Click, URLBefore: page, Element: fp("", "BUTTON", "/html[1]/body[1]/form[1]/div[1]/button[1]", "Save"), Passed: true,
-			Requests: []gardener.Request{{Method: "POST", URL: "http://app.test/api/invoices", Status: 201}}},
+			Requests: []gardener.Request{{Method: "POST", URL: "http://app.test/api/invoices", Status: 201}, {Method: "POST", URL: "http://app.test/__record", Status: 204}}},
 		{Path: "5", Kind: gardener.Assert, URLBefore: page, Element: fp("total", "SPAN", "/html[1]/body[1]/p[1]/span[1]", "$120.00"), Passed: true},
 		{Path: "6", Kind: gardener.AssertVisible, URLBefore: page, Element: fp("", "TD", "/html[1]/body[1]/table[1]/tbody[1]/tr[2]/td[1]", "INV-7"), Passed: true},
 	}}
@@ -66,7 +66,7 @@ func TestGenerateCoversTheKindsThatFitEachStep(t *testing.T) {
 			t.Errorf("no case %s among %v", want, names(ms))
 		}
 	}
-	for _, never := range []string{"rename-id/invoice@4", "row-gone/invoice@5", "dead-button/invoice@2", "http-500/invoice@1:GET /app.js", "synonym/invoice@2"} {
+	for _, never := range []string{"rename-id/invoice@4", "row-gone/invoice@5", "dead-button/invoice@2", "http-500/invoice@1:GET /app.js", "http-500/invoice@4:POST /__record", "synonym/invoice@2"} {
 		if got[never] {
 			t.Errorf("case %s does not fit its step", never)
 		}

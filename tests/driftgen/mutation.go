@@ -49,6 +49,7 @@ const (
 	Synonym        Kind = "synonym"
 	MoveToolbar    Kind = "move-toolbar"
 	MoveMenu       Kind = "move-menu"
+	Icon           Kind = "icon"
 	Overlay        Kind = "overlay"
 	DecoyBefore    Kind = "decoy-before"
 	RequiredText   Kind = "required-text"
@@ -71,7 +72,7 @@ const (
 
 // Kinds lists every kind in the order the table prints them, drift first.
 func Kinds() []Kind {
-	return []Kind{RenameID, RenameClass, RenameTestID, Wrap, Unwrap, Reorder, Synonym, MoveToolbar, MoveMenu,
+	return []Kind{RenameID, RenameClass, RenameTestID, Wrap, Unwrap, Reorder, Synonym, Icon, MoveToolbar, MoveMenu,
 		Overlay, DecoyBefore, RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect,
 		RequiredRadio, RequiredCheck, WrongNumber, DeadButton, HTTP500, Missing, RowGone}
 }
@@ -236,6 +237,9 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 			case gardener.ByText, gardener.ByRole, gardener.ByLabel, gardener.ByPlaceholder:
 				add(Synonym, path, s, fp)
 			}
+			if s.Kind == gardener.Click && (l.Kind == gardener.ByText || l.Kind == gardener.ByRole) && len(fp.VisibleText) > 0 {
+				add(Icon, path, s, fp)
+			}
 			add(MoveMenu, path, s, fp)
 			if s.Kind == gardener.Click && submits(*fp) {
 				for _, k := range []Kind{RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect, RequiredRadio, RequiredCheck} {
@@ -304,9 +308,13 @@ func params(m *Mutation, r *rand.Rand, s gardener.Step, fp *gardener.Fingerprint
 	case MoveToolbar:
 		p["label"] = pick(r, []string{"Actions", "Quick actions", "Tools"})
 		p["formId"] = "form-" + suffix
+	case Icon:
+		p["glyph"] = pick(r, []string{"›", "→", "✓", "✕", "⋯", "+", "★"})
+		p["more"] = pick(r, []string{"", "", " now", " item"})
 	case MoveMenu:
 		id := "menu-toggle-" + suffix
 		p["label"] = pick(r, []string{"More", "Actions", "More actions", "Options"})
+		p["style"] = pick(r, []string{"details", "popup"})
 		p["summaryId"] = id
 		p["formId"] = "form-" + suffix
 		m.Insert = &gardener.Step{Kind: gardener.Click, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "#" + id}}
@@ -363,7 +371,9 @@ func otherNumber(s string) string {
 }
 
 // requestsOf are the requests the step made on its green run that a server answers (calls and
-// documents, not static files), one per method and path.
+// documents, not static files), one per method and path. Paths under /__ are the laboratory's
+// tooling, not the app: the generator's own reports and the demo apps' record of what a test
+// did (a page's click beacons); a 500 there changes nothing the app does.
 func requestsOf(green gardener.RunResult, path string) []gardener.Request {
 	var out []gardener.Request
 	seen := map[string]bool{}
@@ -373,7 +383,7 @@ func requestsOf(green gardener.RunResult, path string) []gardener.Request {
 		}
 		for _, rq := range r.Requests {
 			p := pathOf(rq.URL)
-			if strings.HasPrefix(p, "/__driftgen/") || staticFile.MatchString(p) || seen[rq.Method+" "+p] || rq.Status >= 400 || rq.Failed != "" {
+			if strings.HasPrefix(p, "/__") || staticFile.MatchString(p) || seen[rq.Method+" "+p] || rq.Status >= 400 || rq.Failed != "" {
 				continue
 			}
 			seen[rq.Method+" "+p] = true

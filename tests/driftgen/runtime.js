@@ -1,9 +1,11 @@
-// The drift generator's page runtime: injected first into every HTML document the app serves.
-// It marks the elements a saved test's green run used (by the XPath that run recorded, on the
-// page it was on), applies one mutation to the marked target on every load and every re-render,
-// and reports what the page did to marked elements to the generator's server, so a repair can
-// be checked against the element the mutation changed rather than against what the repair
-// claims. Nothing it adds to the DOM names the generator.
+// The drift generator's page runtime: injected first into every HTML document the app serves,
+// the documents of its same-origin iframes included. It marks the elements a saved test's green
+// run used (by the XPath that run recorded, on the page it was on; a path through open shadow
+// roots reads as the runner writes it, "…/host[1]/#shadow-root/div[1]/button[1]"), applies one
+// mutation to the marked target on every load and every re-render (inside shadow roots too: it
+// watches every root the page attaches), and reports what the page did to marked elements to
+// the generator's server, so a repair can be checked against the element the mutation changed
+// rather than against what the repair claims. Nothing it adds to the DOM names the generator.
 (function () {
   "use strict";
   if (window.__dgRuntime) return;
@@ -17,7 +19,7 @@
   var ours = new WeakSet();  // elements the generator created (decoys, wrappers, overlays)
   var done = new WeakSet();  // targets already mutated
   var reported = false;
-  var dismissed = false;     // the overlay was dismissed in this document: back on the next load only
+  var overlaid = false;      // the overlay was added to this document
   var seq = 0;
   var M = C.mutation || { kind: "" };
 
@@ -31,6 +33,8 @@
     } catch (e) { /* the page is unloading: nothing to report to */ }
   }
 
+  // xpathOf writes the path the runner records: inside a shadow root it is the host's path,
+  // then "/#shadow-root", then the path within the root.
   function xpathOf(el) {
     var parts = [];
     for (var n = el; n && n.nodeType === 1; n = n.parentElement) {
@@ -38,19 +42,55 @@
       for (var s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === n.tagName) i++;
       parts.unshift(n.tagName.toLowerCase() + "[" + i + "]");
     }
-    return "/" + parts.join("/");
+    var root = el.getRootNode();
+    var inner = "/" + parts.join("/");
+    return root && root.host ? xpathOf(root.host) + "/#shadow-root" + inner : inner;
   }
 
+  // resolve reads such a path back: each part after a "/#shadow-root" goes on in the shadow
+  // root of the element the part before it found, from the root's child elements (an XPath
+  // takes no shadow root as its context).
   function resolve(xp) {
+    var el = null;
+    var segs = xp.split("/#shadow-root");
+    for (var i = 0; i < segs.length; i++) {
+      if (i === 0) {
+        el = first(segs[0], document);
+      } else {
+        if (!el || !el.shadowRoot) return null;
+        var m = /^\/([A-Za-z][\w-]*)\[(\d+)\](.*)$/.exec(segs[i]);
+        if (!m) return null;
+        var kids = [].slice.call(el.shadowRoot.children).filter(function (k) { return k.tagName.toLowerCase() === m[1].toLowerCase(); });
+        el = kids[Number(m[2]) - 1] || null;
+        if (el && m[3]) el = first("." + m[3], el);
+      }
+      if (!el) return null;
+    }
+    return el;
+  }
+
+  function first(xp, ctx) {
     try {
-      return document.evaluate(xp, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      var n = document.evaluate(xp, ctx, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+      return n && n.nodeType === 1 ? n : null;
     } catch (e) {
       return null;
     }
   }
 
+  // pagePath is the route a target was used on: a same-origin frame's targets were recorded
+  // with the route of the page around the frame.
+  function pagePath() {
+    if (!inFrame) return location.pathname;
+    try {
+      return window.top.location.pathname;
+    } catch (e) {
+      return location.pathname;
+    }
+  }
+
   function onPage(t) {
-    return !!t.frame === inFrame && (t.page === "*" || t.page === location.pathname);
+    return !!t.frame === inFrame && (t.page === "*" || t.page === pagePath());
   }
 
   // mark gives every target on this page its element, once per element: a target whose element
@@ -89,12 +129,20 @@
     return false;
   }
 
-  ["click", "input", "change", "keydown"].forEach(function (type) {
-    window.addEventListener(type, function (ev) {
-      var k = keyed(ev);
-      if (k) post(C.hitURL, { key: k, type: type, at: performance.timeOrigin + performance.now(), seq: seq++ });
-    }, true);
-  });
+  // listen reports uses of marked elements seen from the window and from every shadow root: a
+  // change event does not leave the root it happened in. An event is reported once.
+  var heard = new WeakSet();
+  function listen(target) {
+    ["click", "input", "change", "keydown"].forEach(function (type) {
+      target.addEventListener(type, function (ev) {
+        if (heard.has(ev)) return;
+        heard.add(ev);
+        var k = keyed(ev);
+        if (k) post(C.hitURL, { key: k, type: type, at: performance.timeOrigin + performance.now(), seq: seq++ });
+      }, true);
+    });
+  }
+  listen(window);
 
   // A decoy and a dead button do nothing: their clicks never reach the app's handlers.
   window.addEventListener("click", function (ev) {
@@ -167,7 +215,7 @@
       case "rename-id": {
         if (!el.id) return false;
         var old = el.id;
-        document.querySelectorAll('label[for="' + CSS.escape(old) + '"]').forEach(function (l) { l.htmlFor = p.id; });
+        el.getRootNode().querySelectorAll('label[for="' + CSS.escape(old) + '"]').forEach(function (l) { l.htmlFor = p.id; });
         el.id = p.id;
         return true;
       }
@@ -221,14 +269,40 @@
         var box;
         if (M.kind === "move-toolbar") {
           box = make('<div role="toolbar" aria-label="' + p.label + '" class="toolbar"></div>');
-          var main = document.querySelector("main") || document.body;
+          // A toolbar at the top of the page, or of the component the element is drawn in: a
+          // control moved out of its shadow root would lose the component's handlers.
+          var root = el.getRootNode();
+          var main = root.host ? root : document.querySelector("main") || document.body;
           main.insertBefore(box, main.firstChild);
           box.appendChild(item);
+        } else if (p.style === "popup") {
+          // A menu button: aria-haspopup, aria-expanded, and a role=menu shown only when open.
+          box = make('<div class="menu"><button type="button" id="' + p.summaryId + '" aria-haspopup="menu" aria-expanded="false">' + p.label +
+            '</button><div role="menu" class="menu-items" hidden style="display:none"></div></div>');
+          item.parentNode.insertBefore(box, item);
+          var toggle = box.firstElementChild, list = box.lastElementChild;
+          list.appendChild(item);
+          toggle.addEventListener("click", function () {
+            var open = list.hidden;
+            list.hidden = !open;
+            list.style.display = open ? "" : "none";
+            toggle.setAttribute("aria-expanded", String(open));
+          });
         } else {
           box = make('<details class="menu"><summary id="' + p.summaryId + '">' + p.label + '</summary><div role="menu" class="menu-items"></div></details>');
           item.parentNode.insertBefore(box, item);
           box.lastElementChild.appendChild(item);
         }
+        return true;
+      }
+      case "icon": {
+        // The control's words go from its text into its accessible name, perhaps with more.
+        var name = (el.getAttribute("aria-label") || el.textContent || "").trim();
+        if (!name) return false;
+        if (el.tagName === "INPUT") name = el.getAttribute("aria-label") || el.value || "";
+        if (!name.trim()) return false;
+        el.setAttribute("aria-label", name.trim() + p.more);
+        if (el.tagName === "INPUT") el.value = p.glyph; else el.textContent = p.glyph;
         return true;
       }
       case "required": {
@@ -244,7 +318,7 @@
         if (document.getElementById(p.boxId)) return true;
         var o = make(p.html);
         document.body.appendChild(o);
-        o.querySelector("button").addEventListener("click", function () { dismissed = true; o.remove(); });
+        o.querySelector("button").addEventListener("click", function () { o.remove(); });
         return true;
       }
       case "decoy-before": {
@@ -296,8 +370,13 @@
   function apply() {
     if (!M.kind || M.kind === "http-500") return;
     if (M.kind === "overlay") {
-      // Every page, every load: the choice is never remembered.
-      if (!inFrame && !dismissed && document.body && mutate(null)) report(null);
+      // Every page, every load: the choice is never remembered. Once a load: a page that
+      // re-renders after the overlay was dismissed (a client-rendered app does on every route)
+      // does not bring it back until the next load.
+      if (!inFrame && document.body && !overlaid) {
+        overlaid = true;
+        if (mutate(null)) report(null);
+      }
       return;
     }
     var el = marked[M.key];
@@ -313,18 +392,34 @@
   }
 
   var scheduled = false;
+  // pass marks what is there and mutates it, but mutates nothing while the document is still
+  // being parsed: the page's own scripts take hold of their elements first, as the new version
+  // of an app whose ids or markup changed would with its own code changed to match.
   function pass() {
     scheduled = false;
     if (!document.body) return;
     mark();
-    apply();
+    if (document.readyState !== "loading") apply();
   }
   function schedule() {
     if (scheduled) return;
     scheduled = true;
     Promise.resolve().then(pass);
   }
-  new MutationObserver(schedule).observe(document, { childList: true, subtree: true, characterData: true });
+  var watching = { childList: true, subtree: true, characterData: true };
+  var observer = new MutationObserver(schedule);
+  observer.observe(document, watching);
+  // Components render into shadow roots, where the document's observer sees nothing: every
+  // root the page attaches is watched and listened to as the document is. The runtime runs
+  // before the page's own scripts, so it sees every root attached.
+  var attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    var root = attach.call(this, init);
+    observer.observe(root, watching);
+    listen(root);
+    schedule();
+    return root;
+  };
   document.addEventListener("DOMContentLoaded", pass);
   window.addEventListener("popstate", schedule);
 })();

@@ -12,8 +12,7 @@ import (
 	"github.com/driftgardener/gardener/tests/spaapp"
 )
 
-// BenchmarkRepair measures, per Crewdesk drift variant the built-in engine repairs (all but
-// notRepairedYet) and the first test it breaks, the
+// BenchmarkRepair measures, per Crewdesk drift variant and the first test it breaks, the
 // gardener's wall time for the repair (built-in engine, apply mode, as a scheduled run's repair
 // runs: the failing run is reported) as a ratio to one plain replay of the repaired test on the
 // drifted app, and the replays the repair made; "all" reports the median and the maximum ratio
@@ -23,7 +22,7 @@ import (
 func BenchmarkRepair(b *testing.B) {
 	var ratios, replayCounts []float64
 	for _, v := range spaapp.Variants() {
-		if _, known := notRepairedYet[v.Name]; known || v.Kind != demoapp.Drift {
+		if v.Kind != demoapp.Drift {
 			continue
 		}
 		id := broken(v)[0]

@@ -177,16 +177,6 @@ func broken(v spaapp.Variant) []string {
 	return ids
 }
 
-// notRepairedYet are the drift variants the built-in engine does not repair today, with why.
-// The matrix holds them to the safe outcome instead: triaged or held for a person, nothing
-// written. It fails once one of them is repaired, so that the list stays true.
-var notRepairedYet = map[string]string{
-	"pager-icons": "the locate engine abstains (confidence about 0.43, below its 0.52 threshold): the icon-only " +
-		"button, named by aria-label \"Next page\" and showing \"›\", shares no visible text with the recorded \"Next\" button",
-	"kebab-menu": "no rule opens a menu to reach an action moved into it: the Delete action is in a closed role=menu, " +
-		"so the page shows no candidate for it until the row's \"More actions\" button is clicked",
-}
-
 // TestDriftVariantsAreRepaired: under every drift variant of Crewdesk, the applying gardener
 // with the built-in engine repairs every test the variant breaks, the proof is green, no model
 // is called, and the repaired test replayed on the drifted app hits the same elements with the
@@ -222,18 +212,6 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if err != nil {
 					t.Fatalf("tend %s: %v", id, err)
 				}
-				if why, known := notRepairedYet[v.Name]; known {
-					// Held for a person is safe too: nothing is written. (The kebab menu's
-					// cancel test gets a candidate that drops both its clicks, which the
-					// requirement contract stops.)
-					if o := got.Persisted.Outcome; o == ladder.Repaired {
-						t.Errorf("%s under %s is now repaired; take the variant off notRepairedYet", id, v.Name)
-					} else if after := l.test(id); after.Version != tt.Version {
-						t.Errorf("%s was written under %s though the repair ended %s", id, v.Name, o)
-					}
-					t.Logf("%s under %s: %s, as expected: %s", id, v.Name, got.Persisted.Outcome, why)
-					continue
-				}
 				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
 					t.Fatalf("%s under %s: outcome %s (%s)%s", id, v.Name, o, got.Result.Reason, attempts(got.Result))
 				}
@@ -249,9 +227,6 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 					}
 				}
 				t.Logf("%s: %s\n%s", id, got.Persisted.Outcome, gardener.RenderDiff(got.Result.Diff))
-			}
-			if _, known := notRepairedYet[v.Name]; known {
-				return
 			}
 			for _, id := range broken(v) {
 				fixed := l.test(id)
@@ -328,7 +303,6 @@ func TestRegressionVariantsAreRefused(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			l := newLab(t)
-			ctx := context.Background()
 			for _, id := range broken(v) {
 				l.recordBaseline(l.test(id))
 			}
@@ -344,24 +318,55 @@ func TestRegressionVariantsAreRefused(t *testing.T) {
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s (%s); the variant says %s", id, rep.Result.FailedStep, rep.Result.Message, v.Breaks[id])
 				}
-				run := l.record(tt, rep.Result)
-				got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
-				if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
-					t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, v.Name, o, gardener.RenderDiff(got.Result.Diff))
-				}
-				if tr := got.Persisted.Triage; tr != nil {
-					t.Logf("%s: %s: %s", id, tr.Classification, strings.Join(tr.Evidence, "; "))
-				}
-				if after := l.test(id); after.Version != tt.Version {
-					t.Errorf("%s was written under regression %s (version %d)", id, v.Name, after.Version)
-				}
-				if ps, _ := l.store.TestProposals(ctx, id); len(ps) != 0 {
-					t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), v.Name)
-				}
+				l.refuses(tt, rep, v.Name)
 			}
 		})
 	}
+}
+
+// refuses tends the failing run rep of tt under the regression named variant and checks that
+// it is triaged or refused, with nothing written to the test and nothing staged.
+func (l *lab) refuses(tt gardener.Test, rep gardener.Replay, variant string) {
+	t := l.t
+	t.Helper()
+	ctx := context.Background()
+	id := tt.ID
+	run := l.record(tt, rep.Result)
+	got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
+	if err != nil {
+		t.Fatalf("tend %s: %v", id, err)
+	}
+	if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
+		t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, variant, o, gardener.RenderDiff(got.Result.Diff))
+	}
+	if tr := got.Persisted.Triage; tr != nil {
+		t.Logf("%s: %s: %s", id, tr.Classification, strings.Join(tr.Evidence, "; "))
+	}
+	if after := l.test(id); after.Version != tt.Version {
+		t.Errorf("%s was written under regression %s (version %d)", id, variant, after.Version)
+	}
+	if ps, _ := l.store.TestProposals(ctx, id); len(ps) != 0 {
+		t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), variant)
+	}
+}
+
+// TestAnotherRowsMenuIsNotOpened: with row actions in per-row menus (kebab-menu) and the first
+// member's row left without its menu (owner-actions-missing), the cancelled delete of that
+// member cannot be repaired: every other row's menu holds a Delete that acts on another member,
+// and a test that opens one and cancels would pass its checks. It is refused with nothing
+// written; the drift rules must not open the menu of another row.
+func TestAnotherRowsMenuIsNotOpened(t *testing.T) {
+	t.Parallel()
+	l := newLab(t)
+	tt := l.test("member-delete-cancel")
+	l.recordBaseline(tt)
+	variant := "kebab-menu+owner-actions-missing"
+	if err := l.app.SetVariant(variant); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := l.replay(tt)
+	if rep.Result.Passed || rep.Result.FailedStep != "2" {
+		t.Fatalf("member-delete-cancel under %s: passed %v, failed at step %s (%s); want a failure at step 2", variant, rep.Result.Passed, rep.Result.FailedStep, rep.Result.Message)
+	}
+	l.refuses(tt, rep, variant)
 }

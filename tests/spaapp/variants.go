@@ -41,6 +41,7 @@ const (
 	vPaginationStuck  = "pagination-stuck"
 	vReports500       = "reports-500"
 	vFilterBroken     = "filter-broken"
+	vOwnerActionsGone = "owner-actions-missing"
 	regressionReason  = "No repair may be made: "
 	componentUpgraded = "The component library upgrade"
 )
@@ -200,6 +201,14 @@ var variants = []Variant{
 		Description:   `The members filter is ignored: every member is listed whatever is typed.`,
 		CorrectRepair: regressionReason + `the member count check (members-filter step 3, equals "1 member") fails.`,
 		Breaks:        map[string]string{"members-filter": "3"},
+	},
+	{
+		Name: vOwnerActionsGone, Kind: demoapp.Regression,
+		Description: `A permission check meant for viewers hides every row action on the first member's row: Ada Lovelace can no ` +
+			`longer be edited or deleted; every other row keeps its actions (combined with kebab-menu, every other row keeps its menu).`,
+		CorrectRepair: regressionReason + `the Delete action of Ada Lovelace's row (member-delete-cancel step 2) is gone; another row's ` +
+			`Delete, or another row's menu, acts on another member.`,
+		Breaks: map[string]string{"member-delete-cancel": "2"},
 	},
 }
 

@@ -555,12 +555,19 @@
   }
 
   // composedContains is contains() across shadow roots: el is in the subtree of a, or in a
-  // shadow root hosted there.
+  // shadow root hosted there, or slotted into a slot inside a (a form a dialog component shows
+  // through its <slot> is in the dialog as rendered, though not in its shadow tree).
   function composedContains(a, el) {
     for (let n = el; n; ) {
       if (a.contains(n)) return true;
-      const root = n.getRootNode();
-      n = root && root.host ? root.host : null;
+      if (n.assignedSlot) {
+        n = n.assignedSlot;
+      } else if (n.parentElement) {
+        n = n.parentElement;
+      } else {
+        const root = n.getRootNode();
+        n = root && root.host ? root.host : null;
+      }
     }
     return false;
   }

@@ -174,7 +174,9 @@
       if (actionsFirst) head.unshift(actionsHead); else head.push(actionsHead);
       var rows = data.items.map(function (m) {
         var actions;
-        if (on("kebab-menu")) {
+        if (on("owner-actions-missing") && m.id === 1) {
+          actions = '<td class="row-actions"></td>';
+        } else if (on("kebab-menu")) {
           actions = '<td class="row-actions"><button class="kebab" aria-label="More actions for ' + esc(m.name) + '" aria-haspopup="menu" aria-expanded="false" data-rec="menu-' + m.id + '">⋯</button>' +
             '<div role="menu" hidden><button role="menuitem" data-action="edit" data-id="' + m.id + '" aria-label="Edit ' + esc(m.name) + '" data-rec="edit-' + m.id + '">Edit</button>' +
             '<button role="menuitem" data-action="delete" data-id="' + m.id + '" aria-label="Delete ' + esc(m.name) + '" data-rec="delete-' + m.id + '">Delete</button></div></td>';

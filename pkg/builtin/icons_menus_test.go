@@ -1,0 +1,285 @@
+package builtin
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/similo"
+)
+
+// icon is a button that shows a glyph and is named by its aria-label.
+func icon(glyph, label, xpath string, x float64) gardener.Fingerprint {
+	b := button("", glyph, xpath, 400)
+	b.AccessibleName, b.Location.X = label, x
+	b.ARIA = map[string]string{"aria-label": label}
+	b.Type = ""
+	return b
+}
+
+// TestFixLocatorFindsTheButtonThatBecameAnIcon: a pager's "Next" that became "›" named "Next
+// page" is found by its name keeping the recorded words, however little else it shares with
+// the recorded button; so is a "Close" that became "✕" titled "Close"; two icons keeping the
+// words are ambiguous, and a control that still shows words is no icon.
+func TestFixLocatorFindsTheButtonThatBecameAnIcon(t *testing.T) {
+	next := button("", "Next", "/html[1]/body[1]/main[1]/member-table[1]/#shadow-root/div[2]/div[1]/button[2]", 400)
+	next.ClassList, next.Type, next.Location.X = []string{"next"}, "", 420
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", next)}
+	prev := icon("‹", "Previous page", "/html[1]/body[1]/main[1]/member-table[1]/#shadow-root/div[2]/div[1]/button[1]", 40)
+	nextIcon := icon("›", "Next page", "/html[1]/body[1]/main[1]/member-table[1]/#shadow-root/div[2]/div[1]/button[2]", 300)
+	steps := clickStep(t, "text=Next")
+	for _, c := range []struct {
+		name string
+		page []gardener.Fingerprint
+		want string // a part of the locator, "" for an abstention
+	}{
+		{"next became an icon", []gardener.Fingerprint{prev, nextIcon}, "Next page"},
+		{"two icons keep the words", []gardener.Fingerprint{prev, nextIcon, icon("»", "Next page of results", "/html[1]/body[1]/footer[1]/button[1]", 900)}, ""},
+		{"the control still shows words", []gardener.Fingerprint{prev, button("", "Go to the next page", "/html[1]/body[1]/footer[1]/button[1]", 900)}, ""},
+	} {
+		a := ask(t, 1, steps, green, c.page)
+		ans, err := Engine{}.FixLocator(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.want == "" && !ans.Locator.IsZero():
+			t.Errorf("%s: healed onto %s (%s); want an abstention", c.name, ans.Locator, ans.Reason)
+		case c.want != "" && !strings.Contains(ans.Locator.String(), c.want):
+			t.Errorf("%s: got %q (%s); want a locator naming %q", c.name, ans.Locator, ans.Reason, c.want)
+		}
+	}
+
+	closeBtn := button("", "Close", "/html[1]/body[1]/div[1]/button[1]", 100)
+	x := icon("✕", "", "/html[1]/body[1]/div[1]/button[1]", 600)
+	x.Title, x.AccessibleName = "Close", "Close"
+	a := ask(t, 0, clickStep(t, `role=button[name="Close"]`), []gardener.StepRecord{clickRecord("1", closeBtn)}, []gardener.Fingerprint{x, button("", "Save", "/html[1]/body[1]/main[1]/button[1]", 300)})
+	a.Step = clickStep(t, "text=Close")
+	if ans, _ := (Engine{}).FixLocator(context.Background(), a); ans.Locator.IsZero() {
+		t.Errorf("the ✕ titled Close was not found: %s", ans.Reason)
+	}
+}
+
+// TestFixLocatorModalButtonIsNotTheRowAction: a later step's button inside the open modal
+// dialog (a confirmation's "Delete") is not the row's "Delete" the step being healed clicks to
+// open it; the guard against acting twice lets the heal through.
+func TestFixLocatorModalButtonIsNotTheRowAction(t *testing.T) {
+	rowDelete := button("", "Delete", "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[3]/td[4]/button[2]", 300)
+	rowDelete.AccessibleName = "Delete Grace Hopper"
+	confirm := button("", "Delete", "/html[1]/body[1]/main[1]/cd-confirm[1]/#shadow-root/div[1]/div[1]/div[1]/button[2]", 320)
+	confirm.Modal = true
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", rowDelete), {Path: "3", Kind: gardener.AssertModal, Passed: true}, clickRecord("4", confirm)}
+	item := rowDelete
+	item.Role, item.XPath, item.IdxPath = "menuitem", "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[3]/td[4]/div[1]/button[2]", ""
+	ans, err := Engine{}.FixLocator(context.Background(), ask(t, 1, clickStep(t, `role=button[name="Delete Grace Hopper"]`), green, []gardener.Fingerprint{item}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Locator.IsZero() {
+		t.Fatalf("the menu item was not healed onto: %s", ans.Reason)
+	}
+}
+
+// rowTable is a members table whose rows each have a collapsed "More actions" menu toggle, and
+// the failure of a click on row 3's "Delete Grace Hopper", now inside row 3's closed menu.
+func rowTable(t *testing.T, rows map[int]string, named bool) gardener.OpsAsk {
+	t.Helper()
+	const table = "/html[1]/body[1]/main[1]/member-table[1]/#shadow-root/div[1]/table[1]/tbody[1]"
+	var page []gardener.Fingerprint
+	for i := 1; i <= 4; i++ {
+		name, ok := rows[i]
+		if !ok {
+			continue
+		}
+		row := table + "/tr[" + string(rune('0'+i)) + "]"
+		cell := gardener.Fingerprint{Tag: "TD", XPath: row + "/td[1]", VisibleText: strings.Fields(name), Location: gardener.Rect{X: 10, Y: float64(40 * i), Width: 200, Height: 30}}
+		label := "More actions"
+		if named {
+			label += " for " + name
+		}
+		toggle := icon("⋯", label, row+"/td[4]/button[1]", 600)
+		toggle.Location.Y = float64(40 * i)
+		toggle.ARIA = map[string]string{"aria-label": label, "aria-haspopup": "menu", "aria-expanded": "false"}
+		page = append(page, cell, toggle)
+	}
+	del := button("", "Delete", table+"/tr[3]/td[4]/button[2]", 120)
+	del.AccessibleName, del.Location.X = "Delete Grace Hopper", 640
+	steps := []gardener.Step{{Kind: gardener.Goto, URL: "/members"}, clickStep(t, `role=button[name="Delete Grace Hopper"]`), {Kind: gardener.AssertModal, Text: "Delete Grace Hopper?"}}
+	return gardener.OpsAsk{Failure: gardener.Failure{
+		Test:      gardener.Test{ID: "member-delete", Steps: steps},
+		Result:    gardener.RunResult{FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound},
+		LastGreen: &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", del)}},
+		Snapshot:  page,
+	}}
+}
+
+// TestOpenCollapsedOpensTheMenuOfTheSameRow: when a row action moved into per-row menus, the
+// toggle opened is the one in the action's own row: found by the words the action's name adds
+// to its text ("Grace Hopper"), wherever the row now is, or by the row's position when the name
+// adds none. When no row shows those words (the record is gone, or lost its actions; or the
+// name adds words that name no record, "Delete row") no row's menu is opened: another row's
+// would act on another record.
+func TestOpenCollapsedOpensTheMenuOfTheSameRow(t *testing.T) {
+	all := map[int]string{1: "Ada Lovelace", 2: "Alan Turing", 3: "Grace Hopper", 4: "Dennis Ritchie"}
+	moved := map[int]string{1: "Ada Lovelace", 2: "Grace Hopper", 3: "Alan Turing", 4: "Dennis Ritchie"}
+	gone := map[int]string{1: "Ada Lovelace", 2: "Alan Turing", 4: "Dennis Ritchie"}
+	for _, c := range []struct {
+		name  string
+		rows  map[int]string
+		named bool
+		want  string // the toggle's row, "" for none
+	}{
+		{"named toggles", all, true, "tr[3]"},
+		{"the row moved up", moved, true, "tr[2]"},
+		{"the row is gone", gone, true, ""},
+		{"the row is gone, toggles named alike", gone, false, ""},
+		{"the action's name adds nothing: its row's position", all, false, "tr[3]"},
+		{"the action's name adds words no row shows", all, true, ""},
+	} {
+		a := rowTable(t, c.rows, c.named)
+		if strings.HasPrefix(c.name, "the action's name adds nothing") {
+			a.LastGreen.Steps[1].Element.AccessibleName = "Delete"
+		}
+		if strings.HasPrefix(c.name, "the action's name adds words no row shows") {
+			a.LastGreen.Steps[1].Element.AccessibleName = "Delete row"
+		}
+		got, err := Engine{}.SuggestOps(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opened string
+		for _, op := range got.Ops {
+			if op.Kind == gardener.OpInsert && op.Step.Kind == gardener.Click {
+				opened = op.Step.Locator.String()
+			}
+		}
+		if c.want == "" {
+			if opened != "" {
+				t.Errorf("%s: opened %s; the row of Grace Hopper has no menu, so none may be opened", c.name, opened)
+			}
+			continue
+		}
+		if at := toggleAt(a.Snapshot, opened); !strings.Contains(at, c.want+"/") {
+			t.Errorf("%s: opened %q (at %q), want the toggle of %s (%s)", c.name, opened, at, c.want, got.Reason)
+		}
+	}
+}
+
+// toggleAt is the path of the snapshot's menu toggle a locator names: by its path, or by its
+// name when that is the whole name.
+func toggleAt(snap []gardener.Fingerprint, loc string) string {
+	for _, c := range snap {
+		if !strings.HasPrefix(c.AccessibleName, "More actions") || loc == "" {
+			continue
+		}
+		if strings.Contains(loc, c.XPath) || strings.Contains(loc, `"`+c.AccessibleName+`"`) {
+			return c.XPath
+		}
+	}
+	return ""
+}
+
+// TestOpenCollapsedTheToggleWhereTheElementWas: outside rows, the toggle opened is the one
+// nearest the element's recorded place in the document, not the first on the page.
+func TestOpenCollapsedTheToggleWhereTheElementWas(t *testing.T) {
+	header := button("user-menu", "Account", "/html/body/header/button", 10)
+	header.ARIA = map[string]string{"aria-haspopup": "menu", "aria-expanded": "false"}
+	summary := gardener.Fingerprint{Tag: "SUMMARY", ID: "menu-toggle-7", XPath: "/html/body/main/div/details/summary", VisibleText: []string{"More"}, Location: gardener.Rect{X: 200, Y: 80, Width: 80, Height: 20}}
+	got, err := Engine{}.SuggestOps(context.Background(), archiveFailure(t, []gardener.Fingerprint{header, summary}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// archiveFailure's Archive button was at /html/body/main/div/button[2].
+	if len(got.Ops) != 1 || got.Ops[0].Kind != gardener.OpInsert || !strings.Contains(got.Ops[0].Step.Locator.String(), "menu-toggle-7") {
+		t.Errorf("want the summary next to where Archive was opened, got %v (%s)", got.Ops, got.Reason)
+	}
+}
+
+// TestDropGoneStepKeepsTheFlow: a click whose element is gone is dropped only while another
+// action stays on its page: the Cancel of a dialog that no longer opens (its Delete already
+// dropped) is not, since the test would only check the page as it loads.
+func TestDropGoneStepKeepsTheFlow(t *testing.T) {
+	steps := []gardener.Step{{Kind: gardener.Goto, URL: "/members"}, clickStep(t, `role=button[name="Cancel"]`), {Kind: gardener.AssertHidden, Locator: gardener.MustLocator("role=dialog")}}
+	cancel := button("", "Cancel", "/html[1]/body[1]/main[1]/cd-confirm[1]/#shadow-root/div[1]/button[1]", 300)
+	a := gardener.OpsAsk{Failure: gardener.Failure{
+		Test:      gardener.Test{ID: "member-delete-cancel", Steps: steps},
+		Result:    gardener.RunResult{FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound},
+		LastGreen: &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", cancel)}},
+		Snapshot:  []gardener.Fingerprint{button("", "Invite member", "/html[1]/body[1]/main[1]/button[1]", 60)},
+	}}
+	got, err := Engine{}.SuggestOps(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range got.Ops {
+		if op.Kind == gardener.OpDelete {
+			t.Fatalf("dropped the test's last action on the page: %v (%s)", got.Ops, got.Reason)
+		}
+	}
+	// With the click that opens the dialog still in the test, the gone Cancel may be dropped.
+	a.Test.Steps = []gardener.Step{steps[0], clickStep(t, `role=button[name="Delete Ada Lovelace"]`), steps[1], steps[2]}
+	a.Result.FailedStep, a.Result.FailedIndex = "3", 2
+	a.LastGreen.Steps = []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", button("", "Delete", "/html[1]/body[1]/main[1]/button[2]", 100)), clickRecord("3", cancel)}
+	got, _ = Engine{}.SuggestOps(context.Background(), a)
+	if len(got.Ops) != 1 || got.Ops[0].Kind != gardener.OpDelete || got.Ops[0].Index != 2 {
+		t.Errorf("want the gone Cancel dropped, got %v (%s)", got.Ops, got.Reason)
+	}
+}
+
+// TestDropGoneStepKeepsADialogsStep: a dialog's Cancel is not dropped when no dialog is open:
+// the click before it did not open the dialog (a Delete that does nothing), and a test without
+// its Cancel would pass over that regression.
+func TestDropGoneStepKeepsADialogsStep(t *testing.T) {
+	del := button("", "Delete", "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[1]/td[4]/button[2]", 100)
+	del.AccessibleName = "Delete Ada Lovelace"
+	cancel := button("", "Cancel", "/html[1]/body[1]/main[1]/cd-confirm[1]/#shadow-root/div[1]/div[1]/div[1]/button[1]", 300)
+	cancel.Modal = true
+	steps := []gardener.Step{{Kind: gardener.Goto, URL: "/members"}, clickStep(t, `role=button[name="Delete Ada Lovelace"]`), clickStep(t, `role=button[name="Cancel"]`), {Kind: gardener.AssertHidden, Locator: gardener.MustLocator("role=dialog")}}
+	a := gardener.OpsAsk{Failure: gardener.Failure{
+		Test:      gardener.Test{ID: "member-delete-cancel", Steps: steps},
+		Result:    gardener.RunResult{FailedStep: "3", FailedIndex: 2, ErrorKind: gardener.ErrElementNotFound},
+		LastGreen: &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", del), clickRecord("3", cancel)}},
+		Snapshot:  []gardener.Fingerprint{del, button("", "Invite member", "/html[1]/body[1]/main[1]/button[1]", 60)},
+	}}
+	got, err := Engine{}.SuggestOps(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range got.Ops {
+		if op.Kind == gardener.OpDelete {
+			t.Fatalf("dropped the Cancel of a dialog that did not open: %v (%s)", got.Ops, got.Reason)
+		}
+	}
+}
+
+// TestFixLocatorKeepsWhatACheckReads: a check whose element is gone is not moved onto another
+// element that shows other words (the e-mail cell beside a removed name cell, the next row's
+// name); one that shows the same words, renamed or moved, is.
+func TestFixLocatorKeepsWhatACheckReads(t *testing.T) {
+	cell := func(text, xpath string, y float64) gardener.Fingerprint {
+		return gardener.Fingerprint{Tag: "TD", Role: "cell", AccessibleName: text, VisibleText: strings.Fields(text), XPath: xpath, IdxPath: xpath,
+			Location: gardener.Rect{X: 10, Y: y, Width: 200, Height: 30}, Area: 6000, Shape: 200.0 / 30}
+	}
+	name := cell("Ada Lovelace", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]", 40)
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, {Path: "2", Kind: gardener.AssertVisible, Element: &name, Passed: true}}
+	check := gardener.Step{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=td.name")}
+	for _, c := range []struct {
+		label string
+		page  []gardener.Fingerprint
+		heal  bool
+	}{
+		{"the name cell is gone, the e-mail cell stays", []gardener.Fingerprint{cell("ada@crewdesk.test", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[2]", 40)}, false},
+		{"the row is gone, the next row's name moved up", []gardener.Fingerprint{cell("Alan Turing", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]", 40)}, false},
+		{"the name cell was wrapped", []gardener.Fingerprint{cell("Ada Lovelace", "/html[1]/body[1]/table[1]/tbody[1]/tr[1]/td[1]/div[1]", 40)}, true},
+	} {
+		a := ask(t, 1, check, green, c.page)
+		ans, err := Engine{Locate: similo.Engine{Threshold: similo.NeverAbstain}}.FixLocator(context.Background(), a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := !ans.Locator.IsZero(); got != c.heal {
+			t.Errorf("%s: moved the check to %q (%s); want a move: %v", c.label, ans.Locator, ans.Reason, c.heal)
+		}
+	}
+}

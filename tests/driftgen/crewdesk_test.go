@@ -1,0 +1,130 @@
+package driftgen
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/builtin"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/tests/spaapp"
+)
+
+// crewdeskEnv points the generator at Crewdesk, the single-page app whose components render into
+// open shadow roots and whose payment form is in a same-origin iframe: a fresh app per case.
+func crewdeskEnv() *Env {
+	return &Env{
+		Runner: runner,
+		Model:  builtin.Engine{},
+		NewApp: func() http.Handler { return spaapp.New().Handler() },
+		Options: func(base string) gardener.ReplayOptions {
+			return gardener.ReplayOptions{AllowedOrigins: spaapp.Project(base).AllowedOrigins}
+		},
+	}
+}
+
+func crewdeskTest(t testing.TB, id string) gardener.Test {
+	t.Helper()
+	tests, err := spaapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if tt.ID == id {
+			return tt
+		}
+	}
+	t.Fatalf("no Crewdesk test %q", id)
+	return gardener.Test{}
+}
+
+// TestCrewdeskSampleOfGeneratedCases runs a small fixed sample on Crewdesk end to end: a class
+// renamed on the member form's save button, inside the member-form component's shadow root, is
+// repaired onto the same button, and the card number field's id renamed inside the payment
+// iframe is repaired onto the same field. The ground truth of both comes from the runtime
+// marking and mutating elements inside the shadow root and the frame. (The shop's sample has
+// the regressions: a triage costs the whole ladder, too slow for two apps in make test.)
+func TestCrewdeskSampleOfGeneratedCases(t *testing.T) {
+	env := crewdeskEnv()
+	ctx := context.Background()
+	want := map[string]Verdict{
+		"rename-class/member-edit@6": RepairedIntended,
+		"rename-id/billing-pay@3":    RepairedIntended,
+	}
+	ran := 0
+	for _, id := range []string{"member-edit", "billing-pay"} {
+		b, err := env.Baseline(ctx, crewdeskTest(t, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == "member-edit" && !shadowTarget(b.Targets) {
+			t.Errorf("no target of %s is inside a shadow root: %+v", id, b.Targets)
+		}
+		if id == "billing-pay" && !frameTarget(b.Targets) {
+			t.Errorf("no target of %s is inside the payment frame: %+v", id, b.Targets)
+		}
+		for _, m := range Generate(b.Test, b.Green, 1) {
+			v, ok := want[m.Name()]
+			if !ok {
+				continue
+			}
+			ran++
+			res, err := env.Run(ctx, b, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
+			if res.Verdict != v {
+				t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
+			}
+		}
+	}
+	if ran != len(want) {
+		t.Errorf("ran %d of the %d sample cases", ran, len(want))
+	}
+}
+
+// TestCrewdeskDriftTable is the generated drift table on Crewdesk, as TestGeneratedDriftTable
+// is on the shop. Only with -driftgen.table (make bench runs it):
+//
+//	go test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20
+func TestCrewdeskDriftTable(t *testing.T) {
+	if !*tableFlag {
+		t.Skip("the generated drift table runs only with -driftgen.table (make bench)")
+	}
+	tests, err := spaapp.Tests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runTable(t, crewdeskEnv(), tests, "Crewdesk")
+}
+
+func shadowTarget(ts []Target) bool {
+	for _, t := range ts {
+		if strings.Contains(t.XPath, "/#shadow-root/") {
+			return true
+		}
+	}
+	return false
+}
+
+func frameTarget(ts []Target) bool {
+	for _, t := range ts {
+		if t.Frame {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOneCrewdeskCase runs the case -driftgen.case names on Crewdesk with the ladder's events in
+// the log.
+//
+//	go test -count=1 -run '^TestOneCrewdeskCase$' -v ./tests/driftgen/ -args -driftgen.case 'move-menu/member-delete@2'
+func TestOneCrewdeskCase(t *testing.T) {
+	if *caseFlag == "" {
+		t.Skip("no -driftgen.case given")
+	}
+	runOne(t, crewdeskEnv(), crewdeskTest)
+}
