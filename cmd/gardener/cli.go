@@ -160,13 +160,12 @@ func awsRegion(ctx context.Context, given string) (string, error) {
 }
 
 // browserFor returns the browser a command replays in and how to let go of it: the shared runner
-// when there is one, else a Chromium of the command's own. A live step log (onStep) needs a
-// runner of its own, since the log is a runner option.
-func (c *cli) browserFor(stepTimeout time.Duration, onStep func(string, gardener.StepRecord)) (gardener.Runner, func()) {
-	if c.runner != nil && onStep == nil {
+// when there is one, else a Chromium of the command's own.
+func (c *cli) browserFor(stepTimeout time.Duration) (gardener.Runner, func()) {
+	if c.runner != nil {
 		return stepTimeoutRunner{c.runner, stepTimeout}, func() {}
 	}
-	r := browser.New(browser.Options{StepTimeout: stepTimeout, OnStep: onStep})
+	r := browser.New(browser.Options{StepTimeout: stepTimeout})
 	return r, func() { r.Close() }
 }
 

@@ -124,7 +124,7 @@ func (c *cli) mcpBackend(ctx context.Context, f mcpFlags) (mcpserver.Backend, fu
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the state in %s: %w", f.state, err)
 	}
-	runner, closeRunner := c.browserFor(f.stepTimeout, nil)
+	runner, closeRunner := c.browserFor(f.stepTimeout)
 	return &mcpserver.Local{
 		Store: store, Runner: runner, BaseURL: f.baseURL, StepTimeout: f.stepTimeout,
 		Log: slog.New(slog.NewJSONHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -167,7 +167,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		fmt.Fprintf(progress, "state: %s is version %d in %s\n", test.ID, test.Version, f.state)
 	}
 
-	runner, closeRunner := c.browserFor(f.stepTimeout, nil)
+	runner, closeRunner := c.browserFor(f.stepTimeout)
 	defer closeRunner()
 	opts := gardener.ReplayOptions{BaseURL: f.baseURL, AllowedOrigins: project.AllowedOrigins}
 	start := time.Now()

@@ -108,12 +108,11 @@ type fileResult struct {
 
 // runOne replays one test file with a live step log, as `gardener run TEST.json` always has.
 func (c *cli) runOne(ctx context.Context, test gardener.Test, file string, opts gardener.ReplayOptions, asJSON bool) ([]fileResult, int) {
-	var onStep func(string, gardener.StepRecord)
 	if !asJSON {
 		fmt.Fprintf(c.stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), opts.BaseURL)
-		onStep = func(_ string, rec gardener.StepRecord) { printStep(c.stdout, test, rec) }
+		opts.OnStep = func(rec gardener.StepRecord) { printStep(c.stdout, test, rec) }
 	}
-	r, closeRunner := c.browserFor(opts.StepTimeout, onStep)
+	r, closeRunner := c.browserFor(opts.StepTimeout)
 	defer closeRunner()
 	rep, err := r.Replay(ctx, test, opts)
 	if err != nil {
@@ -146,7 +145,7 @@ type runSummary struct {
 // per test as it ends, then the summary.
 func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string, opts gardener.ReplayOptions, parallel int, asJSON bool) ([]fileResult, int) {
 	start := time.Now()
-	r, closeRunner := c.browserFor(opts.StepTimeout, nil)
+	r, closeRunner := c.browserFor(opts.StepTimeout)
 	defer closeRunner()
 	if !asJSON {
 		fmt.Fprintf(c.stdout, "running %d tests against %s, %d at a time\n", len(tests), opts.BaseURL, parallel)

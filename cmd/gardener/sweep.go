@@ -191,7 +191,7 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, mod
 		tests = append(tests, synced.Test)
 	}
 
-	runner, closeRunner := c.browserFor(f.stepTimeout, nil)
+	runner, closeRunner := c.browserFor(f.stepTimeout)
 	defer closeRunner()
 	discard := slog.New(slog.DiscardHandler)
 	rad := &radar.Radar{Runner: runner, Store: store, Log: discard, BaseURL: f.baseURL}
