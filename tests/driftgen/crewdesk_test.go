@@ -26,17 +26,7 @@ func crewdeskEnv() *Env {
 
 func crewdeskTest(t testing.TB, id string) gardener.Test {
 	t.Helper()
-	tests, err := spaapp.Tests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range tests {
-		if tt.ID == id {
-			return tt
-		}
-	}
-	t.Fatalf("no Crewdesk test %q", id)
-	return gardener.Test{}
+	return savedTest(t, spaapp.Tests, "Crewdesk", id)
 }
 
 // TestCrewdeskSampleOfGeneratedCases runs a small fixed sample on Crewdesk end to end: a class

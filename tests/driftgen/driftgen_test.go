@@ -55,7 +55,13 @@ func demoEnv() *Env {
 
 func demoTest(t testing.TB, id string) gardener.Test {
 	t.Helper()
-	tests, err := demoapp.Tests()
+	return savedTest(t, demoapp.Tests, "demo shop", id)
+}
+
+// savedTest is the saved test id of an app's tests, loaded by load.
+func savedTest(t testing.TB, load func() ([]gardener.Test, error), app, id string) gardener.Test {
+	t.Helper()
+	tests, err := load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +70,7 @@ func demoTest(t testing.TB, id string) gardener.Test {
 			return tt
 		}
 	}
-	t.Fatalf("no demo test %q", id)
+	t.Fatalf("no %s test %q", app, id)
 	return gardener.Test{}
 }
 
