@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/tests/spaapp"
 )
@@ -14,14 +13,7 @@ import (
 // crewdeskEnv points the generator at Crewdesk, the single-page app whose components render into
 // open shadow roots and whose payment form is in a same-origin iframe: a fresh app per case.
 func crewdeskEnv() *Env {
-	return &Env{
-		Runner: runner,
-		Model:  builtin.Engine{},
-		NewApp: func() http.Handler { return spaapp.New().Handler() },
-		Options: func(base string) gardener.ReplayOptions {
-			return gardener.ReplayOptions{AllowedOrigins: spaapp.Project(base).AllowedOrigins}
-		},
-	}
+	return appEnv(func() http.Handler { return spaapp.New().Handler() }, spaapp.Project)
 }
 
 func crewdeskTest(t testing.TB, id string) gardener.Test {

@@ -43,12 +43,18 @@ func TestMain(m *testing.M) {
 
 // demoEnv points the generator at the demo shop, a fresh shop per case.
 func demoEnv() *Env {
+	return appEnv(func() http.Handler { return demoapp.New().Handler() }, demoapp.Project)
+}
+
+// appEnv is the generator on an app: the package's browser, the built-in engine, a fresh app
+// per case from newApp, and the origins its project allows.
+func appEnv(newApp func() http.Handler, project func(baseURL string) gardener.Project) *Env {
 	return &Env{
 		Runner: runner,
 		Model:  builtin.Engine{},
-		NewApp: func() http.Handler { return demoapp.New().Handler() },
+		NewApp: newApp,
 		Options: func(base string) gardener.ReplayOptions {
-			return gardener.ReplayOptions{AllowedOrigins: demoapp.Project(base).AllowedOrigins}
+			return gardener.ReplayOptions{AllowedOrigins: project(base).AllowedOrigins}
 		},
 	}
 }
