@@ -32,12 +32,21 @@ const (
 type failure struct {
 	kind   gardener.ErrorKind
 	detail string
+	// cause narrows kind: a timeout that was the browser's own.
+	cause gardener.FailureCause
 	// cover is what stood over the step's element, for a step that failed because of it.
 	cover *gardener.Fingerprint
 }
 
 func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
 	return &failure{kind: kind, detail: fmt.Sprintf(format, args...)}
+}
+
+// browserSlow is a timeout of the browser's own: a command it did not answer in time.
+func browserSlow(format string, args ...any) *failure {
+	f := fail(gardener.ErrTimeout, format, args...)
+	f.cause = gardener.CauseBrowserSlow
+	return f
 }
 
 // run is one replay in progress.
@@ -153,6 +162,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			result.FailedStep = last.Path
 			result.FailedIndex = i
 			result.ErrorKind = f.kind
+			result.Cause = f.cause
 			result.CoveredBy = f.cover
 			step := t.Steps[i]
 			if step.Kind == gardener.Intent {

@@ -174,7 +174,7 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 			if err != nil {
 				return out, fmt.Errorf("%s: reference replay: %w", m.Name(), err)
 			}
-			if !rep.Result.Passed && browserSlow(rep.Result) {
+			if !rep.Result.Passed && rep.Result.Cause == gardener.CauseBrowserSlow {
 				out.Verdict, out.Note = Flaky, fmt.Sprintf("the reference repair could not be judged: the browser was too slow at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
 				return out, nil
 			}
@@ -261,14 +261,6 @@ func (e *Env) twice(ctx context.Context, t gardener.Test, opts gardener.ReplayOp
 		}
 	}
 	return rep, nil
-}
-
-// browserSlow reports a run that failed because the browser itself did not answer in time (a
-// script call, a mouse event or typing that did not finish), not because of anything the page
-// showed: on a loaded machine, what the load decided. The runner reports these as timeouts
-// like any other, so only its words tell them apart.
-func browserSlow(res gardener.RunResult) bool {
-	return res.ErrorKind == gardener.ErrTimeout && (strings.Contains(res.Message, "did not answer") || strings.Contains(res.Message, "did not finish in time"))
 }
 
 // Why a drift case has no repair, as the table's notes say it.
