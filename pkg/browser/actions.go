@@ -175,6 +175,8 @@ func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string,
 			f.cover = r.covering(fc)
 			return res, f
 		}
+	case "hidden":
+		rec.Hidden = res.Count
 	}
 	return res, targetFailure(loc, res, timeout)
 }

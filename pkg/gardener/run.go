@@ -81,7 +81,11 @@ type StepRecord struct {
 	Observed  string       `json:"observed,omitempty"` // what a check read
 	Passed    bool         `json:"passed"`
 	Skipped   bool         `json:"skipped,omitempty"` // an intent block's own record
-	Millis    int64        `json:"ms"`
+	// Hidden counts the elements an action's locator still matched, none of them visible,
+	// when the step failed for want of a visible one: its element is on the page, out of
+	// sight (in a closed menu, a collapsed section), not gone.
+	Hidden int   `json:"hidden,omitempty"`
+	Millis int64 `json:"ms"`
 }
 
 // RunResult is the outcome of one replay of a test.
