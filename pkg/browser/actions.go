@@ -137,6 +137,9 @@ func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn
 				return last, err
 			}
 		}
+		if once(ctx) && err == nil {
+			return last, nil
+		}
 		select {
 		case <-ctx.Done():
 			return last, nil
@@ -499,6 +502,9 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			rec.Observed = u
 			if urlMatches(u, st.URL) {
 				return nil
+			}
+			if once(ctx) {
+				return fail(gardener.ErrAssertionFailed, "the URL is not %q (it is %s)", st.URL, u)
 			}
 			select {
 			case <-ctx.Done():
