@@ -137,6 +137,9 @@ func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn
 				return last, err
 			}
 		}
+		if once(ctx) && err == nil {
+			return last, nil
+		}
 		select {
 		case <-ctx.Done():
 			return last, nil
@@ -175,6 +178,8 @@ func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string,
 			f.cover = r.covering(fc)
 			return res, f
 		}
+	case "hidden":
+		rec.Hidden = res.Count
 	}
 	return res, targetFailure(loc, res, timeout)
 }
@@ -190,7 +195,7 @@ func (r *run) callFailure(loc gardener.Locator, err error) *failure {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// A timeout is a timeout; diagnose asks the browser whether it is hung.
-		return fail(gardener.ErrTimeout, "the page did not answer %s in time", loc)
+		return browserSlow("the page did not answer %s in time", loc)
 	}
 	return fail(gardener.ErrBrowserCrash, "the browser failed a command: %v", err)
 }
@@ -255,7 +260,7 @@ func (r *run) commandFailure(ctx context.Context, what string, err error) *failu
 		return fail(gardener.ErrBrowserCrash, "%s", why)
 	}
 	if ctx.Err() != nil {
-		return fail(gardener.ErrTimeout, "%s did not finish in time", what)
+		return browserSlow("%s did not finish in time", what)
 	}
 	return fail(gardener.ErrBrowserCrash, "%s failed: %v", what, err)
 }
@@ -430,7 +435,11 @@ func (r *run) gotoURL(ctx context.Context, st gardener.Step, rec *gardener.StepR
 	rec.Values = []string{target}
 	res, err := cdp.Call(ctx, r.s.tgt, page.Navigate, page.NavigateParams{URL: target})
 	if err != nil {
-		return r.commandFailure(ctx, "navigating to "+target, err)
+		f := r.commandFailure(ctx, "navigating to "+target, err)
+		// A navigation waits for the server's answer: running out of time there is the
+		// app's slowness, not the browser's.
+		f.cause = ""
+		return f
 	}
 	if res.ErrorText != "" {
 		r.s.mu.Lock()
@@ -493,6 +502,9 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			rec.Observed = u
 			if urlMatches(u, st.URL) {
 				return nil
+			}
+			if once(ctx) {
+				return fail(gardener.ErrAssertionFailed, "the URL is not %q (it is %s)", st.URL, u)
 			}
 			select {
 			case <-ctx.Done():

@@ -64,6 +64,9 @@ func retry(ctx context.Context, f func(context.Context) (bool, *failure)) *failu
 		if fl != nil && fl.kind != gardener.ErrAssertionFailed && fl.kind != gardener.ErrElementNotFound {
 			return fl
 		}
+		if once(ctx) {
+			return last
+		}
 		select {
 		case <-ctx.Done():
 			return last

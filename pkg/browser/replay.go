@@ -17,8 +17,8 @@ import (
 )
 
 const (
-	// probeTimeout bounds one probe check: the page has settled, so a check either holds
-	// now or it does not.
+	// probeTimeout bounds one probe check. A probe looks once (see lookOnce): the page has
+	// settled, so a check either holds now or it does not.
 	probeTimeout = 300 * time.Millisecond
 	// navigationTimeout is the least a goto gets when it sets no timeout of its own: loading a
 	// page is not waiting for an element, and a slow server must not look like drift.
@@ -32,12 +32,21 @@ const (
 type failure struct {
 	kind   gardener.ErrorKind
 	detail string
+	// cause narrows kind: a timeout that was the browser's own.
+	cause gardener.FailureCause
 	// cover is what stood over the step's element, for a step that failed because of it.
 	cover *gardener.Fingerprint
 }
 
 func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
 	return &failure{kind: kind, detail: fmt.Sprintf(format, args...)}
+}
+
+// browserSlow is a timeout of the browser's own: a command it did not answer in time.
+func browserSlow(format string, args ...any) *failure {
+	f := fail(gardener.ErrTimeout, format, args...)
+	f.cause = gardener.CauseBrowserSlow
+	return f
 }
 
 // run is one replay in progress.
@@ -153,6 +162,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			result.FailedStep = last.Path
 			result.FailedIndex = i
 			result.ErrorKind = f.kind
+			result.Cause = f.cause
 			result.CoveredBy = f.cover
 			step := t.Steps[i]
 			if step.Kind == gardener.Intent {
@@ -385,13 +395,24 @@ func (r *run) pageAnswers() bool {
 	return err == nil || transient(err)
 }
 
+// onceKey marks a context whose checks look at the page once instead of waiting for it.
+type onceKey struct{}
+
+// lookOnce marks ctx for a probe: a probe runs on a page that has settled after the step before
+// it, so a check that does not hold at the first look would not hold later either, and waiting
+// out the probe's time for it cost every sensitive check of every proof that time again.
+func lookOnce(ctx context.Context) context.Context { return context.WithValue(ctx, onceKey{}, true) }
+
+// once reports whether ctx is a probe's, whose checks look once.
+func once(ctx context.Context) bool { on, _ := ctx.Value(onceKey{}).(bool); return on }
+
 // probe evaluates checks before top-level step i without touching the run's records.
 func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
 	out := make([]gardener.ProbeResult, 0, len(checks))
 	for _, c := range checks {
 		pr := gardener.ProbeResult{Check: c, Path: strconv.Itoa(i + 1)}
 		rec := gardener.StepRecord{}
-		ctx, cancel := context.WithTimeout(r.s.ctx, probeTimeout)
+		ctx, cancel := context.WithTimeout(lookOnce(r.s.ctx), probeTimeout)
 		st, err := interpolate(c, r.vars)
 		var f *failure
 		if err != nil {

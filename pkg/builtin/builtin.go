@@ -64,6 +64,14 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			strings.Join(target.VisibleText, " "), nameOrText(cands[idx]))
 		return ans, nil
 	}
+	if failed := failedRecord(ask.Result); failed != nil && failed.Hidden > 0 && !readsTheSame(target, cands[idx]) {
+		// The step's locator still matches its element, out of sight (moved into a closed
+		// menu, a collapsed section); a visible neighbour that says other words (the dialog's
+		// "Delete" beside a "Cancel") is another control. Revealing the element is for the
+		// drift rules.
+		ans.Reason = fmt.Sprintf("the step's locator still matches %d hidden element(s); the closest visible element reads %q, not %q", failed.Hidden, nameOrText(cands[idx]), strings.Join(recordedWords(target), " "))
+		return ans, nil
+	}
 	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {
 		// The failing locator still finds the element the last green run used; something else
 		// (a banner over it, a disabled state) stopped the step, and another name for the same
@@ -102,6 +110,16 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	ans.Confidence = confidence
 	ans.Reason = matched
 	return ans, nil
+}
+
+// failedRecord is the record of the step a run failed at, or nil.
+func failedRecord(r gardener.RunResult) *gardener.StepRecord {
+	for i := range r.Steps {
+		if r.Steps[i].Path == r.FailedStep && !r.Passed {
+			return &r.Steps[i]
+		}
+	}
+	return nil
 }
 
 // readsTheSame reports whether candidate c shows every word the recorded element showed, in its

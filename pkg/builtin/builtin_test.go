@@ -118,3 +118,27 @@ func TestFixLocatorAbstainsWhenTheLocatorStillFindsItsElement(t *testing.T) {
 		t.Fatalf("no locator for a button the step no longer finds: %s", ans.Reason)
 	}
 }
+
+// A "Cancel" moved into a closed menu is still matched by its locator, only hidden: the closest
+// visible button that says other words (the dialog's "Delete") is another control, and the heal
+// abstains so the drift rules can open the menu. With nothing hidden left (the button renamed),
+// the same closest element is healed onto as before.
+func TestFixLocatorAbstainsWhenTheElementIsOnlyOutOfSight(t *testing.T) {
+	cancel := button("", "Cancel", "/html/body/dialog/div/button[2]", 320)
+	del := button("", "Delete", "/html/body/dialog/div/button[1]", 320)
+	green := []gardener.StepRecord{clickRecord("1", gardener.Fingerprint{Tag: "BUTTON", AccessibleName: "Delete Ada", XPath: "/html/body/main/table/tbody/tr[1]/td[3]/button"}), clickRecord("2", cancel)}
+	a := ask(t, 1, clickStep(t, `role=button[name="Cancel"]`), green, []gardener.Fingerprint{del})
+	a.Result.Steps = []gardener.StepRecord{{Path: "1", Kind: gardener.Click, Passed: true}, {Path: "2", Kind: gardener.Click, Hidden: 1}}
+	e := Engine{Locate: similo.Engine{Threshold: similo.NeverAbstain}}
+	ans, err := e.FixLocator(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Locator.IsZero() || !strings.Contains(ans.Reason, "hidden") {
+		t.Fatalf("healed the hidden Cancel onto %s (%s)", ans.Locator, ans.Reason)
+	}
+	a.Result.Steps[1].Hidden = 0
+	if ans, _ = e.FixLocator(context.Background(), a); ans.Locator.IsZero() {
+		t.Fatalf("with nothing hidden the closest element is healed onto as before: %s", ans.Reason)
+	}
+}

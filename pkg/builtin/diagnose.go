@@ -16,11 +16,11 @@ var errorText = regexp.MustCompile(`(?i)\b(something went wrong|internal server 
 
 // Diagnose classifies a failure from evidence, strongest first. Only what the run itself shows
 // and the last green run did not counts: a server that answered 5xx, a network that failed,
-// console errors, a check that found its element and read something else, error text on the
-// page, an element gone with nothing similar in its place. A check that found nothing to read
-// (a toast that never came) and a flow that ended on another page are what any failure before
-// them produces, drift included (a form that now needs another field stays on its page): they
-// are noted, but they alone never make an app bug. Without evidence the failure is taken as
+// console errors, a check that read its element's value and found another, error text on the
+// page, an element gone with nothing similar in its place. Any other failed check (a toast that
+// never came, a wait for a page never reached) and a flow that ended on another page are what
+// any failure before them produces, drift included (a form that now needs another field stays
+// on its page): they are noted, but they alone never make an app bug. Without evidence the failure is taken as
 // drift, and the drift rules are asked once more for a repair; with only such weak signs and no
 // rule that fits, it is left unclassified for a person.
 func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardener.Diagnosis, error) {
@@ -60,7 +60,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		s := failedStep(ask.Test, r.FailedStep)
 		switch {
 		case !s.IsCheck():
-		case readSomething(r, r.FailedStep):
+		case readValue(s, r, r.FailedStep):
 			add(gardener.AppBug, "step %s (%s) found what it checks and it was not what the test expects: %s", r.FailedStep, s, r.Message)
 		default:
 			weak = append(weak, fmt.Sprintf("step %s (%s) failed: %s", r.FailedStep, s, r.Message))
@@ -103,9 +103,17 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	return d, nil
 }
 
-// readSomething reports whether the failing check found what it reads: an element, or a value
-// (a text, a toast) it could compare.
-func readSomething(r gardener.RunResult, path string) bool {
+// readValue reports whether the failing check s read the value it compares from its element (a
+// text, a field's value, a variable) and found another: the one failed check that says what the
+// app shows is wrong. Every other failed check is what a flow stopped short produces, drift
+// included: a wait or a URL or title check says only that the flow is elsewhere; a presence check
+// that found nothing visible, a toast, dialog or validation message other than the expected
+// one, a request answered with another status (a form that now needs another field is refused
+// with a message and a 4xx) are all what a newly required field brings too.
+func readValue(s gardener.Step, r gardener.RunResult, path string) bool {
+	if s.Kind != gardener.Assert || s.Subject == gardener.SubjectURL || s.Subject == gardener.SubjectTitle {
+		return false
+	}
 	for _, st := range r.Steps {
 		if st.Path == path {
 			return st.Element != nil || st.Observed != ""

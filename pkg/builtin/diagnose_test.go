@@ -123,3 +123,35 @@ func TestRequiredValuesFitTheControl(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseAFailedCheckAloneIsNotAnAppBug: a wait for a page never reached (it records the
+// URL it saw), a URL check, a presence check that found nothing visible, another toast and a
+// request refused with another status are each what a form that now needs another field
+// produces; none alone makes an app bug, whatever the runner recorded as observed.
+func TestDiagnoseAFailedCheckAloneIsNotAnAppBug(t *testing.T) {
+	e := Engine{}
+	save := button("save", "Save", "/html/body/form/button", 60)
+	cases := []struct {
+		name     string
+		step     gardener.Step
+		observed string
+	}{
+		{"wait for url", gardener.Step{Kind: gardener.Wait, For: gardener.WaitURL, URL: "/invoices/7"}, "http://app.test/invoices/new"},
+		{"url check", gardener.Step{Kind: gardener.Assert, Subject: gardener.SubjectURL, Condition: gardener.Contains, Expected: "/invoices/7"}, "http://app.test/invoices/new"},
+		{"presence", gardener.Step{Kind: gardener.AssertVisible, Locator: gardener.Locator{Kind: gardener.ByCSS, Value: "#saved"}}, "1 match, 0 visible, 0 shown: nothing"},
+		{"another toast", gardener.Step{Kind: gardener.AssertToast, Text: "Invoice saved"}, "Phone is required"},
+		{"another status", gardener.Step{Kind: gardener.AssertRequest, Method: "POST", URLPattern: "/api/invoices$", Status: 201}, "POST http://app.test/api/invoices → 422"},
+	}
+	for _, c := range cases {
+		ask := toastFailure(t, greenRun(), nil, []gardener.Fingerprint{save})
+		ask.Test.Steps[2] = c.step
+		ask.Result.Steps[2].Observed = c.observed
+		d, err := e.Diagnose(context.Background(), ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Classification == gardener.AppBug {
+			t.Errorf("%s: a failed check alone made it an app bug: %v", c.name, d.Evidence)
+		}
+	}
+}

@@ -18,6 +18,18 @@ const (
 	ErrBadStep           ErrorKind = "bad-step"
 )
 
+// FailureCause says what a failure was down to where the error kind alone does not tell: a
+// timeout may be the page's (an element that never showed) or the browser's own.
+type FailureCause string
+
+// Failure causes.
+const (
+	// CauseBrowserSlow: the browser itself did not answer in time (a script call, a mouse
+	// event or typing that did not finish), not anything the page showed. On a loaded machine
+	// this is what the load decided; the run is worth judging again rather than as the app's.
+	CauseBrowserSlow FailureCause = "browser-slow"
+)
+
 // LocatorTrouble reports whether a failure is about finding an element: the only failures a
 // new locator can fix.
 func (k ErrorKind) LocatorTrouble() bool {
@@ -69,7 +81,11 @@ type StepRecord struct {
 	Observed  string       `json:"observed,omitempty"` // what a check read
 	Passed    bool         `json:"passed"`
 	Skipped   bool         `json:"skipped,omitempty"` // an intent block's own record
-	Millis    int64        `json:"ms"`
+	// Hidden counts the elements an action's locator still matched, none of them visible,
+	// when the step failed for want of a visible one: its element is on the page, out of
+	// sight (in a closed menu, a collapsed section), not gone.
+	Hidden int   `json:"hidden,omitempty"`
+	Millis int64 `json:"ms"`
 }
 
 // RunResult is the outcome of one replay of a test.
@@ -80,7 +96,10 @@ type RunResult struct {
 	FailedStep  string    `json:"failedStep,omitempty"` // the path of the failing step: "4" or "3.2"
 	FailedIndex int       `json:"failedIndex"`          // 0-based top-level index; -1 when passed
 	ErrorKind   ErrorKind `json:"errorKind,omitempty"`
-	Message     string    `json:"message,omitempty"`
+	// Cause narrows ErrorKind where it can (a timeout that was the browser's, not the page's);
+	// empty when the kind says all there is.
+	Cause   FailureCause `json:"cause,omitempty"`
+	Message string       `json:"message,omitempty"`
 	// CoveredBy is what stood over the failing step's element and would have taken its action
 	// (a consent overlay, a banner), when that is why the step failed: the outermost element
 	// around the spot the pointer reached that does not also hold the step's element.

@@ -114,8 +114,8 @@ const (
 	// Flaky: a case the load decided, neither shown right nor shown wrong: a repair whose proof
 	// was green but whose replay on the same app was red twice (a step that did not finish in
 	// time), a drift left unrepaired or a regression written green whose test then passed
-	// unrepaired on the mutated app, or a reference repair red only because the browser did
-	// not answer in time.
+	// unrepaired on the mutated app, a reference repair red only because the browser did not
+	// answer in time, or a test red twice before the mutation was even applied.
 	Flaky Verdict = "flaky"
 	// Unrepairable: a drift whose reference repair (the generator's own fix) is red too, so the
 	// case proves nothing about repair. The note says which of two things happened: the
@@ -144,25 +144,23 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	srv := httptest.NewServer(site)
 	defer srv.Close()
 	opts := e.options(srv.URL)
-	var failing gardener.Replay
-	var applied bool
-	var xpath string
-	// A replay that went red before it reached the mutated page says nothing about the
-	// mutation (a step that missed its time on a loaded machine): it is replayed once more.
-	// Each try is itself replayed twice: a step that did not finish in time is no case.
-	for try := 0; try < 2; try++ {
-		site.Set(&m)
-		var err error
-		if failing, err = e.twice(ctx, b.Test, opts, nil); err != nil {
-			return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
-		}
-		if applied, xpath = site.Applied(); applied || failing.Result.Passed {
-			break
-		}
+	// At most two replays of the mutated app before the ladder starts. The first is the
+	// failing run. A second is made only when the first is red, for one of two reasons: it may
+	// have gone red before reaching the page the mutation changes (then it says nothing about
+	// the mutation), or a step may have missed its time on a loaded machine (then the second
+	// passes and the case is still green, not a failure to repair).
+	site.Set(&m)
+	failing, err := e.twice(ctx, b.Test, opts, nil)
+	if err != nil {
+		return out, fmt.Errorf("%s: replay: %w", m.Name(), err)
 	}
+	applied, xpath := site.Applied()
 	switch {
-	case !applied:
+	case !applied && failing.Result.Passed:
 		out.Verdict, out.Note = NotApplied, "the page had nothing the mutation applies to"
+		return out, nil
+	case !applied:
+		out.Verdict, out.Note = Flaky, fmt.Sprintf("red twice before the mutation was applied, at step %s: %s", failing.Result.FailedStep, failing.Result.Message)
 		return out, nil
 	case failing.Result.Passed:
 		out.Verdict = StillGreen
@@ -174,7 +172,7 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 			if err != nil {
 				return out, fmt.Errorf("%s: reference replay: %w", m.Name(), err)
 			}
-			if !rep.Result.Passed && browserSlow(rep.Result) {
+			if !rep.Result.Passed && rep.Result.Cause == gardener.CauseBrowserSlow {
 				out.Verdict, out.Note = Flaky, fmt.Sprintf("the reference repair could not be judged: the browser was too slow at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
 				return out, nil
 			}
@@ -261,14 +259,6 @@ func (e *Env) twice(ctx context.Context, t gardener.Test, opts gardener.ReplayOp
 		}
 	}
 	return rep, nil
-}
-
-// browserSlow reports a run that failed because the browser itself did not answer in time (a
-// script call, a mouse event or typing that did not finish), not because of anything the page
-// showed: on a loaded machine, what the load decided. The runner reports these as timeouts
-// like any other, so only its words tell them apart.
-func browserSlow(res gardener.RunResult) bool {
-	return res.ErrorKind == gardener.ErrTimeout && (strings.Contains(res.Message, "did not answer") || strings.Contains(res.Message, "did not finish in time"))
 }
 
 // Why a drift case has no repair, as the table's notes say it.

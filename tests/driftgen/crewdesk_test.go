@@ -1,7 +1,6 @@
 package driftgen
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,43 +27,19 @@ func crewdeskTest(t testing.TB, id string) gardener.Test {
 // marking and mutating elements inside the shadow root and the frame. (The shop's sample has
 // the regressions: a triage costs the whole ladder, too slow for two apps in make test.)
 func TestCrewdeskSampleOfGeneratedCases(t *testing.T) {
-	env := crewdeskEnv()
-	ctx := context.Background()
+	t.Parallel()
 	want := map[string]Verdict{
 		"rename-class/member-edit@6": RepairedIntended,
 		"rename-id/billing-pay@3":    RepairedIntended,
 	}
-	ran := 0
-	for _, id := range []string{"member-edit", "billing-pay"} {
-		b, err := env.Baseline(ctx, crewdeskTest(t, id))
-		if err != nil {
-			t.Fatal(err)
+	runSample(t, crewdeskEnv(), want, []string{"member-edit", "billing-pay"}, crewdeskTest, func(t *testing.T, b *Baseline) {
+		if b.Test.ID == "member-edit" && !shadowTarget(b.Targets) {
+			t.Errorf("no target of %s is inside a shadow root: %+v", b.Test.ID, b.Targets)
 		}
-		if id == "member-edit" && !shadowTarget(b.Targets) {
-			t.Errorf("no target of %s is inside a shadow root: %+v", id, b.Targets)
+		if b.Test.ID == "billing-pay" && !frameTarget(b.Targets) {
+			t.Errorf("no target of %s is inside the payment frame: %+v", b.Test.ID, b.Targets)
 		}
-		if id == "billing-pay" && !frameTarget(b.Targets) {
-			t.Errorf("no target of %s is inside the payment frame: %+v", id, b.Targets)
-		}
-		for _, m := range Generate(b.Test, b.Green, 1) {
-			v, ok := want[m.Name()]
-			if !ok {
-				continue
-			}
-			ran++
-			res, err := env.Run(ctx, b, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
-			if res.Verdict != v {
-				t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
-			}
-		}
-	}
-	if ran != len(want) {
-		t.Errorf("ran %d of the %d sample cases", ran, len(want))
-	}
+	}, func(*testing.T, Mutation, CaseResult) {})
 }
 
 // TestCrewdeskDriftTable is the generated drift table on Crewdesk, as TestGeneratedDriftTable

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,45 +87,68 @@ func savedTest(t testing.TB, load func() ([]gardener.Test, error), app, id strin
 // and a login request that fails with a 500 and a login button that does nothing are triaged
 // with nothing written.
 func TestSampleOfGeneratedCases(t *testing.T) {
+	t.Parallel()
 	env := demoEnv()
-	ctx := context.Background()
 	want := map[string]Verdict{
 		"rename-id/login@4":            RepairedIntended,
 		"dead-button/login@5":          Triaged,
 		"http-500/login@5:POST /login": Triaged,
 		"overlay/cart-total@2":         RepairedIntended,
 	}
-	var ran int
-	for _, id := range []string{"login", "cart-total"} {
-		b, err := env.Baseline(ctx, demoTest(t, id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id == "login" && len(b.Keys) < 3 {
+	runSample(t, env, want, []string{"login", "cart-total"}, demoTest, func(t *testing.T, b *Baseline) {
+		if b.Test.ID == "login" && len(b.Keys) < 3 {
 			t.Fatalf("the baseline saw %v used; want the username, password and login button", b.Keys)
 		}
-		all := Generate(b.Test, b.Green, 1)
-		for _, m := range all {
-			v, ok := want[m.Name()]
-			if !ok {
-				continue
-			}
-			ran++
-			res, err := env.Run(ctx, b, m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
-			if res.Verdict != v {
-				t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
-			}
-			if m.Kind == Overlay && strings.Count(res.Note, "insert") < 2 {
-				t.Errorf("%s: want the banner dismissed on the first page and again after the navigation, got: %s", m.Name(), res.Note)
-			}
+	}, func(t *testing.T, m Mutation, res CaseResult) {
+		if m.Kind == Overlay && strings.Count(res.Note, "insert") < 2 {
+			t.Errorf("%s: want the banner dismissed on the first page and again after the navigation, got: %s", m.Name(), res.Note)
 		}
-	}
-	if ran != len(want) {
-		t.Errorf("ran %d of the %d sample cases", ran, len(want))
+	})
+}
+
+// runSample runs the cases want names, generated from the saved tests ids, each on its own
+// app: the tests' baselines in parallel, then each case in parallel with the others. checkBase
+// looks at each baseline, checkCase at each case's result beyond its verdict.
+func runSample(t *testing.T, env *Env, want map[string]Verdict, ids []string, load func(testing.TB, string) gardener.Test,
+	checkBase func(*testing.T, *Baseline), checkCase func(*testing.T, Mutation, CaseResult)) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	ran := map[string]bool{}
+	t.Run("cases", func(t *testing.T) {
+		for _, id := range ids {
+			t.Run(id, func(t *testing.T) {
+				t.Parallel()
+				b, err := env.Baseline(ctx, load(t, id))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkBase(t, b)
+				for _, m := range Generate(b.Test, b.Green, 1) {
+					v, ok := want[m.Name()]
+					if !ok {
+						continue
+					}
+					mu.Lock()
+					ran[m.Name()] = true
+					mu.Unlock()
+					t.Run(m.Name(), func(t *testing.T) {
+						t.Parallel()
+						res, err := env.Run(ctx, b, m)
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Logf("%s: %s (%s) %s", m.Name(), res.Verdict, res.Outcome, res.Note)
+						if res.Verdict != v {
+							t.Errorf("%s: verdict %s, want %s: %s", m.Name(), res.Verdict, v, res.Note)
+						}
+						checkCase(t, m, res)
+					})
+				}
+			})
+		}
+	})
+	if len(ran) != len(want) {
+		t.Errorf("ran %d of the %d sample cases", len(ran), len(want))
 	}
 }
 

@@ -27,7 +27,7 @@ func BenchmarkRepair(b *testing.B) {
 		}
 		id := broken(v)[0]
 		b.Run(v.Name+"/"+id, func(b *testing.B) {
-			var ratio, replays, total float64
+			var ratio, replays, total, reproduce, proofs float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				l := newLab(b)
@@ -60,6 +60,8 @@ func BenchmarkRepair(b *testing.B) {
 				}
 				ratio += float64(wall) / float64(one)
 				replays += float64(got.Result.Timings.Replays)
+				reproduce += float64(got.Result.Timings.Reproduce)
+				proofs += float64(got.Result.Timings.Proofs)
 				total += float64(wall.Milliseconds())
 			}
 			n := float64(b.N)
@@ -67,6 +69,10 @@ func BenchmarkRepair(b *testing.B) {
 			replayCounts = append(replayCounts, replays/n)
 			b.ReportMetric(ratio/n, "x-replay")
 			b.ReportMetric(replays/n, "replays")
+			// Where the time went: the reproduction (zero when the failing replay is handed
+			// over) and the proofs, sensitivity probes included.
+			b.ReportMetric(reproduce/n, "reproduce-ms")
+			b.ReportMetric(proofs/n, "proofs-ms")
 			b.ReportMetric(total/n, "ms/repair")
 		})
 	}
