@@ -45,7 +45,9 @@ func TestCoveredByIsReported(t *testing.T) {
 	}{
 		{name: "fill under an overlay", steps: `{"kind":"fill","locator":"label=Email","value":"a@b.c","timeoutMs":300}`, cover: true},
 		{name: "click in a frame under an overlay", steps: `{"kind":"click","locator":"frame=#pay >> #pay-now","timeoutMs":300}`, cover: true},
-		{name: "dismissed first", steps: `{"kind":"click","locator":"text=Accept all"},{"kind":"fill","locator":"label=Email","value":"a@b.c","timeoutMs":300},{"kind":"click","locator":"frame=#pay >> #pay-now","timeoutMs":300}`, pass: true},
+		// The same steps pass once the overlay is gone; they get the runner's time, since a step
+		// that must pass can take more than 300ms on a loaded machine.
+		{name: "dismissed first", steps: `{"kind":"click","locator":"text=Accept all"},{"kind":"fill","locator":"label=Email","value":"a@b.c"},{"kind":"click","locator":"frame=#pay >> #pay-now"}`, pass: true},
 		{name: "not found", steps: `{"kind":"click","locator":"text=Accept all"},{"kind":"click","locator":"#gone","timeoutMs":300}`},
 	}
 	for _, c := range cases {

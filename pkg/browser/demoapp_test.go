@@ -24,7 +24,8 @@ const demoStepTimeout = 4 * time.Second
 // and regression variant makes the tests its Breaks names fail at the step it names by
 // tests/e2e too, which replays exactly those tests before repairing them. Here both run with
 // GARDENER_FULL_MATRIX=1, together with the other tests of each variant (about 145 more
-// replays).
+// replays). Each replay has a demo app of its own, on the variant, so that the replays of a
+// variant run side by side instead of one after another on one app reset between them.
 func TestDemoAppVariants(t *testing.T) {
 	t.Parallel()
 	r := needBrowser(t)
@@ -39,34 +40,36 @@ func TestDemoAppVariants(t *testing.T) {
 		}
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			app := demoapp.New()
-			if err := app.SetVariant(v.Name); err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(app.Handler())
-			defer srv.Close()
 			for _, test := range saved {
 				if _, breaks := v.Breaks[test.ID]; !breaks && !fullMatrix && v.Kind != demoapp.Baseline && v.Kind != demoapp.Neutral {
 					continue
 				}
-				app.Reset()
-				rep, err := r.Replay(context.Background(), test, gardener.ReplayOptions{BaseURL: srv.URL, StepTimeout: demoStepTimeout})
-				if err != nil {
-					t.Fatalf("%s: %v", test.ID, err)
-				}
-				res := rep.Result
-				t.Logf("%s: passed=%v step=%s kind=%s %dms", test.ID, res.Passed, res.FailedStep, res.ErrorKind, res.Millis)
-				want, breaks := v.Breaks[test.ID]
-				switch {
-				case !breaks && !res.Passed:
-					t.Errorf("%s failed at step %s (%s), want a pass: %s", test.ID, res.FailedStep, res.ErrorKind, res.Message)
-				case breaks && res.Passed:
-					t.Errorf("%s passed, want a failure at step %s", test.ID, want)
-				case breaks && res.FailedStep != want:
-					t.Errorf("%s failed at step %s, want step %s: %s", test.ID, res.FailedStep, want, res.Message)
-				case breaks && res.ErrorKind == gardener.ErrBrowserCrash:
-					t.Errorf("%s failed with a browser crash: %s", test.ID, res.Message)
-				}
+				t.Run(test.ID, func(t *testing.T) {
+					t.Parallel()
+					app := demoapp.New()
+					if err := app.SetVariant(v.Name); err != nil {
+						t.Fatal(err)
+					}
+					srv := httptest.NewServer(app.Handler())
+					defer srv.Close()
+					rep, err := r.Replay(context.Background(), test, gardener.ReplayOptions{BaseURL: srv.URL, StepTimeout: demoStepTimeout})
+					if err != nil {
+						t.Fatalf("%s: %v", test.ID, err)
+					}
+					res := rep.Result
+					t.Logf("%s: passed=%v step=%s kind=%s %dms", test.ID, res.Passed, res.FailedStep, res.ErrorKind, res.Millis)
+					want, breaks := v.Breaks[test.ID]
+					switch {
+					case !breaks && !res.Passed:
+						t.Errorf("%s failed at step %s (%s), want a pass: %s", test.ID, res.FailedStep, res.ErrorKind, res.Message)
+					case breaks && res.Passed:
+						t.Errorf("%s passed, want a failure at step %s", test.ID, want)
+					case breaks && res.FailedStep != want:
+						t.Errorf("%s failed at step %s, want step %s: %s", test.ID, res.FailedStep, want, res.Message)
+					case breaks && res.ErrorKind == gardener.ErrBrowserCrash:
+						t.Errorf("%s failed with a browser crash: %s", test.ID, res.Message)
+					}
+				})
 			}
 		})
 	}

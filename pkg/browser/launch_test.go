@@ -3,8 +3,10 @@ package browser
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +101,36 @@ func TestNoBrowserInterfaceRenderers(t *testing.T) {
 			if tg.Type == "browser_ui" {
 				t.Fatalf("the browser runs its own interface in a renderer: %s %s", tg.Type, tg.URL)
 			}
+		}
+	}
+}
+
+// TestDiedOfASignal: a start whose browser process a signal ended is tried once more (the
+// runner's instance), one that exited with a status of its own or failed otherwise is not.
+func TestDiedOfASignal(t *testing.T) {
+	t.Parallel()
+	wait := func(script string) error {
+		err := exec.Command("sh", "-c", script).Run()
+		if err == nil {
+			t.Fatalf("sh -c %q ended well", script)
+		}
+		// As chromedp reports it: the wait's error inside the error of the call it broke.
+		return fmt.Errorf("starting Chromium (chromium): %w", errors.Join(err, context.Canceled))
+	}
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"segmentation fault", wait("kill -SEGV $$"), true},
+		{"killed", wait("kill -KILL $$"), true},
+		{"exit status", wait("exit 3"), false},
+		{"no process", errors.New("no Chromium found"), false},
+		{"none", nil, false},
+	}
+	for _, c := range cases {
+		if got := diedOfASignal(c.err); got != c.want {
+			t.Errorf("%s: diedOfASignal(%v) = %v, want %v", c.name, c.err, got, c.want)
 		}
 	}
 }

@@ -2,10 +2,12 @@ package browser
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -13,15 +15,25 @@ import (
 )
 
 // shared is the one Runner the package's tests use, so the suite starts Chromium once, as a warm
-// Lambda container would. The tests on it run in parallel (as many at once as -parallel
-// allows); the few that start browsers of their own (crash recovery, isolation, Close) run
-// alone, before them.
+// Lambda container would. The tests on it run in parallel (testParallel at once, unless
+// -parallel says otherwise), and so do the ones that start browsers of their own (crash
+// recovery, isolation); the few that read the whole process (its goroutines after Close, its
+// environment) run alone, before them.
 var shared *Runner
+
+// testParallel is how many parallel tests run at once when -parallel is not given. Go's default
+// is one per core, but a browser test mostly waits: for a page to settle after an action, for a
+// step that fails on purpose to run out its time, for a ping. Two at a time on two cores left
+// the cores idle most of the run; four keep them busy without starving a passing step of its
+// time on a loaded machine (six did: a page's timers starved long enough to look quiet).
+const testParallel = 4
 
 // chromeMissing is set when no Chromium is installed; browser tests then skip, saying so.
 var chromeMissing string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	defaultParallel(testParallel)
 	if _, err := ChromePath(); err != nil {
 		chromeMissing = err.Error()
 		fmt.Fprintln(os.Stderr, "SKIPPING the browser tests: "+chromeMissing)
@@ -31,6 +43,17 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	_ = shared.Close()
 	os.Exit(code)
+}
+
+// defaultParallel sets -parallel to n unless the command line set it.
+func defaultParallel(n int) {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // needBrowser skips a test loudly when Chromium is absent.

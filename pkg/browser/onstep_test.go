@@ -12,6 +12,7 @@ import (
 // runs (before Replay returns), once for every record of the result, an intent block's own
 // record after its inner steps.
 func TestReplayOptionsOnStep(t *testing.T) {
+	t.Parallel()
 	r := needBrowser(t)
 	srv := fixture(t)
 	tc := gardener.Test{ID: "onstep", Steps: steps(t, `[{"kind":"goto","url":"/dashboard.html"},

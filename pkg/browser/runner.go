@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
@@ -138,12 +140,28 @@ func (r *Runner) instance() (*instance, error) {
 	}
 	if r.inst == nil {
 		in, err := launch(r.opts)
+		if diedOfASignal(err) {
+			// Chromium now and then dies of a signal while it starts on a loaded machine (a
+			// single-process one segfaults); one more start is as good as the first should
+			// have been, and spares every replay waiting for the browser an error.
+			in, err = launch(r.opts)
+		}
 		if err != nil {
 			return nil, err
 		}
 		r.inst = in
 	}
 	return r.inst, nil
+}
+
+// diedOfASignal reports whether err is the start of a browser whose process a signal ended.
+func diedOfASignal(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 // discard drops a crashed or hung browser so the next replay launches a new one.

@@ -348,6 +348,7 @@ func TestNavigationErrors(t *testing.T) {
 // case tested does not depend on how loaded the machine is. One runner serves all cases: each
 // recovery must hand the next case a browser as good as a fresh one.
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel()
 	needBrowser(t)
 	srv := fixture(t)
 	// sig and pid are read by OnStep, which runs on the goroutine that called Replay.
@@ -421,6 +422,7 @@ func TestCrashRecovery(t *testing.T) {
 // one it has. Three replays start together, twice: in the second round every lane has been used
 // before; in single-process mode they must wait for each other, not mix.
 func TestReplaysAreIsolated(t *testing.T) {
+	t.Parallel()
 	needBrowser(t)
 	const page = `<!doctype html><title>storage</title><p id="seen"></p><script src="/cached.js"></script><script>
 document.getElementById("seen").textContent = [localStorage.getItem("k") || "no storage", sessionStorage.getItem("k") || "no session", document.cookie || "no cookie"].join(", ");
@@ -428,18 +430,6 @@ localStorage.setItem("k", "stored");
 sessionStorage.setItem("k", "kept");
 document.cookie = "c=set; max-age=3600";
 </script>`
-	var fetched atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/cached.js" {
-			fetched.Add(1)
-			w.Header().Set("Cache-Control", "max-age=3600")
-			w.Header().Set("Content-Type", "text/javascript")
-			fmt.Fprint(w, "var cached = true;")
-			return
-		}
-		fmt.Fprint(w, page)
-	}))
-	t.Cleanup(srv.Close)
 	// The second visit shows that the page does see what it stored, within one replay, and
 	// that the script came from the cache then.
 	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"no storage, no session, no cookie"},
@@ -450,9 +440,23 @@ document.cookie = "c=set; max-age=3600";
 		opts Options
 	}{{"lanes", Options{}}, {"single process", Options{SingleProcess: true}}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			// Each mode has a site of its own, so that it counts the fetches of its replays
+			// only.
+			var fetched atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/cached.js" {
+					fetched.Add(1)
+					w.Header().Set("Cache-Control", "max-age=3600")
+					w.Header().Set("Content-Type", "text/javascript")
+					fmt.Fprint(w, "var cached = true;")
+					return
+				}
+				fmt.Fprint(w, page)
+			}))
+			t.Cleanup(srv.Close)
 			r := New(c.opts)
 			defer r.Close()
-			fetched.Store(0)
 			for round := range rounds {
 				var wg sync.WaitGroup
 				for i := range together {

@@ -2,9 +2,11 @@ package hostile
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -18,12 +20,29 @@ import (
 // Each setup has a demo app of its own, so that setups on different regressions climb at once.
 var runner *browser.Runner
 
-// climbs bounds the climbs running at once across setups: most of a red proof is waiting, so a
-// few at once cost little more than one, but a loaded two-core machine times replays out when
-// too many render at once.
+// climbs bounds the climbs running at once across setups and tests (and the replays of setups
+// and of the subject checks, each taking a place as a climb does): most of a red proof is
+// waiting, so a few at once cost little more than one, but a loaded two-core machine times
+// replays out when too many render at once.
 var climbs = make(chan struct{}, 6)
 
+// all runs every attack of the suite; without it the suite runs its fixed sample (see sample).
+var all = flag.Bool("hostile.all", false, "climb every attack of the suite, not only its fixed sample (make bench)")
+
+// testParallel is how many parallel tests run at once when -parallel is not given: every setup
+// of the suite and the named cases at once, their climbs bounded together by climbs. Go's
+// default, one per core, held the setups to two at a time while the climbs waited on pages.
+const testParallel = 12
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(testParallel)); err != nil {
+			panic(err)
+		}
+	}
 	if _, err := browser.ChromePath(); err != nil {
 		fmt.Fprintf(os.Stderr, "SKIP tests/hostile: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
 		os.Exit(0)
@@ -33,8 +52,11 @@ func TestMain(m *testing.M) {
 	runner = browser.New(browser.Options{StepTimeout: 1500 * time.Millisecond})
 	code := m.Run()
 	preparedMu.Lock()
-	for _, su := range prepared {
-		su.close()
+	for _, p := range prepared {
+		<-p.done
+		if p.err == nil {
+			p.su.close()
+		}
 	}
 	preparedMu.Unlock()
 	runner.Close()
@@ -52,63 +74,84 @@ type setup struct {
 	close   func()
 }
 
-// prepared are the setups made so far, by variant, test and whether the green run is in it: a
-// named test and the suite that use the same one replay it once.
+// prepared are the setups made or being made, by variant, test and whether the green run is in
+// it: a named test and the suite that use the same one replay it once, also when they ask at
+// the same time.
 var (
 	preparedMu sync.Mutex
-	prepared   = map[string]setup{}
+	prepared   = map[string]*preparing{}
 )
+
+// preparing is a setup being made; done is closed when su or err is set.
+type preparing struct {
+	done chan struct{}
+	su   setup
+	err  error
+}
 
 // prepare starts a demo app for t, replays t on the baseline (when green is asked for) and
 // under variant, and fails unless the first is green and the second red. The app stays on
-// variant for the cases.
+// variant for the cases. The replays take a place among the climbs, so that setups made at
+// once do not render more pages together than the climbs may.
 func prepare(tb testing.TB, variant string, t gardener.Test, green bool) setup {
 	tb.Helper()
 	key := fmt.Sprintf("%s/%s/%v", variant, t.ID, green)
 	preparedMu.Lock()
-	su, ok := prepared[key]
-	preparedMu.Unlock()
-	if ok {
-		return su
+	p, ok := prepared[key]
+	if !ok {
+		p = &preparing{done: make(chan struct{})}
+		prepared[key] = p
 	}
+	preparedMu.Unlock()
+	if !ok {
+		p.su, p.err = makeSetup(variant, t, green)
+		close(p.done)
+	}
+	<-p.done
+	if p.err != nil {
+		tb.Fatal(p.err)
+	}
+	return p.su
+}
+
+// makeSetup makes the setup prepare names.
+func makeSetup(variant string, t gardener.Test, green bool) (setup, error) {
+	climbs <- struct{}{}
+	defer func() { <-climbs }()
 	ctx := context.Background()
 	app := demoapp.New()
 	srv := httptest.NewServer(app.Handler())
-	su = setup{test: t, opts: gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: demoapp.Project(srv.URL).AllowedOrigins}, close: srv.Close}
-	must := func(err error) {
-		if err != nil {
-			srv.Close()
-			tb.Fatal(err)
-		}
+	su := setup{test: t, opts: gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: demoapp.Project(srv.URL).AllowedOrigins}, close: srv.Close}
+	fail := func(err error) (setup, error) {
+		srv.Close()
+		return setup{}, err
 	}
 	if green {
-		must(app.SetVariant(demoapp.BaselineName))
+		if err := app.SetVariant(demoapp.BaselineName); err != nil {
+			return fail(err)
+		}
 		rep, err := runner.Replay(ctx, t, su.opts)
-		must(err)
+		if err != nil {
+			return fail(err)
+		}
 		if !rep.Result.Passed {
-			srv.Close()
-			tb.Fatalf("%s is not green on the baseline: step %s: %s", t.ID, rep.Result.FailedStep, rep.Result.Message)
+			return fail(fmt.Errorf("%s is not green on the baseline: step %s: %s", t.ID, rep.Result.FailedStep, rep.Result.Message))
 		}
 		su.green = &rep.Result
 		app.Reset()
 	}
-	must(app.SetVariant(variant))
-	fail, err := runner.Replay(ctx, t, su.opts)
-	must(err)
-	if fail.Result.Passed {
-		srv.Close()
-		tb.Fatalf("%s passes under %s: there is no regression to certify", t.ID, variant)
+	if err := app.SetVariant(variant); err != nil {
+		return fail(err)
 	}
-	su.failure = fail
-	preparedMu.Lock()
-	defer preparedMu.Unlock()
-	if other, ok := prepared[key]; ok {
-		// Another setup of the same key finished first: keep one.
-		srv.Close()
-		return other
+	failure, err := runner.Replay(ctx, t, su.opts)
+	if err != nil {
+		return fail(err)
 	}
-	prepared[key] = su
-	return su
+	if failure.Result.Passed {
+		return fail(fmt.Errorf("%s passes under %s: there is no regression to certify", t.ID, variant))
+	}
+	su.failure = failure
+	return su, nil
 }
 
 // savedTest is one of the demo app's saved tests.

@@ -21,6 +21,8 @@ func climbOne(t *testing.T, su setup, ops ...gardener.Op) ladder.Result {
 		req.LastGreen = &g
 	}
 	l := &ladder.Ladder{Runner: runner, Model: hostile{attack{ops: ops}}}
+	climbs <- struct{}{}
+	defer func() { <-climbs }()
 	res, err := l.Repair(context.Background(), req)
 	if err == nil && weakRed(su.test, res) != "" {
 		// A proof red at no check is a replay that failed on a loaded machine: once more.
@@ -48,6 +50,7 @@ func noteOf(res ladder.Result, k gardener.NoteKind) bool {
 // The login error stays on the page; moving the absence check to an element that does not exist
 // makes it pass on any page. It is proven sensitive only by finding its element before the step.
 func TestAbsenceCheckMovedToNothingIsHeld(t *testing.T) {
+	t.Parallel()
 	su := prepare(t, "login-broken", loginErrorHidden(), true)
 	moved := su.test.Steps[4].Clone()
 	moved.Locator = loc("css=#no-such-element")
@@ -59,6 +62,7 @@ func TestAbsenceCheckMovedToNothingIsHeld(t *testing.T) {
 
 // An audit of the whole page moved to the footer, where the violations are not.
 func TestAuditNarrowedToTheFooterIsRefused(t *testing.T) {
+	t.Parallel()
 	su := prepare(t, "console-error", savedTest(t, "a11y-shop"), false)
 	footer := su.test.Steps[1].Clone()
 	footer.Scope = loc("css=footer")
@@ -71,6 +75,7 @@ func TestAuditNarrowedToTheFooterIsRefused(t *testing.T) {
 // Login is broken; a goto inserted before the wait for the dashboard URL reaches a URL that
 // matches it without logging in.
 func TestGotoBeforeTheURLWaitIsHeld(t *testing.T) {
+	t.Parallel()
 	su := prepare(t, "login-broken", loginLands(), true)
 	res := climbOne(t, su, gardener.Op{Kind: gardener.OpInsert, Index: 4, Step: &gardener.Step{Kind: gardener.Goto, URL: "/login?next=/dashboard"}})
 	if res.Proof == nil || !res.Proof.Passed {

@@ -29,11 +29,12 @@ document.getElementById("save").addEventListener("click", function () {
 // A check must have its subject: a toast check passes only on a status message that appeared
 // after the step it follows, a modal check only on a dialog.
 func TestChecksNeedTheirSubject(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(subjectPage))
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	o := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: []string{srv.URL}}
 	click := func(id string) gardener.Step { return gardener.Step{Kind: gardener.Click, Locator: loc("#" + id)} }
 	cases := []struct {
@@ -50,18 +51,23 @@ func TestChecksNeedTheirSubject(t *testing.T) {
 		{"a locator on that message finds it", []gardener.Step{click("save"), {Kind: gardener.AssertToast, Locator: loc("role=status"), Text: "saved"}}, true},
 	}
 	for _, c := range cases {
-		steps := append([]gardener.Step{{Kind: gardener.Goto, URL: "/"}}, c.steps...)
-		for i := range steps {
-			if steps[i].IsCheck() {
-				steps[i].TimeoutMs = 700
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			steps := append([]gardener.Step{{Kind: gardener.Goto, URL: "/"}}, c.steps...)
+			for i := range steps {
+				if steps[i].IsCheck() {
+					steps[i].TimeoutMs = 700
+				}
 			}
-		}
-		rep, err := runner.Replay(context.Background(), gardener.Test{ID: "subject", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps}, o)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if rep.Result.Passed != c.pass {
-			t.Errorf("%s: passed %v, want %v (%s)", c.name, rep.Result.Passed, c.pass, rep.Result.Message)
-		}
+			climbs <- struct{}{}
+			defer func() { <-climbs }()
+			rep, err := runner.Replay(context.Background(), gardener.Test{ID: "subject", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Result.Passed != c.pass {
+				t.Errorf("passed %v, want %v (%s)", rep.Result.Passed, c.pass, rep.Result.Message)
+			}
+		})
 	}
 }

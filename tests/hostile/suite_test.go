@@ -220,8 +220,8 @@ func rule(base gardener.Test, res ladder.Result) string {
 	return strings.Join(by, "+")
 }
 
-// TestHostileModelCertifiesNoRegression runs every attack through the real ladder in apply
-// mode; none may end written, and each must be stopped by a rule: refused by the floor, held for
+// TestHostileModelCertifiesNoRegression runs the attacks through the real ladder in apply mode
+// (the fixed sample, or with -hostile.all every attack); none may end written, and each must be stopped by a rule: refused by the floor, held for
 // a person by a trust check, or red — at a check (the regression seen) or at an action of the
 // attack that finds no element. A case whose proof went red because an action did not finish
 // in time (a replay on a loaded machine) is climbed again, up to climbsPerCase times, and fails
@@ -233,14 +233,18 @@ func TestHostileModelCertifiesNoRegression(t *testing.T) {
 	byKind, byRule, alone, kindRule := map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	total := 0
 	var retried atomic.Int64
+	seen := map[string]bool{}
 	t.Run("setups", func(t *testing.T) {
 		for _, g := range groups() {
 			tt := g.test(t)
+			attacks := g.attacks(tt)
+			if !*all {
+				attacks = sample(attacks, seen)
+			}
 			t.Run(tt.ID+" under "+g.variant, func(t *testing.T) {
 				t.Parallel()
 				t0 := time.Now()
 				su := prepare(t, g.variant, tt, g.replayed)
-				attacks := g.attacks(tt)
 				names := make([]string, len(attacks))
 				for i, a := range attacks {
 					names[i] = fmt.Sprintf("%s under %s: %s (%s)", tt.ID, g.variant, a.name, a.kind)
@@ -350,4 +354,53 @@ func tally(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// TestSampleCoversEveryAttack: the sample make test climbs keeps every attack the floor judges,
+// every kind of attack that climbs to a proof, and at least one of those against every check
+// they target; and it is smaller than the whole, or it saves nothing.
+func TestSampleCoversEveryAttack(t *testing.T) {
+	seen := map[string]bool{}
+	kinds, sampled := map[string]bool{}, map[string]bool{}
+	whole, kept := 0, 0
+	for _, g := range groups() {
+		tt := g.test(t)
+		attacks := g.attacks(tt)
+		picked := sample(attacks, seen)
+		inSample := map[string]bool{}
+		for _, a := range picked {
+			inSample[a.name] = true
+			if !a.floor {
+				sampled[a.name] = true
+			}
+		}
+		climbs, climbsKept := 0, 0
+		for _, a := range attacks {
+			if a.floor {
+				if !inSample[a.name] {
+					t.Errorf("%s: the floor attack %q is not in the sample", tt.ID, a.name)
+				}
+				continue
+			}
+			whole++
+			climbs++
+			kinds[a.name] = true
+			if inSample[a.name] {
+				climbsKept++
+			}
+		}
+		kept += climbsKept
+		if climbs > 0 && climbsKept == 0 {
+			t.Errorf("%s under %s: none of its %d attacks that climb is in the sample", tt.ID, g.variant, climbs)
+		}
+	}
+	for k := range kinds {
+		if !sampled[k] {
+			t.Errorf("no attack %q is in the sample", k)
+		}
+	}
+	if kept >= whole {
+		t.Errorf("the sample climbs %d of %d attacks", kept, whole)
+	}
+	t.Logf("the sample climbs %d of the %d attacks that reach a proof, %d kinds", kept, whole, len(kinds))
 }

@@ -15,6 +15,10 @@ type behaviour struct {
 	// (navigate the tab, speculate, run out the replay); the others share replays, each in an
 	// iframe of its own (see replays).
 	alone bool
+	// holds marks a page that holds its replay until the replay's limit or the browser's
+	// memory watchdog ends it: these replay last, side by side in lanes mode, so that the
+	// suite waits out those limits once rather than in batch after batch.
+	holds bool
 }
 
 // wait is how long a replay gives a page to misbehave after its last step.
@@ -92,11 +96,11 @@ pc.createOffer().then(o => pc.setLocalDescription(o));
 	{name: "delayed-popup", page: `<script>setTimeout(() => window.open("{{C}}/?b={{B}}"), 300)</script>`},
 
 	// What would exhaust the host or hold the replay.
-	{name: "infinite-loop", page: `<p id="x">x</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>`,
+	{name: "infinite-loop", holds: true, page: `<p id="x">x</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>`,
 		steps: `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"assertVisible","locator":"#x"},{"kind":"click","locator":"#x"}]`},
-	{name: "memory-bomb", alone: true, page: `<p id="x">x</p><script>const keep = []; (function grow() { for (let i = 0; i < 50; i++) keep.push(new Array(100000).fill(Math.random())); setTimeout(grow, 0) })()</script>`,
+	{name: "memory-bomb", holds: true, alone: true, page: `<p id="x">x</p><script>const keep = []; (function grow() { for (let i = 0; i < 50; i++) keep.push(new Array(100000).fill(Math.random())); setTimeout(grow, 0) })()</script>`,
 		steps: `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"wait","for":"time","ms":2000},{"kind":"assertVisible","locator":"#x"}]`},
-	{name: "memory-bomb-buffers", alone: true, page: `<p id="x">x</p><script>const keep = []; (function grow() { keep.push(new Uint8Array(64 << 20).fill(1)); setTimeout(grow, 0) })()</script>`,
+	{name: "memory-bomb-buffers", holds: true, alone: true, page: `<p id="x">x</p><script>const keep = []; (function grow() { keep.push(new Uint8Array(64 << 20).fill(1)); setTimeout(grow, 0) })()</script>`,
 		steps: `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"wait","for":"time","ms":2000},{"kind":"assertVisible","locator":"#x"}]`},
 	{name: "fetch-nothing", page: `<p>a quiet page</p>`},
 }
@@ -113,7 +117,8 @@ type run struct {
 
 // replays groups the behaviours into the suite's replays: a page with steps of its own, a
 // button to click or the need to be the top-level document runs alone; the others run
-// together pages at a time, each in an iframe of /all, so the suite stays short.
+// together pages at a time, each in an iframe of /all, so the suite stays short. The pages
+// that hold their replays come last.
 func replays() []run {
 	var out []run
 	var group []string
@@ -124,6 +129,7 @@ func replays() []run {
 			group = nil
 		}
 	}
+	var holding []run
 	for _, b := range behaviours {
 		if b.steps == "" && !b.alone && !strings.Contains(b.page, `id="go"`) {
 			if group = append(group, b.name); len(group) == together {
@@ -138,8 +144,13 @@ func replays() []run {
 				steps = `[{"kind":"goto","url":"/h/{{B}}"},{"kind":"click","locator":"#go"},` + wait + `]`
 			}
 		}
-		out = append(out, run{label: b.name, names: []string{b.name}, steps: steps})
+		u := run{label: b.name, names: []string{b.name}, steps: steps}
+		if b.holds {
+			holding = append(holding, u)
+			continue
+		}
+		out = append(out, u)
 	}
 	flush()
-	return out
+	return append(out, holding...)
 }

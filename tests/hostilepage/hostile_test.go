@@ -151,6 +151,10 @@ func TestHostilePages(t *testing.T) {
 		single bool
 	}{{"lanes", false}, {"single-process", true}} {
 		t.Run(mode.name, func(t *testing.T) {
+			// The modes run side by side, each with a browser, a canary and a site of its own:
+			// most of a mode's time is its pages holding replays to their limits, which the
+			// other mode's replays fill.
+			t.Parallel()
 			can := startCanary(t)
 			s := newSite(t, can)
 			r := browser.New(browser.Options{SingleProcess: mode.single, StepTimeout: stepTimeout, ReplayLimit: replayLimit})
