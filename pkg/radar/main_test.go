@@ -91,8 +91,9 @@ func seed(path string) error {
 		return err
 	}
 	start := time.Now()
+	runs := &countingRunner{Runner: runner}
 	// The cap tests are one test twelve times over: one replay records the green run of each.
-	if err := recordGreen(ctx, store, append(tests, capTests[0])); err != nil {
+	if err := recordGreen(ctx, runs, store, append(tests, capTests[0])); err != nil {
 		return err
 	}
 	if err := copyGreen(ctx, store, capTests[0], capTests[1:]); err != nil {
@@ -103,14 +104,17 @@ func seed(path string) error {
 	// catalogue (newScene resets the app), so the baseline does too.
 	app.Reset()
 	start = time.Now()
-	r := &Radar{Runner: runner, Store: store, Log: discard()}
+	r := &Radar{Runner: runs, Store: store, Log: discard()}
 	rep, err := r.RecordBaseline(ctx, p.ID)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(rep.Pages), len(rep.Unreached), time.Since(start).Round(time.Millisecond))
-	_, err = r.RecordBaseline(ctx, capID)
-	return err
+	if _, err = r.RecordBaseline(ctx, capID); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "radar seed: browser work: %d replays, %d page views\n", runs.replays.Load(), runs.views.Load())
+	return nil
 }
 
 // capID is a second project of twelve small tests, each using the products page's main
@@ -139,7 +143,7 @@ func capProject(ctx context.Context, store gardener.Store) ([]gardener.Test, err
 }
 
 // recordGreen replays tests on the current variant and stores each as a scheduled green run.
-func recordGreen(ctx context.Context, store gardener.Store, tests []gardener.Test) error {
+func recordGreen(ctx context.Context, runner gardener.Runner, store gardener.Store, tests []gardener.Test) error {
 	opts := gardener.ReplayOptions{BaseURL: appURL, AllowedOrigins: []string{appURL}}
 	return parallel(ctx, len(tests), 2, func(ctx context.Context, i int) error {
 		t := tests[i]
@@ -175,6 +179,20 @@ func copyGreen(ctx context.Context, store gardener.Store, from gardener.Test, te
 		}
 	}
 	return nil
+}
+
+// countingRunner is the browser runner with a count of the replays asked of it and the page
+// views they took: the browser work of a test, which unlike its wall time does not depend on
+// how loaded the machine is.
+type countingRunner struct {
+	gardener.Runner
+	replays, views atomic.Int64
+}
+
+func (c *countingRunner) Replay(ctx context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
+	c.replays.Add(1)
+	c.views.Add(int64(len(o.Views)))
+	return c.Runner.Replay(ctx, t, o)
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -213,6 +231,7 @@ type scene struct {
 	store *embedded.Store
 	radar *Radar
 	model *counting
+	runs  *countingRunner
 	logMu sync.Mutex
 	log   bytes.Buffer
 }
@@ -293,11 +312,14 @@ func openScene(t testing.TB, from, variant string) *scene {
 			t.Error(err)
 		}
 	})
-	s := &scene{t: t, path: path, store: store, model: &counting{}}
+	s := &scene{t: t, path: path, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
+	t.Cleanup(func() {
+		t.Logf("browser work: %d replays, %d page views", s.runs.replays.Load(), s.runs.views.Load())
+	})
 	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
 	life := lifecycle.New(store, nil)
-	lad := &ladder.Ladder{Runner: runner, Model: s.model}
-	s.radar = &Radar{Runner: runner, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
+	lad := &ladder.Ladder{Runner: s.runs, Model: s.model}
+	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
 	return s
 }
 
