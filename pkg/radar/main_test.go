@@ -3,6 +3,8 @@ package radar
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,13 +26,14 @@ import (
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
-// The package's browser tests share one Chromium, one demo app and one baselined state: the
-// baseline is recorded once, by the first scenario that needs it (every saved test green, then RecordBaseline) and each scenario
-// works on its own copy of that state file. Scenarios set the app's variant, so they run one
-// after another.
+// The package's browser tests share one Chromium and one baselined state: the baseline is
+// recorded once, on the seed app, by the first scenario that needs it (every saved test green,
+// then RecordBaseline), and each scenario works on its own copy of that state file, moved to a
+// demo app of its own (rebase). Scenarios set their app's variant and write to its data, so an
+// app each is what lets them run in parallel.
 var (
 	runner     *browser.Runner
-	app        *demoapp.App
+	app        *demoapp.App // the seed app
 	appURL     string
 	seedState  string // the baselined state file scenarios copy
 	seedOnce   sync.Once
@@ -228,6 +231,8 @@ func (c *counting) DeriveIntent(ctx context.Context, a gardener.IntentAsk) (gard
 type scene struct {
 	t     testing.TB
 	path  string
+	url   string // the origin of the scene's app
+	app   *demoapp.App
 	store *embedded.Store
 	radar *Radar
 	model *counting
@@ -236,7 +241,7 @@ type scene struct {
 	log   bytes.Buffer
 }
 
-// newScene copies the seed state and sets the app to variant until the test ends.
+// newScene copies the seed state onto a demo app of its own, set to variant.
 func newScene(t testing.TB, variant string) *scene {
 	t.Helper()
 	if chromeSkip != "" {
@@ -246,14 +251,25 @@ func newScene(t testing.TB, variant string) *scene {
 	if seedErr != nil {
 		t.Fatalf("recording the radar's seed state: %v", seedErr)
 	}
-	return openScene(t, seedState, variant)
+	return openScene(t, state{path: seedState, origin: appURL}, variant)
+}
+
+// state is a state file to copy and the origin of the app it was recorded on.
+type state struct {
+	path, origin string
 }
 
 // sweptSeeds holds, per variant, the seed state after one sweep of the demo project.
 var (
 	sweptMu    sync.Mutex
-	sweptSeeds = map[string]string{}
+	sweptSeeds = map[string]*sweptSeed{}
 )
+
+type sweptSeed struct {
+	once  sync.Once
+	state state
+	err   error
+}
 
 // newSweptScene is newScene after a sweep of the demo project under variant. Scenarios that
 // differ only in what they do after the sweep share one: a sweep visits every baseline page,
@@ -261,21 +277,28 @@ var (
 func newSweptScene(t testing.TB, variant string) *scene {
 	t.Helper()
 	sweptMu.Lock()
-	defer sweptMu.Unlock()
-	path, ok := sweptSeeds[variant]
+	seed, ok := sweptSeeds[variant]
 	if !ok {
-		s := newScene(t, variant)
-		s.sweep()
-		if err := s.store.Close(); err != nil {
-			t.Fatal(err)
-		}
-		path = filepath.Join(filepath.Dir(seedState), "swept-"+variant+".db")
-		if err := copyFile(s.path, path); err != nil {
-			t.Fatal(err)
-		}
-		sweptSeeds[variant] = path
+		seed = &sweptSeed{}
+		sweptSeeds[variant] = seed
 	}
-	return openScene(t, path, variant)
+	sweptMu.Unlock()
+	seed.once.Do(func() {
+		s := newScene(t, variant)
+		if _, seed.err = s.radar.Sweep(context.Background(), "demo"); seed.err != nil {
+			return
+		}
+		if seed.err = s.store.Close(); seed.err != nil {
+			return
+		}
+		path := filepath.Join(filepath.Dir(seedState), "swept-"+variant+".db")
+		seed.err = copyFile(s.path, path)
+		seed.state = state{path: path, origin: s.url}
+	})
+	if seed.err != nil {
+		t.Fatalf("sweeping the seed state under %s: %v", variant, seed.err)
+	}
+	return openScene(t, seed.state, variant)
 }
 
 func copyFile(from, to string) error {
@@ -286,10 +309,10 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o600)
 }
 
-// openScene opens a copy of the state file at from and sets the app to variant.
-func openScene(t testing.TB, from, variant string) *scene {
+// openScene opens a copy of the state file from on a new demo app set to variant.
+func openScene(t testing.TB, from state, variant string) *scene {
 	t.Helper()
-	data, err := os.ReadFile(from)
+	data, err := os.ReadFile(from.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,17 +325,16 @@ func openScene(t testing.TB, from, variant string) *scene {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	app.Reset()
+	app := demoapp.New()
 	if err := app.SetVariant(variant); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		app.Reset()
-		if err := app.SetVariant(demoapp.BaselineName); err != nil {
-			t.Error(err)
-		}
-	})
-	s := &scene{t: t, path: path, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	if err := rebase(context.Background(), store, from.origin, srv.URL); err != nil {
+		t.Fatalf("moving the state of %s to %s: %v", from.origin, srv.URL, err)
+	}
+	s := &scene{t: t, path: path, url: srv.URL, app: app, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
 	t.Cleanup(func() {
 		t.Logf("browser work: %d replays, %d page views", s.runs.replays.Load(), s.runs.views.Load())
 	})
@@ -321,6 +343,72 @@ func openScene(t testing.TB, from, variant string) *scene {
 	lad := &ladder.Ladder{Runner: s.runs, Model: s.model}
 	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
 	return s
+}
+
+// rebase moves a copied state from the app at origin from to the app at origin to, as if it had
+// been recorded there: the projects' allowed origins, and the URLs of the green runs and the
+// baselines the radar reads its pages from (a test that ran on another origin visited other
+// pages). The seed and swept states hold nothing else with an origin in it.
+func rebase(ctx context.Context, store *embedded.Store, from, to string) error {
+	if from == to {
+		return nil
+	}
+	for _, id := range []string{"demo", capID} {
+		p, err := store.Project(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := moved(&p, from, to); err != nil {
+			return err
+		}
+		if err := store.PutProject(ctx, p); err != nil {
+			return err
+		}
+		b, err := store.Baseline(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := moved(&b, from, to); err != nil {
+			return err
+		}
+		if err := store.PutBaseline(ctx, b); err != nil {
+			return err
+		}
+		tests, err := store.Tests(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, t := range tests {
+			run, err := store.LastGreenRun(ctx, t.ID)
+			if errors.Is(err, gardener.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := moved(&run, from, to); err != nil {
+				return err
+			}
+			if err := store.PutRun(ctx, run); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// moved replaces origin from by to everywhere in v, through v's JSON: as the store keeps it.
+func moved[T any](v *T, from, to string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var out T
+	if err := json.Unmarshal(bytes.ReplaceAll(b, []byte(from), []byte(to)), &out); err != nil {
+		return err
+	}
+	*v = out
+	return nil
 }
 
 type syncWriter struct{ s *scene }
