@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,11 +43,31 @@ var (
 	chromeSkip string
 )
 
+// scenesAtOnce is how many scenes run at once, and sceneConcurrency how many replays each runs
+// at once: together no more browser contexts than two scenes at the radar's default concurrency,
+// and half the logins a sweep's shared replays pay for.
+const (
+	scenesAtOnce     = 4
+	sceneConcurrency = DefaultConcurrency / 2
+)
+
 func TestMain(m *testing.M) {
 	if _, err := browser.ChromePath(); err != nil {
 		chromeSkip = fmt.Sprintf("no Chromium (%v); install it with: apt-get install -y chromium", err)
 		fmt.Fprintln(os.Stderr, "SKIPPING the radar's browser tests: "+chromeSkip)
 		os.Exit(m.Run())
+	}
+	// The scenes mostly wait (on pages, and on the steps they fail on purpose, which wait out the
+	// step limit), so more of them run at once than the machine has cores, each with a share of
+	// the browser (sceneConcurrency). -parallel given on the command line still decides.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(scenesAtOnce)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	// A failing step waits out the whole limit, and the scenarios fail steps on purpose (dry-runs
 	// of drifted tests, reproductions, red proofs): short, yet long enough for a passing step on
@@ -341,7 +363,7 @@ func openScene(t testing.TB, from state, variant string) *scene {
 	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
 	life := lifecycle.New(store, nil)
 	lad := &ladder.Ladder{Runner: s.runs, Model: s.model}
-	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
+	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Concurrency: sceneConcurrency, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
 	return s
 }
 
