@@ -14,7 +14,6 @@ import (
 // time in the one browser).
 func BenchmarkSweep(b *testing.B) {
 	s := newScene(b, "baseline")
-	s.radar.Concurrency = 0 // the radar's default: the figure is the product's
 	pages := 0
 	var total time.Duration
 	for b.Loop() {
@@ -35,7 +34,6 @@ func BenchmarkSweep(b *testing.B) {
 // the same ten replays one after another. ratio is concurrent wall time over sequential.
 func BenchmarkStagingPass10(b *testing.B) {
 	s := newScene(b, "cookie-banner")
-	s.radar.Concurrency = 0 // the radar's default: the ratio is the product's
 	ctx := context.Background()
 	var ids []string
 	for i := 1; i <= 10; i++ {

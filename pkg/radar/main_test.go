@@ -43,13 +43,8 @@ var (
 	chromeSkip string
 )
 
-// scenesAtOnce is how many scenes run at once, and sceneConcurrency how many replays each runs
-// at once: together no more browser contexts than two scenes at the radar's default concurrency,
-// and half the logins a sweep's shared replays pay for.
-const (
-	scenesAtOnce     = 4
-	sceneConcurrency = DefaultConcurrency / 2
-)
+// scenesAtOnce is how many scenes run at once.
+const scenesAtOnce = 4
 
 func TestMain(m *testing.M) {
 	if _, err := browser.ChromePath(); err != nil {
@@ -58,8 +53,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	// The scenes mostly wait (on pages, and on the steps they fail on purpose, which wait out the
-	// step limit), so more of them run at once than the machine has cores, each with a share of
-	// the browser (sceneConcurrency). -parallel given on the command line still decides.
+	// step limit), so more of them run at once than the machine has cores. -parallel given on the
+	// command line still decides.
 	flag.Parse()
 	given := false
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
@@ -363,7 +358,7 @@ func openScene(t testing.TB, from state, variant string) *scene {
 	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
 	life := lifecycle.New(store, nil)
 	lad := &ladder.Ladder{Runner: s.runs, Model: s.model}
-	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Concurrency: sceneConcurrency, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
+	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
 	return s
 }
 

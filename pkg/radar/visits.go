@@ -26,9 +26,9 @@ type pageVisit struct {
 // longest of those prefixes. A page a shared goto replay did not reach (an earlier page
 // failed) is visited again on its own, and so, with confirm, is one the shared replay found
 // ending elsewhere (an earlier page may have ended the session): sharing never makes a page look
-// moved. A page along a test's steps is settled by the shared replay either way: a visit on its
-// own would replay the same steps up to it and end as the shared one did, after waiting out the
-// same failing step again.
+// moved. A page along a test's steps that the shared replay did not reach is settled by it: a
+// visit on its own would replay the same steps up to the page and fail as the shared one did,
+// after waiting out the same failing step again.
 func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, resolves [][]gardener.Locator, confirm bool) ([]pageVisit, error) {
 	out := make([]pageVisit, len(plans))
 	got := make([]bool, len(plans))
@@ -96,12 +96,12 @@ type visitJob struct {
 }
 
 // replayJob replays one job with a view of each page where it is reached, and fills out and got
-// for the pages it reached (with confirm, and more than one page by gotos: reached and stayed
-// on). A page visited alone or along a test's steps is settled either way: reached, or not and
-// why.
+// for the pages it reached (with confirm, and more than one page: reached and stayed on). A
+// page visited alone is settled either way: reached, or not and why; so is one along a test's
+// steps that the replay failed before.
 func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
 	alone := job.alone || len(job.pages) == 1
-	settles := alone || plans[job.pages[0]].Via != nil
+	route := plans[job.pages[0]].Via != nil
 	var steps []gardener.Step
 	at := make([]int, len(job.pages)) // the view before step at[k] is page k's
 	switch {
@@ -142,12 +142,12 @@ func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans [
 	share := time.Since(start).Milliseconds() / int64(len(job.pages))
 	for k, i := range job.pages {
 		v, ok := rep.Views[at[k]]
-		if !ok && settles {
+		if !ok && (alone || route) {
 			out[i] = pageVisit{Message: rep.Result.Message, URL: rep.Result.FinalURL, Millis: share}
 			got[i] = true
 			continue
 		}
-		if !ok || confirm && !settles && !samePage(plans[i].Via, p.rel(v.URL), plans[i].Page) {
+		if !ok || confirm && !alone && !samePage(plans[i].Via, p.rel(v.URL), plans[i].Page) {
 			continue
 		}
 		out[i] = pageVisit{Reached: true, URL: v.URL, Snapshot: v.Snapshot, Resolved: v.Resolved, Millis: share}
