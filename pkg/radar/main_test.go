@@ -44,7 +44,7 @@ var (
 )
 
 // scenesAtOnce is how many scenes run at once.
-const scenesAtOnce = 4
+const scenesAtOnce = 3
 
 func TestMain(m *testing.M) {
 	if _, err := browser.ChromePath(); err != nil {
