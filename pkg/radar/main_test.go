@@ -121,7 +121,7 @@ func seed(path string) error {
 	}
 	fmt.Fprintf(os.Stderr, "radar seed: %d green runs in %s\n", len(tests)+1, time.Since(start).Round(time.Millisecond))
 	// The green runs created products and placed orders; the scenarios start from the seed
-	// catalogue (newScene resets the app), so the baseline does too.
+	// catalogue (each on a new app), so the baseline does too.
 	app.Reset()
 	start = time.Now()
 	r := &Radar{Runner: runs, Store: store, Log: discard()}
@@ -249,7 +249,6 @@ type scene struct {
 	t     testing.TB
 	path  string
 	url   string // the origin of the scene's app
-	app   *demoapp.App
 	store *embedded.Store
 	radar *Radar
 	model *counting
@@ -301,6 +300,7 @@ func newSweptScene(t testing.TB, variant string) *scene {
 	}
 	sweptMu.Unlock()
 	seed.once.Do(func() {
+		seed.err = fmt.Errorf("the scene that sweeps it (in %s) stopped", t.Name())
 		s := newScene(t, variant)
 		if _, seed.err = s.radar.Sweep(context.Background(), "demo"); seed.err != nil {
 			return
@@ -351,7 +351,7 @@ func openScene(t testing.TB, from state, variant string) *scene {
 	if err := rebase(context.Background(), store, from.origin, srv.URL); err != nil {
 		t.Fatalf("moving the state of %s to %s: %v", from.origin, srv.URL, err)
 	}
-	s := &scene{t: t, path: path, url: srv.URL, app: app, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
+	s := &scene{t: t, path: path, url: srv.URL, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
 	t.Cleanup(func() {
 		t.Logf("browser work: %d replays, %d page views", s.runs.replays.Load(), s.runs.views.Load())
 	})
