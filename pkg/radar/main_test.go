@@ -125,14 +125,16 @@ func seed(path string) error {
 	app.Reset()
 	start = time.Now()
 	r := &Radar{Runner: runs, Store: store, Log: discard()}
-	rep, err := r.RecordBaseline(ctx, p.ID)
-	if err != nil {
+	// Every scene waits for the seed: the two projects' baselines are recorded side by side.
+	reps := make([]BaselineReport, 2)
+	if err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		reps[i], err = r.RecordBaseline(ctx, []string{p.ID, capID}[i])
+		return err
+	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(rep.Pages), len(rep.Unreached), time.Since(start).Round(time.Millisecond))
-	if _, err = r.RecordBaseline(ctx, capID); err != nil {
-		return err
-	}
+	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(reps[0].Pages), len(reps[0].Unreached), time.Since(start).Round(time.Millisecond))
 	fmt.Fprintf(os.Stderr, "radar seed: browser work: %d replays, %d page views\n", runs.replays.Load(), runs.views.Load())
 	return nil
 }
