@@ -39,7 +39,7 @@ func BenchmarkStagingPass10(b *testing.B) {
 	for i := 1; i <= 10; i++ {
 		ids = append(ids, fmt.Sprintf("cap-%02d", i))
 	}
-	opts := gardener.ReplayOptions{BaseURL: appURL, AllowedOrigins: []string{appURL}}
+	opts := gardener.ReplayOptions{BaseURL: s.url, AllowedOrigins: []string{s.url}}
 	var pass, seq time.Duration
 	for b.Loop() {
 		if err := s.store.MarkAtRisk(ctx, capID, ids, time.Now()); err != nil {

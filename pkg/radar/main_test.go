@@ -3,12 +3,16 @@ package radar
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,13 +28,14 @@ import (
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
-// The package's browser tests share one Chromium, one demo app and one baselined state: the
-// baseline is recorded once, by the first scenario that needs it (every saved test green, then RecordBaseline) and each scenario
-// works on its own copy of that state file. Scenarios set the app's variant, so they run one
-// after another.
+// The package's browser tests share one Chromium and one baselined state: the baseline is
+// recorded once, on the seed app, by the first scenario that needs it (every saved test green,
+// then RecordBaseline), and each scenario works on its own copy of that state file, moved to a
+// demo app of its own (rebase). Scenarios set their app's variant and write to its data, so an
+// app each is what lets them run in parallel.
 var (
 	runner     *browser.Runner
-	app        *demoapp.App
+	app        *demoapp.App // the seed app
 	appURL     string
 	seedState  string // the baselined state file scenarios copy
 	seedOnce   sync.Once
@@ -38,11 +43,26 @@ var (
 	chromeSkip string
 )
 
+// scenesAtOnce is how many scenes run at once.
+const scenesAtOnce = 3
+
 func TestMain(m *testing.M) {
 	if _, err := browser.ChromePath(); err != nil {
 		chromeSkip = fmt.Sprintf("no Chromium (%v); install it with: apt-get install -y chromium", err)
 		fmt.Fprintln(os.Stderr, "SKIPPING the radar's browser tests: "+chromeSkip)
 		os.Exit(m.Run())
+	}
+	// The scenes mostly wait (on pages, and on the steps they fail on purpose, which wait out the
+	// step limit), so more of them run at once than the machine has cores. -parallel given on the
+	// command line still decides.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(scenesAtOnce)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	// A failing step waits out the whole limit, and the scenarios fail steps on purpose (dry-runs
 	// of drifted tests, reproductions, red proofs): short, yet long enough for a passing step on
@@ -91,8 +111,9 @@ func seed(path string) error {
 		return err
 	}
 	start := time.Now()
+	runs := &countingRunner{Runner: runner}
 	// The cap tests are one test twelve times over: one replay records the green run of each.
-	if err := recordGreen(ctx, store, append(tests, capTests[0])); err != nil {
+	if err := recordGreen(ctx, runs, store, append(tests, capTests[0])); err != nil {
 		return err
 	}
 	if err := copyGreen(ctx, store, capTests[0], capTests[1:]); err != nil {
@@ -100,17 +121,22 @@ func seed(path string) error {
 	}
 	fmt.Fprintf(os.Stderr, "radar seed: %d green runs in %s\n", len(tests)+1, time.Since(start).Round(time.Millisecond))
 	// The green runs created products and placed orders; the scenarios start from the seed
-	// catalogue (newScene resets the app), so the baseline does too.
+	// catalogue (each on a new app), so the baseline does too.
 	app.Reset()
 	start = time.Now()
-	r := &Radar{Runner: runner, Store: store, Log: discard()}
-	rep, err := r.RecordBaseline(ctx, p.ID)
-	if err != nil {
+	r := &Radar{Runner: runs, Store: store, Log: discard()}
+	// Every scene waits for the seed: the two projects' baselines are recorded side by side.
+	reps := make([]BaselineReport, 2)
+	if err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		var err error
+		reps[i], err = r.RecordBaseline(ctx, []string{p.ID, capID}[i])
+		return err
+	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(rep.Pages), len(rep.Unreached), time.Since(start).Round(time.Millisecond))
-	_, err = r.RecordBaseline(ctx, capID)
-	return err
+	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(reps[0].Pages), len(reps[0].Unreached), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "radar seed: browser work: %d replays, %d page views\n", runs.replays.Load(), runs.views.Load())
+	return nil
 }
 
 // capID is a second project of twelve small tests, each using the products page's main
@@ -139,7 +165,7 @@ func capProject(ctx context.Context, store gardener.Store) ([]gardener.Test, err
 }
 
 // recordGreen replays tests on the current variant and stores each as a scheduled green run.
-func recordGreen(ctx context.Context, store gardener.Store, tests []gardener.Test) error {
+func recordGreen(ctx context.Context, runner gardener.Runner, store gardener.Store, tests []gardener.Test) error {
 	opts := gardener.ReplayOptions{BaseURL: appURL, AllowedOrigins: []string{appURL}}
 	return parallel(ctx, len(tests), 2, func(ctx context.Context, i int) error {
 		t := tests[i]
@@ -177,6 +203,20 @@ func copyGreen(ctx context.Context, store gardener.Store, from gardener.Test, te
 	return nil
 }
 
+// countingRunner is the browser runner with a count of the replays asked of it and the page
+// views they took: the browser work of a test, which unlike its wall time does not depend on
+// how loaded the machine is.
+type countingRunner struct {
+	gardener.Runner
+	replays, views atomic.Int64
+}
+
+func (c *countingRunner) Replay(ctx context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
+	c.replays.Add(1)
+	c.views.Add(int64(len(o.Views)))
+	return c.Runner.Replay(ctx, t, o)
+}
+
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // counting is the built-in engine with a count of the questions asked of it.
@@ -210,14 +250,16 @@ func (c *counting) DeriveIntent(ctx context.Context, a gardener.IntentAsk) (gard
 type scene struct {
 	t     testing.TB
 	path  string
+	url   string // the origin of the scene's app
 	store *embedded.Store
 	radar *Radar
 	model *counting
+	runs  *countingRunner
 	logMu sync.Mutex
 	log   bytes.Buffer
 }
 
-// newScene copies the seed state and sets the app to variant until the test ends.
+// newScene copies the seed state onto a demo app of its own, set to variant.
 func newScene(t testing.TB, variant string) *scene {
 	t.Helper()
 	if chromeSkip != "" {
@@ -227,14 +269,25 @@ func newScene(t testing.TB, variant string) *scene {
 	if seedErr != nil {
 		t.Fatalf("recording the radar's seed state: %v", seedErr)
 	}
-	return openScene(t, seedState, variant)
+	return openScene(t, state{path: seedState, origin: appURL}, variant)
+}
+
+// state is a state file to copy and the origin of the app it was recorded on.
+type state struct {
+	path, origin string
 }
 
 // sweptSeeds holds, per variant, the seed state after one sweep of the demo project.
 var (
 	sweptMu    sync.Mutex
-	sweptSeeds = map[string]string{}
+	sweptSeeds = map[string]*sweptSeed{}
 )
+
+type sweptSeed struct {
+	once  sync.Once
+	state state
+	err   error
+}
 
 // newSweptScene is newScene after a sweep of the demo project under variant. Scenarios that
 // differ only in what they do after the sweep share one: a sweep visits every baseline page,
@@ -242,21 +295,29 @@ var (
 func newSweptScene(t testing.TB, variant string) *scene {
 	t.Helper()
 	sweptMu.Lock()
-	defer sweptMu.Unlock()
-	path, ok := sweptSeeds[variant]
+	seed, ok := sweptSeeds[variant]
 	if !ok {
-		s := newScene(t, variant)
-		s.sweep()
-		if err := s.store.Close(); err != nil {
-			t.Fatal(err)
-		}
-		path = filepath.Join(filepath.Dir(seedState), "swept-"+variant+".db")
-		if err := copyFile(s.path, path); err != nil {
-			t.Fatal(err)
-		}
-		sweptSeeds[variant] = path
+		seed = &sweptSeed{}
+		sweptSeeds[variant] = seed
 	}
-	return openScene(t, path, variant)
+	sweptMu.Unlock()
+	seed.once.Do(func() {
+		seed.err = fmt.Errorf("the scene that sweeps it (in %s) stopped", t.Name())
+		s := newScene(t, variant)
+		if _, seed.err = s.radar.Sweep(context.Background(), "demo"); seed.err != nil {
+			return
+		}
+		if seed.err = s.store.Close(); seed.err != nil {
+			return
+		}
+		path := filepath.Join(filepath.Dir(seedState), "swept-"+variant+".db")
+		seed.err = copyFile(s.path, path)
+		seed.state = state{path: path, origin: s.url}
+	})
+	if seed.err != nil {
+		t.Fatalf("sweeping the seed state under %s: %v", variant, seed.err)
+	}
+	return openScene(t, seed.state, variant)
 }
 
 func copyFile(from, to string) error {
@@ -267,10 +328,10 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o600)
 }
 
-// openScene opens a copy of the state file at from and sets the app to variant.
-func openScene(t testing.TB, from, variant string) *scene {
+// openScene opens a copy of the state file from on a new demo app set to variant.
+func openScene(t testing.TB, from state, variant string) *scene {
 	t.Helper()
-	data, err := os.ReadFile(from)
+	data, err := os.ReadFile(from.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,22 +344,90 @@ func openScene(t testing.TB, from, variant string) *scene {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	app.Reset()
+	app := demoapp.New()
 	if err := app.SetVariant(variant); err != nil {
 		t.Fatal(err)
 	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	if err := rebase(context.Background(), store, from.origin, srv.URL); err != nil {
+		t.Fatalf("moving the state of %s to %s: %v", from.origin, srv.URL, err)
+	}
+	s := &scene{t: t, path: path, url: srv.URL, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
 	t.Cleanup(func() {
-		app.Reset()
-		if err := app.SetVariant(demoapp.BaselineName); err != nil {
-			t.Error(err)
-		}
+		t.Logf("browser work: %d replays, %d page views", s.runs.replays.Load(), s.runs.views.Load())
 	})
-	s := &scene{t: t, path: path, store: store, model: &counting{}}
 	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
 	life := lifecycle.New(store, nil)
-	lad := &ladder.Ladder{Runner: runner, Model: s.model}
-	s.radar = &Radar{Runner: runner, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
+	lad := &ladder.Ladder{Runner: s.runs, Model: s.model}
+	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
 	return s
+}
+
+// rebase moves a copied state from the app at origin from to the app at origin to, as if it had
+// been recorded there: the projects' allowed origins, and the URLs of the green runs and the
+// baselines the radar reads its pages from (a test that ran on another origin visited other
+// pages). The seed and swept states hold nothing else with an origin in it.
+func rebase(ctx context.Context, store *embedded.Store, from, to string) error {
+	if from == to {
+		return nil
+	}
+	for _, id := range []string{"demo", capID} {
+		p, err := store.Project(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := moved(&p, from, to); err != nil {
+			return err
+		}
+		if err := store.PutProject(ctx, p); err != nil {
+			return err
+		}
+		b, err := store.Baseline(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := moved(&b, from, to); err != nil {
+			return err
+		}
+		if err := store.PutBaseline(ctx, b); err != nil {
+			return err
+		}
+		tests, err := store.Tests(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, t := range tests {
+			run, err := store.LastGreenRun(ctx, t.ID)
+			if errors.Is(err, gardener.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := moved(&run, from, to); err != nil {
+				return err
+			}
+			if err := store.PutRun(ctx, run); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// moved replaces origin from by to everywhere in v, through v's JSON: as the store keeps it.
+func moved[T any](v *T, from, to string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var out T
+	if err := json.Unmarshal(bytes.ReplaceAll(b, []byte(from), []byte(to)), &out); err != nil {
+		return err
+	}
+	*v = out
+	return nil
 }
 
 type syncWriter struct{ s *scene }

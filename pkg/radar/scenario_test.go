@@ -42,6 +42,7 @@ func atRiskIDs(sw SweepResult) []string {
 }
 
 func TestNeutralChangeStagesNothing(t *testing.T) {
+	t.Parallel()
 	s := newScene(t, "neutral-tips")
 	sw := s.sweep()
 	changedPages := 0
@@ -71,6 +72,7 @@ func atRiskInQueue(q Queue) []string {
 }
 
 func TestAutoRepairProjectStagesNothing(t *testing.T) {
+	t.Parallel()
 	s := newSweptScene(t, "button-wrapper")
 	s.project(func(p *gardener.Project) { p.AutoRepair = true })
 	ps := s.pass()
@@ -84,6 +86,7 @@ func TestAutoRepairProjectStagesNothing(t *testing.T) {
 }
 
 func TestAutoRepairSwitchedOnMidPassIsRechecked(t *testing.T) {
+	t.Parallel()
 	s := newSweptScene(t, "button-wrapper")
 	sel, err := s.radar.Select(context.Background(), "demo")
 	if err != nil || !slices.Contains(sel.Selected, "create-product") {
@@ -101,6 +104,7 @@ func TestAutoRepairSwitchedOnMidPassIsRechecked(t *testing.T) {
 }
 
 func TestNoKeyKeepsRadarAndAtRiskList(t *testing.T) {
+	t.Parallel()
 	s := newSweptScene(t, "button-wrapper")
 	s.project(func(p *gardener.Project) { p.Model = "" })
 	ps := s.pass()
@@ -111,6 +115,7 @@ func TestNoKeyKeepsRadarAndAtRiskList(t *testing.T) {
 }
 
 func TestSecondSweepRestates(t *testing.T) {
+	t.Parallel()
 	s := newSweptScene(t, "button-wrapper")
 	first := s.pass()
 	if got := staged(first); !slices.Equal(got, []string{"create-product"}) {
@@ -160,6 +165,7 @@ func changeDetails(cs []gardener.AppChange) []string {
 }
 
 func TestCapDefersToNextPass(t *testing.T) {
+	t.Parallel()
 	s := newScene(t, "cookie-banner")
 	ctx := context.Background()
 	sw, err := s.radar.Sweep(ctx, capID)
@@ -233,12 +239,14 @@ func TestCapDefersToNextPass(t *testing.T) {
 // finds nothing, an element something covers, a page that now ends elsewhere); the whole table
 // takes most of an hour on a loaded two-core machine and runs with GARDENER_FULL_MATRIX=1.
 func TestDriftStagesExactlyTheTouchedTests(t *testing.T) {
+	t.Parallel()
 	full := os.Getenv("GARDENER_FULL_MATRIX") == "1"
 	for _, v := range demoapp.Variants() {
 		if v.Kind != demoapp.Drift || !full && !slices.Contains([]string{"id-renamed", "cookie-banner", "checkout-merged"}, v.Name) {
 			continue
 		}
 		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
 			s := newScene(t, v.Name)
 			want := slices.Sorted(maps.Keys(v.Breaks))
 			sw := s.sweep()
@@ -274,6 +282,7 @@ func TestDriftStagesExactlyTheTouchedTests(t *testing.T) {
 // some page changes, a later sweep over the same changes does not climb the ladder for it again
 // (no replays, no model calls, no new row), and says why.
 func TestDismissedFixIsNotClimbedAgain(t *testing.T) {
+	t.Parallel()
 	s := newSweptScene(t, "button-wrapper")
 	if got := staged(s.pass()); !slices.Equal(got, []string{"create-product"}) {
 		t.Fatalf("first pass staged %v", got)

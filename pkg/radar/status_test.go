@@ -51,6 +51,7 @@ func proposedOf(ps PassResult, testID string) (Proposed, bool) {
 // ladder again (no model calls) and file no second issue; the queue says the test fails with no
 // fix rather than "No repairs waiting". A new version of the test is climbed afresh.
 func TestUnfixableTestIsNotClimbedAgain(t *testing.T) {
+	t.Parallel()
 	s := newSweptScene(t, "button-wrapper")
 	model := &unfixable{}
 	s.radar.Tender.Ladder.Model = model
@@ -138,6 +139,7 @@ func TestUnfixableTestIsNotClimbedAgain(t *testing.T) {
 // TestSweepThatReachesNoPageSaysSo: a sweep that cannot reach the app records the pages it
 // missed, and the queue names them instead of "No repairs waiting".
 func TestSweepThatReachesNoPageSaysSo(t *testing.T) {
+	t.Parallel()
 	s := newScene(t, "neutral-tips")
 	s.radar.BaseURL = "http://127.0.0.1:1"
 	sw := s.sweep()

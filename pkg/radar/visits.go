@@ -23,10 +23,12 @@ type pageVisit struct {
 // they can: pages reached by a plain goto (directly, or after the setup test) share one browser
 // context, and the setup test runs once, per chunk of pages instead of per page — most of what a
 // visit costs; pages reached along the first steps of the same test share one replay of the
-// longest of those prefixes. A page a shared replay did not reach (an earlier page or step
+// longest of those prefixes. A page a shared goto replay did not reach (an earlier page
 // failed) is visited again on its own, and so, with confirm, is one the shared replay found
 // ending elsewhere (an earlier page may have ended the session): sharing never makes a page look
-// moved.
+// moved. A page along a test's steps that the shared replay did not reach is settled by it: a
+// visit on its own would replay the same steps up to the page and fail as the shared one did,
+// after waiting out the same failing step again.
 func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, resolves [][]gardener.Locator, confirm bool) ([]pageVisit, error) {
 	out := make([]pageVisit, len(plans))
 	got := make([]bool, len(plans))
@@ -94,10 +96,12 @@ type visitJob struct {
 }
 
 // replayJob replays one job with a view of each page where it is reached, and fills out and got
-// for the pages it reached (with confirm, and more than one page: reached and stayed on). A page
-// visited alone is settled either way: reached, or not and why.
+// for the pages it reached (with confirm, and more than one page: reached and stayed on). A
+// page visited alone is settled either way: reached, or not and why; so is one along a test's
+// steps that the replay failed before.
 func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
 	alone := job.alone || len(job.pages) == 1
+	route := plans[job.pages[0]].Via != nil
 	var steps []gardener.Step
 	at := make([]int, len(job.pages)) // the view before step at[k] is page k's
 	switch {
@@ -138,7 +142,7 @@ func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans [
 	share := time.Since(start).Milliseconds() / int64(len(job.pages))
 	for k, i := range job.pages {
 		v, ok := rep.Views[at[k]]
-		if !ok && alone {
+		if !ok && (alone || route) {
 			out[i] = pageVisit{Message: rep.Result.Message, URL: rep.Result.FinalURL, Millis: share}
 			got[i] = true
 			continue

@@ -111,6 +111,41 @@ func TestVisitAllSharesReplaysAndNeverLosesAPage(t *testing.T) {
 	}
 }
 
+// TestVisitAllSettlesPagesAlongATestsSteps: a page along the first steps of a test that their
+// shared replay failed before is settled by it: a visit on its own would replay the same steps
+// and fail the same way, after waiting out the same failing step again. One the shared replay
+// found ending elsewhere is confirmed on its own, as every shared page is.
+func TestVisitAllSettlesPagesAlongATestsSteps(t *testing.T) {
+	base, _ := url.Parse("http://shop.test")
+	route := gardener.Test{ID: "checkout", Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/x"}, {Kind: gardener.Goto, URL: "/y"}, {Kind: gardener.Goto, URL: "/z"}, {Kind: gardener.Goto, URL: "/w"}}}
+	p := &project{base: base, tests: map[string]gardener.Test{"checkout": route}, opts: gardener.ReplayOptions{BaseURL: "http://shop.test"}}
+	plans := []visitPlan{
+		{Page: "/x", Via: &gardener.PageRoute{TestID: "checkout", Steps: 1}},
+		{Page: "/y", Via: &gardener.PageRoute{TestID: "checkout", Steps: 2}},
+		{Page: "/w", Via: &gardener.PageRoute{TestID: "checkout", Steps: 4}},
+	}
+	resolves := make([][]gardener.Locator, len(plans))
+	run := &pagesRunner{fail: map[string]string{"/z": "step 3 timed out"}, redirect: map[string]string{"/y": "/cart"}}
+	r := &Radar{Runner: run, Concurrency: 1}
+	visits, err := r.visitAll(context.Background(), p, plans, resolves, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := visits[0]; !v.Reached || p.rel(v.URL) != "/x" {
+		t.Errorf("/x: %+v, want reached", v)
+	}
+	if v := visits[1]; !v.Reached || p.rel(v.URL) != "/cart" {
+		t.Errorf("/y: %+v, want reached, ending at /cart", v)
+	}
+	if v := visits[2]; v.Reached || !strings.Contains(v.Message, "step 3 timed out") {
+		t.Errorf("/w: %+v, want unreached with the failure", v)
+	}
+	want := [][]string{{"/x", "/y", "/z"}, {"/x", "/y"}}
+	if len(run.replays) != len(want) || !slices.Equal(run.replays[0], want[0]) || !slices.Equal(run.replays[1], want[1]) {
+		t.Errorf("replays %v, want %v", run.replays, want)
+	}
+}
+
 func TestChunks(t *testing.T) {
 	idx := []int{1, 2, 3, 4, 5}
 	for n, want := range map[int]string{0: "[[1 2 3 4 5]]", 1: "[[1 2 3 4 5]]", 2: "[[1 2] [3 4 5]]", 5: "[[1] [2] [3] [4] [5]]", 9: "[[1] [2] [3] [4] [5]]"} {
