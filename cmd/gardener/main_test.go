@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/local/stack"
 )
 
 // sharedRunner is the one Chromium the tests of this package replay in: a command given it
@@ -17,6 +18,12 @@ var sharedRunner *browser.Runner
 var closeAtExit []func()
 
 func TestMain(m *testing.M) {
+	// push and pull read the API's token from the environment, and a parallel test may not set
+	// it: the browser tests that push and pull through a local stack's API do so as ann, in
+	// project demo. A sequential test that needs another token sets it with t.Setenv.
+	if err := os.Setenv(tokenEnv, stack.DevToken("ann@example.com", "demo")); err != nil {
+		panic(err)
+	}
 	sharedRunner = browser.New(browser.Options{})
 	code := m.Run()
 	for _, f := range closeAtExit {

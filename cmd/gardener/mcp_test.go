@@ -144,6 +144,7 @@ func storedTest(t *testing.T, store gardener.Store, id string) gardener.Test {
 // is the approver; after a second drift, a person's edit makes the new proposal stale and
 // apply_repair refuses it; a control run is refused; bad input names the field.
 func TestMCPInMemory(t *testing.T) {
+	t.Parallel()
 	app, _, _, state := recordedShop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -291,6 +292,7 @@ func gardenerBinary(t *testing.T) string {
 // drifted test proves a fix and writes nothing; apply_repair by run applies it with the client
 // as approver; a control run is refused.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	app, _, _, state := recordedShop(t)
 	bin := gardenerBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -359,6 +361,7 @@ func TestMCPOverTheAPI(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	app := demoapp.New()

@@ -238,6 +238,7 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	type world struct {
 		app   *demoapp.App
 		store gardener.Store
@@ -264,8 +265,12 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 		srv := httptest.NewServer(w.st.Handler())
 		t.Cleanup(srv.Close)
 		w.api = srv.URL
+		// push and pull read the token TestMain put in the environment: a parallel test may
+		// not set one of its own.
 		token := stack.DevToken("ann@example.com", "demo")
-		t.Setenv(tokenEnv, token)
+		if got := os.Getenv(tokenEnv); got != token {
+			t.Fatalf("$%s holds %q, want ann's token for project demo", tokenEnv, got)
+		}
 		w.call = func(method, path, body string, want int) string {
 			t.Helper()
 			req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -291,6 +296,7 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("auto-repair", func(t *testing.T) {
+		t.Parallel()
 		w := setup(t, `"autoRepair":true,"radar":false`)
 		dir := demoDir(t, "login")
 		if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", w.api); code != exitOK || rep.Counts["created"] != 1 {
@@ -322,6 +328,7 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 	})
 
 	t.Run("propose", func(t *testing.T) {
+		t.Parallel()
 		w := setup(t, `"autoRepair":false,"radar":true`)
 		dir := demoDir(t, "login")
 		if _, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", w.api); code != exitOK {

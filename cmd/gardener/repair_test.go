@@ -58,19 +58,22 @@ func shop(t *testing.T) (*demoapp.App, string, string) {
 	return app, srv.URL, file
 }
 
-// recordedLogin is the login test's first green run against one demo shop, recorded once for
-// the tests that need a recording only as their fixture: each gets the shop, reset to its
-// baseline, and a copy of the state holding the recording.
+// recordedLogin is the login test's first green run, recorded once against a demo shop of its
+// own for the tests that need a recording only as their fixture.
 var recordedLogin struct {
-	once      sync.Once
-	app       *demoapp.App
-	url, file string
-	db        []byte
+	once sync.Once
+	// origin is the shop the recording was made against; db the state it left.
+	origin string
+	db     []byte
 	// json is what the recording `repair --json` printed.
 	json string
 	err  error
 }
 
+// recordedShop gives a test a demo shop of its own (so tests that drift it run side by side)
+// and a copy of the state holding the login test's recorded green run, with the project's
+// origin moved to that shop as if the recording had been made there: the replay that records
+// a green run is paid for once per package, not once per test.
 func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	t.Helper()
 	if _, err := browser.ChromePath(); err != nil {
@@ -78,24 +81,24 @@ func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	}
 	r := &recordedLogin
 	r.once.Do(func() {
-		r.app = demoapp.New()
-		srv := httptest.NewServer(r.app.Handler())
-		closeAtExit = append(closeAtExit, srv.Close)
+		srv := httptest.NewServer(demoapp.New().Handler())
+		defer srv.Close()
 		dir, err := os.MkdirTemp("", "gardener-recorded-")
 		if r.err = err; err != nil {
 			return
 		}
-		closeAtExit = append(closeAtExit, func() { os.RemoveAll(dir) })
-		r.url, r.file = srv.URL, filepath.Join(dir, "login.json")
+		defer os.RemoveAll(dir)
+		r.origin = srv.URL
+		file := filepath.Join(dir, "login.json")
 		b, err := demoapp.TestJSON("login")
 		if err == nil {
-			err = os.WriteFile(r.file, b, 0o644)
+			err = os.WriteFile(file, b, 0o644)
 		}
 		if r.err = err; err != nil {
 			return
 		}
 		var out, errb bytes.Buffer
-		if code := dispatch([]string{"repair", r.file, "--base-url", r.url, "--state", dir, "--json"}, nil, &out, &errb); code != 0 {
+		if code := dispatch([]string{"repair", file, "--base-url", r.origin, "--state", dir, "--json"}, nil, &out, &errb); code != 0 {
 			r.err = fmt.Errorf("recording the login test: exit %d\n%s%s", code, out.String(), errb.String())
 			return
 		}
@@ -105,21 +108,47 @@ func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	noErr(t, r.app.SetVariant(demoapp.BaselineName))
-	r.app.ResetRecord()
-	t.Cleanup(func() { _ = r.app.SetVariant(demoapp.BaselineName) })
+	app = demoapp.New()
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
 	state = t.TempDir()
 	noErr(t, os.WriteFile(filepath.Join(state, "gardener.db"), r.db, 0o644))
-	file = filepath.Join(t.TempDir(), "login.json")
-	b, err := os.ReadFile(r.file)
+	moveOrigin(t, state, r.origin, srv.URL)
+	b, err := demoapp.TestJSON("login")
 	noErr(t, err)
+	file = filepath.Join(t.TempDir(), "login.json")
 	noErr(t, os.WriteFile(file, b, 0o644))
-	return r.app, r.url, file, state
+	return app, srv.URL, file, state
+}
+
+// moveOrigin replaces the origin from with to in the allowed origins of every project of the
+// state, as a recording made against to would have left them.
+func moveOrigin(t *testing.T, state, from, to string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	defer s.Close()
+	projects, err := s.Projects(ctx)
+	noErr(t, err)
+	moved := false
+	for _, p := range projects {
+		for i, o := range p.AllowedOrigins {
+			if o == from {
+				p.AllowedOrigins[i], moved = to, true
+			}
+		}
+		noErr(t, s.PutProject(ctx, p))
+	}
+	if !moved {
+		t.Fatalf("the recorded state allows no origin %s: %+v", from, projects)
+	}
 }
 
 // TestRecordingJSONHasNoNull: the first run of a test, which records its green run, prints its
 // empty lists as [] like every other outcome, never null.
 func TestRecordingJSONHasNoNull(t *testing.T) {
+	t.Parallel()
 	recordedShop(t)
 	out := recordedLogin.json
 	if !strings.Contains(out, `"recordedGreen": true`) || strings.Contains(out, "null") {
@@ -183,6 +212,7 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 // TestRepairJSONRegressionIsTriaged: a login that stays on /login is a regression: nothing is
 // written and a triage issue names the evidence.
 func TestRepairJSONRegressionIsTriaged(t *testing.T) {
+	t.Parallel()
 	app, url, file, state := recordedShop(t)
 	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
@@ -346,8 +376,10 @@ func TestRepairWriteSurvivesACrash(t *testing.T) {
 			noErr(t, os.WriteFile(db, before, 0o644))
 		}},
 	}
+	t.Parallel()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			app, url, file, state := recordedShop(t)
 			noErr(t, app.SetVariant("id-renamed"))
 			args := []string{file, "--base-url", url, "--state", state, "--write"}
@@ -384,6 +416,7 @@ func TestRepairWriteSurvivesACrash(t *testing.T) {
 // completes the write as a rerun of the repair does, rather than saving the old steps over the
 // repair.
 func TestSweepCompletesACutShortWrite(t *testing.T) {
+	t.Parallel()
 	app, url, file, state := recordedShop(t)
 	noErr(t, app.SetVariant("id-renamed"))
 	repairHalting(t, "state written", file, "--base-url", url, "--state", state, "--write")
