@@ -38,26 +38,6 @@ func repairCLI(t *testing.T, args ...string) (repairOutput, int) {
 	return o, code
 }
 
-// shop serves the demo app and writes the login test to a file.
-func shop(t *testing.T) (*demoapp.App, string, string) {
-	t.Helper()
-	if _, err := browser.ChromePath(); err != nil {
-		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
-	}
-	app := demoapp.New()
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	b, err := demoapp.TestJSON("login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "login.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return app, srv.URL, file
-}
-
 // recordedLogin is the login test's first green run, recorded once against a demo shop of its
 // own for the tests that need a recording only as their fixture.
 var recordedLogin struct {
@@ -164,18 +144,19 @@ func TestRecordingJSONHasNoNull(t *testing.T) {
 // TestRepairJSONDriftIsRepaired: the first run records the green run; after the password field's
 // id drifts, the built-in engine repairs the test with no model call, and --write writes it.
 func TestRepairJSONDriftIsRepaired(t *testing.T) {
-	app, url, file := shop(t)
 	t.Parallel()
-	state := t.TempDir()
-	o, code := repairCLI(t, file, "--base-url", url, "--state", state)
-	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {
-		t.Fatalf("first run: exit %d, %+v", code, o)
+	// The first run, which records the green run, is the one recordedShop made.
+	app, url, file, state := recordedShop(t)
+	var o repairOutput
+	noErr(t, json.Unmarshal([]byte(recordedLogin.json), &o))
+	if o.Outcome != ladder.NoFix || !o.Recorded {
+		t.Fatalf("first run: %+v", o)
 	}
 	if o.Timings.Replays != 1 || o.Timings.Total <= 0 {
 		t.Errorf("the recording run reports %d replays in %d ms, want its one replay and its time", o.Timings.Replays, o.Timings.Total)
 	}
 	noErr(t, app.SetVariant("id-renamed"))
-	o, code = repairCLI(t, file, "--base-url", url, "--state", state, "--write")
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 0 || o.Outcome != ladder.Repaired {
 		t.Fatalf("drift: exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
 	}
