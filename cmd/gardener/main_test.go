@@ -18,11 +18,19 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runAsGardener) == "1" {
 		main() // exits with the command's status
 	}
-	// push and pull read the API's token from the environment, and a parallel test may not set
-	// it: the browser tests that push and pull through a local stack's API do so as ann, in
-	// project demo. A sequential test that needs another token sets it with t.Setenv.
-	if err := os.Setenv(tokenEnv, stack.DevToken("ann@example.com", "demo")); err != nil {
-		panic(err)
+	// What the parallel tests read from the environment, which a parallel test may not set:
+	// push and pull read the API's token (they push and pull through a local stack's API as
+	// ann, in project demo), and the fake Bedrock servers take requests signed with any
+	// credentials (no test reaches AWS). A sequential test that needs other values sets them
+	// with t.Setenv.
+	for k, v := range map[string]string{
+		tokenEnv:                stack.DevToken("ann@example.com", "demo"),
+		"AWS_ACCESS_KEY_ID":     "test",
+		"AWS_SECRET_ACCESS_KEY": "test",
+	} {
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
 	}
 	sharedRunner = browser.New(browser.Options{})
 	code := m.Run()

@@ -213,6 +213,7 @@ func TestRepairJSONRegressionIsTriaged(t *testing.T) {
 // expectations (recorded Converse answers, served the way Bedrock serves them) is refused at
 // every step, and the outcome says so rather than "no fix found".
 func TestRepairJSONReportsRefusals(t *testing.T) {
+	t.Parallel()
 	app, url, file, state := recordedShop(t)
 	calls := 0
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -238,8 +239,7 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 		_, _ = w.Write(b)
 	}))
 	defer fake.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	// The request is signed with the credentials TestMain put in the environment.
 	args := []string{file, "--base-url", url, "--state", state, "--model", "bedrock:anthropic.test-model", "--region", "us-east-1", "--bedrock-endpoint", fake.URL}
 	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, args...)
