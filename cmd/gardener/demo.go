@@ -122,6 +122,7 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 		defer os.RemoveAll(dir)
 		o.state = dir
 	}
+	o.runner = c.runner
 	d := &demo{ctx: ctx, out: c.stdout, marks: marksFor(c.term), start: time.Now(), counts: map[string]int{}, token: "Bearer " + stack.DevToken(reviewer, "demo"), verbose: *verbose, serve: *serve}
 	if *asJSON {
 		d.out, d.marks = c.stderr, marksFor(false)

@@ -36,14 +36,16 @@ type localOptions struct {
 	log              io.Writer
 	onNotify         func(stack.Message)
 	baseURLs         map[string]string
+	// runner, when set, is the browser the stack replays in, left open when the stack closes;
+	// nil launches a Chromium of the stack's own.
+	runner *browser.Runner
 }
 
 // local is a running local stack with what it was built from.
 type local struct {
 	*stack.Stack
-	store  gardener.Store
-	runner *browser.Runner
-	close  func()
+	store gardener.Store
+	close func()
 }
 
 // findTemplate looks for template.yaml from the working directory up, so the commands work from
@@ -129,7 +131,12 @@ func startLocal(ctx context.Context, o localOptions) (*local, error) {
 	if err != nil {
 		return nil, err
 	}
-	runner := browser.New(browser.Options{StepTimeout: o.stepTimeout})
+	var runner gardener.Runner = stepTimeoutRunner{o.runner, o.stepTimeout}
+	release := func() {}
+	if o.runner == nil {
+		own := browser.New(browser.Options{StepTimeout: o.stepTimeout})
+		runner, release = own, func() { own.Close() }
+	}
 	logOut := o.log
 	if logOut == nil {
 		logOut = io.Discard
@@ -143,13 +150,13 @@ func startLocal(ctx context.Context, o localOptions) (*local, error) {
 	}
 	st, err := stack.New(stack.Config{Template: tpl, Services: services, Log: log, OnNotify: o.onNotify})
 	if err != nil {
-		runner.Close()
+		release()
 		closeStore()
 		return nil, err
 	}
-	return &local{Stack: st, store: store, runner: runner, close: func() {
+	return &local{Stack: st, store: store, close: func() {
 		st.Wait()
-		runner.Close()
+		release()
 		closeStore()
 	}}, nil
 }

@@ -7,21 +7,33 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/local/stack"
 )
 
 // sharedRunner is the one Chromium the tests of this package replay in: a command given it
 // launches no browser of its own.
 var sharedRunner *browser.Runner
 
-// closeAtExit holds what fixtures shared across tests leave for TestMain to close.
-var closeAtExit []func()
-
 func TestMain(m *testing.M) {
+	if os.Getenv(runAsGardener) == "1" {
+		main() // exits with the command's status
+	}
+	// What the parallel tests read from the environment, which a parallel test may not set:
+	// push and pull read the API's token (they push and pull through a local stack's API as
+	// ann, in project demo), and the fake Bedrock servers take requests signed with any
+	// credentials (no test reaches AWS). A sequential test that needs other values sets them
+	// with t.Setenv.
+	for k, v := range map[string]string{
+		tokenEnv:                stack.DevToken("ann@example.com", "demo"),
+		"AWS_ACCESS_KEY_ID":     "test",
+		"AWS_SECRET_ACCESS_KEY": "test",
+	} {
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
+	}
 	sharedRunner = browser.New(browser.Options{})
 	code := m.Run()
-	for _, f := range closeAtExit {
-		f()
-	}
 	sharedRunner.Close()
 	os.Exit(code)
 }

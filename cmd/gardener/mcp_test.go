@@ -144,6 +144,7 @@ func storedTest(t *testing.T, store gardener.Store, id string) gardener.Test {
 // is the approver; after a second drift, a person's edit makes the new proposal stale and
 // apply_repair refuses it; a control run is refused; bad input names the field.
 func TestMCPInMemory(t *testing.T) {
+	t.Parallel()
 	app, _, _, state := recordedShop(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -254,45 +255,28 @@ func TestMCPInMemory(t *testing.T) {
 
 func sameStep(a, b gardener.Step) bool { return a.String() == b.String() }
 
-// builtGardener is the gardener binary built from this tree, once for the package's tests.
-var builtGardener struct {
-	once sync.Once
-	path string
-	err  error
-}
+// runAsGardener in the environment makes the test binary run main instead of the tests: it is
+// gardener built from this tree, with no second build of it.
+const runAsGardener = "GARDENER_TEST_RUN_MAIN"
 
-func gardenerBinary(t *testing.T) string {
+// gardenerCommand is `gardener args...` run as a subprocess: the test binary itself, running
+// main.
+func gardenerCommand(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("SKIP: no go tool on PATH to build gardener (%v); install Go from https://go.dev/dl/", err)
-	}
-	b := &builtGardener
-	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "gardener-bin-")
-		if b.err = err; err != nil {
-			return
-		}
-		closeAtExit = append(closeAtExit, func() { os.RemoveAll(dir) })
-		b.path = filepath.Join(dir, "gardener")
-		out, err := exec.Command(goTool, "build", "-o", b.path, ".").CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatalf("building gardener: %v", b.err)
-	}
-	return b.path
+	self, err := os.Executable()
+	noErr(t, err)
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), runAsGardener+"=1")
+	return cmd
 }
 
-// TestMCPStdio runs `gardener mcp` built from this tree as a subprocess and speaks to it over
-// its stdin and stdout with the SDK's command transport: two tools; suggest_fix on a run of a
-// drifted test proves a fix and writes nothing; apply_repair by run applies it with the client
-// as approver; a control run is refused.
+// TestMCPStdio runs `gardener mcp` (the test binary running main) as a subprocess and speaks to
+// it over its stdin and stdout with the SDK's command transport: two tools; suggest_fix on a run
+// of a drifted test proves a fix and writes nothing; apply_repair by run applies it with the
+// client as approver; a control run is refused.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	app, _, _, state := recordedShop(t)
-	bin := gardenerBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -309,7 +293,7 @@ func TestMCPStdio(t *testing.T) {
 	noErr(t, store.Close())
 
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "mcp", "--state", state, "--step-timeout", mcpStepTimeout.String())
+	cmd := gardenerCommand(t, "mcp", "--state", state, "--step-timeout", mcpStepTimeout.String())
 	cmd.Stderr = &stderr
 	client := newMCPClient(t, ctx, &mcp.CommandTransport{Command: cmd})
 	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "suggest_fix"}) {
@@ -359,6 +343,7 @@ func TestMCPOverTheAPI(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	app := demoapp.New()

@@ -231,13 +231,15 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 
 // TestAcceptanceFromAnEmptyStore is the issue's whole flow on the local stack, from an empty
 // store: a project created through the API, the tests pushed, the scheduled suite machine
-// recording green runs, the app drifting, the suite failing, and then either the repair machine
-// repairing (auto-repair) and pull writing the repaired file, or (proposing, with the radar on
-// by the project's setting alone) a radar sweep and staging pass staging a proposal.
+// recording green runs, the app drifting, the suite failing, the repair machine repairing
+// (auto-repair) and pull writing the repaired file. The proposing path on the same stack (the
+// radar on by the project's setting alone, its schedule recording a baseline, a sweep and the
+// staging pass staging proposals, nothing written to a test) is TestDemo's phases 4 and 5.
 func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 	if _, err := browser.ChromePath(); err != nil {
 		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
 	}
+	t.Parallel()
 	type world struct {
 		app   *demoapp.App
 		store gardener.Store
@@ -264,8 +266,12 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 		srv := httptest.NewServer(w.st.Handler())
 		t.Cleanup(srv.Close)
 		w.api = srv.URL
+		// push and pull read the token TestMain put in the environment: a parallel test may
+		// not set one of its own.
 		token := stack.DevToken("ann@example.com", "demo")
-		t.Setenv(tokenEnv, token)
+		if got := os.Getenv(tokenEnv); got != token {
+			t.Fatalf("$%s holds %q, want ann's token for project demo", tokenEnv, got)
+		}
 		w.call = func(method, path, body string, want int) string {
 			t.Helper()
 			req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
@@ -291,6 +297,7 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("auto-repair", func(t *testing.T) {
+		t.Parallel()
 		w := setup(t, `"autoRepair":true,"radar":false`)
 		dir := demoDir(t, "login")
 		if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", w.api); code != exitOK || rep.Counts["created"] != 1 {
@@ -318,39 +325,6 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 		want, _ := gardener.FormatTest(repaired)
 		if got, _ := os.ReadFile(filepath.Join(dir, "login.json")); !bytes.Equal(got, want) || bytes.Contains(got, []byte(`"#password"`)) {
 			t.Errorf("pulled login.json:\n%s", got)
-		}
-	})
-
-	t.Run("propose", func(t *testing.T) {
-		w := setup(t, `"autoRepair":false,"radar":true`)
-		dir := demoDir(t, "login")
-		if _, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--api", w.api); code != exitOK {
-			t.Fatalf("push: exit %d %s", code, stderr)
-		}
-		suite(t, w)
-		if _, err := w.store.LastGreenRun(ctx, "login"); err != nil {
-			t.Fatalf("the suite should record a green run of login: %v", err)
-		}
-		// The radar's schedule names no project: the project is swept because its setting is on.
-		noErr(t, w.st.Scheduler.FireNow(ctx, "RadarFunction.Sweep"))
-		w.st.Wait()
-		if _, err := w.store.Baseline(ctx, "demo"); err != nil {
-			t.Fatalf("the first sweep should record the project's baseline: %v", err)
-		}
-		noErr(t, w.app.SetVariant("id-renamed"))
-		noErr(t, w.st.Scheduler.FireNow(ctx, "RadarFunction.Sweep"))
-		w.st.Wait()
-		var q struct {
-			Rows []struct {
-				TestID string `json:"testId"`
-			} `json:"rows"`
-		}
-		noErr(t, json.Unmarshal([]byte(w.call("GET", "/projects/demo/queue", "", http.StatusOK)), &q))
-		if len(q.Rows) != 1 || q.Rows[0].TestID != "login" {
-			t.Fatalf("after the drift the sweep and staging pass should stage login, the queue is %+v", q)
-		}
-		if cur, _ := w.store.Test(ctx, "login"); cur.Version != 1 {
-			t.Errorf("proposing must write nothing to the test: version %d", cur.Version)
 		}
 	})
 }

@@ -38,39 +38,22 @@ func repairCLI(t *testing.T, args ...string) (repairOutput, int) {
 	return o, code
 }
 
-// shop serves the demo app and writes the login test to a file.
-func shop(t *testing.T) (*demoapp.App, string, string) {
-	t.Helper()
-	if _, err := browser.ChromePath(); err != nil {
-		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
-	}
-	app := demoapp.New()
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	b, err := demoapp.TestJSON("login")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "login.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return app, srv.URL, file
-}
-
-// recordedLogin is the login test's first green run against one demo shop, recorded once for
-// the tests that need a recording only as their fixture: each gets the shop, reset to its
-// baseline, and a copy of the state holding the recording.
+// recordedLogin is the login test's first green run, recorded once against a demo shop of its
+// own for the tests that need a recording only as their fixture.
 var recordedLogin struct {
-	once      sync.Once
-	app       *demoapp.App
-	url, file string
-	db        []byte
+	once sync.Once
+	// origin is the shop the recording was made against; db the state it left.
+	origin string
+	db     []byte
 	// json is what the recording `repair --json` printed.
 	json string
 	err  error
 }
 
+// recordedShop gives a test a demo shop of its own (so tests that drift it run side by side)
+// and a copy of the state holding the login test's recorded green run, with the project's
+// origin moved to that shop as if the recording had been made there: the replay that records
+// a green run is paid for once per package, not once per test.
 func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	t.Helper()
 	if _, err := browser.ChromePath(); err != nil {
@@ -78,24 +61,24 @@ func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	}
 	r := &recordedLogin
 	r.once.Do(func() {
-		r.app = demoapp.New()
-		srv := httptest.NewServer(r.app.Handler())
-		closeAtExit = append(closeAtExit, srv.Close)
+		srv := httptest.NewServer(demoapp.New().Handler())
+		defer srv.Close()
 		dir, err := os.MkdirTemp("", "gardener-recorded-")
 		if r.err = err; err != nil {
 			return
 		}
-		closeAtExit = append(closeAtExit, func() { os.RemoveAll(dir) })
-		r.url, r.file = srv.URL, filepath.Join(dir, "login.json")
+		defer os.RemoveAll(dir)
+		r.origin = srv.URL
+		file := filepath.Join(dir, "login.json")
 		b, err := demoapp.TestJSON("login")
 		if err == nil {
-			err = os.WriteFile(r.file, b, 0o644)
+			err = os.WriteFile(file, b, 0o644)
 		}
 		if r.err = err; err != nil {
 			return
 		}
 		var out, errb bytes.Buffer
-		if code := dispatch([]string{"repair", r.file, "--base-url", r.url, "--state", dir, "--json"}, nil, &out, &errb); code != 0 {
+		if code := dispatch([]string{"repair", file, "--base-url", r.origin, "--state", dir, "--json"}, nil, &out, &errb); code != 0 {
 			r.err = fmt.Errorf("recording the login test: exit %d\n%s%s", code, out.String(), errb.String())
 			return
 		}
@@ -105,21 +88,47 @@ func recordedShop(t *testing.T) (app *demoapp.App, url, file, state string) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	noErr(t, r.app.SetVariant(demoapp.BaselineName))
-	r.app.ResetRecord()
-	t.Cleanup(func() { _ = r.app.SetVariant(demoapp.BaselineName) })
+	app = demoapp.New()
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
 	state = t.TempDir()
 	noErr(t, os.WriteFile(filepath.Join(state, "gardener.db"), r.db, 0o644))
-	file = filepath.Join(t.TempDir(), "login.json")
-	b, err := os.ReadFile(r.file)
+	moveOrigin(t, state, r.origin, srv.URL)
+	b, err := demoapp.TestJSON("login")
 	noErr(t, err)
+	file = filepath.Join(t.TempDir(), "login.json")
 	noErr(t, os.WriteFile(file, b, 0o644))
-	return r.app, r.url, file, state
+	return app, srv.URL, file, state
+}
+
+// moveOrigin replaces the origin from with to in the allowed origins of every project of the
+// state, as a recording made against to would have left them.
+func moveOrigin(t *testing.T, state, from, to string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	defer s.Close()
+	projects, err := s.Projects(ctx)
+	noErr(t, err)
+	moved := false
+	for _, p := range projects {
+		for i, o := range p.AllowedOrigins {
+			if o == from {
+				p.AllowedOrigins[i], moved = to, true
+			}
+		}
+		noErr(t, s.PutProject(ctx, p))
+	}
+	if !moved {
+		t.Fatalf("the recorded state allows no origin %s: %+v", from, projects)
+	}
 }
 
 // TestRecordingJSONHasNoNull: the first run of a test, which records its green run, prints its
 // empty lists as [] like every other outcome, never null.
 func TestRecordingJSONHasNoNull(t *testing.T) {
+	t.Parallel()
 	recordedShop(t)
 	out := recordedLogin.json
 	if !strings.Contains(out, `"recordedGreen": true`) || strings.Contains(out, "null") {
@@ -135,18 +144,19 @@ func TestRecordingJSONHasNoNull(t *testing.T) {
 // TestRepairJSONDriftIsRepaired: the first run records the green run; after the password field's
 // id drifts, the built-in engine repairs the test with no model call, and --write writes it.
 func TestRepairJSONDriftIsRepaired(t *testing.T) {
-	app, url, file := shop(t)
 	t.Parallel()
-	state := t.TempDir()
-	o, code := repairCLI(t, file, "--base-url", url, "--state", state)
-	if code != 0 || o.Outcome != ladder.NoFix || !o.Recorded {
-		t.Fatalf("first run: exit %d, %+v", code, o)
+	// The first run, which records the green run, is the one recordedShop made.
+	app, url, file, state := recordedShop(t)
+	var o repairOutput
+	noErr(t, json.Unmarshal([]byte(recordedLogin.json), &o))
+	if o.Outcome != ladder.NoFix || !o.Recorded {
+		t.Fatalf("first run: %+v", o)
 	}
 	if o.Timings.Replays != 1 || o.Timings.Total <= 0 {
 		t.Errorf("the recording run reports %d replays in %d ms, want its one replay and its time", o.Timings.Replays, o.Timings.Total)
 	}
 	noErr(t, app.SetVariant("id-renamed"))
-	o, code = repairCLI(t, file, "--base-url", url, "--state", state, "--write")
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
 	if code != 0 || o.Outcome != ladder.Repaired {
 		t.Fatalf("drift: exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
 	}
@@ -183,6 +193,7 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 // TestRepairJSONRegressionIsTriaged: a login that stays on /login is a regression: nothing is
 // written and a triage issue names the evidence.
 func TestRepairJSONRegressionIsTriaged(t *testing.T) {
+	t.Parallel()
 	app, url, file, state := recordedShop(t)
 	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
@@ -202,6 +213,7 @@ func TestRepairJSONRegressionIsTriaged(t *testing.T) {
 // expectations (recorded Converse answers, served the way Bedrock serves them) is refused at
 // every step, and the outcome says so rather than "no fix found".
 func TestRepairJSONReportsRefusals(t *testing.T) {
+	t.Parallel()
 	app, url, file, state := recordedShop(t)
 	calls := 0
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -227,8 +239,7 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 		_, _ = w.Write(b)
 	}))
 	defer fake.Close()
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	// The request is signed with the credentials TestMain put in the environment.
 	args := []string{file, "--base-url", url, "--state", state, "--model", "bedrock:anthropic.test-model", "--region", "us-east-1", "--bedrock-endpoint", fake.URL}
 	noErr(t, app.SetVariant("login-broken"))
 	o, code := repairCLI(t, args...)
@@ -346,8 +357,10 @@ func TestRepairWriteSurvivesACrash(t *testing.T) {
 			noErr(t, os.WriteFile(db, before, 0o644))
 		}},
 	}
+	t.Parallel()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			app, url, file, state := recordedShop(t)
 			noErr(t, app.SetVariant("id-renamed"))
 			args := []string{file, "--base-url", url, "--state", state, "--write"}
@@ -384,6 +397,7 @@ func TestRepairWriteSurvivesACrash(t *testing.T) {
 // completes the write as a rerun of the repair does, rather than saving the old steps over the
 // repair.
 func TestSweepCompletesACutShortWrite(t *testing.T) {
+	t.Parallel()
 	app, url, file, state := recordedShop(t)
 	noErr(t, app.SetVariant("id-renamed"))
 	repairHalting(t, "state written", file, "--base-url", url, "--state", state, "--write")

@@ -74,6 +74,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		o.baseURLs = map[string]string{"demo": appURL}
 		fmt.Fprintf(c.stdout, "demo shop: %s (switch variants with POST %s/__variant?name=…)\n", appURL, appURL)
 	}
+	o.runner = c.runner
 	l, err := startLocal(ctx, o)
 	if err != nil {
 		return c.fail("serve", exitFailure, err)
