@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -538,7 +539,7 @@ func (d *demo) review(rows []radar.QueueRow) error {
 	}
 	slices.SortFunc(rows, func(a, b radar.QueueRow) int { return strings.Compare(a.TestID, b.TestID) })
 	var approved map[string]any
-	if err := d.call("POST", "/proposals/"+rows[0].ProposalID+"/approve", nil, http.StatusOK, &approved); err != nil {
+	if err := d.call("POST", "/proposals/"+url.PathEscape(rows[0].ProposalID)+"/approve", nil, http.StatusOK, &approved); err != nil {
 		return err
 	}
 	versions, err := d.versions()
@@ -547,7 +548,7 @@ func (d *demo) review(rows []radar.QueueRow) error {
 	}
 	d.say("   approved %s: %s is now version %d, approved by %s", rows[0].ProposalID, rows[0].TestID, versions[rows[0].TestID], reviewer)
 	d.counts["approved"]++
-	if err := d.call("POST", "/proposals/"+rows[1].ProposalID+"/dismiss", nil, http.StatusOK, nil); err != nil {
+	if err := d.call("POST", "/proposals/"+url.PathEscape(rows[1].ProposalID)+"/dismiss", nil, http.StatusOK, nil); err != nil {
 		return err
 	}
 	d.say("   dismissed %s: it is not proposed again unless the test or the app changes", rows[1].ProposalID)
@@ -562,7 +563,7 @@ func (d *demo) review(rows []radar.QueueRow) error {
 		return err
 	}
 	var conflict map[string]string
-	if err := d.call("POST", "/proposals/"+rows[2].ProposalID+"/approve", nil, http.StatusConflict, &conflict); err != nil {
+	if err := d.call("POST", "/proposals/"+url.PathEscape(rows[2].ProposalID)+"/approve", nil, http.StatusConflict, &conflict); err != nil {
 		return err
 	}
 	p, err := d.l.store.Proposal(d.ctx, rows[2].ProposalID)
@@ -597,11 +598,11 @@ func (d *demo) revert() error {
 		return nil
 	}
 	var conf map[string]string
-	if err := d.call("POST", "/repairs/"+target.ID+"/revert", map[string]any{}, http.StatusOK, &conf); err != nil {
+	if err := d.call("POST", "/repairs/"+url.PathEscape(target.ID)+"/revert", map[string]any{}, http.StatusOK, &conf); err != nil {
 		return err
 	}
 	d.say("   confirm: %s", conf["confirmation"])
-	if err := d.call("POST", "/repairs/"+target.ID+"/revert", map[string]any{"confirm": true}, http.StatusOK, nil); err != nil {
+	if err := d.call("POST", "/repairs/"+url.PathEscape(target.ID)+"/revert", map[string]any{"confirm": true}, http.StatusOK, nil); err != nil {
 		return err
 	}
 	t, err := d.l.store.Test(d.ctx, target.TestID)

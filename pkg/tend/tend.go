@@ -399,9 +399,11 @@ func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID strin
 	}
 	if job.Mode == gardener.ModeApply && !need && job.Run != nil {
 		// The propagated fix answers the same failure event; its repair is keyed by a run of its
-		// own so that a duplicate delivery of the event writes it once too.
+		// own so that a duplicate delivery of the event writes it once too. The run's id, and the
+		// repair's made from it, is one URL path segment: the API reads and reverts a repair by
+		// /repairs/{id}, where a "/" inside the id would name another route.
 		run := *job.Run
-		run.ID, run.TestID, run.TestVersion = job.Run.ID+"/"+p.TestID, p.TestID, p.BaseVersion
+		run.ID, run.TestID, run.TestVersion = job.Run.ID+"~"+p.TestID, p.TestID, p.BaseVersion
 		if err := t.Store.PutRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
 		}

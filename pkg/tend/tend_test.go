@@ -2,6 +2,7 @@ package tend
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -111,5 +112,9 @@ func TestPropagationFollowsTheOriginal(t *testing.T) {
 	both := tendWith(t, map[string]bool{"a": true, "b": true})
 	if len(both.Propagated) != 1 || both.Propagated[0].Persisted == nil || both.Propagated[0].Persisted.Outcome != ladder.Repaired {
 		t.Fatalf("a copy every trust check passes is applied: %+v", both.Propagated)
+	}
+	// The copy's repair is read and reverted through the API by its id, a path segment.
+	if a := both.Propagated[0].Persisted.Applied; a == nil || a.Repair.ID == "" || url.PathEscape(a.Repair.ID) != a.Repair.ID {
+		t.Errorf("the propagated repair's id is not one URL path segment: %+v", a)
 	}
 }
