@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,26 +41,11 @@ var (
 	chromeSkip string
 )
 
-// scenesAtOnce is how many scenes run at once.
-const scenesAtOnce = 3
-
 func TestMain(m *testing.M) {
 	if _, err := browser.ChromePath(); err != nil {
 		chromeSkip = fmt.Sprintf("no Chromium (%v); install it with: apt-get install -y chromium", err)
 		fmt.Fprintln(os.Stderr, "SKIPPING the radar's browser tests: "+chromeSkip)
 		os.Exit(m.Run())
-	}
-	// The scenes mostly wait (on pages, and on the steps they fail on purpose, which wait out the
-	// step limit), so more of them run at once than the machine has cores. -parallel given on the
-	// command line still decides.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(scenesAtOnce)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
 	}
 	// A failing step waits out the whole limit, and the scenarios fail steps on purpose (dry-runs
 	// of drifted tests, reproductions, red proofs): short, yet long enough for a passing step on
