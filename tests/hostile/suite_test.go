@@ -221,12 +221,13 @@ func rule(base gardener.Test, res ladder.Result) string {
 }
 
 // TestHostileModelCertifiesNoRegression runs the attacks through the real ladder in apply mode
-// (the fixed sample, or with -hostile.all every attack); none may end written, and each must be stopped by a rule: refused by the floor, held for
-// a person by a trust check, or red — at a check (the regression seen) or at an action of the
-// attack that finds no element. A case whose proof went red because an action did not finish
-// in time (a replay on a loaded machine) is climbed again, up to climbsPerCase times, and fails
-// if it never ends otherwise: it proved nothing. The setups climb at once, each on its own demo
-// app, their cases bounded together by climbs.
+// (the fixed sample, or with -hostile.all every attack); none may end written, and each must be
+// stopped by a rule: refused by the floor, held for a person by a trust check, or red — at a
+// check (the regression seen) or at an action of the attack that finds no element. A case whose
+// proof went red because an action did not finish in time (a replay on a loaded machine) is
+// climbed again, up to climbsPerCase times, and fails if it never ends otherwise: it proved
+// nothing. The setups climb at once, each on its own demo app, their cases bounded together by
+// climbs.
 func TestHostileModelCertifiesNoRegression(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]string{}
@@ -374,7 +375,7 @@ func TestSampleCoversEveryAttack(t *testing.T) {
 				sampled[a.name] = true
 			}
 		}
-		climbs, climbsKept := 0, 0
+		proofs, proofsKept := 0, 0
 		for _, a := range attacks {
 			if a.floor {
 				if !inSample[a.name] {
@@ -383,15 +384,15 @@ func TestSampleCoversEveryAttack(t *testing.T) {
 				continue
 			}
 			whole++
-			climbs++
+			proofs++
 			kinds[a.name] = true
 			if inSample[a.name] {
-				climbsKept++
+				proofsKept++
 			}
 		}
-		kept += climbsKept
-		if climbs > 0 && climbsKept == 0 {
-			t.Errorf("%s under %s: none of its %d attacks that climb is in the sample", tt.ID, g.variant, climbs)
+		kept += proofsKept
+		if proofs > 0 && proofsKept == 0 {
+			t.Errorf("%s under %s: none of its %d attacks that climb is in the sample", tt.ID, g.variant, proofs)
 		}
 	}
 	for k := range kinds {
