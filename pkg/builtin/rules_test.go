@@ -204,12 +204,14 @@ func TestFillRequiredBeforeTheSubmit(t *testing.T) {
 // TestDismissWords: the buttons consent banners and announcements close with, and not the
 // buttons of a form or a confirmation.
 func TestDismissWords(t *testing.T) {
-	for _, w := range []string{"Accept all", "Accept and close", "Got it", "OK", "No thanks", "Not now", "Maybe later", "Continue to site", "Reject all", "Decline", "×"} {
+	for _, w := range []string{"Accept all", "Accept and close", "Got it", "OK", "No thanks", "Not now", "Maybe later", "Continue to site", "Reject all", "Decline", "×",
+		"Alle akzeptieren", "Tout accepter", "Aceptar todas", "Accetta tutti", "Alles accepteren", "Aceitar todos", "Schließen", "Fermer"} {
 		if !dismissWords.MatchString(w) {
 			t.Errorf("%q is not taken for a dismissal", w)
 		}
 	}
-	for _, w := range []string{"Delete", "Place order", "Accept the invitation", "Continue to payment", "Close account"} {
+	for _, w := range []string{"Delete", "Place order", "Accept the invitation", "Continue to payment", "Close account",
+		"Konto schließen", "Accepter l'invitation", "Aceptar pedido", "Chiudi ordine", "Bestelling accepteren"} {
 		if dismissWords.MatchString(w) {
 			t.Errorf("%q is taken for a dismissal", w)
 		}
