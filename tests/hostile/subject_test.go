@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -35,7 +36,9 @@ func TestChecksNeedTheirSubject(t *testing.T) {
 		_, _ = w.Write([]byte(subjectPage))
 	}))
 	t.Cleanup(srv.Close)
-	o := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: []string{srv.URL}}
+	// The clicks get more than the suite's 1.5s, which a click of a case running beside others
+	// can take on a loaded machine; the checks keep their own 700ms.
+	o := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: []string{srv.URL}, StepTimeout: 10 * time.Second}
 	click := func(id string) gardener.Step { return gardener.Step{Kind: gardener.Click, Locator: loc("#" + id)} }
 	cases := []struct {
 		name  string
