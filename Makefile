@@ -95,6 +95,7 @@ bench:
 	$(GO) test -count=1 -timeout 90m -run '^TestGeneratedDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
 	$(GO) test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/radar/
+	$(GO) test -count=1 -timeout 30m -run '^TestHostileModelCertifiesNoRegression$$' -v ./tests/hostile/ -args -hostile.all
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./pkg/console/
 	$(GO) test -run '^$$' -bench BenchmarkSuiteMachineVsRun -benchtime 1x ./cmd/gardener/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)$$' -benchtime 2000x ./pkg/embedded/
