@@ -8,10 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/driftgardener/gardener/tests/witness"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -51,7 +51,7 @@ type shop struct {
 	opts   gardener.ReplayOptions
 	runSeq int
 	// witness keeps what the app saw the gardener's green replays do.
-	witness *witness
+	witness *witness.Runner[demoapp.Event]
 }
 
 func newShop(t testing.TB, model gardener.Model, autoRepair bool) *shop {
@@ -82,49 +82,10 @@ func newShop(t testing.TB, model gardener.Model, autoRepair bool) *shop {
 	}
 	life := lifecycle.New(store, nil)
 	opts := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: p.AllowedOrigins}
-	w := &witness{Runner: runner, app: app}
+	w := &witness.Runner[demoapp.Event]{Runner: runner, App: app}
 	lad := &ladder.Ladder{Runner: w, Model: model, Progress: func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }}
 	return &shop{t: t, app: app, url: srv.URL, store: store, life: life, opts: opts, witness: w,
 		tender: &tend.Tender{Store: store, Life: life, Ladder: lad}}
-}
-
-// witness is the runner a shop's gardener replays through. It keeps what the app saw each green
-// replay do, so a scenario reads the elements a repair's green proof hit from that proof
-// instead of replaying the same steps on the same app once more.
-type witness struct {
-	gardener.Runner
-	app   *demoapp.App
-	mu    sync.Mutex
-	green []witnessed
-}
-
-type witnessed struct {
-	steps  []gardener.Step
-	events []demoapp.Event
-}
-
-// Replay implements gardener.Runner.
-func (w *witness) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
-	w.app.ResetRecord()
-	rep, err := w.Runner.Replay(ctx, t, opts)
-	if err == nil && rep.Result.Passed {
-		w.mu.Lock()
-		w.green = append(w.green, witnessed{steps: gardener.CloneSteps(t.Steps), events: w.app.Events()})
-		w.mu.Unlock()
-	}
-	return rep, err
-}
-
-// greenRun is what the app saw the latest green replay of exactly these steps do.
-func (w *witness) greenRun(steps []gardener.Step) ([]demoapp.Event, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for i := len(w.green) - 1; i >= 0; i-- {
-		if slices.EqualFunc(w.green[i].steps, steps, gardener.Step.Equal) {
-			return w.green[i].events, true
-		}
-	}
-	return nil, false
 }
 
 func builtinModel() gardener.Model { return builtin.Engine{} }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/driftgardener/gardener/tests/witness"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -35,7 +36,7 @@ type lab struct {
 	opts   gardener.ReplayOptions
 	runSeq int
 	// witness keeps what the app saw the gardener's green replays do.
-	witness *witness
+	witness *witness.Runner[spaapp.Event]
 }
 
 func newLab(t testing.TB) *lab {
@@ -65,48 +66,9 @@ func newLab(t testing.TB) *lab {
 	}
 	life := lifecycle.New(store, nil)
 	opts := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: p.AllowedOrigins}
-	w := &witness{Runner: runner, app: app}
+	w := &witness.Runner[spaapp.Event]{Runner: runner, App: app}
 	lad := &ladder.Ladder{Runner: w, Model: builtin.Engine{}, Progress: func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }}
 	return &lab{t: t, app: app, url: srv.URL, store: store, life: life, opts: opts, witness: w, tender: &tend.Tender{Store: store, Life: life, Ladder: lad}}
-}
-
-// witness is the runner a lab's gardener replays through. It keeps what the app saw each green
-// replay do, so a case reads the elements a repair's green proof hit from that proof instead
-// of replaying the same steps on the same app once more.
-type witness struct {
-	gardener.Runner
-	app   *spaapp.App
-	mu    sync.Mutex
-	green []witnessed
-}
-
-type witnessed struct {
-	steps  []gardener.Step
-	events []spaapp.Event
-}
-
-// Replay implements gardener.Runner.
-func (w *witness) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
-	w.app.ResetRecord()
-	rep, err := w.Runner.Replay(ctx, t, opts)
-	if err == nil && rep.Result.Passed {
-		w.mu.Lock()
-		w.green = append(w.green, witnessed{steps: gardener.CloneSteps(t.Steps), events: w.app.Events()})
-		w.mu.Unlock()
-	}
-	return rep, err
-}
-
-// greenRun is what the app saw the latest green replay of exactly these steps do.
-func (w *witness) greenRun(steps []gardener.Step) ([]spaapp.Event, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for i := len(w.green) - 1; i >= 0; i-- {
-		if slices.EqualFunc(w.green[i].steps, steps, gardener.Step.Equal) {
-			return w.green[i].events, true
-		}
-	}
-	return nil, false
 }
 
 func (l *lab) test(id string) gardener.Test {
@@ -279,7 +241,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				// The repair's green proof ran exactly these steps on this app under the variant:
 				// what the app saw it do is the record to check. Only steps no green replay ran
 				// (none, unless a person's approval changed them) are replayed here.
-				events, ok := l.witness.greenRun(fixed.Steps)
+				events, ok := l.witness.GreenRun(fixed.Steps)
 				if !ok {
 					t.Logf("%s: no green replay of the repaired steps to read; replaying them", id)
 					var rep gardener.Replay
