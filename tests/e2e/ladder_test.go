@@ -124,7 +124,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				// The repair's green proof ran exactly these steps on this app under the variant:
 				// what the app saw it do is the record to check. Only steps no green replay ran
 				// (none, unless a person's approval changed them) are replayed here.
-				events, ok := s.witness.greenRun(fixed.Steps)
+				events, ok := s.witness.GreenRun(fixed.Steps)
 				if !ok {
 					t.Logf("%s: no green replay of the repaired steps to read; replaying them", id)
 					var rep gardener.Replay
