@@ -641,22 +641,41 @@ type quietState struct {
 // settle waits, after an action, for what the action started: a navigation to load and the
 // requests it sent to answer. A request open longer than hangGrace stops counting once the
 // document has been unchanged for quietWindow; everything gives up after settleMax.
-func (r *run) settle(ctx context.Context, since mark) {
+//
+// A navigation the action asked for is waited for until it commits or stops, up to the step's
+// own limit: whether the click's page loaded is the step's outcome, and a replay whose last
+// step is that click must not end green before the browser has said.
+func (r *run) settle(ctx context.Context, since mark, timeout time.Duration) *failure {
 	s := r.s
-	// Four quiet looks (100ms) before an action counts as done: on a loaded machine the
-	// events of a navigation a click started can lag the click by tens of milliseconds.
-	const quiet = 4
+	r.barrier(ctx)
+	// Four quiet looks (100ms) before an action counts as done: a navigation's events can
+	// still lag the click's (a redirect chosen by a timer, the network's answer).
+	quiet, look := 4, 25*time.Millisecond
+	if s.opts.starved {
+		quiet, look = 1, 0
+	}
 	deadline := time.Now().Add(settleMax)
 	opened := map[network.RequestID]time.Time{}
 	idle := 0
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) || s.navigationPending() {
 		select {
 		case <-ctx.Done():
-			return
-		case <-time.After(25 * time.Millisecond):
+			s.mu.Lock()
+			u := s.pendingNav
+			s.mu.Unlock()
+			if u != "" {
+				// Stop it, as a person would: the browser holds every question to the page
+				// while a navigation is on its way, and the failure's record reads the page.
+				sctx, cancel := context.WithTimeout(s.ctx, time.Second)
+				_, _ = cdp.Call(sctx, s.tgt, page.StopLoading, cdp.Empty{})
+				cancel()
+				return fail(gardener.ErrTimeout, "the page the step opened, %s, did not load within %s", u, timeout)
+			}
+			return nil
+		case <-time.After(look):
 		}
 		if s.crashReason() != "" {
-			return
+			return nil
 		}
 		loading, fresh, stale := r.network(opened)
 		if loading || fresh > 0 || stale > 0 && !r.documentStill(ctx) {
@@ -674,6 +693,28 @@ func (r *run) settle(ctx context.Context, since mark) {
 	if navigated {
 		s.waitReady(ctx)
 	}
+	return nil
+}
+
+// barrier makes one round trip to the page. The renderer reports the navigation a click or a
+// key press asked for (frameRequestedNavigation) while it handles the input, before it answers
+// anything asked later, and the tab's events are read in order with the answers; so after the
+// round trip that report has been read, however long a starved machine took to deliver it.
+// Without it the quiet looks in settle could all pass before the report arrived, and a click
+// whose page could not load passed for a click that did nothing.
+func (r *run) barrier(ctx context.Context) {
+	bctx, cancel := context.WithTimeout(ctx, settleMax)
+	defer cancel()
+	// An error means the page is going away under the call: a navigation, reported already.
+	_, _ = r.s.eval(bctx, "0", false)
+}
+
+// navigationPending reports whether a navigation the page asked for has neither committed nor
+// stopped.
+func (s *session) navigationPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pendingNav != ""
 }
 
 // network reads whether the main frame is loading and how many awaited requests are open:

@@ -327,8 +327,10 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 		}
 	}
 	if f == nil && st.IsAction() {
-		r.settle(ctx, m)
-		f = r.afterAction(m)
+		f = r.settle(ctx, m, timeout)
+		if af := r.afterAction(m); af != nil {
+			f = af
+		}
 	}
 	return r.diagnose(f, timeout)
 }
@@ -382,7 +384,10 @@ func (r *run) diagnose(f *failure, timeout time.Duration) *failure {
 		r.s.markCrashed("the browser stopped answering")
 		return fail(gardener.ErrBrowserCrash, "the browser stopped answering (no reply within %s after the step ran out of its %s)", r.s.opts.healthTimeout, timeout)
 	}
-	if !r.pageAnswers() {
+	// While a navigation is on its way the browser holds what is sent to the page until the
+	// next document commits, so a page with one pending cannot answer a ping: the step
+	// failed waiting for the navigation's server, and the browser answered above.
+	if !r.s.navigationPending() && !r.pageAnswers() {
 		return fail(gardener.ErrBrowserCrash, "the page stopped answering (its renderer is hung) during the step's %s", timeout)
 	}
 	return f

@@ -79,6 +79,10 @@ type Options struct {
 	// healthTimeout is how long the browser gets to answer a ping before it counts as hung: the
 	// ping follows a step that failed after waiting, and a tab that is slow to open.
 	healthTimeout time.Duration
+	// starved makes the wait after an action take one look at once instead of four quiet
+	// looks, as on a machine so loaded that a navigation's events arrive after them: for the
+	// tests that prove an action's navigation is waited for all the same.
+	starved bool
 	// Snapshot caps.
 	maxCandidates    int
 	maxSnapshotBytes int

@@ -301,10 +301,15 @@ func TestBlockedNavigation(t *testing.T) {
 
 // TestNavigationErrors: a page the browser cannot load, whether a goto or a click asked for it,
 // fails the step as a navigation error, and a page answered with an HTTP error as an HTTP error;
-// neither passes for the app's drift.
+// neither passes for the app's drift. A click whose page never answers fails within the step's
+// limit. Each case runs also on a starved runner, whose wait after a click ends at its first
+// look: there the navigation's report must still be waited for (a click is the last step
+// here, so a replay that stopped looking would end green).
 func TestNavigationErrors(t *testing.T) {
 	t.Parallel()
-	r := needBrowser(t)
+	shared := needBrowser(t)
+	starved := New(Options{StepTimeout: 3 * time.Second, starved: true})
+	t.Cleanup(func() { starved.Close() })
 	// A port nothing listens on: the origin is allowed, the connection is refused.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -312,12 +317,15 @@ func TestNavigationErrors(t *testing.T) {
 	}
 	down := "http://" + ln.Addr().String()
 	ln.Close()
+	hang := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, `<!doctype html><title>links</title><a id="down" href="%s/">Down</a> <a id="missing" href="/missing">Missing</a>`, down)
+		fmt.Fprintf(w, `<!doctype html><title>links</title><a id="down" href="%s/">Down</a> <a id="missing" href="/missing">Missing</a> <a id="hangs" href="/hangs">Hangs</a>`, down)
 	})
+	mux.HandleFunc("/hangs", func(http.ResponseWriter, *http.Request) { <-hang })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hang) })
 	cases := []struct {
 		name, step string
 		kind       gardener.ErrorKind
@@ -326,19 +334,25 @@ func TestNavigationErrors(t *testing.T) {
 		{"goto a server that is down", `{"kind":"goto","url":"` + down + `/"}`, gardener.ErrNavigation, "ERR_CONNECTION_REFUSED"},
 		{"click a link to a server that is down", `{"kind":"click","locator":"#down"}`, gardener.ErrNavigation, "ERR_CONNECTION_REFUSED"},
 		{"click a link to a missing page", `{"kind":"click","locator":"#missing"}`, gardener.ErrHTTP, "answered HTTP 404"},
+		{"click a link to a page that never answers", `{"kind":"click","locator":"#hangs","timeoutMs":1500}`, gardener.ErrTimeout, "did not load within"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},`+c.step+`]`), gardener.ReplayOptions{AllowedOrigins: []string{srv.URL, down}})
-			res := rep.Result
-			if res.ErrorKind != c.kind || res.FailedStep != "2" {
-				t.Fatalf("got %s at step %s (%s), want %s at step 2", res.ErrorKind, res.FailedStep, res.Message, c.kind)
-			}
-			if !strings.Contains(res.Message, c.message) {
-				t.Errorf("message %q does not contain %q", res.Message, c.message)
-			}
-		})
+	for _, runner := range []struct {
+		name string
+		r    *Runner
+	}{{"", shared}, {"starved/", starved}} {
+		for _, c := range cases {
+			t.Run(runner.name+c.name, func(t *testing.T) {
+				t.Parallel()
+				rep := replayOK(t, runner.r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},`+c.step+`]`), gardener.ReplayOptions{AllowedOrigins: []string{srv.URL, down}})
+				res := rep.Result
+				if res.ErrorKind != c.kind || res.FailedStep != "2" {
+					t.Fatalf("got %s at step %s (%s), want %s at step 2", res.ErrorKind, res.FailedStep, res.Message, c.kind)
+				}
+				if !strings.Contains(res.Message, c.message) {
+					t.Errorf("message %q does not contain %q", res.Message, c.message)
+				}
+			})
+		}
 	}
 }
 

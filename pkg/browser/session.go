@@ -57,6 +57,9 @@ type session struct {
 	url         string
 	mainFrame   cdp.FrameID
 	loading     bool
+	// pendingNav is the URL of a navigation of the tab that the page asked for (a link, a
+	// form, a script) and that has neither committed nor stopped; "" when there is none.
+	pendingNav  string
 	blocked     []string // URLs the gate refused, in order
 	blockedDocs []string // of those, the document navigations
 	live        []liveEvent
@@ -141,6 +144,7 @@ func (s *session) onEvent(ev any) {
 			s.url = e.Frame.URL
 			s.navigations = append(s.navigations, e.Frame.URL)
 			s.navLoaders = append(s.navLoaders, e.Frame.LoaderID)
+			s.pendingNav = ""
 			s.mu.Unlock()
 		}
 	case *page.EventNavigatedWithinDocument:
@@ -149,14 +153,17 @@ func (s *session) onEvent(ev any) {
 			s.url = e.URL
 			s.navigations = append(s.navigations, e.URL)
 			s.loading = false // a same-document navigation loads nothing
+			s.pendingNav = ""
 		}
 		s.mu.Unlock()
 	case *page.EventFrameRequestedNavigation:
 		// A click on a link asks for the navigation before the load starts; count it as
-		// loading so the action's settle waits for it (and for the gate's verdict).
+		// loading so the action's settle waits for it (and for the gate's verdict). A link
+		// that opens another tab or a download leaves this tab where it is.
 		s.mu.Lock()
-		if e.FrameID == s.mainFrame {
+		if e.FrameID == s.mainFrame && e.Disposition == page.ClientNavigationDispositionCurrentTab {
 			s.loading = true
+			s.pendingNav = e.URL
 		}
 		s.mu.Unlock()
 	case *page.EventFrameStartedLoading:
@@ -169,6 +176,7 @@ func (s *session) onEvent(ev any) {
 		s.mu.Lock()
 		if e.FrameID == s.mainFrame {
 			s.loading = false
+			s.pendingNav = "" // a navigation that ends without a page: a 204, a download
 		}
 		s.mu.Unlock()
 	case *runtime.EventConsoleAPICalled:
