@@ -275,7 +275,7 @@ func (e Engine) DeriveIntent(ctx context.Context, ask gardener.IntentAsk) (garde
 		return out, nil
 	}
 	step := ask.Block.Steps[inner]
-	if !ask.Result.ErrorKind.LocatorTrouble() || step.Target().IsZero() {
+	if !ask.Result.LocatorTrouble() || step.Target().IsZero() {
 		out.Reason = fmt.Sprintf("step %s failed with %s, which re-deriving its element cannot fix", ask.Result.FailedStep, ask.Result.ErrorKind)
 		return out, nil
 	}

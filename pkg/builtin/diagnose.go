@@ -41,6 +41,9 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	case gardener.ErrNavigationBlocked:
 		add(gardener.Environment, "navigation left the allowed origins: %s", r.Message)
 	}
+	if r.Cause == gardener.CauseBrowserSlow {
+		add(gardener.Environment, "the browser itself did not answer in time, whatever the page showed: %s", r.Message)
+	}
 	known := failedRequests(ask.LastGreen)
 	for _, rq := range r.Requests {
 		if known[requestKey(rq)] {

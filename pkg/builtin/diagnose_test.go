@@ -155,3 +155,23 @@ func TestDiagnoseAFailedCheckAloneIsNotAnAppBug(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseTheBrowsersOwnTimeoutIsEnvironment: a step that timed out because the browser did
+// not answer (CauseBrowserSlow) is the machine's failure, not the app's and not drift; the same
+// timeout on the page's account is not classified so.
+func TestDiagnoseTheBrowsersOwnTimeoutIsEnvironment(t *testing.T) {
+	for _, c := range []struct {
+		cause gardener.FailureCause
+		want  bool
+	}{{gardener.CauseBrowserSlow, true}, {"", false}} {
+		ask := toastFailure(t, greenRun(), nil, nil)
+		ask.Result.ErrorKind, ask.Result.Cause, ask.Result.Message = gardener.ErrTimeout, c.cause, "no answer to the click in time"
+		d, err := Engine{}.Diagnose(context.Background(), ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Classification == gardener.Environment; got != c.want {
+			t.Errorf("cause %q: classified %q (%v), want environment: %v", c.cause, d.Classification, d.Evidence, c.want)
+		}
+	}
+}

@@ -536,7 +536,7 @@ func collapsedToggle(c gardener.Fingerprint) bool {
 
 func actionFailed(ask gardener.OpsAsk) bool {
 	s := ask.Test.Steps[ask.Result.FailedIndex]
-	return (s.IsAction() || s.Kind == gardener.Intent || s.Kind == gardener.Wait) && ask.Result.ErrorKind.LocatorTrouble()
+	return (s.IsAction() || s.Kind == gardener.Intent || s.Kind == gardener.Wait) && ask.Result.LocatorTrouble()
 }
 
 func clickable(c gardener.Fingerprint) bool {

@@ -30,6 +30,13 @@ const (
 	CauseBrowserSlow FailureCause = "browser-slow"
 )
 
+// LocatorTrouble reports whether the run failed finding an element, for the page's reasons: a
+// timeout the browser itself caused (CauseBrowserSlow) says nothing about the page, and no
+// repair may be built on it.
+func (r RunResult) LocatorTrouble() bool {
+	return r.Cause != CauseBrowserSlow && r.ErrorKind.LocatorTrouble()
+}
+
 // LocatorTrouble reports whether a failure is about finding an element: the only failures a
 // new locator can fix.
 func (k ErrorKind) LocatorTrouble() bool {

@@ -206,7 +206,7 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 	if step.Kind == gardener.Intent {
 		return c.rederive(ctx, ri, t, rep, fi, bi, origin)
 	}
-	if !res.ErrorKind.LocatorTrouble() || step.Target().IsZero() {
+	if !res.LocatorTrouble() || step.Target().IsZero() {
 		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
 		return nil, nil
 	}
@@ -237,7 +237,7 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 // the proof shows the first one does not resolve to exactly one element: no model call.
 func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int) *gardener.Op {
 	alts := c.alts[bi]
-	if len(alts) == 0 || !rep.Result.ErrorKind.LocatorTrouble() || strings.Contains(rep.Result.FailedStep, ".") {
+	if len(alts) == 0 || !rep.Result.LocatorTrouble() || strings.Contains(rep.Result.FailedStep, ".") {
 		return nil
 	}
 	c.alts[bi] = alts[1:]

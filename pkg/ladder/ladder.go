@@ -360,7 +360,7 @@ func (c *climb) nothingToHeal() bool {
 		return false
 	}
 	step := c.base.Steps[fi]
-	return step.Kind != gardener.Intent && (!r.ErrorKind.LocatorTrouble() || step.Target().IsZero())
+	return step.Kind != gardener.Intent && (!r.LocatorTrouble() || step.Target().IsZero())
 }
 
 // selfHeal asks for a corrected locator for the failing step, or re-derives the intent block

@@ -108,6 +108,32 @@ func TestSelfHealLeavesAssertionFailuresAlone(t *testing.T) {
 	}
 }
 
+// A timeout the browser itself caused (it did not answer a script call or a mouse event in
+// time) says nothing about the page: self-heal builds no candidate on it, whatever the model
+// would answer, and a page-side timeout at the same step still gets its candidate.
+func TestSelfHealBuildsNothingOnTheBrowsersOwnTimeout(t *testing.T) {
+	m := scripted{locator: gardener.LocatorAnswer{Locator: gardener.MustLocator("css=#elsewhere")}}
+	slow := failing()
+	slow.Result.FailedStep, slow.Result.FailedIndex, slow.Result.ErrorKind = "3", 2, gardener.ErrTimeout
+	slow.Result.Cause, slow.Result.Message = gardener.CauseBrowserSlow, "the browser did not answer the click in time"
+	res, err := (&Ladder{Runner: noBrowser{t}, Model: m}).Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: slow, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Triaged || res.Rungs[0].Attempts[0].Outcome != "no candidate: step 3 failed with timeout, which a new locator cannot fix" {
+		t.Fatalf("%s %+v", res.Outcome, res.Rungs)
+	}
+	page := failing()
+	page.Result.FailedStep, page.Result.FailedIndex, page.Result.ErrorKind = "3", 2, gardener.ErrTimeout
+	replays := &counting{}
+	if _, err := (&Ladder{Runner: replays, Model: m}).Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: page, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}}); err != nil {
+		t.Fatal(err)
+	}
+	if replays.n == 0 {
+		t.Error("a page's timeout got no candidate proof")
+	}
+}
+
 // A self-heal rung on its own (one Lambda of the state machine) does not reproduce a failure
 // that the run already shows no locator can fix; one that a locator may fix is reproduced.
 func TestSelfHealSkipsReproducingWhatNoLocatorFixes(t *testing.T) {
