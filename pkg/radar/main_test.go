@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,7 +119,7 @@ func seed(path string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "radar seed: baseline of %d pages (%d unreached) in %s\n", len(reps[0].Pages), len(reps[0].Unreached), time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(os.Stderr, "radar seed: browser work: %d replays, %d page views\n", runs.replays.Load(), runs.views.Load())
+	fmt.Fprintf(os.Stderr, "radar seed: browser work: %s\n", runs)
 	return nil
 }
 
@@ -186,18 +187,26 @@ func copyGreen(ctx context.Context, store gardener.Store, from gardener.Test, te
 	return nil
 }
 
-// countingRunner is the browser runner with a count of the replays asked of it and the page
-// views they took: the browser work of a test, which unlike its wall time does not depend on
-// how loaded the machine is.
+// countingRunner is the browser runner with a count of the replays asked of it (and of those
+// the page visits of baselines and sweeps), the page views they took, and the ladder climbs of
+// the scene: the browser work of a test, which unlike its wall time does not depend on how
+// loaded the machine is.
 type countingRunner struct {
 	gardener.Runner
-	replays, views atomic.Int64
+	replays, visits, views, climbs atomic.Int64
 }
 
 func (c *countingRunner) Replay(ctx context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
 	c.replays.Add(1)
+	if strings.HasPrefix(t.ID, "radar:") {
+		c.visits.Add(1)
+	}
 	c.views.Add(int64(len(o.Views)))
 	return c.Runner.Replay(ctx, t, o)
+}
+
+func (c *countingRunner) String() string {
+	return fmt.Sprintf("%d replays (%d of them page visits), %d page views, %d ladder climbs", c.replays.Load(), c.visits.Load(), c.views.Load(), c.climbs.Load())
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -260,47 +269,91 @@ type state struct {
 	path, origin string
 }
 
-// sweptSeeds holds, per variant, the seed state after one sweep of the demo project.
+// shared holds the states scenarios start from after work they would otherwise each repeat:
+// a sweep of the demo project under a variant (newSweptScene), a staging pass and a second
+// sweep after it (newStagedScene). Each is made once, by the first scenario that needs it,
+// and kept with what its work returned; every scenario works on a copy on an app of its own.
 var (
-	sweptMu    sync.Mutex
-	sweptSeeds = map[string]*sweptSeed{}
+	sharedMu sync.Mutex
+	shared   = map[string]*sharedState{}
 )
 
-type sweptSeed struct {
+type sharedState struct {
 	once  sync.Once
 	state state
+	made  any // what making it returned, for the scenarios to check
 	err   error
 }
 
-// newSweptScene is newScene after a sweep of the demo project under variant. Scenarios that
-// differ only in what they do after the sweep share one: a sweep visits every baseline page,
-// which is most of a scenario's time.
-func newSweptScene(t testing.TB, variant string) *scene {
+// sharedScene opens a copy of the state named key, made once: build is run on the scene from
+// gives, and the state is what the scene's store holds after it.
+func sharedScene(t testing.TB, key, variant string, from func(testing.TB) *scene, build func(*scene) (any, error)) (*scene, any) {
 	t.Helper()
-	sweptMu.Lock()
-	seed, ok := sweptSeeds[variant]
+	sharedMu.Lock()
+	st, ok := shared[key]
 	if !ok {
-		seed = &sweptSeed{}
-		sweptSeeds[variant] = seed
+		st = &sharedState{}
+		shared[key] = st
 	}
-	sweptMu.Unlock()
-	seed.once.Do(func() {
-		seed.err = fmt.Errorf("the scene that sweeps it (in %s) stopped", t.Name())
-		s := newScene(t, variant)
-		if _, seed.err = s.radar.Sweep(context.Background(), "demo"); seed.err != nil {
+	sharedMu.Unlock()
+	st.once.Do(func() {
+		st.err = fmt.Errorf("the scene that makes it (in %s) stopped", t.Name())
+		s := from(t)
+		if st.made, st.err = build(s); st.err != nil {
 			return
 		}
-		if seed.err = s.store.Close(); seed.err != nil {
+		if st.err = s.store.Close(); st.err != nil {
 			return
 		}
-		path := filepath.Join(filepath.Dir(seedState), "swept-"+variant+".db")
-		seed.err = copyFile(s.path, path)
-		seed.state = state{path: path, origin: s.url}
+		path := filepath.Join(filepath.Dir(seedState), key+".db")
+		st.err = copyFile(s.path, path)
+		st.state = state{path: path, origin: s.url}
 	})
-	if seed.err != nil {
-		t.Fatalf("sweeping the seed state under %s: %v", variant, seed.err)
+	if st.err != nil {
+		t.Fatalf("making the shared state %s: %v", key, st.err)
 	}
-	return openScene(t, seed.state, variant)
+	return openScene(t, st.state, variant), st.made
+}
+
+// newSweptScene is newScene after a sweep of the demo project under variant, and that sweep.
+// Scenarios that differ only in what they do after the sweep share one: a sweep visits every
+// baseline page.
+func newSweptScene(t testing.TB, variant string) (*scene, SweepResult) {
+	t.Helper()
+	s, made := sharedScene(t, "swept-"+variant, variant, func(t testing.TB) *scene { return newScene(t, variant) }, func(s *scene) (any, error) {
+		return s.radar.Sweep(context.Background(), "demo")
+	})
+	return s, made.(SweepResult)
+}
+
+// stagedState is what newStagedScene did: the staging pass after the first sweep, the app changes
+// stored by then, and a second sweep of the same app after the pass.
+type stagedState struct {
+	first  PassResult
+	before []gardener.AppChange
+	again  SweepResult
+}
+
+// newStagedScene is newSweptScene under button-wrapper after a staging pass (which stages
+// create-product's fix: a dry-run and a ladder climb) and a second sweep of the same app. The
+// scenarios about what a later pass does with a staged, dismissed or restated fix share it.
+func newStagedScene(t testing.TB) (*scene, stagedState) {
+	t.Helper()
+	const variant = "button-wrapper"
+	s, made := sharedScene(t, "staged-"+variant, variant, func(t testing.TB) *scene { s, _ := newSweptScene(t, variant); return s }, func(s *scene) (any, error) {
+		ctx := context.Background()
+		var st stagedState
+		var err error
+		if st.first, err = s.radar.Pass(ctx, "demo"); err != nil {
+			return nil, err
+		}
+		if st.before, err = s.store.AppChanges(ctx, "demo", time.Time{}); err != nil {
+			return nil, err
+		}
+		st.again, err = s.radar.Sweep(ctx, "demo")
+		return st, err
+	})
+	return s, made.(stagedState)
 }
 
 func copyFile(from, to string) error {
@@ -337,12 +390,14 @@ func openScene(t testing.TB, from state, variant string) *scene {
 		t.Fatalf("moving the state of %s to %s: %v", from.origin, srv.URL, err)
 	}
 	s := &scene{t: t, path: path, url: srv.URL, store: store, model: &counting{}, runs: &countingRunner{Runner: runner}}
-	t.Cleanup(func() {
-		t.Logf("browser work: %d replays, %d page views", s.runs.replays.Load(), s.runs.views.Load())
-	})
+	t.Cleanup(func() { t.Logf("browser work: %s", s.runs) })
 	log := slog.New(slog.NewJSONHandler(syncWriter{s}, nil))
 	life := lifecycle.New(store, nil)
-	lad := &ladder.Ladder{Runner: s.runs, Model: s.model}
+	lad := &ladder.Ladder{Runner: s.runs, Model: s.model, Progress: func(e ladder.Event) {
+		if e.Stage == gardener.EventOutcome {
+			s.runs.climbs.Add(1)
+		}
+	}}
 	s.radar = &Radar{Runner: s.runs, Store: store, Log: log, Tender: &tend.Tender{Store: store, Life: life, Ladder: lad, Log: discard()}}
 	return s
 }

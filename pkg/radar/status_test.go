@@ -52,7 +52,7 @@ func proposedOf(ps PassResult, testID string) (Proposed, bool) {
 // fix rather than "No repairs waiting". A new version of the test is climbed afresh.
 func TestUnfixableTestIsNotClimbedAgain(t *testing.T) {
 	t.Parallel()
-	s := newSweptScene(t, "button-wrapper")
+	s, _ := newSweptScene(t, "button-wrapper")
 	model := &unfixable{}
 	s.radar.Tender.Ladder.Model = model
 	ctx := context.Background()
@@ -137,7 +137,9 @@ func TestUnfixableTestIsNotClimbedAgain(t *testing.T) {
 }
 
 // TestSweepThatReachesNoPageSaysSo: a sweep that cannot reach the app records the pages it
-// missed, and the queue names them instead of "No repairs waiting".
+// missed, and the queue names them instead of "No repairs waiting". The app it comes back to
+// has a neutral change, and that sweep is also the proof that a neutral change stages nothing
+// (it was TestNeutralChangeStagesNothing, the same sweep of the same state on its own).
 func TestSweepThatReachesNoPageSaysSo(t *testing.T) {
 	t.Parallel()
 	s := newScene(t, "neutral-tips")
@@ -159,8 +161,7 @@ func TestSweepThatReachesNoPageSaysSo(t *testing.T) {
 		t.Errorf("the queue says %q (%s), want %q naming the pages", q.Empty, q.Explain, EmptyUnreached)
 	}
 	// The app is back: the next sweep's summary replaces the last, and the queue's reason
-	// follows what it reached (on a loaded machine a visit may still time out, and then the
-	// queue must name that page, not call the queue good news).
+	// follows what it reached.
 	s.radar.BaseURL = ""
 	back := s.sweep()
 	q = s.queue()
@@ -173,6 +174,7 @@ func TestSweepThatReachesNoPageSaysSo(t *testing.T) {
 	if (q.Empty == EmptyUnreached) != (len(q.LastSweep.Unreached) > 0) {
 		t.Errorf("the queue says %q with %d pages unreached by the last sweep", q.Empty, len(q.LastSweep.Unreached))
 	}
+	neutralSwept(t, s, back)
 }
 
 // TestQueueReasonFromTheLastSweepAndPass: the stored last sweep and pass decide between "Pages

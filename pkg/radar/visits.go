@@ -28,7 +28,8 @@ type pageVisit struct {
 // ending elsewhere (an earlier page may have ended the session): sharing never makes a page look
 // moved. A page along a test's steps that the shared replay did not reach is settled by it: a
 // visit on its own would replay the same steps up to the page and fail as the shared one did,
-// after waiting out the same failing step again.
+// after waiting out the same failing step again; so is a page behind the setup test when the
+// setup test itself failed.
 func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, resolves [][]gardener.Locator, confirm bool) ([]pageVisit, error) {
 	out := make([]pageVisit, len(plans))
 	got := make([]bool, len(plans))
@@ -53,7 +54,7 @@ func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, res
 		idx     []int
 		session bool
 	}{{direct, false}, {session, true}} {
-		for _, chunk := range chunks(g.idx, r.concurrency()) {
+		for _, chunk := range chunks(g.idx, r.concurrency(), minShared) {
 			gotos = append(gotos, visitJob{pages: chunk, session: g.session})
 		}
 	}
@@ -98,11 +99,12 @@ type visitJob struct {
 // replayJob replays one job with a view of each page where it is reached, and fills out and got
 // for the pages it reached (with confirm, and more than one page: reached and stayed on). A
 // page visited alone is settled either way: reached, or not and why; so is one along a test's
-// steps that the replay failed before.
+// steps that the replay failed before, and one behind a setup test that failed.
 func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
 	alone := job.alone || len(job.pages) == 1
 	route := plans[job.pages[0]].Via != nil
 	var steps []gardener.Step
+	setup := 0                        // how many of steps are the setup test's
 	at := make([]int, len(job.pages)) // the view before step at[k] is page k's
 	switch {
 	case plans[job.pages[0]].Via != nil:
@@ -123,6 +125,7 @@ func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans [
 	default:
 		if job.session || alone && plans[job.pages[0]].NeedsSession && p.setup != nil {
 			steps = gardener.CloneSteps(p.setup.Steps)
+			setup = len(steps)
 		}
 		for k, i := range job.pages {
 			steps = append(steps, gardener.Step{Kind: gardener.Goto, URL: plans[i].Page})
@@ -140,9 +143,13 @@ func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans [
 		return fmt.Errorf("radar: visiting %d pages: %w", len(job.pages), err)
 	}
 	share := time.Since(start).Milliseconds() / int64(len(job.pages))
+	// A setup test that failed before the first page settles every page of the replay: each
+	// visited alone would run the same setup and fail the same way (an app that is down, a
+	// login that no longer works), and there is nothing else between it and the page.
+	inSetup := !rep.Result.Passed && rep.Result.FailedIndex >= 0 && rep.Result.FailedIndex < setup
 	for k, i := range job.pages {
 		v, ok := rep.Views[at[k]]
-		if !ok && (alone || route) {
+		if !ok && (alone || route || inSetup) {
 			out[i] = pageVisit{Message: rep.Result.Message, URL: rep.Result.FinalURL, Millis: share}
 			got[i] = true
 			continue
@@ -156,12 +163,19 @@ func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans [
 	return nil
 }
 
-// chunks splits idx into at most n runs of nearly equal length.
-func chunks(idx []int, n int) [][]int {
+// minShared is the fewest pages a shared goto replay is given before the pages are split over
+// more replays. Each replay opens a browser context, and one of pages behind a session runs the
+// setup test first: that costs as much as visiting several pages, so splitting a handful of
+// pages into replays of one or two buys a little overlap for much more work.
+const minShared = 3
+
+// chunks splits idx into at most n runs of nearly equal length, each of at least least items
+// (one run when there are fewer).
+func chunks(idx []int, n, least int) [][]int {
 	if len(idx) == 0 {
 		return nil
 	}
-	n = min(max(n, 1), len(idx))
+	n = min(max(n, 1), max(len(idx)/max(least, 1), 1))
 	out := make([][]int, 0, n)
 	for k := range n {
 		lo, hi := k*len(idx)/n, (k+1)*len(idx)/n

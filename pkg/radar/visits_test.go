@@ -146,14 +146,62 @@ func TestVisitAllSettlesPagesAlongATestsSteps(t *testing.T) {
 	}
 }
 
+// TestVisitAllSettlesPagesBehindAFailedSetup: when the setup test fails before the first page
+// of a shared replay (the app is down, the login broke), the pages behind it are settled with
+// that failure: a visit of each alone would run the same setup and fail the same way. A page
+// that needs no session is still visited.
+func TestVisitAllSettlesPagesBehindAFailedSetup(t *testing.T) {
+	base, _ := url.Parse("http://shop.test")
+	setup := gardener.Test{ID: "login", Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, {Kind: gardener.Click}}}
+	p := &project{base: base, setup: &setup, opts: gardener.ReplayOptions{BaseURL: "http://shop.test"}}
+	plans := []visitPlan{{Page: "/a"}, {Page: "/d", NeedsSession: true}, {Page: "/e", NeedsSession: true}, {Page: "/f", NeedsSession: true}}
+	resolves := make([][]gardener.Locator, len(plans))
+	run := &pagesRunner{fail: map[string]string{"/login": "net::ERR_CONNECTION_REFUSED"}}
+	r := &Radar{Runner: run, Concurrency: 1}
+	visits, err := r.visitAll(context.Background(), p, plans, resolves, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := visits[0]; !v.Reached || p.rel(v.URL) != "/a" {
+		t.Errorf("/a: %+v, want reached", v)
+	}
+	for i, v := range visits[1:] {
+		if v.Reached || !strings.Contains(v.Message, "ERR_CONNECTION_REFUSED") {
+			t.Errorf("%s: %+v, want unreached with the setup's failure", plans[i+1].Page, v)
+		}
+	}
+	want := [][]string{{"/a"}, {"/login"}}
+	if len(run.replays) != len(want) || !slices.Equal(run.replays[0], want[0]) || !slices.Equal(run.replays[1], want[1]) {
+		t.Errorf("replays %v, want %v", run.replays, want)
+	}
+}
+
 func TestChunks(t *testing.T) {
 	idx := []int{1, 2, 3, 4, 5}
 	for n, want := range map[int]string{0: "[[1 2 3 4 5]]", 1: "[[1 2 3 4 5]]", 2: "[[1 2] [3 4 5]]", 5: "[[1] [2] [3] [4] [5]]", 9: "[[1] [2] [3] [4] [5]]"} {
-		if got := fmt.Sprint(chunks(idx, n)); got != want {
-			t.Errorf("chunks(%d) = %s, want %s", n, got, want)
+		if got := fmt.Sprint(chunks(idx, n, 1)); got != want {
+			t.Errorf("chunks(%d, 1) = %s, want %s", n, got, want)
 		}
 	}
-	if chunks(nil, 3) != nil {
+	// At least least items a run: fewer runs than asked for, never a run of fewer items
+	// (unless there are fewer in all).
+	for _, c := range []struct {
+		idx      []int
+		n, least int
+		want     string
+	}{
+		{idx, 4, 3, "[[1 2 3 4 5]]"},
+		{idx, 4, 2, "[[1 2] [3 4 5]]"},
+		{[]int{1, 2}, 4, 3, "[[1 2]]"},
+		{[]int{1, 2, 3, 4, 5, 6}, 4, 3, "[[1 2 3] [4 5 6]]"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, 4, 3, "[[1 2 3] [4 5 6] [7 8 9] [10 11 12 13]]"},
+		{[]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, 2, 3, "[[1 2 3 4 5 6] [7 8 9 10 11 12 13]]"},
+	} {
+		if got := fmt.Sprint(chunks(c.idx, c.n, c.least)); got != c.want {
+			t.Errorf("chunks(%v, %d, %d) = %s, want %s", c.idx, c.n, c.least, got, c.want)
+		}
+	}
+	if chunks(nil, 3, 3) != nil {
 		t.Error("chunks of nothing")
 	}
 }
