@@ -79,6 +79,11 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 			}
 			for _, id := range brokenTests(v) {
 				tt := s.test(id)
+				if _, ok := s.witness.GreenRun(tt.Steps); ok && tt.Version > 1 {
+					// Repaired already, by propagation from an earlier test: the propagation's
+					// green proof ran exactly these steps on this app under the variant.
+					continue
+				}
 				rep, _ := s.replay(tt)
 				if rep.Result.Passed {
 					if tt.Version == 1 {

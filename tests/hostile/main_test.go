@@ -67,6 +67,8 @@ func TestMain(m *testing.M) {
 // baseline (the record the trust checks compare with) and its failing replay under the
 // regression, made once and shared by every case against it.
 type setup struct {
+	// key names the setup among the prepared ones: variant, test and whether the green run is in it.
+	key     string
 	test    gardener.Test
 	green   *gardener.RunResult
 	failure gardener.Replay
@@ -105,6 +107,7 @@ func prepare(tb testing.TB, variant string, t gardener.Test, green bool) setup {
 	preparedMu.Unlock()
 	if !ok {
 		p.su, p.err = makeSetup(variant, t, green)
+		p.su.key = key
 		if p.err != nil {
 			// A setup that failed (a replay on a loaded machine) is made anew for the next
 			// test that asks for it.

@@ -99,8 +99,9 @@ func (l *lab) record(tt gardener.Test, res gardener.RunResult) gardener.Run {
 	return run
 }
 
-// greenRun is a saved test's green run on the baseline, recorded once for the package and
-// stored in every lab that needs it (its URLs rebased to that lab's app).
+// greenRun is a saved test's green run on the baseline, recorded once for the package: the
+// baseline case of TestSavedTestsAndVariants checks it, and every lab that needs it stores it
+// (its URLs rebased to that lab's app).
 type greenRun struct {
 	once   sync.Once
 	result gardener.RunResult
@@ -114,8 +115,10 @@ var (
 	greens   = map[string]*greenRun{}
 )
 
-func (l *lab) recordBaseline(tt gardener.Test) []spaapp.Event {
-	l.t.Helper()
+// greenOf replays the saved test tt on the baseline app once for the package, and fails t
+// unless that run is green.
+func greenOf(t testing.TB, tt gardener.Test) *greenRun {
+	t.Helper()
 	greensMu.Lock()
 	g, ok := greens[tt.ID]
 	if !ok {
@@ -127,7 +130,7 @@ func (l *lab) recordBaseline(tt gardener.Test) []spaapp.Event {
 		app := spaapp.New()
 		srv := httptest.NewServer(app.Handler())
 		defer srv.Close()
-		rep, err := runner.Replay(context.Background(), tt, gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: []string{srv.URL}})
+		rep, err := runner.Replay(context.Background(), tt, gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: spaapp.Project(srv.URL).AllowedOrigins})
 		switch {
 		case err != nil:
 			g.err = fmt.Errorf("replay %s: %w", tt.ID, err)
@@ -137,8 +140,16 @@ func (l *lab) recordBaseline(tt gardener.Test) []spaapp.Event {
 		g.result, g.url, g.events = rep.Result, srv.URL, app.Events()
 	})
 	if g.err != nil {
-		l.t.Fatal(g.err)
+		t.Fatal(g.err)
 	}
+	return g
+}
+
+// recordBaseline stores the saved test tt's green run on the baseline in l, as the scheduler
+// would have recorded it against l's app, and returns what the app saw the run do.
+func (l *lab) recordBaseline(tt gardener.Test) []spaapp.Event {
+	l.t.Helper()
+	g := greenOf(l.t, tt)
 	l.record(tt, rebase(l.t, g.result, g.url, l.url))
 	return g.events
 }
