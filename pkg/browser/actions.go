@@ -89,6 +89,9 @@ type targetResult struct {
 	Value   *string  `json:"value"`
 	Invalid bool     `json:"invalid"`
 	Msgs    []string `json:"messages"`
+	// Print is the fingerprint of the element found, when it was found (see the runtime's
+	// printed).
+	Print *gardener.Fingerprint `json:"fingerprint"`
 }
 
 // locatorArg is a locator as the runtime reads it.
@@ -157,13 +160,13 @@ func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string,
 			return true
 		}
 		return false
-	}, "target", locatorArg(loc), mode)
+	}, "printed", "target", locatorArg(loc), mode)
 	if err != nil {
 		return res, r.callFailure(loc, err)
 	}
 	switch res.State {
 	case "ok":
-		rec.Element = r.fingerprint(ctx)
+		rec.Element = res.Print
 		return res, nil
 	case "covered", "disabled":
 		// The locator found its one element and something else stopped the action: the record
@@ -607,14 +610,14 @@ func (r *run) extract(ctx context.Context, st gardener.Step, vars map[string]str
 func (r *run) read(ctx context.Context, loc gardener.Locator, what, attr string, timeout time.Duration, rec *gardener.StepRecord) (targetResult, *failure) {
 	res, err := r.pollTarget(ctx, func(t targetResult) bool {
 		return t.State == "ok" || t.State == "ok-hidden"
-	}, "read", locatorArg(loc), what, attr)
+	}, "printed", "read", locatorArg(loc), what, attr)
 	if err != nil {
 		return res, r.callFailure(loc, err)
 	}
 	if res.State != "ok" && res.State != "ok-hidden" {
 		return res, targetFailure(loc, res, timeout)
 	}
-	rec.Element = r.fingerprint(ctx)
+	rec.Element = res.Print
 	return res, nil
 }
 

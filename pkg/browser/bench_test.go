@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -110,6 +111,11 @@ func BenchmarkContextStart(b *testing.B) {
 // so that a change in the machine's load falls on both: proxy-s/op and no-proxy-s/op are the
 // two suite times, proxy-ratio what the proxy costs (their ratio), machine-cpu-s/op the whole
 // machine's busy time per iteration (see BenchmarkContextStart).
+//
+// The CPU a replay costs is measured apart from the machine's load: browser-cpu-ms/replay is
+// the CPU time of the product browser's process tree (exited processes included, see treeCPU)
+// per replay, go-cpu-ms/replay the test process's own (the runner, its proxies and the demo
+// app, for both browsers) per replay of either.
 func BenchmarkSuite(b *testing.B) {
 	needBrowser(b)
 	app := demoapp.New()
@@ -146,7 +152,8 @@ func BenchmarkSuite(b *testing.B) {
 	suite(withProxy)
 	suite(noProxy)
 	var proxied, direct time.Duration
-	cpu := machineCPU()
+	cpu, goCPU := machineCPU(), processCPU()
+	treeBefore := treeCPU(start(b, withProxy))
 	n := 0
 	for b.Loop() {
 		if n%2 == 0 {
@@ -162,6 +169,39 @@ func BenchmarkSuite(b *testing.B) {
 	b.ReportMetric(direct.Seconds()/float64(n), "no-proxy-s/op")
 	b.ReportMetric(proxied.Seconds()/direct.Seconds(), "proxy-ratio")
 	b.ReportMetric((machineCPU()-cpu).Seconds()/float64(n), "machine-cpu-s/op")
+	replays := float64(n * len(saved))
+	b.ReportMetric((treeCPU(start(b, withProxy))-treeBefore).Seconds()*1000/replays, "browser-cpu-ms/replay")
+	b.ReportMetric((processCPU()-goCPU).Seconds()*1000/(2*replays), "go-cpu-ms/replay")
+}
+
+// treeCPU is the CPU time, user and system, that pid and its descendants have spent: each live
+// process's own, and that of the children it has reaped (a renderer that exited counts in its
+// parent's), read from /proc/<pid>/stat.
+func treeCPU(pid int) time.Duration {
+	var ticks int64
+	for _, p := range descendants(pid, true) {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		// utime, stime, cutime and cstime are the 14th to 17th fields; fields[0] is the 3rd.
+		for _, f := range fields[11:15] {
+			n, _ := strconv.ParseInt(f, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// processCPU is the CPU time, user and system, the test process itself has spent.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // machineCPU is the time the machine's CPUs have been busy since boot (from /proc/stat: user,
@@ -270,7 +310,9 @@ func BenchmarkStep(b *testing.B) {
 }
 
 // BenchmarkReplay replays the demo app's checkout test (22 steps) on the baseline, in each mode:
-// the time of one full replay, context start included. After the timed replays, one more replay
+// the time of one full replay, context start included, and the CPU it costs the browser's
+// process tree (browser-cpu-ms/op, see treeCPU) and the test process (go-cpu-ms/op), apart
+// from the machine's load. After the timed replays, one more replay
 // is watched for the peak memory of the browser's process tree: summed RSS counts the pages
 // Chromium's processes share once per process, so it overstates; summed PSS splits each shared
 // page among the processes that map it and is the footprint a Lambda's memory limit sees.
@@ -300,9 +342,13 @@ func BenchmarkReplay(b *testing.B) {
 					b.Fatalf("%v %s", err, rep.Result.Message)
 				}
 			}
+			replayCheckout() // the lane is opened then, as in a warm container
+			tree, goCPU := treeCPU(pid), processCPU()
 			for b.Loop() {
 				replayCheckout()
 			}
+			b.ReportMetric((treeCPU(pid)-tree).Seconds()*1000/float64(b.N), "browser-cpu-ms/op")
+			b.ReportMetric((processCPU()-goCPU).Seconds()*1000/float64(b.N), "go-cpu-ms/op")
 			// The watch reads /proc every 20ms; it runs apart from the timed replays so its own
 			// cost does not show in their time.
 			var peakRSS, peakPSS int64

@@ -15,11 +15,12 @@ import (
 const memoryWatchInterval = 200 * time.Millisecond
 
 // memoryTreeEvery is how many of the watchdog's looks reuse the list of the browser's processes
-// before it walks their tree again. Walking it reads a file per thread of every process (the
-// browser process alone has dozens of threads): done at every look it was more than half of
-// the CPU a replaying test process spent (e2e drift variants: 4.8 of 8.3 s), while reading
-// the memory of known processes is one small file each. A page started since the last walk
-// is watched within a second; the JavaScript heap limit holds it meanwhile.
+// before it walks their tree again. Walking it reads a file per thread of every process it
+// walks into (the browser process alone has dozens of threads): done at every look it was
+// more than half of the CPU a replaying test process spent (e2e drift variants: 4.8 of
+// 8.3 s), while reading the memory of known processes is one small file each. A page started
+// since the last walk is watched within a second; the JavaScript heap limit holds it
+// meanwhile.
 const memoryTreeEvery = 5
 
 // watchMemory kills any process of the browser whose resident memory passes limitMB, until
@@ -42,7 +43,7 @@ func (in *instance) watchMemory(limitMB int, single bool, stop <-chan struct{}) 
 		case <-t.C:
 		}
 		if look%memoryTreeEvery == 0 {
-			pids = descendants(in.pid, single)
+			pids = walkTree(in.pid, single, startsProcesses)
 		}
 		for _, pid := range pids {
 			rss := residentBytes(pid, page)
@@ -57,12 +58,17 @@ func (in *instance) watchMemory(limitMB int, single bool, stop <-chan struct{}) 
 	}
 }
 
-// descendants lists the processes under pid (pid itself too when withRoot). It walks the tree
-// down from pid through /proc/<pid>/task/<tid>/children, reading only the browser's own
-// processes: the watchdog runs it five times a second, and scanning every process of a busy
-// host that often cost more CPU than the replays it watched. On a kernel without those files
-// it scans /proc instead.
+// descendants lists the processes under pid (pid itself too when withRoot), all of them.
 func descendants(pid int, withRoot bool) []int {
+	return walkTree(pid, withRoot, func(int) bool { return true })
+}
+
+// walkTree lists the processes under pid (pid itself too when withRoot), looking for children
+// only under the processes forks says may have some. It walks the tree down from pid through
+// /proc/<pid>/task/<tid>/children, reading only the browser's own processes: scanning every
+// process of a busy host, as the watchdog once did five times a second, cost more CPU than the
+// replays it watched. On a kernel without those files it scans /proc instead.
+func walkTree(pid int, withRoot bool, forks func(pid int) bool) []int {
 	if pid == 0 {
 		return nil
 	}
@@ -78,9 +84,27 @@ func descendants(pid int, withRoot bool) []int {
 		p := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		out = append(out, p)
-		stack = append(stack, childrenOf(p)...)
+		if forks(p) {
+			stack = append(stack, childrenOf(p)...)
+		}
 	}
 	return out
+}
+
+// startsProcesses reports whether a process of the browser may start others: the browser
+// itself and its zygotes do; a renderer or a utility process (--type= anything else) does not.
+// Finding a process's children reads a file per thread, and a renderer has a dozen or more:
+// walking into every page's process made the walk, once a second, two thirds of the CPU the
+// test process spent in BenchmarkSuite (13.9 of 20.9 s sampled). A process whose command line
+// cannot be read is walked into.
+func startsProcesses(pid int) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return true
+	}
+	// Chromium rewrites its processes' titles, arguments joined by spaces or by NULs.
+	_, typ, ok := strings.Cut(string(cmdline), "--type=")
+	return !ok || strings.HasPrefix(typ, "zygote")
 }
 
 // childrenOf lists the children of every thread of pid; none when pid is gone.

@@ -1081,6 +1081,13 @@
       return res;
     },
     fingerprint: () => (active ? inFrame(active.rt.fingerprint(), active) : local.fingerprint()),
+    // printed runs target or read and, when it found its one element, adds that element's
+    // fingerprint: one round trip to the page where an action or a read took two.
+    printed(fn, ...args) {
+      const res = dg[fn](...args);
+      if (res.state === "ok" || res.state === "ok-hidden") res.fingerprint = dg.fingerprint();
+      return res;
+    },
     // covering is the fingerprint of what covered the element target last found covered: a
     // layer of this page over the iframe, or one inside the frame's own document.
     covering() {
