@@ -129,14 +129,10 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				// The repair's green proof ran exactly these steps on this app under the variant:
 				// what the app saw it do is the record to check. Only steps no green replay ran
 				// (none, unless a person's approval changed them) are replayed here.
-				events, ok := s.witness.GreenRun(fixed.Steps)
-				if !ok {
-					t.Logf("%s: no green replay of the repaired steps to read; replaying them", id)
-					var rep gardener.Replay
-					if rep, events = s.replay(fixed); !rep.Result.Passed {
-						t.Errorf("%s repaired but red under %s: step %s: %s", id, v.Name, rep.Result.FailedStep, rep.Result.Message)
-						continue
-					}
+				events, red := s.witness.GreenRunOr(fixed, s.replay)
+				if red != nil {
+					t.Errorf("%s repaired but red under %s: step %s: %s", id, v.Name, red.FailedStep, red.Message)
+					continue
 				}
 				sameElements(t, id, baseline[id], interactions(events), removedByVariant[v.Name], inserts(t, s, id))
 			}

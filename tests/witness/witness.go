@@ -56,3 +56,18 @@ func (w *Runner[E]) GreenRun(steps []gardener.Step) ([]E, bool) {
 	}
 	return nil, false
 }
+
+// GreenRunOr is what the app saw a green replay of t's steps do: the latest one the runner
+// kept, or else one more replay by replay, whose result is returned when it is red. A
+// scenario checking a repaired test calls it, so that the repair's green proof is read and the
+// steps are replayed only when no green replay ran them (a person's approval changed them).
+func (w *Runner[E]) GreenRunOr(t gardener.Test, replay func(gardener.Test) (gardener.Replay, []E)) ([]E, *gardener.RunResult) {
+	if events, ok := w.GreenRun(t.Steps); ok {
+		return events, nil
+	}
+	rep, events := replay(t)
+	if !rep.Result.Passed {
+		return nil, &rep.Result
+	}
+	return events, nil
+}
