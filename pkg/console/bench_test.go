@@ -24,7 +24,7 @@ func router(b testing.TB, w *world) (http.Handler, []*http.Cookie) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := console.New(console.Deps{Store: w.store, Actions: noActions{}, Auth: auth})
+	c, err := console.New(console.Deps{Store: w.store, App: appOver(b, w, nil), Auth: auth})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,8 +20,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/lifecycle"
-	"github.com/driftgardener/gardener/pkg/radar"
+	"github.com/driftgardener/gardener/pkg/gardening"
 )
 
 //go:embed templates/*.html
@@ -33,29 +32,8 @@ var assetFS embed.FS
 // Prefix is where the console is served; every console route starts with it.
 const Prefix = "/console"
 
-// Settings are what the settings form changes of a project.
-type Settings struct {
-	AutoRepair bool
-	Radar      bool
-	Model      string
-}
-
-// Actions are the review API's own operations the pages reuse, so a page and an API call
-// answer alike: the same validation, the same concurrency rules, the same notifications. An
-// error the API answered with is an *ActionError.
-type Actions interface {
-	// UpdateSettings changes a project's settings if the project is still at version.
-	UpdateSettings(ctx context.Context, by Identity, projectID string, version int, s Settings) (gardener.Project, error)
-	// StartRepair starts the manual ladder (all of it when rungs is empty) on a failed run and
-	// returns the execution's id.
-	StartRepair(ctx context.Context, by Identity, runID string, rungs []gardener.Strategy) (string, error)
-	// ExecutionStatus is an execution's status (RUNNING, SUCCEEDED, FAILED, …).
-	ExecutionStatus(ctx context.Context, executionID string) (string, error)
-	// Revert reverts a repair and announces it, as the API's confirmed revert does.
-	Revert(ctx context.Context, by Identity, repairID string) (lifecycle.Reverted, error)
-}
-
-// ActionError is an answer of the API other than success: its HTTP status and its message.
+// ActionError is a refusal a page answers with its own HTTP status: the API's answer to the
+// same request (access to a project).
 type ActionError struct {
 	Status  int
 	Message string
@@ -63,13 +41,27 @@ type ActionError struct {
 
 func (e *ActionError) Error() string { return e.Message }
 
+// StaleFormError is a form posted from a page of a version that is gone: someone changed the
+// object after the page was rendered.
+type StaleFormError struct {
+	ProjectID string
+	Version   int // the form's
+	Current   int // the store's
+}
+
+func (e *StaleFormError) Error() string {
+	return fmt.Sprintf("project %s is at version %d, not %d that the form was opened at", e.ProjectID, e.Current, e.Version)
+}
+
 // Deps are the console's dependencies.
 type Deps struct {
-	Store   gardener.Store
-	Actions Actions
-	Auth    *Auth
-	Now     func() time.Time
-	Log     *slog.Logger
+	Store gardener.Store
+	// App is the application layer: every action a page takes is one of its use cases, the
+	// same the API and the other doors call.
+	App  *gardening.Service
+	Auth *Auth
+	Now  func() time.Time
+	Log  *slog.Logger
 }
 
 // Console serves the pages.
@@ -85,8 +77,8 @@ func New(d Deps) (*Console, error) {
 	if d.Store == nil {
 		missing = append(missing, "Store")
 	}
-	if d.Actions == nil {
-		missing = append(missing, "Actions")
+	if d.App == nil {
+		missing = append(missing, "App")
 	}
 	if d.Auth == nil {
 		missing = append(missing, "Auth")
@@ -119,10 +111,6 @@ func (c *Console) log() *slog.Logger {
 	}
 	return slog.Default()
 }
-
-func (c *Console) life() *lifecycle.Service { return lifecycle.New(c.Store, c.Now) }
-
-func (c *Console) radar() *radar.Radar { return &radar.Radar{Store: c.Store, Now: c.Now, Log: c.log()} }
 
 // Access says what a route asks of its visitor before it is served.
 type Access int
@@ -244,4 +232,10 @@ func secure(w http.ResponseWriter) {
 func (c *Console) asset(w http.ResponseWriter, r *http.Request, _ Visitor) {
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	c.assets.ServeHTTP(w, r)
+}
+
+// executionStatus is an execution's status, as the event stream reads it.
+func (c *Console) executionStatus(ctx context.Context, id string) (string, error) {
+	status, _, err := c.App.ExecutionStatus(ctx, id)
+	return status, err
 }

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,17 +15,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
-
-// runningActions answers an execution's status from a value the test sets, so the test decides
-// when the execution ends.
-type runningActions struct {
-	noActions
-	status atomic.Value // string
-}
-
-func (a *runningActions) ExecutionStatus(context.Context, string) (string, error) {
-	return a.status.Load().(string), nil
-}
 
 // TestRunPageFollowsARunningExecution runs the run page's script in Chromium: the page lists the
 // events stored when it was served, appends the ones recorded while it is open in their order,
@@ -53,13 +41,14 @@ func TestRunPageFollowsARunningExecution(t *testing.T) {
 	add(gardener.EventEligibility, "eligible: a scheduled run of an active test")
 	add(gardener.EventReproduce, "replaying quiet (version 1) to reproduce the failure")
 
-	actions := &runningActions{}
+	// The execution's status is what the test sets, so the test decides when it ends.
+	actions := &idleStarter{}
 	actions.status.Store("RUNNING")
 	auth, err := console.DevAuth()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := console.New(console.Deps{Store: w.store, Actions: actions, Auth: auth})
+	c, err := console.New(console.Deps{Store: w.store, App: appOver(t, w, actions), Auth: auth})
 	if err != nil {
 		t.Fatal(err)
 	}

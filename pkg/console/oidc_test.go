@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -20,7 +21,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/gardening"
 )
 
 // provider is an identity provider speaking the authorization-code flow with PKCE: it remembers
@@ -115,18 +116,30 @@ func (p *provider) authorize(t *testing.T, loc string) string {
 	return q.Get("redirect_uri") + "?code=" + code + "&state=" + url.QueryEscape(q.Get("state"))
 }
 
-// noActions are the API operations of a console that these tests never ask for.
-type noActions struct{}
+// idleStarter is a repair machine these tests never start: an execution's status is what the
+// test sets (RUNNING until it says otherwise).
+type idleStarter struct{ status atomic.Value }
 
-func (noActions) UpdateSettings(context.Context, console.Identity, string, int, console.Settings) (gardener.Project, error) {
-	return gardener.Project{}, &console.ActionError{Status: http.StatusNotImplemented, Message: "not in this test"}
+func (*idleStarter) Start(context.Context, string, string, any) (string, error) {
+	return "", errors.New("no repair machine in this test")
 }
-func (noActions) StartRepair(context.Context, console.Identity, string, []gardener.Strategy) (string, error) {
-	return "", &console.ActionError{Status: http.StatusNotImplemented, Message: "not in this test"}
+
+func (s *idleStarter) Describe(context.Context, string) (string, string, error) {
+	st, _ := s.status.Load().(string)
+	return st, "", nil
 }
-func (noActions) ExecutionStatus(context.Context, string) (string, error) { return "", nil }
-func (noActions) Revert(context.Context, console.Identity, string) (lifecycle.Reverted, error) {
-	return lifecycle.Reverted{}, &console.ActionError{Status: http.StatusNotImplemented, Message: "not in this test"}
+
+// appOver is the application layer the console's pages call, over the world's store.
+func appOver(tb testing.TB, w *world, starter gardening.Starter) *gardening.Service {
+	tb.Helper()
+	if starter == nil {
+		starter = &idleStarter{}
+	}
+	app, err := gardening.New(gardening.Deps{Store: w.store, Starter: starter, RepairMachine: "repair"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return app
 }
 
 // oidcConsole serves a console that signs people in with idp; signIn goes through the whole
@@ -138,7 +151,7 @@ func oidcConsole(t *testing.T, idp *provider) (srvURL string, signIn func(claims
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := console.New(console.Deps{Store: w.store, Actions: noActions{}, Auth: auth})
+	c, err := console.New(console.Deps{Store: w.store, App: appOver(t, w, nil), Auth: auth})
 	if err != nil {
 		t.Fatal(err)
 	}

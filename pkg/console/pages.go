@@ -15,6 +15,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 )
 
 // timeLayout is how the pages write a time (always UTC, said so).
@@ -103,17 +104,14 @@ func (c *Console) failed(w http.ResponseWriter, r *http.Request, v Visitor, err 
 
 func statusOf(err error) int {
 	var ae *ActionError
+	var stale *StaleFormError
 	switch {
 	case errors.As(err, &ae):
 		return ae.Status
-	case errors.Is(err, gardener.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(err, gardener.ErrIneligible):
-		return http.StatusForbidden
+	case errors.As(err, &stale):
+		return http.StatusPreconditionFailed
 	}
-	return http.StatusInternalServerError
+	return gardening.ClassOf(err).HTTPStatus()
 }
 
 // done sends the browser back to a page after an action, with a notice the page shows. The
@@ -213,7 +211,7 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request, v Visitor) {
 func (c *Console) executionEvents(w http.ResponseWriter, r *http.Request, _ Visitor) {
 	id := r.PathValue("executionId")
 	eventstream.Serve(w, r, func(ctx context.Context, after int) (eventstream.Page, error) {
-		return eventstream.Read(ctx, c.Store, c.Actions.ExecutionStatus, id, after, 0)
+		return eventstream.Read(ctx, c.Store, c.executionStatus, id, after, 0)
 	}, eventstream.Options{})
 }
 
@@ -241,8 +239,14 @@ func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v Visitor
 		c.problem(w, r, v, http.StatusBadRequest, fmt.Sprintf("settings: version %q is not a number", r.PostFormValue("version")))
 		return
 	}
-	s := Settings{AutoRepair: r.PostFormValue("autoRepair") == "on", Radar: r.PostFormValue("radar") == "on", Model: strings.TrimSpace(r.PostFormValue("model"))}
-	_, err = c.Actions.UpdateSettings(r.Context(), v.Identity, v.Project, version, s)
+	autoRepair, radarOn, model := r.PostFormValue("autoRepair") == "on", r.PostFormValue("radar") == "on", strings.TrimSpace(r.PostFormValue("model"))
+	s := gardening.Settings{AutoRepair: &autoRepair, Radar: &radarOn, Model: &model}
+	_, err = c.App.UpdateSettings(r.Context(), v.Project, s, func(p gardener.Project) error {
+		if p.Version != version {
+			return &StaleFormError{ProjectID: p.ID, Version: version, Current: p.Version}
+		}
+		return nil
+	})
 	if err == nil {
 		done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project)+"/settings", "saved")
 		return
@@ -258,13 +262,13 @@ func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v Visitor
 		msg = "Someone changed these settings after you opened the page. The form now shows the current settings; make your change again."
 	} else {
 		// Keep what the person entered, beside the error.
-		p.AutoRepair, p.Radar, p.Model = s.AutoRepair, s.Radar, s.Model
+		p.AutoRepair, p.Radar, p.Model = autoRepair, radarOn, model
 	}
 	c.render(w, r, status, "settings", page{Title: "Settings — " + p.Name, Visitor: v, Project: v.Project, Section: "settings", Data: settingsView{Project: p, Error: msg}})
 }
 
 func (c *Console) approve(w http.ResponseWriter, r *http.Request, v Visitor) {
-	if _, err := c.life().Approve(r.Context(), r.PathValue("proposalId"), v.ID); err != nil {
+	if _, err := c.App.Approve(r.Context(), gardening.Person(v.ID), r.PathValue("proposalId")); err != nil {
 		c.failed(w, r, v, err)
 		return
 	}
@@ -272,7 +276,7 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, v Visitor) {
 }
 
 func (c *Console) dismiss(w http.ResponseWriter, r *http.Request, v Visitor) {
-	if _, err := c.life().Dismiss(r.Context(), r.PathValue("proposalId"), v.ID); err != nil {
+	if _, err := c.App.Dismiss(r.Context(), gardening.Person(v.ID), r.PathValue("proposalId")); err != nil {
 		c.failed(w, r, v, err)
 		return
 	}
@@ -284,7 +288,7 @@ func (c *Console) revert(w http.ResponseWriter, r *http.Request, v Visitor) {
 		c.problem(w, r, v, http.StatusBadRequest, "A revert must be confirmed: open the repair's Revert and confirm it.")
 		return
 	}
-	rv, err := c.Actions.Revert(r.Context(), v.Identity, r.PathValue("repairId"))
+	rv, err := c.App.Revert(r.Context(), gardening.Person(v.ID), r.PathValue("repairId"))
 	if err != nil {
 		c.failed(w, r, v, err)
 		return
@@ -293,7 +297,7 @@ func (c *Console) revert(w http.ResponseWriter, r *http.Request, v Visitor) {
 }
 
 func (c *Console) reviewed(w http.ResponseWriter, r *http.Request, v Visitor) {
-	rep, err := c.life().MarkReviewed(r.Context(), r.PathValue("repairId"), v.ID)
+	rep, err := c.App.MarkReviewed(r.Context(), gardening.Person(v.ID), r.PathValue("repairId"))
 	if err != nil {
 		c.failed(w, r, v, err)
 		return
@@ -313,7 +317,7 @@ func (c *Console) startRepair(w http.ResponseWriter, r *http.Request, v Visitor)
 		return
 	}
 	runID := r.PathValue("runId")
-	if _, err := c.Actions.StartRepair(r.Context(), v.Identity, runID, rungs); err != nil {
+	if _, err := c.App.StartRepair(r.Context(), gardening.Person(v.ID), gardening.RepairRequest{RunID: runID, Rungs: rungs}); err != nil {
 		c.failed(w, r, v, err)
 		return
 	}

@@ -187,7 +187,7 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 	if err != nil {
 		return radarView{}, err
 	}
-	q, err := c.radar().Queue(ctx, projectID)
+	q, err := c.App.Queue(ctx, projectID)
 	if err != nil {
 		return radarView{}, err
 	}
@@ -288,7 +288,7 @@ func (c *Console) testsView(ctx context.Context, projectID string, f testFilter)
 	if err != nil {
 		return v, fmt.Errorf("tests of %s: %w", projectID, err)
 	}
-	repairs, err := c.life().RepairsSince(ctx, projectID, time.Time{})
+	repairs, err := c.App.RepairsSince(ctx, projectID, time.Time{})
 	if err != nil {
 		return v, err
 	}
@@ -385,7 +385,7 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 		return testView{}, err
 	}
 	v := testView{Test: t, Steps: stepViews(t.Steps, "", 0)}
-	hist, err := c.life().AIHistory(ctx, testID)
+	hist, err := c.App.History(ctx, testID)
 	if err != nil {
 		return v, err
 	}
@@ -401,7 +401,7 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 		case r.ToVersion != t.Version:
 			rv.NotRevertable = fmt.Sprintf("Not revertable: the test is at version %d, this repair wrote version %d.", t.Version, r.ToVersion)
 		default:
-			if rv.Confirmation, err = c.life().RevertConfirmation(ctx, r.ID); err != nil {
+			if rv.Confirmation, err = c.App.RevertConfirmation(ctx, r.ID); err != nil {
 				return v, err
 			}
 		}
@@ -483,7 +483,7 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 	for _, x := range xs {
 		xv := executionView{Execution: x}
 		for range eventPages {
-			page, err := eventstream.Read(ctx, c.Store, c.Actions.ExecutionStatus, x.ID, xv.Next, 0)
+			page, err := eventstream.Read(ctx, c.Store, c.executionStatus, x.ID, xv.Next, 0)
 			if _, failure := gardener.SplitCorrupt(err); failure != nil {
 				xv.Status = "unknown (" + failure.Error() + ")"
 				break

@@ -50,6 +50,16 @@ func Eligible(mode Mode, p Project, t Test, run *Run) error {
 	return nil
 }
 
+// Gate is the one run-selection gate of a repair for actor: the manual target's for a person or
+// an agent (a pending or draft test may be repaired by hand), the automatic one's (Eligible) for
+// the gardeners.
+func Gate(actor Actor, mode Mode, p Project, t Test, run *Run) error {
+	if actor == ActorSchedule {
+		return Eligible(mode, p, t, run)
+	}
+	return EligibleManual(p, t, run)
+}
+
 // EligibleManual is the gate of the manual path (suggest-fix, diagnose, the whole ladder on one
 // failed run): Pro-gated like the gardeners and refusing control runs and probes, but serving a
 // pending or draft test so a reviewer can get a fix before approving it.
@@ -88,6 +98,11 @@ func runGate(run *Run, t Test) error {
 	}
 	if run.TestID != "" && run.TestID != t.ID {
 		return &IneligibleError{fmt.Sprintf("run %s is of test %s, not %s", run.ID, run.TestID, t.ID)}
+	}
+	if run.TestVersion != 0 && run.TestVersion != t.Version {
+		// The failure was of a version that is gone (a repair or a person's edit wrote another):
+		// the test's next run says whether the new version needs a repair.
+		return &IneligibleError{fmt.Sprintf("run %s failed on version %d of test %s, which is at version %d now", run.ID, run.TestVersion, t.ID, t.Version)}
 	}
 	return nil
 }

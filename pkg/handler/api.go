@@ -3,8 +3,6 @@ package handler
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,9 +18,8 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/jsonlist"
-	"github.com/driftgardener/gardener/pkg/lifecycle"
-	"github.com/driftgardener/gardener/pkg/radar"
 )
 
 // route is one route of the review API: a net/http pattern and what serves it. The table is
@@ -102,6 +99,8 @@ type APIDeps struct {
 // (the local stack) and is a lambda.Handler for API Gateway's payload-v2 events (Lambda).
 type API struct {
 	APIDeps
+	// app is the application layer every route calls; built once with the API.
+	app     *gardening.Service
 	mux     *http.ServeMux
 	gateway *httpadapter.HandlerAdapterV2
 }
@@ -113,7 +112,12 @@ func NewAPI(d APIDeps) (*API, error) {
 	if err := need("api", deps...); err != nil {
 		return nil, err
 	}
-	a := &API{APIDeps: d, mux: http.NewServeMux()}
+	app, err := gardening.New(gardening.Deps{Store: d.Store, Notifier: d.Notifier, Models: d.Models, Starter: d.Starter,
+		RepairMachine: d.RepairMachine, Now: d.Now, Log: d.log()})
+	if err != nil {
+		return nil, err
+	}
+	a := &API{APIDeps: d, app: app, mux: http.NewServeMux()}
 	for _, rt := range routes {
 		a.mux.Handle(rt.pattern, a.handle(rt))
 	}
@@ -274,30 +278,23 @@ func (a *API) listing(c call, what string, v any, err error) (any, int) {
 	return v, http.StatusOK
 }
 
-// statusOf maps domain errors to HTTP statuses.
+// statusOf maps errors to HTTP statuses: the API's own (a body, a precondition, access) first,
+// then the application layer's classes, which every door maps alike.
 func statusOf(err error) int {
 	var bad *BadEventError
-	var refused *lifecycle.RefusedError
 	var body *BodyError
 	var cross *CrossProjectError
 	var moved *VersionMismatchError
 	var forbidden *ForbiddenError
-	var unproven *lifecycle.UnprovenError
 	switch {
 	case errors.As(err, &moved):
 		return http.StatusPreconditionFailed
-	case errors.As(err, &unproven):
-		return http.StatusConflict
-	case errors.Is(err, gardener.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(err, gardener.ErrIneligible), errors.As(err, &forbidden):
+	case errors.As(err, &forbidden):
 		return http.StatusForbidden
-	case errors.As(err, &bad), errors.As(err, &refused), errors.As(err, &body), errors.As(err, &cross):
+	case errors.As(err, &bad), errors.As(err, &body), errors.As(err, &cross):
 		return http.StatusBadRequest
 	}
-	return http.StatusInternalServerError
+	return gardening.ClassOf(err).HTTPStatus()
 }
 
 // readBody reads a request's body; API Gateway bounds what it passes on.
@@ -308,8 +305,7 @@ func readBody(r *http.Request) (string, error) {
 
 // queue renders a project's staged queue, or which of the empty reasons applies.
 func (a *API) queue(ctx context.Context, c call) (any, int) {
-	r := &radar.Radar{Store: a.Store, Now: a.Now, Log: a.log()}
-	q, err := r.Queue(ctx, c.project)
+	q, err := a.app.Queue(ctx, c.project)
 	return a.listing(c, "queue", q, err)
 }
 
@@ -330,51 +326,52 @@ func (a *API) projectRepairs(ctx context.Context, c call) (any, int) {
 			return errBody(fmt.Sprintf("since %q is not an RFC 3339 time", s)), http.StatusBadRequest
 		}
 	}
-	rs, err := a.life().RepairsSince(ctx, c.project, since)
+	rs, err := a.app.RepairsSince(ctx, c.project, since)
 	return a.listing(c, "repairs", rs, err)
 }
 
 func (a *API) triageIssues(ctx context.Context, c call) (any, int) {
-	issues, err := a.Store.TriageIssues(ctx, c.project)
+	issues, err := a.app.TriageIssues(ctx, c.project)
 	return a.listing(c, "triage issues", issues, err)
 }
 
-// approveRequest: requireProof is a machine client's approval (an MCP client's apply_repair):
-// the proposal is applied only when a green re-run of exactly its operations on its version is
-// recorded, else 409 with the reason and the row left open. A person approving in the queue
-// sends nothing and may approve an UNVERIFIED proposal on purpose.
+// approveRequest: requireProof is an agent's approval (an MCP client's apply_repair through
+// the API): the proposal is applied only when it needs no person and a green re-run of exactly
+// its operations on its version is recorded, else 409 or 403 with the reason and the row left
+// open. A person approving in the queue sends nothing and may approve an UNVERIFIED proposal
+// on purpose.
 type approveRequest struct {
 	RequireProof bool `json:"requireProof"`
 }
 
 func (a *API) approve(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
-	if err != nil {
+	var ar approveRequest
+	if err := optionalBody(c.r, &ar); err != nil {
 		return errBody("approve: " + err.Error()), http.StatusBadRequest
 	}
-	var ar approveRequest
-	if strings.TrimSpace(body) != "" {
-		if err := decodeBody(body, &ar); err != nil {
-			return errBody("approve: " + err.Error()), http.StatusBadRequest
-		}
-	}
-	id, life := c.r.PathValue("proposalId"), a.life()
-	approve := life.Approve
+	who := gardening.Person(c.caller.ID)
 	if ar.RequireProof {
-		approve = life.ApproveProven
+		who = gardening.Agent(c.caller.ID)
 	}
-	approved, err := approve(ctx, id, c.caller.ID)
+	id := c.r.PathValue("proposalId")
+	approved, err := a.app.Approve(ctx, who, id)
 	var stale *gardener.StaleError
 	if errors.As(err, &stale) {
 		return errBody(fmt.Sprintf("stale: proposal %s was computed on version %d of test %s, which is at version %d now; the proposal is marked stale", id, stale.BaseVersion, stale.TestID, stale.Version)), http.StatusConflict
 	}
+	return answer(approved, err)
+}
+
+// optionalBody decodes a request body that may be empty.
+func optionalBody(r *http.Request, v any) error {
+	body, err := readBody(r)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	if err := life.RecordGreen(ctx, approved); err != nil {
-		a.log().Warn("approve", "proposal", id, "error", err.Error())
+	if strings.TrimSpace(body) == "" {
+		return nil
 	}
-	return approved, http.StatusOK
+	return decodeBody(body, v)
 }
 
 // run answers one run of a project the caller may act on, without the values its steps
@@ -397,30 +394,30 @@ func (a *API) run(ctx context.Context, c call) (any, int) {
 }
 
 func (a *API) dismiss(ctx context.Context, c call) (any, int) {
-	return answer(a.life().Dismiss(ctx, c.r.PathValue("proposalId"), c.caller.ID))
+	return answer(a.app.Dismiss(ctx, gardening.Person(c.caller.ID), c.r.PathValue("proposalId")))
 }
 
 func (a *API) testRepairs(ctx context.Context, c call) (any, int) {
-	rs, err := a.life().RepairHistory(ctx, c.r.PathValue("testId"))
+	rs, err := a.app.RepairHistory(ctx, c.r.PathValue("testId"))
 	return a.listing(c, "repair history", rs, err)
 }
 
 func (a *API) aiHistory(ctx context.Context, c call) (any, int) {
-	h, err := a.life().AIHistory(ctx, c.r.PathValue("testId"))
+	h, err := a.app.History(ctx, c.r.PathValue("testId"))
 	return a.listing(c, "AI history", h, err)
 }
 
 func (a *API) repair(ctx context.Context, c call) (any, int) {
-	return answer(a.Store.Repair(ctx, c.r.PathValue("repairId")))
+	return answer(a.app.Repair(ctx, c.r.PathValue("repairId")))
 }
 
 func (a *API) reviewed(ctx context.Context, c call) (any, int) {
-	return answer(a.life().MarkReviewed(ctx, c.r.PathValue("repairId"), c.caller.ID))
+	return answer(a.app.MarkReviewed(ctx, gardening.Person(c.caller.ID), c.r.PathValue("repairId")))
 }
 
 func (a *API) execution(ctx context.Context, c call) (any, int) {
 	id := c.r.PathValue("executionId")
-	status, output, err := a.Starter.Describe(ctx, id)
+	status, output, err := a.app.ExecutionStatus(ctx, id)
 	if err != nil {
 		return fail(err)
 	}
@@ -431,12 +428,8 @@ func (a *API) execution(ctx context.Context, c call) (any, int) {
 	return x, http.StatusOK
 }
 
-// Settings is what a person may change of a project.
-type Settings struct {
-	AutoRepair *bool   `json:"autoRepair"`
-	Model      *string `json:"model"`
-	Radar      *bool   `json:"radar"`
-}
+// Settings is what a person may change of a project: see gardening.Settings.
+type Settings = gardening.Settings
 
 func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 	body, err := readBody(c.r)
@@ -451,26 +444,9 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 	if err := decodeBody(body, &s); err != nil {
 		return errBody("settings: " + err.Error()), http.StatusBadRequest
 	}
-	// The model is checked before the update, which may run more than once.
-	if s.Model != nil && *s.Model != "" {
-		if _, err := a.Models(ctx, *s.Model); err != nil {
-			return errBody("settings: " + err.Error()), http.StatusBadRequest
-		}
-	}
-	// A conditional update: two people changing different settings at once both keep theirs,
-	// and an If-Match is compared with the version the write is conditional on.
-	p, err := a.Store.UpdateProject(ctx, c.project, func(p *gardener.Project) error {
+	p, err := a.app.UpdateSettings(ctx, c.project, s, func(p gardener.Project) error {
 		if want != nil && !want.matches(p.Version) {
 			return &VersionMismatchError{Entity: "project", ID: p.ID, IfMatch: want.raw, Version: p.Version}
-		}
-		if s.AutoRepair != nil {
-			p.AutoRepair = *s.AutoRepair
-		}
-		if s.Model != nil {
-			p.Model = *s.Model
-		}
-		if s.Radar != nil {
-			p.Radar = *s.Radar
 		}
 		return nil
 	})
@@ -482,7 +458,6 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 		return errBody(err.Error()), statusOf(err)
 	}
 	c.header.Set("ETag", etag(p.Version))
-	a.log().Info("settings", "project", p.ID, "auto_repair", p.AutoRepair, "model", p.Model, "radar", p.Radar)
 	return p, http.StatusOK
 }
 
@@ -493,34 +468,19 @@ type revertRequest struct {
 }
 
 func (a *API) revert(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
-	if err != nil {
+	var r revertRequest
+	if err := optionalBody(c.r, &r); err != nil {
 		return errBody("revert: " + err.Error()), http.StatusBadRequest
 	}
-	repairID, life := c.r.PathValue("repairId"), a.life()
-	var r revertRequest
-	if strings.TrimSpace(body) != "" {
-		if err := decodeBody(body, &r); err != nil {
-			return errBody("revert: " + err.Error()), http.StatusBadRequest
-		}
-	}
+	repairID := c.r.PathValue("repairId")
 	if !r.Confirm {
-		text, err := life.RevertConfirmation(ctx, repairID)
+		text, err := a.app.RevertConfirmation(ctx, repairID)
 		if err != nil {
-			return errBody(err.Error()), statusOf(err)
+			return fail(err)
 		}
 		return map[string]string{"confirmation": text}, http.StatusOK
 	}
-	v, err := life.Revert(ctx, repairID, c.caller.ID)
-	if err != nil {
-		return errBody(err.Error()), statusOf(err)
-	}
-	n := Notification{Kind: NotifyReverted, ProjectID: v.Repair.ProjectID, TestID: v.Test.ID, RepairID: v.Repair.ID,
-		Subject: fmt.Sprintf("Repair reverted: %s (version %d)", v.Test.ID, v.Test.Version), Summary: v.Confirmation}
-	if err := a.Notifier.Publish(ctx, n.Subject, n); err != nil {
-		a.log().Warn("notify", "repair", v.Repair.ID, "error", err.Error())
-	}
-	return v, http.StatusOK
+	return answer(a.app.Revert(ctx, gardening.Person(c.caller.ID), repairID))
 }
 
 // manualRequest asks for the ladder on one failed run; empty rungs means the whole ladder.
@@ -531,144 +491,22 @@ type manualRequest struct {
 }
 
 // manualRepair starts the repair machine for a person: suggest-fix, diagnose, or the whole
-// ladder on a failed run. The run must not be a control run (the gate refuses it), and its test
-// must be of the run's project (checked before the route runs). The execution is recorded with
-// the run's project, which is what a read of it is authorized on.
+// ladder on a failed run. The manual gate is asked here, at the door (a control run, a probe, an
+// archived test, a run of a version that is gone are 403 before anything starts), and again by
+// the machine's eligibility state. The execution is recorded with the run's project, which is
+// what a read of it is authorized on.
 func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
-	if err != nil {
+	var m manualRequest
+	if err := optionalBody(c.r, &m); err != nil {
 		return errBody("manual repair: " + err.Error()), http.StatusBadRequest
 	}
-	var m manualRequest
-	if strings.TrimSpace(body) != "" {
-		if err := decodeBody(body, &m); err != nil {
-			return errBody("manual repair: " + err.Error()), http.StatusBadRequest
-		}
-	}
-	if err := checkRungs(m.Rungs); err != nil {
-		return fail(err)
-	}
-	run, err := a.Store.Run(ctx, c.r.PathValue("runId"))
-	if err != nil {
-		return errBody(err.Error()), statusOf(err)
-	}
-	return a.manualStart(ctx, c, run, Manual{Rungs: m.Rungs, Propose: m.Propose})
+	return a.startRepair(ctx, c, gardening.RepairRequest{RunID: c.r.PathValue("runId"), Rungs: m.Rungs, Propose: m.Propose})
 }
 
-// checkRungs refuses a manual request naming something that is not a rung of the ladder.
-func checkRungs(rungs []gardener.Strategy) error {
-	for _, r := range rungs {
-		if r != gardener.StrategySelfHeal && r != gardener.StrategySuggestFix && r != gardener.StrategyDiagnose {
-			return &BodyError{Reason: fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
-		}
-	}
-	return nil
-}
-
-// manualStart starts the repair machine on run for the caller, once: a second request while
-// the caller's earlier one still runs answers with that one.
-func (a *API) manualStart(ctx context.Context, c call, run gardener.Run, m Manual) (any, int) {
-	if run.Control {
-		return errBody(fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)), http.StatusForbidden
-	}
-	m.By = c.caller.ID
-	in := RepairInput{Detail: RunFailed{RunID: run.ID, ProjectID: run.ProjectID, TestID: run.TestID, TestVersion: run.TestVersion, Trigger: run.Trigger, Probe: run.Probe}, Manual: &m}
-	id, err := a.startManual(ctx, run, c.caller.ID, in)
+func (a *API) startRepair(ctx context.Context, c call, req gardening.RepairRequest) (any, int) {
+	id, err := a.app.StartRepair(ctx, gardening.Person(c.caller.ID), req)
 	if err != nil {
 		return fail(err)
 	}
 	return map[string]string{"executionId": id}, http.StatusAccepted
-}
-
-// claimAttempts bounds how often a manual start claims a run again after finding the claim's
-// execution ended: each retry means another request superseded it meanwhile.
-const claimAttempts = 5
-
-// startManual starts the manual ladder of run for by, or returns the execution of theirs that
-// still runs: a double click, or two API instances serving one person's two requests at once,
-// start the ladder once and both answer with it. The store's claim on (run, by) decides the
-// winner; the losers find its execution by starting the claim's name and input again, which
-// returns the same execution.
-func (a *API) startManual(ctx context.Context, run gardener.Run, by string, in RepairInput) (string, error) {
-	supersede := ""
-	for range claimAttempts {
-		name, err := executionName(run.ID)
-		if err != nil {
-			return "", err
-		}
-		// The input names the execution, so that each of its functions knows the event log to
-		// append to; the claim keeps the input, so a loser's restart of it names the same log.
-		in.Manual.Execution = name
-		input, err := json.Marshal(in)
-		if err != nil {
-			return "", fmt.Errorf("manual repair of run %s: encode input: %w", run.ID, err)
-		}
-		claim := gardener.ExecutionClaim{RunID: run.ID, By: by, Name: name, Input: input, At: a.now()}
-		held, err := a.Store.ClaimExecution(ctx, claim, supersede)
-		var lost *gardener.ConflictError
-		if err != nil && !errors.As(err, &lost) {
-			return "", fmt.Errorf("manual repair of run %s: %w", run.ID, err)
-		}
-		id, err := a.startClaimed(ctx, run, held)
-		if err != nil || lost == nil {
-			return id, err
-		}
-		status, _, err := a.Starter.Describe(ctx, id)
-		if err != nil {
-			return "", fmt.Errorf("manual repair of run %s: status of execution %s: %w", run.ID, id, err)
-		}
-		if status == "RUNNING" {
-			return id, nil
-		}
-		supersede = held.Name
-	}
-	return "", &gardener.ConflictError{Entity: "run", ID: run.ID, Reason: fmt.Sprintf("%d manual starts in a row were overtaken by other requests; try again", claimAttempts)}
-}
-
-// startClaimed starts the claim's execution, or finds it started (a start of the same name and
-// input returns the same execution), and records it: the record is what a read of the execution
-// is authorized on, so without it nobody could follow the execution, and a failed write is the
-// request's failure. Whoever records it first wins; the record names the same execution.
-func (a *API) startClaimed(ctx context.Context, run gardener.Run, c gardener.ExecutionClaim) (string, error) {
-	id, err := a.Starter.Start(ctx, a.RepairMachine, c.Name, c.Input)
-	if err != nil {
-		return "", err
-	}
-	x := gardener.Execution{ID: id, Name: c.Name, ProjectID: run.ProjectID, TestID: run.TestID, RunID: run.ID, By: c.By, At: c.At}
-	if err := a.Store.PutExecution(ctx, x); err != nil && !errors.Is(err, gardener.ErrConflict) {
-		return "", fmt.Errorf("manual repair of run %s: execution %s started but not recorded: %w", run.ID, id, err)
-	}
-	return id, nil
-}
-
-// maxExecutionName is Step Functions' limit on an execution name.
-const maxExecutionName = 80
-
-// executionName names a manual execution: "manual-", 128 random bits, then as much of the run
-// id as fits, for a person reading the console. The random part comes before the cut, so two
-// names never collide however long the run id, and a name cannot be guessed from the run and
-// the asker.
-func executionName(runID string) (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("execution name for run %s: %w", runID, err)
-	}
-	name := "manual-" + hex.EncodeToString(b[:]) + "-" + sanitize(runID)
-	if len(name) > maxExecutionName {
-		name = name[:maxExecutionName]
-	}
-	return name, nil
-}
-
-// sanitize keeps what a Step Functions execution name allows.
-func sanitize(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
 }

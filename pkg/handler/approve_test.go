@@ -12,11 +12,13 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// TestApproveRequiringProof: a machine client's approval ({"requireProof":true}) of a staged
-// chat edit, which is UNVERIFIED, is refused with 409 and the reason, and the row stays open;
-// so is one whose recorded re-run went red. With a green proof of exactly its operations it is
-// applied, and the proof becomes the test's last green run. A person's approval (no body) of an
-// UNVERIFIED proposal is still applied: they may approve it on purpose.
+// TestApproveRequiringProof: an agent's approval ({"requireProof":true}) applies only a proven
+// fix that needs no person. A staged chat edit is UNVERIFIED, which needs a person: the agent is
+// refused with 403 and the reason whether its re-run is missing, red or green, and the row stays
+// open. A fix that needs no person is refused with 409 until a green proof of exactly its
+// operations is recorded, then applied, and the proof becomes the test's last green run. A
+// person's approval (no body) of an UNVERIFIED proposal is still applied: they may approve it on
+// purpose.
 func TestApproveRequiringProof(t *testing.T) {
 	api, s, ann := editsAPI(t)
 	ctx := context.Background()
@@ -26,14 +28,8 @@ func TestApproveRequiringProof(t *testing.T) {
 	if code != http.StatusOK || e.Outcome != "staged" || e.Proposal == nil {
 		t.Fatalf("chat edit: %d %s", code, body)
 	}
-	id := e.Proposal.ID
-	approve := "/proposals/" + id + "/approve"
-	refused := func(why string) {
+	open := func(id string) {
 		t.Helper()
-		code, body, _ := as(t, api, ann, "POST", approve, `{"requireProof":true}`, nil)
-		if code != http.StatusConflict || !strings.Contains(body, "not proven green") || !strings.Contains(body, why) {
-			t.Fatalf("approve requiring a proof: %d %s, want 409 naming %q", code, body, why)
-		}
 		if p, err := s.Store.Proposal(ctx, id); err != nil || p.Status != gardener.ProposalProposed {
 			t.Fatalf("after a refused approval the row is %+v (%v), want still proposed", p.Status, err)
 		}
@@ -41,21 +37,59 @@ func TestApproveRequiringProof(t *testing.T) {
 			t.Fatalf("a refused approval wrote the test: version %d", tt.Version)
 		}
 	}
-	refused("UNVERIFIED")
-	p, err := s.Store.Proposal(ctx, id)
+	refused := func(id string, status int, why ...string) {
+		t.Helper()
+		code, body, _ := as(t, api, ann, "POST", "/proposals/"+id+"/approve", `{"requireProof":true}`, nil)
+		if code != status {
+			t.Fatalf("an agent's approval of %s: %d %s, want %d", id, code, body, status)
+		}
+		for _, w := range why {
+			if !strings.Contains(body, w) {
+				t.Fatalf("an agent's approval of %s: %d %s, want it to name %q", id, code, body, w)
+			}
+		}
+		open(id)
+	}
+	chat := e.Proposal.ID
+	p, err := s.Store.Proposal(ctx, chat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	proof := gardener.Run{ID: gardener.ProofID("search", 1, p.Verdict.Ops), ProjectID: "acme", TestID: "search", TestVersion: 1, Trigger: gardener.TriggerProof, Probe: true,
 		Result: &gardener.RunResult{TestID: "search", TestVersion: 1, Passed: false, FailedStep: "4"}, At: time.Now()}
+	refused(chat, http.StatusForbidden, "held for a person", "UNVERIFIED")
 	if err := s.Store.PutRun(ctx, proof); err != nil {
 		t.Fatal(err)
 	}
-	refused("did not pass")
+	refused(chat, http.StatusForbidden, "held for a person", "UNVERIFIED")
 	proof.Result = &gardener.RunResult{TestID: "search", TestVersion: 1, Passed: true, FailedIndex: -1}
 	if err := s.Store.PutRun(ctx, proof); err != nil {
 		t.Fatal(err)
 	}
+	refused(chat, http.StatusForbidden, "held for a person", "UNVERIFIED")
+	if _, err := s.Store.CloseProposal(ctx, gardener.CloseProposal{ProposalID: chat, Status: gardener.ProposalDismissed, By: "ann", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A fix that needs no person: the agent may apply it once it is proven.
+	clean := gardener.Verdict{Strategy: gardener.StrategySelfHeal, IntentConfirmed: true,
+		Ops: []gardener.Op{{Kind: gardener.OpReplace, Index: 3, Step: &gardener.Step{Kind: gardener.Wait, For: gardener.WaitTime, Ms: 800}}}}
+	staged, err := s.Store.StageProposal(ctx, gardener.Proposal{ID: "prop-clean", ProjectID: "acme", TestID: "search", BaseVersion: 1, Verdict: clean, Status: gardener.ProposalProposed, StagedAt: time.Now(), UpdatedAt: time.Now()})
+	if err != nil || staged.Proposal.ID != "prop-clean" {
+		t.Fatalf("staging a clean fix: %+v (%v)", staged, err)
+	}
+	refused("prop-clean", http.StatusConflict, "not proven green")
+	proof = gardener.Run{ID: gardener.ProofID("search", 1, clean.Ops), ProjectID: "acme", TestID: "search", TestVersion: 1, Trigger: gardener.TriggerProof, Probe: true,
+		Result: &gardener.RunResult{TestID: "search", TestVersion: 1, Passed: false, FailedStep: "4"}, At: time.Now()}
+	if err := s.Store.PutRun(ctx, proof); err != nil {
+		t.Fatal(err)
+	}
+	refused("prop-clean", http.StatusConflict, "did not pass")
+	proof.Result = &gardener.RunResult{TestID: "search", TestVersion: 1, Passed: true, FailedIndex: -1}
+	if err := s.Store.PutRun(ctx, proof); err != nil {
+		t.Fatal(err)
+	}
+	approve := "/proposals/prop-clean/approve"
 	if code, body, _ := as(t, api, ann, "POST", approve, `{"requireProof":"yes"}`, nil); code != http.StatusBadRequest || !strings.Contains(body, "approve") {
 		t.Errorf("a malformed approve body: %d %s", code, body)
 	}
@@ -67,7 +101,7 @@ func TestApproveRequiringProof(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &a); code != http.StatusOK || err != nil || a.Test.Version != 2 || a.Repair.ApprovedBy != "ann" {
 		t.Fatalf("approve of the proven proposal: %d %s", code, body)
 	}
-	if green, err := s.Store.LastGreenRun(ctx, "search"); err != nil || green.TestVersion != 2 || green.ID != "green-"+a.Repair.ID {
+	if green, err := s.Store.LastGreenRun(ctx, "search"); err != nil || green.TestVersion != 2 || green.ID != gardener.GreenRunID(a.Repair.ID) {
 		t.Errorf("the proof did not become the last green run: %+v (%v)", green, err)
 	}
 

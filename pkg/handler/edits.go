@@ -2,8 +2,6 @@ package handler
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -173,12 +171,8 @@ func (a *API) chatEdit(ctx context.Context, c call, t gardener.Test, ops []garde
 	if err != nil {
 		return errBody(fmt.Sprintf("edit of test %s: %v", t.ID, err)), http.StatusBadRequest
 	}
-	id, err := chatProposalID()
-	if err != nil {
-		return fail(err)
-	}
 	p := gardener.Proposal{
-		ID: id, ProjectID: t.ProjectID, TestID: t.ID, BaseVersion: t.Version,
+		ID: gardener.NewChatProposalID(), ProjectID: t.ProjectID, TestID: t.ID, BaseVersion: t.Version,
 		Verdict: gardener.Verdict{
 			Strategy: StrategyChat, Ops: sc.Allowed, Changes: gardener.Classify(t.Steps, after),
 			Notes:      []gardener.Note{{Kind: gardener.NoteUnverified, Text: "UNVERIFIED: " + chatUnproven}},
@@ -214,12 +208,4 @@ func withheldMessage(w []Withheld) string {
 		parts[i] = fmt.Sprintf("step %s: %s", x.Step, x.Reason)
 	}
 	return fmt.Sprintf("Withheld (%s). A chat edit never removes or changes a check: open the step editor, where a person can make it.", strings.Join(parts, "; "))
-}
-
-func chatProposalID() (string, error) {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("naming a chat proposal: %w", err)
-	}
-	return "chat-" + hex.EncodeToString(b[:]), nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/radar"
@@ -23,9 +24,7 @@ import (
 )
 
 // Notifier publishes an auto-repair event to people (an SNS topic in AWS).
-type Notifier interface {
-	Publish(ctx context.Context, subject string, message any) error
-}
+type Notifier = gardening.Notifier
 
 // Publisher puts an event on the bus (EventBridge in AWS).
 type Publisher interface {
@@ -33,14 +32,7 @@ type Publisher interface {
 }
 
 // Starter starts a state machine execution (Step Functions in AWS) and reads its status.
-type Starter interface {
-	// Start starts machine with input under name; a second start with the same name and input
-	// returns the same execution, as Step Functions does.
-	Start(ctx context.Context, machine, name string, input any) (executionID string, err error)
-	// Describe returns an execution's status (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED)
-	// and, once it ended, its output.
-	Describe(ctx context.Context, executionID string) (status, output string, err error)
-}
+type Starter = gardening.Starter
 
 // Execution is what a caller can read of a running or finished execution.
 type Execution struct {
@@ -50,7 +42,7 @@ type Execution struct {
 }
 
 // ModelFor opens the model a project's setting names.
-type ModelFor func(ctx context.Context, spec string) (gardener.Model, error)
+type ModelFor = gardening.ModelFor
 
 // MissingError is a handler built without dependencies it needs: the cold start fails on it,
 // not the first event.

@@ -2,83 +2,23 @@ package handler
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
-	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/pkg/gardening"
 )
+
+// Notification is one auto-repair event: see gardening.Notification.
+type Notification = gardening.Notification
 
 // NotificationKind is what happened to a test.
-type NotificationKind string
+type NotificationKind = gardening.NotificationKind
 
-// Auto-repair events (spec: "The outcome fans out to your notifications as an auto-repair
-// event").
+// Auto-repair events, as the notify function reads them.
 const (
-	NotifyApplied  NotificationKind = "applied"
-	NotifyStaged   NotificationKind = "staged"
-	NotifyTriaged  NotificationKind = "triaged"
-	NotifyReverted NotificationKind = "reverted"
+	NotifyApplied  = gardening.NotifyApplied
+	NotifyStaged   = gardening.NotifyStaged
+	NotifyTriaged  = gardening.NotifyTriaged
+	NotifyReverted = gardening.NotifyReverted
 )
-
-// Notification is one auto-repair event, small enough for an SNS message.
-type Notification struct {
-	Kind       NotificationKind `json:"kind"`
-	ProjectID  string           `json:"projectId"`
-	TestID     string           `json:"testId"`
-	RunID      string           `json:"runId,omitempty"`
-	RepairID   string           `json:"repairId,omitempty"`
-	ProposalID string           `json:"proposalId,omitempty"`
-	Strategy   string           `json:"strategy,omitempty"`
-	Subject    string           `json:"subject"`
-	Summary    string           `json:"summary"`
-}
-
-func notificationOf(d tend.Decision, p tend.Persisted) Notification {
-	n := Notification{ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID}
-	if d.Verdict != nil {
-		n.Strategy = string(d.Verdict.Strategy)
-	}
-	switch {
-	case p.Applied != nil:
-		n.Kind, n.RepairID = NotifyApplied, p.Applied.Repair.ID
-		n.Subject = fmt.Sprintf("Auto-repaired: %s (version %d)", d.TestID, p.Applied.Test.Version)
-		n.Summary = summarize(d.Verdict, "")
-	case p.Staged != nil:
-		n.Kind, n.ProposalID = NotifyStaged, p.Staged.Proposal.ID
-		n.Subject = fmt.Sprintf("Repair staged for review: %s", d.TestID)
-		n.Summary = summarize(d.Verdict, p.Reason)
-	default:
-		n.Kind = NotifyTriaged
-		n.Subject = fmt.Sprintf("Not repaired: %s", d.TestID)
-		n.Summary = p.Reason
-		if p.Outcome == ladder.Refused {
-			n.Summary = "every proposed change was refused"
-		}
-		if p.Triage != nil {
-			n.Summary += fmt.Sprintf(" (%s; triage issue %s)", p.Triage.Classification, p.Triage.ID)
-		}
-	}
-	return n
-}
-
-func summarize(v *gardener.Verdict, reason string) string {
-	if v == nil {
-		return reason
-	}
-	var b strings.Builder
-	counts := gardener.Summarize(v.Changes)
-	fmt.Fprintf(&b, "%s: %d op(s); %d repair, %d to review", v.Strategy, len(v.Ops), counts[gardener.ClassRepair], counts[gardener.ClassReview])
-	if k, n := v.Contract.Kept(); n > 0 {
-		fmt.Fprintf(&b, "; requirement contract %d of %d kept", k, n)
-	}
-	fmt.Fprintf(&b, "; checks proven sensitive in %d of %d", v.Sensitivity.Sensitive, v.Sensitivity.Total)
-	if reason != "" {
-		fmt.Fprintf(&b, "; %s", reason)
-	}
-	return b.String()
-}
 
 // NotifyDeps are the notify function's dependencies: the topic people subscribe to.
 type NotifyDeps struct {

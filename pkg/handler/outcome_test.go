@@ -2,6 +2,7 @@ package handler_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -109,11 +110,20 @@ func TestRepairMachineReportsOneOutcome(t *testing.T) {
 		t.Errorf("stages %v: want one rung event for each of the three rungs", stages)
 	}
 
-	evs, err = store.Events(ctx, start("r-other"), 0, gardener.MaxEventPage)
+	// A run of a version that is gone is refused at the door, by the gate the machine's
+	// eligibility asks too: nothing is started and nothing recorded.
+	req, _ := http.NewRequest("POST", srv.URL+"/runs/r-other/repair", strings.NewReader(`{"propose":true}`))
+	req.Header.Set("Authorization", "Bearer "+stack.DevToken("ann@example.com", "acme"))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != 2 || evs[0].Stage != gardener.EventEligibility || evs[1].Stage != gardener.EventOutcome || evs[1].Outcome != "not-eligible" {
-		t.Errorf("events of a run that is not eligible: %+v, want the gate's verdict and one outcome", evs)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "which is at version 1 now") {
+		t.Errorf("POST /runs/r-other/repair: %d %s, want 403 naming the version", resp.StatusCode, b)
+	}
+	if xs, err := store.RunExecutions(ctx, "r-other"); err != nil || len(xs) != 0 {
+		t.Errorf("a refused request started executions: %+v (%v)", xs, err)
 	}
 }

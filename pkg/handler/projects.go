@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
@@ -397,40 +398,9 @@ type testRepairRequest struct {
 // reproduces the failure itself: a reviewer can ask for a fix of a pending test that no
 // platform run delivered.
 func (a *API) testManualRepair(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
-	if err != nil {
+	var m testRepairRequest
+	if err := optionalBody(c.r, &m); err != nil {
 		return errBody("manual repair: " + err.Error()), http.StatusBadRequest
 	}
-	var m testRepairRequest
-	if strings.TrimSpace(body) != "" {
-		if err := decodeBody(body, &m); err != nil {
-			return errBody("manual repair: " + err.Error()), http.StatusBadRequest
-		}
-	}
-	if err := checkRungs(m.Rungs); err != nil {
-		return fail(err)
-	}
-	t, err := a.Store.Test(ctx, c.r.PathValue("testId"))
-	if err != nil {
-		return fail(err)
-	}
-	if m.RunID != "" {
-		run, err := a.Store.Run(ctx, m.RunID)
-		if err != nil {
-			return fail(err)
-		}
-		if run.TestID != t.ID || run.ProjectID != t.ProjectID {
-			// Another test's run is answered as unknown here: it may be another project's.
-			return fail(&gardener.NotFoundError{Entity: "run", ID: m.RunID})
-		}
-		return a.manualStart(ctx, c, run, Manual{Rungs: m.Rungs, Propose: m.Propose})
-	}
-	if t.Status == gardener.StatusArchived {
-		return errBody(fmt.Sprintf("test %s is archived: nothing repairs it until its status is set back", t.ID)), http.StatusForbidden
-	}
-	run, err := (&workspace.Service{Store: a.Store}).RecordRun(ctx, t, gardener.TriggerManual, nil)
-	if err != nil {
-		return fail(err)
-	}
-	return a.manualStart(ctx, c, run, Manual{Rungs: m.Rungs, Propose: m.Propose})
+	return a.startRepair(ctx, c, gardening.RepairRequest{RunID: m.RunID, TestID: c.r.PathValue("testId"), Rungs: m.Rungs, Propose: m.Propose})
 }

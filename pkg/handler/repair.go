@@ -7,39 +7,19 @@ import (
 	"slices"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/tend"
 )
 
-// RunFailed is the detail of a "Run Failed" event the platform puts on the bus.
-type RunFailed struct {
-	RunID       string               `json:"runId"`
-	ProjectID   string               `json:"projectId"`
-	TestID      string               `json:"testId"`
-	TestVersion int                  `json:"testVersion"`
-	Trigger     gardener.TriggerKind `json:"trigger"`
-	Control     bool                 `json:"control,omitempty"`
-	Probe       bool                 `json:"probe,omitempty"`
-}
+// RunFailed is the detail of a "Run Failed" event: see gardening.RunFailed.
+type RunFailed = gardening.RunFailed
 
-// RepairInput is the repair state machine's input: an EventBridge event, or the API's manual
-// request (Manual set) shaped the same way.
-type RepairInput struct {
-	Detail RunFailed `json:"detail"`
-	Manual *Manual   `json:"manual,omitempty"`
-}
+// RepairInput is the repair state machine's input: see gardening.RepairInput.
+type RepairInput = gardening.RepairInput
 
-// Manual is a person asking for the ladder on a failed run.
-type Manual struct {
-	By    string              `json:"by"`
-	Rungs []gardener.Strategy `json:"rungs,omitempty"`
-	// Propose stages a proven fix for review even in an auto-repair project (an MCP client's
-	// suggest_fix): the ladder proposes and writes nothing to the test.
-	Propose bool `json:"propose,omitempty"`
-	// Execution is the name the API started the execution under: every function of it appends
-	// its events to that name's log, which the API reads for whoever follows the execution.
-	Execution string `json:"execution,omitempty"`
-}
+// Manual is a manual request for the ladder: see gardening.Manual.
+type Manual = gardening.Manual
 
 // Gate is the eligibility verdict that every later state reads.
 type Gate struct {
@@ -51,6 +31,7 @@ type Gate struct {
 	TestID    string              `json:"testId"`
 	Mode      gardener.Mode       `json:"mode"`
 	By        string              `json:"by,omitempty"`
+	Actor     gardener.Actor      `json:"actor,omitempty"`
 	Rungs     []gardener.Strategy `json:"rungs,omitempty"`
 	// Execution names the event log of a manual execution; empty for the automatic path.
 	Execution string `json:"execution,omitempty"`
@@ -90,8 +71,10 @@ func (d StoreDeps) gate(ctx context.Context, in RepairInput) (Gate, error) {
 	if ev.RunID == "" || ev.TestID == "" {
 		return g, &BadEventError{Reason: "runId and testId are required"}
 	}
+	who := gardening.Who{Actor: gardener.ActorSchedule}
 	if in.Manual != nil {
-		g.By, g.Rungs, g.Execution = in.Manual.By, in.Manual.Rungs, in.Manual.Execution
+		who = in.Manual.Who()
+		g.By, g.Actor, g.Rungs, g.Execution = in.Manual.By, in.Manual.Actor, in.Manual.Rungs, in.Manual.Execution
 	}
 	run, err := d.Store.Run(ctx, ev.RunID)
 	if errors.Is(err, gardener.ErrNotFound) {
@@ -111,7 +94,7 @@ func (d StoreDeps) gate(ctx context.Context, in RepairInput) (Gate, error) {
 	} else if err != nil {
 		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
 	}
-	if _, err := d.Store.Repair(ctx, "run-"+ev.RunID); err == nil {
+	if _, err := d.Store.Repair(ctx, gardener.RepairIDOfRun(ev.RunID)); err == nil {
 		g.Duplicate, g.Reason = true, fmt.Sprintf("run %s was repaired already: a duplicate delivery changes nothing", ev.RunID)
 		return g, nil
 	} else if !errors.Is(err, gardener.ErrNotFound) {
@@ -126,21 +109,10 @@ func (d StoreDeps) gate(ctx context.Context, in RepairInput) (Gate, error) {
 		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
 	}
 	g.ProjectID = p.ID
-	if run.TestVersion != 0 && run.TestVersion != t.Version {
-		// The failure was of a version that is gone (a propagated heal or a person's edit wrote
-		// another): the test's next run says whether the new version needs a repair.
-		g.Reason = fmt.Sprintf("run %s failed on version %d of test %s, which is at version %d now", run.ID, run.TestVersion, t.ID, t.Version)
-		d.log().Info("not eligible", "run", run.ID, "test", t.ID, "reason", g.Reason)
-		return g, nil
+	if in.Manual != nil {
+		g.Mode = gardening.ModeOf(p, who, in.Manual.Propose)
 	}
-	if g.By != "" {
-		err = gardener.EligibleManual(p, t, &run)
-		if !p.AutoRepair || in.Manual.Propose {
-			g.Mode = gardener.ModePropose
-		}
-	} else {
-		err = gardener.Eligible(gardener.ModeApply, p, t, &run)
-	}
+	err = gardener.Gate(who.Actor, g.Mode, p, t, &run)
 	var inel *gardener.IneligibleError
 	if errors.As(err, &inel) {
 		g.Reason = inel.Reason
@@ -193,7 +165,7 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 		// Each rung function climbs its own ladder: the repair's outcome is persist's or
 		// triage's to report, once.
 		tender.Ladder.OneRung = true
-		res, dec, err := tender.Climb(ctx, tend.Job{TestID: g.TestID, Mode: g.Mode, Run: &run, By: g.By, Rungs: []gardener.Strategy{rung}, Options: d.replayOptions(p)})
+		res, dec, err := tender.Climb(ctx, tend.Job{TestID: g.TestID, Mode: g.Mode, Run: &run, By: g.By, Actor: g.Actor, Rungs: []gardener.Strategy{rung}, Options: d.replayOptions(p)})
 		if err != nil {
 			return RungResult{}, err
 		}
@@ -205,10 +177,17 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 	}, nil
 }
 
-// PersistResult is what persist wrote, and the notification it asks for.
+// PersistResult is what persist wrote, and the notification it asks for: Notify is false when
+// the repair is nobody's news (the test passes), and the machine ends without the notify state.
 type PersistResult struct {
 	Persisted    tend.Persisted `json:"persisted"`
+	Notify       bool           `json:"notify"`
 	Notification Notification   `json:"notification"`
+}
+
+func persistResult(dec tend.Decision, out tend.Persisted) PersistResult {
+	n, ok := gardening.NotificationOf(dec, out)
+	return PersistResult{Persisted: out, Notify: ok, Notification: n}
 }
 
 // NewPersist builds the handler that writes a green rung's decision. It trusts no payload:
@@ -228,7 +207,7 @@ func (d StoreDeps) persist(ctx context.Context, r RungResult) (PersistResult, er
 	record := d.recorder(ctx, r.Execution, r.Decision.RunID)
 	record(tend.OutcomeEvent(r.Decision, out))
 	record(tend.PersistedEvent(r.Decision, out))
-	return PersistResult{Persisted: out, Notification: notificationOf(r.Decision, out)}, nil
+	return persistResult(r.Decision, out), nil
 }
 
 // TriageInput is the execution state the triage state reads: the gate and the result of every
@@ -271,11 +250,10 @@ func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, e
 	if in.Gate.RunID == "" && in.DryRun != nil {
 		in.Gate = in.DryRun.Gate
 	}
-	dec := tend.Decision{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Mode: in.Gate.Mode, Outcome: ladder.Triaged, Reason: "the ladder is exhausted without a green proof"}
+	dec := tend.Decision{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Mode: in.Gate.Mode}
 	issue := gardener.TriageIssue{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Classification: gardener.Unknown, At: d.now()}
-	results := in.results()
-	allRefused := len(results) > 0
-	for _, r := range results {
+	var facts gardener.ClimbFacts
+	for _, r := range in.results() {
 		if tr := r.Decision.Triage; tr != nil {
 			issue.Attempts = append(issue.Attempts, tr.Attempts...)
 			issue.Evidence = append(issue.Evidence, tr.Evidence...)
@@ -284,32 +262,32 @@ func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, e
 			}
 			issue.FailedStep, issue.Error = tr.FailedStep, tr.Error
 		}
-		if r.Decision.Outcome != ladder.Refused {
-			allRefused = false
-		}
+		// The rungs ran apart, each with its own facts; the outcome is concluded from all of
+		// them by the rule the ladder in one process concludes with.
+		facts = facts.Add(r.Decision.Facts)
 		dec.Refusals = append(dec.Refusals, r.Decision.Refusals...)
 		dec.Usage = dec.Usage.Add(r.Decision.Usage)
 	}
-	switch {
-	case issue.Classification == gardener.AppBug || issue.Classification == gardener.Environment:
-		dec.Reason = fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", issue.Classification)
-	case allRefused:
-		dec.Outcome, dec.Reason = ladder.Refused, "every proposed change was refused"
-	}
 	if in.Error != nil {
 		issue.Evidence = append(issue.Evidence, fmt.Sprintf("the ladder stopped on %s: %s", in.Error.Error, in.Error.Cause))
-		dec.Reason = "the ladder stopped on an error: " + in.Error.Error
+		facts.Stopped = in.Error.Error
 	}
-	issue.ID = "triage-" + in.Gate.RunID
-	dec.Triage = &issue
+	dec.Facts = facts
+	dec.Outcome, dec.Reason = gardener.Conclude(facts)
+	if dec.Outcome != gardener.OutcomeNoFix {
+		issue.ID = gardener.TriageID(in.Gate.RunID, in.Gate.TestID, issue.At)
+		dec.Triage = &issue
+	}
 	out, err := d.persister().Persist(ctx, dec)
 	if err != nil {
 		return PersistResult{}, err
 	}
 	record := d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)
 	record(tend.OutcomeEvent(dec, out))
-	record(tend.PersistedEvent(dec, out))
-	return PersistResult{Persisted: out, Notification: notificationOf(dec, out)}, nil
+	if out.Outcome != gardener.OutcomeNoFix {
+		record(tend.PersistedEvent(dec, out))
+	}
+	return persistResult(dec, out), nil
 }
 
 // BadEventError is an event the handler cannot act on; a state machine fails cleanly on it.
@@ -372,7 +350,7 @@ func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (Propagate
 	if err != nil {
 		return out, err
 	}
-	job := tend.Job{TestID: dec.TestID, Mode: dec.Mode, By: dec.By, Options: d.replayOptions(p)}
+	job := tend.Job{TestID: dec.TestID, Mode: dec.Mode, By: dec.By, Actor: dec.Actor, Options: d.replayOptions(p)}
 	if dec.RunID != "" {
 		run, err := d.Store.Run(ctx, dec.RunID)
 		if err != nil {

@@ -20,23 +20,16 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// Outcome is how a ladder run ended.
-type Outcome string
+// Outcome is how a ladder run ended: the domain's outcome, decided by gardener.Conclude.
+type Outcome = gardener.Outcome
 
-// Outcomes.
+// Outcomes, named as the ladder's callers have always read them.
 const (
-	// Repaired: a green, trusted proof in apply mode; the caller writes it.
-	Repaired Outcome = "repaired"
-	// Staged: a green proof that a person must approve (propose mode, or a trust check asked
-	// for a person even in apply mode).
-	Staged Outcome = "staged"
-	// Triaged: no green proof, or diagnosis found an app bug or an environment problem;
-	// nothing is written and a triage issue is filed.
-	Triaged Outcome = "triaged"
-	// Refused: every change any rung proposed was refused by the assertion floor.
-	Refused Outcome = "refused"
-	// NoFix: the test passed when reproduced; there is nothing to repair.
-	NoFix Outcome = "no-fix"
+	Repaired = gardener.OutcomeRepaired
+	Staged   = gardener.OutcomeStaged
+	Triaged  = gardener.OutcomeTriaged
+	Refused  = gardener.OutcomeRefused
+	NoFix    = gardener.OutcomeNoFix
 )
 
 // Event is one line of progress, streamed while the ladder climbs: see gardener.LadderEvent.
@@ -90,6 +83,9 @@ type Request struct {
 	RunID string
 	// Rungs restricts the ladder (the manual path may ask for one); empty means all three.
 	Rungs []gardener.Strategy
+	// Actor is who the repair is for: a green proof is written or staged by gardener.Decide
+	// from the verdict, the mode and the actor. Empty is the gardeners' schedule.
+	Actor gardener.Actor
 }
 
 // Attempt is a candidate and what became of it; see gardener.Attempt.
@@ -121,26 +117,28 @@ type Timings struct {
 
 // Result is everything a ladder run established.
 type Result struct {
-	Outcome     Outcome                `json:"outcome"`
-	TestID      string                 `json:"testId"`
-	BaseVersion int                    `json:"baseVersion"`
-	Reason      string                 `json:"reason,omitempty"`
-	Failure     *FailureSummary        `json:"failure,omitempty"`
-	Verdict     *gardener.Verdict      `json:"verdict,omitempty"`
-	Steps       []gardener.Step        `json:"steps,omitempty"` // the repaired steps
-	Diff        []gardener.DiffEntry   `json:"diff,omitempty"`
-	Refusals    []gardener.Refusal     `json:"refusals,omitempty"`
-	Rungs       []RungReport           `json:"rungs"`
-	Triage      *gardener.TriageIssue  `json:"triage,omitempty"`
-	Usage       gardener.Usage         `json:"usage"`
-	ModelCalls  []gardener.ModelCall   `json:"modelCalls,omitempty"`
-	Proof       *gardener.RunResult    `json:"proof,omitempty"`
-	Diagnosis   *gardener.Diagnosis    `json:"diagnosis,omitempty"`
-	Timings     Timings                `json:"timings"`
-	FailedRun   *gardener.RunResult    `json:"failedRun,omitempty"`
-	Snapshot    *gardener.Snapshot     `json:"-"`
-	Attempts    int                    `json:"attempts"`
-	Probes      []gardener.ProbeResult `json:"-"`
+	Outcome     Outcome `json:"outcome"`
+	TestID      string  `json:"testId"`
+	BaseVersion int     `json:"baseVersion"`
+	Reason      string  `json:"reason,omitempty"`
+	// Facts are what Outcome was concluded from; a rung that runs apart hands them on.
+	Facts      gardener.ClimbFacts    `json:"facts"`
+	Failure    *FailureSummary        `json:"failure,omitempty"`
+	Verdict    *gardener.Verdict      `json:"verdict,omitempty"`
+	Steps      []gardener.Step        `json:"steps,omitempty"` // the repaired steps
+	Diff       []gardener.DiffEntry   `json:"diff,omitempty"`
+	Refusals   []gardener.Refusal     `json:"refusals,omitempty"`
+	Rungs      []RungReport           `json:"rungs"`
+	Triage     *gardener.TriageIssue  `json:"triage,omitempty"`
+	Usage      gardener.Usage         `json:"usage"`
+	ModelCalls []gardener.ModelCall   `json:"modelCalls,omitempty"`
+	Proof      *gardener.RunResult    `json:"proof,omitempty"`
+	Diagnosis  *gardener.Diagnosis    `json:"diagnosis,omitempty"`
+	Timings    Timings                `json:"timings"`
+	FailedRun  *gardener.RunResult    `json:"failedRun,omitempty"`
+	Snapshot   *gardener.Snapshot     `json:"-"`
+	Attempts   int                    `json:"attempts"`
+	Probes     []gardener.ProbeResult `json:"-"`
 }
 
 // climb is the state of one ladder run.
@@ -232,7 +230,8 @@ func (c *climb) run(ctx context.Context) error {
 		c.fail = rep
 	}
 	if c.fail.Result.Passed {
-		c.res.Outcome, c.res.Reason = NoFix, "the test passes: there is nothing to repair"
+		c.res.Facts = gardener.ClimbFacts{Passed: true}
+		c.res.Outcome, c.res.Reason = gardener.Conclude(c.res.Facts)
 		c.emit(Event{Stage: gardener.EventReproduce, Passed: ptr(true), Message: fmt.Sprintf("passes: all %d steps of %s", len(c.base.Steps), c.base.ID)})
 		return nil
 	}
@@ -484,29 +483,26 @@ func (c *climb) finish(ctx context.Context, err error) error {
 		return c.conclude(ctx)
 	}
 	c.res.Triage = c.triage()
-	switch {
-	case c.res.Diagnosis != nil && (c.res.Diagnosis.Classification == gardener.AppBug || c.res.Diagnosis.Classification == gardener.Environment):
-		c.res.Outcome = Triaged
-		c.res.Reason = fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", c.res.Diagnosis.Classification)
-	case len(c.res.Refusals) > 0 && !c.anyAllowed():
-		c.res.Outcome = Refused
-		c.res.Reason = "every proposed change was refused"
-	default:
-		c.res.Outcome = Triaged
-		c.res.Reason = "the ladder is exhausted without a green proof"
-	}
+	c.res.Facts = c.facts()
+	c.res.Outcome, c.res.Reason = gardener.Conclude(c.res.Facts)
 	return nil
 }
 
-func (c *climb) anyAllowed() bool {
+// facts are what the climb's outcome is decided from; a rung that runs apart hands them on in
+// its decision, so the state machine's conclusion decides from the same facts.
+func (c *climb) facts() gardener.ClimbFacts {
+	f := gardener.ClimbFacts{Refusals: len(c.res.Refusals)}
+	if c.res.Diagnosis != nil {
+		f.Classification = c.res.Diagnosis.Classification
+	}
 	for _, r := range c.res.Rungs {
 		for _, a := range r.Attempts {
 			if len(a.Ops) > 0 {
-				return true
+				f.Tried++
 			}
 		}
 	}
-	return false
+	return f
 }
 
 func (c *climb) triage() *gardener.TriageIssue {
@@ -521,7 +517,7 @@ func (c *climb) triage() *gardener.TriageIssue {
 	for _, r := range c.res.Rungs {
 		t.Attempts = append(t.Attempts, r.Attempts...)
 	}
-	t.ID = "triage-" + c.base.ID + "-" + strconv.FormatInt(t.At.UnixNano(), 36)
+	t.ID = gardener.TriageID(c.req.RunID, c.base.ID, t.At)
 	return t
 }
 

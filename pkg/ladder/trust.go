@@ -44,15 +44,9 @@ func (c *climb) conclude(ctx context.Context) error {
 	c.res.Diff = gardener.Diff(c.base.Steps, g.ops)
 	proof := g.proof.Result
 	c.res.Proof = &proof
-	if need, why := v.NeedsPerson(); need {
-		c.res.Outcome, c.res.Reason = Staged, "a person must look: "+why
-		return nil
-	}
-	if c.req.Mode == gardener.ModePropose {
-		c.res.Outcome, c.res.Reason = Staged, "proposed for review: auto-repair is off"
-		return nil
-	}
-	c.res.Outcome = Repaired
+	d := gardener.Decide(v, c.req.Mode, c.req.Actor)
+	c.res.Facts = gardener.ClimbFacts{Green: &d}
+	c.res.Outcome, c.res.Reason = gardener.Conclude(c.res.Facts)
 	return nil
 }
 

@@ -54,14 +54,14 @@ func (s *Service) Stage(ctx context.Context, p gardener.Proposal) (gardener.Stag
 type Approved struct {
 	Test   gardener.Test   `json:"test"`
 	Repair gardener.Repair `json:"repair"`
-	// Proof is the green re-run the approval demanded (ApproveProven); nil for a person's
-	// approval, which demands none.
+	// Proof is the green re-run of the proposal's operations on its version, when one is
+	// recorded; it became the test's last green run. An agent's approval demands it.
 	Proof *gardener.RunResult `json:"-"`
 }
 
 // UnprovenError is an approval that demanded a green proof of the proposal's operations on its
-// version and found none: a machine client may apply only what was proven, while a person in
-// the queue may approve an UNVERIFIED proposal on purpose.
+// version and found none: an agent may apply only what was proven, while a person in the queue
+// may approve an UNVERIFIED proposal on purpose.
 type UnprovenError struct {
 	ProposalID  string
 	TestID      string
@@ -73,25 +73,20 @@ func (e *UnprovenError) Error() string {
 	return fmt.Sprintf("proposal %s is not proven green: %s", e.ProposalID, e.Reason)
 }
 
-// Approve applies an open proposal and records who approved it. Against a test edited since the
-// proposal was computed it is refused with *gardener.StaleError and the row becomes stale; a row
-// no longer proposed (dismissed, applied, or lost to a concurrent dismiss) is a
-// *gardener.ConflictError. The test's status is left as it is: a repair does not send a test
-// back to review.
+// Approve is a person's approval from the queue: see ApproveAs.
 func (s *Service) Approve(ctx context.Context, proposalID, by string) (Approved, error) {
-	return s.approve(ctx, proposalID, by, false)
+	return s.ApproveAs(ctx, proposalID, by, gardener.ActorPerson)
 }
 
-// ApproveProven is Approve for a machine client (an MCP client's apply_repair): it also refuses,
-// with *UnprovenError and the row left open, a proposal no green re-run of exactly its
-// operations on its version stands behind (an UNVERIFIED chat edit, say). Staleness is judged
-// first, as by Approve: against another version the proof would not matter. The proof is
-// returned in Approved.Proof; RecordGreen makes it the test's last green run.
-func (s *Service) ApproveProven(ctx context.Context, proposalID, by string) (Approved, error) {
-	return s.approve(ctx, proposalID, by, true)
-}
-
-func (s *Service) approve(ctx context.Context, proposalID, by string, proven bool) (Approved, error) {
+// ApproveAs applies an open proposal for actor and records who approved it. Against a test
+// edited since the proposal was computed it is refused with *gardener.StaleError and the row
+// becomes stale; a row no longer proposed (dismissed, applied, or lost to a concurrent dismiss)
+// is a *gardener.ConflictError. An agent may apply only what gardener.MayApprove allows (else
+// *gardener.HeldError) and only with a green re-run of exactly the proposal's operations on its
+// version (else *UnprovenError); the row stays open for a person either way. The proof, when one
+// is recorded, becomes the test's last green run: it is what the next repair compares with. The
+// test's status is left as it is: a repair does not send a test back to review.
+func (s *Service) ApproveAs(ctx context.Context, proposalID, by string, actor gardener.Actor) (Approved, error) {
 	if err := required("approver", by); err != nil {
 		return Approved{}, fmt.Errorf("approve proposal %s: %w", proposalID, err)
 	}
@@ -110,15 +105,20 @@ func (s *Service) approve(ctx context.Context, proposalID, by string, proven boo
 	if err != nil {
 		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
 	}
-	var proof *gardener.RunResult
-	if proven {
-		if proof, err = s.proof(ctx, p); err != nil {
-			return Approved{}, err
-		}
+	if err := gardener.MayApprove(p, actor); err != nil {
+		return Approved{}, err
+	}
+	proof, err := s.proof(ctx, p)
+	var unproven *UnprovenError
+	switch {
+	case errors.As(err, &unproven) && actor != gardener.ActorAgent:
+		proof = nil
+	case err != nil:
+		return Approved{}, err
 	}
 	now := s.now()
 	r := gardener.Repair{
-		ID:          "proposal-" + p.ID,
+		ID:          gardener.RepairIDOfProposal(p.ID),
 		ProjectID:   p.ProjectID,
 		TestID:      p.TestID,
 		ProposalID:  p.ID,
@@ -135,7 +135,7 @@ func (s *Service) approve(ctx context.Context, proposalID, by string, proven boo
 	if err != nil {
 		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
 	}
-	return Approved{Test: written, Repair: r, Proof: proof}, nil
+	return Approved{Test: written, Repair: r, Proof: proof}, s.recordGreen(ctx, written, r.ID, proof)
 }
 
 // proof finds the green re-run of p's operations on p's version.
@@ -158,18 +158,33 @@ func (s *Service) proof(ctx context.Context, p gardener.Proposal) (*gardener.Run
 	return run.Result, nil
 }
 
-// RecordGreen makes the proof of an approval the test's new last green run, as after an
-// automatic repair: it is what the next repair compares with. An approval without a proof has
-// nothing to record.
-func (s *Service) RecordGreen(ctx context.Context, a Approved) error {
-	if a.Proof == nil {
+// GreenRunError says a fix was written but its proof was not recorded as the test's last green
+// run: the write stands (the caller answers with it), and the next repair of the test has no
+// green run of this version to compare with until one is recorded.
+type GreenRunError struct {
+	RepairID string
+	TestID   string
+	Err      error
+}
+
+func (e *GreenRunError) Error() string {
+	return fmt.Sprintf("repair %s is written, but its proof was not recorded as the last green run of test %s: %v", e.RepairID, e.TestID, e.Err)
+}
+
+func (e *GreenRunError) Unwrap() error { return e.Err }
+
+// recordGreen makes the proof of a written fix the test's new last green run: it is what the
+// next repair compares with. A fix written without a proof (a person's approval of an
+// UNVERIFIED proposal) has nothing to record.
+func (s *Service) recordGreen(ctx context.Context, t gardener.Test, repairID string, proof *gardener.RunResult) error {
+	if proof == nil {
 		return nil
 	}
-	green := *a.Proof
-	green.TestVersion = a.Test.Version
-	run := gardener.Run{ID: "green-" + a.Repair.ID, ProjectID: a.Repair.ProjectID, TestID: a.Test.ID, TestVersion: a.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: s.now()}
+	green := *proof
+	green.TestVersion = t.Version
+	run := gardener.Run{ID: gardener.GreenRunID(repairID), ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerProof, Result: &green, At: s.now()}
 	if err := s.store.PutRun(ctx, run); err != nil {
-		return fmt.Errorf("recording the proof of repair %s as the last green run of test %s: %w", a.Repair.ID, a.Test.ID, err)
+		return &GreenRunError{RepairID: repairID, TestID: t.ID, Err: err}
 	}
 	return nil
 }

@@ -17,6 +17,9 @@ type Fix struct {
 	BaseVersion int // the version the proof ran against
 	Verdict     gardener.Verdict
 	By          string
+	// Proof is the green re-run of the fix; once the fix is written it becomes the test's last
+	// green run, what the next repair compares with.
+	Proof *gardener.RunResult
 }
 
 // Applied is what ApplyFix did.
@@ -36,7 +39,7 @@ func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
 	if err := required("run id", f.RunID); err != nil {
 		return Applied{}, fmt.Errorf("apply fix to test %s: %w", f.TestID, err)
 	}
-	id := "run-" + f.RunID
+	id := gardener.RepairIDOfRun(f.RunID)
 	if prior, err := s.store.Repair(ctx, id); err == nil {
 		return s.duplicate(ctx, prior)
 	} else if !errors.Is(err, gardener.ErrNotFound) {
@@ -58,18 +61,19 @@ func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
 		return Applied{}, fmt.Errorf("apply fix for run %s: %w", f.RunID, err)
 	}
 	auto := f.By == ""
+	actor := gardener.ActorPerson
 	if auto {
-		err = gardener.Eligible(gardener.ModeApply, p, t, &run)
-		if err == nil {
-			if needs, why := f.Verdict.NeedsPerson(); needs {
-				err = &gardener.IneligibleError{Reason: fmt.Sprintf("the fix for test %s must be staged for a person: %s", t.ID, why)}
-			}
-		}
-	} else {
-		err = gardener.EligibleManual(p, t, &run)
+		actor = gardener.ActorSchedule
 	}
-	if err != nil {
+	// The version the fix is written to is judged by prepare, against the proof's version (a
+	// stale fix goes stale); the gate judges the rest of the run again.
+	gated := run
+	gated.TestVersion = 0
+	if err := gardener.Gate(actor, gardener.ModeApply, p, t, &gated); err != nil {
 		return Applied{}, err
+	}
+	if d := gardener.Decide(f.Verdict, gardener.ModeApply, actor); !d.Apply {
+		return Applied{}, &gardener.IneligibleError{Reason: fmt.Sprintf("the fix for test %s must be staged: %s", t.ID, d.Reason)}
 	}
 	steps, err := prepare(t, f.BaseVersion, f.Verdict.Ops)
 	if err != nil {
@@ -93,7 +97,7 @@ func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
 	if err != nil {
 		return s.duplicateOr(ctx, id, fmt.Errorf("apply fix for run %s: %w", f.RunID, err))
 	}
-	return Applied{Test: written, Repair: r}, nil
+	return Applied{Test: written, Repair: r}, s.recordGreen(ctx, written, r.ID, f.Proof)
 }
 
 // duplicateOr answers a write that failed: when the run's repair exists now, a concurrent

@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
-	"github.com/driftgardener/gardener/pkg/tend"
-	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
 // Local is the backend over a store on this machine (the local state directory): it climbs the
-// ladder in a browser here and writes through the lifecycle. Everything in the store is visible
-// to whoever runs it.
+// ladder in a browser here through the application layer, which decides everything a door
+// could (the gate, propose or apply, who may approve). Everything in the store is visible to
+// whoever runs it.
 type Local struct {
 	Store  gardener.Store
 	Runner gardener.Runner
@@ -31,6 +33,10 @@ type Local struct {
 	Log         *slog.Logger
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+
+	once sync.Once
+	app  *gardening.Service
+	err  error
 }
 
 func (l *Local) log() *slog.Logger {
@@ -40,48 +46,37 @@ func (l *Local) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-func (l *Local) life() *lifecycle.Service { return lifecycle.New(l.Store, l.Now) }
+// service is the application layer over the store, built once.
+func (l *Local) service() (*gardening.Service, error) {
+	l.once.Do(func() {
+		l.app, l.err = gardening.New(gardening.Deps{Store: l.Store, Models: l.Models, Now: l.Now, Log: l.log()})
+	})
+	return l.app, l.err
+}
 
-// Suggest climbs the ladder in propose mode and stages a proven fix.
+// Suggest climbs the ladder for the agent and stages a proven fix: an agent's suggestion is
+// never written by the climb itself.
 func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progress func(string)) (Suggestion, error) {
-	run, test, err := l.runToRepair(ctx, in)
+	app, err := l.service()
 	if err != nil {
 		return Suggestion{}, err
 	}
-	project, err := l.Store.Project(ctx, test.ProjectID)
-	if err != nil {
-		return Suggestion{}, fmt.Errorf("suggest_fix for test %s: %w", test.ID, err)
-	}
-	if err := gardener.EligibleManual(project, test, &run); err != nil {
-		return Suggestion{}, err
-	}
-	model, err := l.Models(ctx, project.Model)
-	if err != nil {
-		return Suggestion{}, fmt.Errorf("suggest_fix: opening project %s's model %q: %w", project.ID, project.Model, err)
-	}
-	opts := gardener.ReplayOptions{BaseURL: l.BaseURL, AllowedOrigins: project.AllowedOrigins, StepTimeout: l.StepTimeout}
-	if opts.BaseURL == "" && len(project.AllowedOrigins) > 0 {
-		opts.BaseURL = project.AllowedOrigins[0]
-	}
-	if opts.BaseURL == "" {
-		return Suggestion{}, fmt.Errorf("suggest_fix: project %s has no allowed origin to replay against: give --base-url", project.ID)
-	}
-	lad := &ladder.Ladder{Runner: l.Runner, Model: model, Now: l.Now, Progress: func(e ladder.Event) {
-		progress(e.Line())
-	}}
-	tender := &tend.Tender{Store: l.Store, Life: l.life(), Ladder: lad, Log: l.log(), Now: l.Now}
 	rungs := make([]gardener.Strategy, len(in.Rungs))
 	for i, r := range in.Rungs {
 		rungs[i] = gardener.Strategy(r)
 	}
-	// Propose mode whatever the project's setting: the tool proposes, a person or apply_repair
-	// applies. Nothing propagates from a fix that is only staged.
-	tended, err := tender.Tend(ctx, tend.Job{TestID: test.ID, Mode: gardener.ModePropose, Run: &run, By: by, Options: opts, Rungs: rungs, NoPropagate: true})
+	req := gardening.RepairRequest{RunID: in.RunID, TestID: in.TestID, Rungs: rungs, Propose: true}
+	here := gardening.Here{Runner: l.Runner, Options: gardener.ReplayOptions{BaseURL: l.BaseURL, StepTimeout: l.StepTimeout},
+		Progress: func(e ladder.Event) { progress(e.Line()) }}
+	rep, err := app.RepairHere(ctx, gardening.Agent(by), req, here)
 	if err != nil {
-		return Suggestion{}, fmt.Errorf("suggest_fix for test %s: %w", test.ID, err)
+		return Suggestion{}, suggestError(in, err)
 	}
-	res := tended.Result
-	s := Suggestion{Outcome: string(res.Outcome), Reason: res.Reason, TestID: test.ID, RunID: run.ID, BaseVersion: test.Version, Version: test.Version}
+	test, res := rep.Test, rep.Result
+	s := Suggestion{Outcome: string(res.Outcome), Reason: res.Reason, TestID: test.ID, BaseVersion: test.Version, Version: test.Version}
+	if rep.Run != nil {
+		s.RunID = rep.Run.ID
+	}
 	if f := res.Failure; f != nil {
 		s.FailedStep, s.Error = f.Step, f.Message
 	}
@@ -89,8 +84,8 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 		describeVerdict(&s, test.Steps, *v)
 	}
 	describeRefusals(&s, res.Refusals)
-	describeStaged(&s, tended.Persisted)
-	if st := tended.Persisted.Staged; st != nil && res.Verdict != nil && !slices.EqualFunc(st.Proposal.Verdict.Ops, res.Verdict.Ops, sameOp) {
+	describeStaged(&s, rep.Persisted)
+	if st := rep.Persisted.Staged; st != nil && res.Verdict != nil && !slices.EqualFunc(st.Proposal.Verdict.Ops, res.Verdict.Ops, sameOp) {
 		// The fix was recorded on the test's open proposal, which holds other ops: that one is
 		// what apply_repair applies, so it is what the answer shows.
 		s.Notes = append(s.Notes, fmt.Sprintf("the test already had open proposal %s for version %d; the new fix was recorded on it, and its own fix (shown) is what apply_repair applies", st.Proposal.ID, st.Proposal.BaseVersion))
@@ -106,64 +101,41 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 	return s, nil
 }
 
-func sameOp(a, b gardener.Op) bool { return a.String() == b.String() }
-
-// runToRepair finds the failed run, or records a run of the test's current version for the
-// ladder to reproduce.
-func (l *Local) runToRepair(ctx context.Context, in SuggestInput) (gardener.Run, gardener.Test, error) {
+// suggestError names, for the agent, the field whose object is missing or the rule that
+// refuses the request.
+func suggestError(in SuggestInput, err error) error {
+	field, id := "testId", in.TestID
 	if in.RunID != "" {
-		run, err := l.Store.Run(ctx, in.RunID)
-		if errors.Is(err, gardener.ErrNotFound) {
-			return gardener.Run{}, gardener.Test{}, &InputError{Field: "runId", Reason: fmt.Sprintf("no run %q in the state", in.RunID)}
-		}
-		if err != nil {
-			return gardener.Run{}, gardener.Test{}, err
-		}
-		if run.Control {
-			return gardener.Run{}, gardener.Test{}, &RefusedError{Reason: fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is made for it", run.ID)}
-		}
-		test, err := l.Store.Test(ctx, run.TestID)
-		if err != nil {
-			return gardener.Run{}, gardener.Test{}, fmt.Errorf("suggest_fix for run %s: %w", run.ID, err)
-		}
-		if run.TestVersion != 0 && run.TestVersion != test.Version {
-			return gardener.Run{}, gardener.Test{}, &InputError{Field: "runId", Reason: fmt.Sprintf("run %s failed on version %d of test %s, which is at version %d now: give testId to reproduce the current version", run.ID, run.TestVersion, test.ID, test.Version)}
-		}
-		return run, test, nil
+		field, id = "runId", in.RunID
 	}
-	test, err := l.Store.Test(ctx, in.TestID)
-	if errors.Is(err, gardener.ErrNotFound) {
-		return gardener.Run{}, gardener.Test{}, &InputError{Field: "testId", Reason: fmt.Sprintf("no test %q in the state", in.TestID)}
+	switch gardening.ClassOf(err) {
+	case gardening.ClassNotFound:
+		return &InputError{Field: field, Reason: fmt.Sprintf("no %s %q in the state", strings.TrimSuffix(field, "Id"), id)}
+	case gardening.ClassBadInput:
+		return &InputError{Field: "rungs", Reason: err.Error()}
+	case gardening.ClassRefused:
+		return &RefusedError{Reason: err.Error()}
 	}
-	if err != nil {
-		return gardener.Run{}, gardener.Test{}, err
-	}
-	if test.Status == gardener.StatusArchived {
-		return gardener.Run{}, gardener.Test{}, &RefusedError{Reason: fmt.Sprintf("test %s is archived: nothing repairs it until its status is set back", test.ID)}
-	}
-	run, err := (&workspace.Service{Store: l.Store}).RecordRun(ctx, test, gardener.TriggerManual, nil)
-	if err != nil {
-		return gardener.Run{}, gardener.Test{}, err
-	}
-	return run, test, nil
+	return fmt.Errorf("suggest_fix: %w", err)
 }
 
-// Apply approves a proposal for by through the lifecycle's approval for machine clients, which
-// also demands a green proof of exactly its operations on its version; proposalFor has refused
-// a control run. Staleness is the lifecycle's judgement, so a stale row becomes stale as from
-// the queue.
+func sameOp(a, b gardener.Op) bool { return a.String() == b.String() }
+
+// Apply approves a proposal for the agent by: the application layer applies only a proven fix
+// that needs no person, and marks a stale row stale as the queue does; proposalFor has refused
+// a control run.
 func (l *Local) Apply(ctx context.Context, in ApplyInput, by string) (Applied, error) {
+	app, err := l.service()
+	if err != nil {
+		return Applied{}, err
+	}
 	p, err := l.proposalFor(ctx, in)
 	if err != nil {
 		return Applied{}, err
 	}
-	life := l.life()
-	approved, err := life.ApproveProven(ctx, p.ID, by)
+	approved, err := app.Approve(ctx, gardening.Agent(by), p.ID)
 	if err != nil {
 		return Applied{}, refusal(p.ID, err)
-	}
-	if err := life.RecordGreen(ctx, approved); err != nil {
-		l.log().Warn("apply_repair", "proposal", p.ID, "error", err.Error())
 	}
 	return Applied{ProposalID: p.ID, TestID: p.TestID, RepairID: approved.Repair.ID, Version: approved.Test.Version, ApprovedBy: approved.Repair.ApprovedBy, Diff: diffLines(approved.Repair.PreSteps, p.Verdict.Ops)}, nil
 }
@@ -213,7 +185,10 @@ func refusal(id string, err error) error {
 	var floor *lifecycle.RefusedError
 	var conflict *gardener.ConflictError
 	var unproven *lifecycle.UnprovenError
+	var held *gardener.HeldError
 	switch {
+	case errors.As(err, &held):
+		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("held for a person: %s; an agent may apply only a fix that needs no person — a person may approve it in the queue", held.Reason)}
 	case errors.As(err, &unproven):
 		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("not proven: %s; ask suggest_fix for a proven fix (a person may still approve it in the queue)", unproven.Reason)}
 	case errors.As(err, &stale):

@@ -124,7 +124,7 @@ func (r *Radar) DryRun(ctx context.Context, projectID, testID string) (DryRunRes
 		return out, fmt.Errorf("dry-run of %s: %w", testID, err)
 	}
 	res := rep.Result
-	out.RunID = "radar-" + testID + "-" + strconv.FormatInt(at.UnixNano(), 36)
+	out.RunID = gardener.NewRunID(gardener.TriggerRadar, testID, at)
 	run := gardener.Run{ID: out.RunID, ProjectID: projectID, TestID: testID, TestVersion: t.Version, Trigger: gardener.TriggerRadar, Result: &res, At: at}
 	if err := r.Store.PutRun(ctx, run); err != nil {
 		return out, fmt.Errorf("dry-run of %s: recording the run: %w", testID, err)

@@ -53,8 +53,11 @@ type Job struct {
 	Failure *gardener.Replay
 	// Triggers are the app changes that implicated the test (propose mode).
 	Triggers []gardener.AppChange
-	// By is the person asking, on the manual path; empty for the gardeners.
-	By      string
+	// By is who asks on the manual path (a person, or an agent with Actor set); empty for the
+	// gardeners.
+	By string
+	// Actor is who the repair is for; empty is a person when By is set, else the schedule.
+	Actor   gardener.Actor
 	Options gardener.ReplayOptions
 	Rungs   []gardener.Strategy
 	// NoPropagate skips propagation (a propagated fix is not propagated again).
@@ -69,8 +72,10 @@ type Decision struct {
 	Mode        gardener.Mode         `json:"mode"`
 	RunID       string                `json:"runId,omitempty"`
 	By          string                `json:"by,omitempty"`
+	Actor       gardener.Actor        `json:"actor,omitempty"`
 	Outcome     ladder.Outcome        `json:"outcome"`
 	Reason      string                `json:"reason,omitempty"`
+	Facts       gardener.ClimbFacts   `json:"facts"`
 	Verdict     *gardener.Verdict     `json:"verdict,omitempty"`
 	ProofID     string                `json:"proofId,omitempty"`
 	FailedStep  string                `json:"failedStep,omitempty"`
@@ -79,6 +84,22 @@ type Decision struct {
 	Triage      *gardener.TriageIssue `json:"triage,omitempty"`
 	Refusals    []gardener.Refusal    `json:"refusals,omitempty"`
 	Usage       gardener.Usage        `json:"usage"`
+}
+
+// actor is who the decision is for; a decision made before actors were named is a person's
+// when it names one, else the schedule's.
+func (d Decision) actor() gardener.Actor {
+	return actorOf(d.Actor, d.By)
+}
+
+func actorOf(a gardener.Actor, by string) gardener.Actor {
+	switch {
+	case a != "":
+		return a
+	case by != "":
+		return gardener.ActorPerson
+	}
+	return gardener.ActorSchedule
 }
 
 // Green reports whether the decision carries a green proof.
@@ -164,15 +185,11 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 	if err != nil {
 		return ladder.Result{}, Decision{}, fmt.Errorf("tend %s: %w", test.ID, err)
 	}
-	if job.By != "" {
-		err = gardener.EligibleManual(project, test, job.Run)
-	} else {
-		err = gardener.Eligible(job.Mode, project, test, job.Run)
-	}
-	if err != nil {
+	actor := actorOf(job.Actor, job.By)
+	if err := gardener.Gate(actor, job.Mode, project, test, job.Run); err != nil {
 		return ladder.Result{}, Decision{}, err
 	}
-	req := ladder.Request{Test: test, Mode: job.Mode, Options: job.Options, Failure: job.Failure, Rungs: job.Rungs}
+	req := ladder.Request{Test: test, Mode: job.Mode, Options: job.Options, Failure: job.Failure, Rungs: job.Rungs, Actor: actor}
 	if len(req.Options.AllowedOrigins) == 0 {
 		req.Options.AllowedOrigins = project.AllowedOrigins
 	}
@@ -207,8 +224,8 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 		}
 	}
 	dec := Decision{
-		ProjectID: test.ProjectID, TestID: test.ID, BaseVersion: test.Version, Mode: job.Mode, By: job.By,
-		Outcome: res.Outcome, Reason: res.Reason, Verdict: res.Verdict, Triggers: job.Triggers,
+		ProjectID: test.ProjectID, TestID: test.ID, BaseVersion: test.Version, Mode: job.Mode, By: job.By, Actor: actor,
+		Outcome: res.Outcome, Reason: res.Reason, Facts: res.Facts, Verdict: res.Verdict, Triggers: job.Triggers,
 		Triage: res.Triage, Refusals: res.Refusals, Usage: res.Usage,
 	}
 	if job.Run != nil {
@@ -271,25 +288,23 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: fmt.Sprintf("proof %s did not pass on version %d", want, d.BaseVersion)}
 	}
 	if d.Outcome == ladder.Repaired {
-		if d.Mode != gardener.ModeApply && d.By == "" {
-			return t.stage(ctx, d, "auto-repair is off")
+		// The decision is made again from what the store can check, not taken from the payload.
+		if disp := gardener.Decide(*d.Verdict, d.Mode, d.actor()); !disp.Apply {
+			return t.stage(ctx, d, disp.Reason)
 		}
 		if d.RunID == "" {
 			return t.stage(ctx, d, "no run to attach the repair to")
 		}
-		applied, err := t.Life.ApplyFix(ctx, lifecycle.Fix{RunID: d.RunID, TestID: d.TestID, BaseVersion: d.BaseVersion, Verdict: *d.Verdict, By: d.By})
+		applied, err := t.Life.ApplyFix(ctx, lifecycle.Fix{RunID: d.RunID, TestID: d.TestID, BaseVersion: d.BaseVersion, Verdict: *d.Verdict, By: d.By, Proof: proof.Result})
 		var inel *gardener.IneligibleError
-		if errors.As(err, &inel) {
+		var noGreen *lifecycle.GreenRunError
+		switch {
+		case errors.As(err, &inel):
 			return t.stage(ctx, d, inel.Reason)
-		}
-		if err != nil {
+		case errors.As(err, &noGreen):
+			t.log().Warn("repaired", "test", d.TestID, "run", d.RunID, "error", err.Error())
+		case err != nil:
 			return Persisted{}, fmt.Errorf("persist %s: %w", d.TestID, err)
-		}
-		// The proof is the test's new last green run: it is what the next repair compares with.
-		green := *proof.Result
-		green.TestVersion = applied.Test.Version
-		if err := t.Store.PutRun(ctx, gardener.Run{ID: "green-" + applied.Repair.ID, ProjectID: d.ProjectID, TestID: d.TestID, TestVersion: applied.Test.Version, Trigger: gardener.TriggerProof, Result: &green, At: t.now()}); err != nil {
-			return Persisted{}, fmt.Errorf("persist %s: recording the new green run: %w", d.TestID, err)
 		}
 		t.log().Info("repaired", "test", d.TestID, "run", d.RunID, "version", applied.Test.Version, "strategy", d.Verdict.Strategy, "duplicate", applied.Duplicate)
 		return Persisted{Outcome: ladder.Repaired, Applied: &applied}, nil
@@ -299,7 +314,7 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 
 func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persisted, error) {
 	p := gardener.Proposal{
-		ID: "prop-" + gardener.ProofID(d.TestID, d.BaseVersion, d.Verdict.Ops)[len("proof-"):], ProjectID: d.ProjectID, TestID: d.TestID,
+		ID: gardener.ProposalIDOf(d.TestID, d.BaseVersion, d.Verdict.Ops), ProjectID: d.ProjectID, TestID: d.TestID,
 		BaseVersion: d.BaseVersion, Verdict: *d.Verdict, Triggers: d.Triggers, FailedStep: d.FailedStep, Error: d.Error, Reason: reason,
 	}
 	staged, err := t.Life.Stage(ctx, p)
@@ -313,7 +328,7 @@ func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persiste
 func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) {
 	tr := d.Triage
 	if tr == nil {
-		tr = &gardener.TriageIssue{ID: "triage-" + d.TestID + "-" + t.now().Format("20060102T150405.000"), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
+		tr = &gardener.TriageIssue{ID: gardener.TriageID(d.RunID, d.TestID, t.now()), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
 	}
 	if d.Mode == gardener.ModePropose && len(d.Triggers) > 0 {
 		// Remembered so that the next staging pass over the same changes does not climb again.
@@ -388,22 +403,22 @@ func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID strin
 	if err := t.Store.PutRun(ctx, gardener.Run{ID: proofID, ProjectID: projectID, TestID: p.TestID, TestVersion: p.BaseVersion, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: t.now()}); err != nil {
 		return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
 	}
-	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, By: job.By, Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
-	need, why := p.Verdict.NeedsPerson()
-	if inherited, owhy := origin.NeedsPerson(); inherited && !need {
+	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, By: job.By, Actor: actorOf(job.Actor, job.By), Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
+	disp := gardener.Decide(*p.Verdict, job.Mode, d.Actor)
+	if inherited, owhy := origin.NeedsPerson(); inherited && disp.Apply {
 		// The original was written by a person over a note that asks for one: its copies were not.
-		need, why = true, fmt.Sprintf("the fix of %s it comes from needed a person: %s", job.TestID, owhy)
+		disp = gardener.Disposition{Reason: fmt.Sprintf("a person must look: the fix of %s it comes from needed a person: %s", job.TestID, owhy)}
 	}
-	if need {
-		d.Reason += "; a person must look: " + why
+	if !disp.Apply {
+		d.Reason += "; " + disp.Reason
 	}
-	if job.Mode == gardener.ModeApply && !need && job.Run != nil {
+	if disp.Apply && job.Run != nil {
 		// The propagated fix answers the same failure event; its repair is keyed by a run of its
 		// own so that a duplicate delivery of the event writes it once too. The run's id, and the
 		// repair's made from it, is one URL path segment: the API reads and reverts a repair by
 		// /repairs/{id}, where a "/" inside the id would name another route.
 		run := *job.Run
-		run.ID, run.TestID, run.TestVersion = job.Run.ID+"~"+p.TestID, p.TestID, p.BaseVersion
+		run.ID, run.TestID, run.TestVersion = gardener.PropagatedRunID(job.Run.ID, p.TestID), p.TestID, p.BaseVersion
 		if err := t.Store.PutRun(ctx, run); err != nil {
 			return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
 		}

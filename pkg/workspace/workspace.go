@@ -7,14 +7,12 @@ package workspace
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -227,20 +225,11 @@ func (s *Service) RecordGreen(ctx context.Context, runner gardener.Runner, t gar
 // only names what a repair was asked for.
 func (s *Service) RecordRun(ctx context.Context, t gardener.Test, trigger gardener.TriggerKind, result *gardener.RunResult) (gardener.Run, error) {
 	at := time.Now()
-	run := gardener.Run{ID: NewRunID(trigger, t.ID, at), ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: trigger, Result: result, At: at}
+	run := gardener.Run{ID: gardener.NewRunID(trigger, t.ID, at), ProjectID: t.ProjectID, TestID: t.ID, TestVersion: t.Version, Trigger: trigger, Result: result, At: at}
 	if err := s.Store.PutRun(ctx, run); err != nil {
 		return gardener.Run{}, fmt.Errorf("recording run %s of %s: %w", run.ID, t.ID, err)
 	}
 	return run, nil
-}
-
-// NewRunID is the id of a new run: what started it, the test, the time in milliseconds (base
-// 36, so ids of one test sort by time) and a random suffix, so that two runs started in the same
-// millisecond, in two processes, still differ.
-func NewRunID(trigger gardener.TriggerKind, testID string, at time.Time) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return string(trigger) + "-" + testID + "-" + strconv.FormatInt(at.UnixMilli(), 36) + "-" + hex.EncodeToString(b[:])
 }
 
 // MovedError is a replace made against a version the test is no longer at: someone (a repair,

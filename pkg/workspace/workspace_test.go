@@ -360,7 +360,7 @@ func TestNewRunIDIsUniqueWithinAMillisecond(t *testing.T) {
 	at := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 	seen := map[string]bool{}
 	for range 1000 {
-		id := workspace.NewRunID(gardener.TriggerSchedule, "cart", at)
+		id := gardener.NewRunID(gardener.TriggerSchedule, "cart", at)
 		if seen[id] {
 			t.Fatalf("run id %s repeats", id)
 		}

@@ -1,0 +1,147 @@
+package gardener
+
+import "fmt"
+
+// Outcome is how one repair ended, the same on every path: the ladder in one process, the
+// state machine whose rungs run apart, and every door that reports it.
+type Outcome string
+
+// Outcomes.
+const (
+	// OutcomeRepaired: a green, trusted proof written to the test.
+	OutcomeRepaired Outcome = "repaired"
+	// OutcomeStaged: a green proof that waits for a person (propose mode, a trust check that
+	// asks for a person, or an agent's suggestion).
+	OutcomeStaged Outcome = "staged"
+	// OutcomeTriaged: no green proof, or diagnosis found an app bug or an environment problem;
+	// nothing is written and a triage issue is filed.
+	OutcomeTriaged Outcome = "triaged"
+	// OutcomeRefused: every change any rung proposed was refused by the assertion floor.
+	OutcomeRefused Outcome = "refused"
+	// OutcomeNoFix: the test passed when reproduced; there is nothing to repair.
+	OutcomeNoFix Outcome = "no-fix"
+)
+
+// Actor is who acts on a repair. The same proven fix may be applied for one and only staged
+// for another, so every decision that writes names its actor.
+type Actor string
+
+// Actors.
+const (
+	// ActorSchedule is the gardeners themselves: a failed unattended run, a staging pass.
+	ActorSchedule Actor = "schedule"
+	// ActorPerson is someone at the manual path, the queue or the CLI.
+	ActorPerson Actor = "person"
+	// ActorAgent is an MCP client: it may apply only what needs no person.
+	ActorAgent Actor = "agent"
+)
+
+// Disposition says what becomes of a green proof: written now, or staged with the reason a
+// person reads on the row.
+type Disposition struct {
+	Apply  bool   `json:"apply"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Reasons a green proof is staged rather than written.
+const (
+	reasonPropose = "proposed for review: auto-repair is off"
+	reasonAgent   = "proposed for review: an agent's suggestion is applied by apply_repair or a person"
+)
+
+// Decide is the one apply-or-stage decision for a green proof, from its verdict, the mode the
+// repair runs in and who acts. A verdict that needs a person is staged whoever acts; an agent's
+// suggestion is staged (apply_repair or a person applies it); otherwise apply mode writes and
+// propose mode stages.
+func Decide(v Verdict, mode Mode, actor Actor) Disposition {
+	if need, why := v.NeedsPerson(); need {
+		return Disposition{Reason: "a person must look: " + why}
+	}
+	if actor == ActorAgent {
+		return Disposition{Reason: reasonAgent}
+	}
+	if mode != ModeApply {
+		return Disposition{Reason: reasonPropose}
+	}
+	return Disposition{Apply: true}
+}
+
+// HeldError is an approval refused because the fix needs a person and an agent asked.
+type HeldError struct {
+	ProposalID string
+	Reason     string
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("proposal %s is held for a person: %s; an agent may apply only a fix that needs no person, so a person must approve it in the queue", e.ProposalID, e.Reason)
+}
+
+// Is lets errors.Is(err, ErrIneligible) match: the refusal is about who asks, not the fix.
+func (e *HeldError) Is(target error) bool { return target == ErrIneligible }
+
+// MayApprove is the rule of who may approve an open proposal: a person may approve anything in
+// the queue, UNVERIFIED included, on purpose; an agent only a fix that needs no person (proven
+// green is checked apart, against the store).
+func MayApprove(p Proposal, actor Actor) error {
+	if actor != ActorAgent {
+		return nil
+	}
+	if need, why := p.Verdict.NeedsPerson(); need {
+		return &HeldError{ProposalID: p.ID, Reason: why}
+	}
+	return nil
+}
+
+// ClimbFacts are what a climb's outcome is decided from. The state machine's conclusion adds
+// up the facts of every rung that ran apart; the ladder in one process reports its own.
+type ClimbFacts struct {
+	// Passed: the reproduction passed, so there is nothing to repair.
+	Passed bool `json:"passed,omitempty"`
+	// Green is the disposition of a green proof; nil without one.
+	Green *Disposition `json:"green,omitempty"`
+	// Classification is the diagnosis, when a rung made one.
+	Classification Classification `json:"classification,omitempty"`
+	// Refusals counts the changes the assertion floor refused.
+	Refusals int `json:"refusals,omitempty"`
+	// Tried counts the candidates that passed the floor and were proven.
+	Tried int `json:"tried,omitempty"`
+	// Stopped names the error that stopped the ladder, if one did.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Add joins the facts of another rung.
+func (f ClimbFacts) Add(o ClimbFacts) ClimbFacts {
+	f.Passed = f.Passed || o.Passed
+	if f.Green == nil {
+		f.Green = o.Green
+	}
+	if f.Classification == "" || f.Classification == Unknown {
+		f.Classification = o.Classification
+	}
+	f.Refusals += o.Refusals
+	f.Tried += o.Tried
+	if f.Stopped == "" {
+		f.Stopped = o.Stopped
+	}
+	return f
+}
+
+// Conclude is the outcome of a climb and the reason people read, computed once for the local
+// and the AWS paths.
+func Conclude(f ClimbFacts) (Outcome, string) {
+	switch {
+	case f.Green != nil && f.Green.Apply:
+		return OutcomeRepaired, ""
+	case f.Green != nil:
+		return OutcomeStaged, f.Green.Reason
+	case f.Passed:
+		return OutcomeNoFix, "the test passes: there is nothing to repair"
+	case f.Classification == AppBug || f.Classification == Environment:
+		return OutcomeTriaged, fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", f.Classification)
+	case f.Refusals > 0 && f.Tried == 0:
+		return OutcomeRefused, "every proposed change was refused"
+	case f.Stopped != "":
+		return OutcomeTriaged, "the ladder stopped on an error: " + f.Stopped
+	}
+	return OutcomeTriaged, "the ladder is exhausted without a green proof"
+}

@@ -1,0 +1,75 @@
+package gardening
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+)
+
+// ErrorClass is what kind of refusal an error is, whatever door answers it: each door maps a
+// class to its own answer (an HTTP status, an MCP tool error, a CLI exit code), so the same
+// refusal answers alike everywhere.
+type ErrorClass int
+
+// Error classes.
+const (
+	// ClassInternal: something failed; the request may be fine.
+	ClassInternal ErrorClass = iota
+	// ClassBadInput: the request names something it cannot (a field, a rung, a value).
+	ClassBadInput
+	// ClassNotFound: no such object, or not one the caller may see.
+	ClassNotFound
+	// ClassConflict: the object moved on (stale, decided already, lost a race).
+	ClassConflict
+	// ClassRefused: the rules refuse it for this target or this caller (the gate, a fix held
+	// for a person).
+	ClassRefused
+	// ClassUnproven: a write that needs a green proof has none.
+	ClassUnproven
+	// ClassUnavailable: this process was not built to serve it.
+	ClassUnavailable
+)
+
+// ClassOf classifies an error of the application layer or the domain.
+func ClassOf(err error) ErrorClass {
+	var bad *BadRequestError
+	var setting *SettingsError
+	var floor *lifecycle.RefusedError
+	var unproven *lifecycle.UnprovenError
+	switch {
+	case err == nil:
+		return ClassInternal
+	case errors.As(err, &unproven):
+		return ClassUnproven
+	case errors.Is(err, gardener.ErrNotFound):
+		return ClassNotFound
+	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
+		return ClassConflict
+	case errors.Is(err, gardener.ErrIneligible):
+		return ClassRefused
+	case errors.As(err, &bad), errors.As(err, &setting), errors.As(err, &floor):
+		return ClassBadInput
+	case errors.Is(err, ErrUnavailable):
+		return ClassUnavailable
+	}
+	return ClassInternal
+}
+
+// HTTPStatus is the class's HTTP status, for the API and the console alike.
+func (c ErrorClass) HTTPStatus() int {
+	switch c {
+	case ClassBadInput:
+		return http.StatusBadRequest
+	case ClassNotFound:
+		return http.StatusNotFound
+	case ClassConflict, ClassUnproven:
+		return http.StatusConflict
+	case ClassRefused:
+		return http.StatusForbidden
+	case ClassUnavailable:
+		return http.StatusNotImplemented
+	}
+	return http.StatusInternalServerError
+}

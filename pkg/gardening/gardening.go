@@ -1,0 +1,107 @@
+// Package gardening is the application layer: each use case a door offers — the HTTP API (in
+// Lambda and on one machine), the review console, MCP, the CLI and the state machines' task
+// handlers — decided once, over the domain (pkg/gardener) and its services (lifecycle, tend,
+// radar, workspace). A door decodes its request, calls one method of Service with who is asking,
+// and encodes the answer; it decides nothing itself, so the same request answers alike through
+// every door.
+package gardening
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/lifecycle"
+)
+
+// Notifier sends a repair event to people (SNS in AWS).
+type Notifier interface {
+	Publish(ctx context.Context, subject string, message any) error
+}
+
+// Starter starts and reads executions of a state machine (Step Functions in AWS, the in-process
+// interpreter on one machine).
+type Starter interface {
+	// Start starts machine with input under name; a second start with the same name and input
+	// returns the same execution, as Step Functions does.
+	Start(ctx context.Context, machine, name string, input any) (executionID string, err error)
+	// Describe returns an execution's status (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED)
+	// and, once it ended, its output.
+	Describe(ctx context.Context, executionID string) (status, output string, err error)
+}
+
+// ModelFor opens the model a project's setting names.
+type ModelFor func(ctx context.Context, spec string) (gardener.Model, error)
+
+// Deps are what the service is built from, once per process.
+type Deps struct {
+	Store gardener.Store
+	// Notifier carries repair events to people; a revert and every persisted repair are
+	// announced on it.
+	Notifier Notifier
+	// Models opens a project's model; a model setting is checked by opening it.
+	Models ModelFor
+	// Starter and RepairMachine start the repair state machine for a manual repair; a process
+	// that repairs in place (the CLI, MCP on this machine) has neither.
+	Starter       Starter
+	RepairMachine string
+	Now           func() time.Time
+	Log           *slog.Logger
+}
+
+// Service is the application layer over one store. Build it with New.
+type Service struct {
+	d    Deps
+	life *lifecycle.Service
+}
+
+// MissingError is a service built without a dependency it needs: the process fails at start,
+// not at its first request.
+type MissingError struct{ Missing []string }
+
+func (e *MissingError) Error() string {
+	return "gardening: missing dependencies: " + strings.Join(e.Missing, ", ")
+}
+
+// New builds the service. Store is required; a use case whose dependency is absent answers
+// with an error naming it (ErrUnavailable).
+func New(d Deps) (*Service, error) {
+	if d.Store == nil {
+		return nil, &MissingError{Missing: []string{"Store"}}
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{d: d, life: lifecycle.New(d.Store, d.Now)}, nil
+}
+
+// ErrUnavailable is a use case this process was not built to serve (a manual repair through
+// the state machine in a process without one).
+var ErrUnavailable = errors.New("not available in this process")
+
+// Who is who asks: the id recorded on what they write, and what kind of actor they are (a
+// person, an agent through MCP, or the gardeners' schedule).
+type Who struct {
+	ID    string
+	Actor gardener.Actor
+}
+
+// Person is a person's Who.
+func Person(id string) Who { return Who{ID: id, Actor: gardener.ActorPerson} }
+
+// Agent is an MCP client's Who.
+func Agent(id string) Who { return Who{ID: id, Actor: gardener.ActorAgent} }
+
+func (s *Service) now() time.Time { return s.d.Now().UTC() }
+
+// Store is the store the service runs over, for the reads a door renders as they are.
+func (s *Service) Store() gardener.Store { return s.d.Store }
+
+// Lifecycle is the proposal and repair lifecycle the service writes through.
+func (s *Service) Lifecycle() *lifecycle.Service { return s.life }

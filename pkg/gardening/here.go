@@ -1,0 +1,131 @@
+package gardening
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/pkg/workspace"
+)
+
+// Here is what a repair made in this process climbs with (the CLI, MCP on this machine): a
+// browser and a model of its own, instead of the state machine's rungs.
+type Here struct {
+	Runner  gardener.Runner
+	Model   gardener.Model
+	Options gardener.ReplayOptions
+	// Progress is told each event of the climb and, last, what persisting wrote.
+	Progress    func(ladder.Event)
+	NoPropagate bool
+	// OnRecord is told before the test is replayed to record its first green run.
+	OnRecord func(gardener.Test)
+	// BeforeWrite runs after the climb is ready to persist and before anything can be written,
+	// so a caller that keeps a copy of the test (a file) can mark it first.
+	BeforeWrite func() error
+}
+
+// Repaired is the whole of a repair made here.
+type Repaired struct {
+	tend.Tended
+	// Test is the test as the repair found it.
+	Test gardener.Test
+	// Run is the run the repair answers: the one asked about, or the one recorded for it.
+	Run *gardener.Run
+	// Recorded: no green run of the test's version was known, the test was replayed to record
+	// one, and it passed — there was nothing to repair. RecordMillis is that replay's time,
+	// also spent when it failed and became the failure the ladder starts from.
+	Recorded     bool
+	RecordMillis int64
+}
+
+// RepairHere runs the manual repair of what req names in this process, for who: the same
+// gate, the same ladder, the same write-or-stage decision and records as the state machine.
+// When no green run of the test's version is known the test is replayed first: green, it is
+// recorded and the answer is that there is nothing to repair; red, it is the failure the ladder
+// starts from.
+func (s *Service) RepairHere(ctx context.Context, who Who, req RepairRequest, h Here) (Repaired, error) {
+	if h.Runner == nil {
+		return Repaired{}, fmt.Errorf("repair here: a browser: %w", ErrUnavailable)
+	}
+	tg, err := s.ResolveTarget(ctx, who, req)
+	if err != nil {
+		return Repaired{}, err
+	}
+	model := h.Model
+	if model == nil {
+		if s.d.Models == nil {
+			return Repaired{}, fmt.Errorf("repair here: a model: %w", ErrUnavailable)
+		}
+		if model, err = s.d.Models(ctx, tg.Project.Model); err != nil {
+			return Repaired{}, fmt.Errorf("opening project %s's model %q: %w", tg.Project.ID, tg.Project.Model, err)
+		}
+	}
+	opts := h.Options
+	if len(opts.AllowedOrigins) == 0 {
+		opts.AllowedOrigins = tg.Project.AllowedOrigins
+	}
+	if opts.BaseURL == "" && len(tg.Project.AllowedOrigins) > 0 {
+		opts.BaseURL = tg.Project.AllowedOrigins[0]
+	}
+	if opts.BaseURL == "" {
+		return Repaired{}, &BadRequestError{Reason: fmt.Sprintf("project %s has no allowed origin to replay against: give a base URL", tg.Project.ID)}
+	}
+	out := Repaired{Test: tg.Test}
+	start := s.now()
+	ws := &workspace.Service{Store: s.d.Store, OnReplay: h.OnRecord}
+	rec, err := ws.RecordGreen(ctx, h.Runner, tg.Test, opts)
+	if err != nil {
+		return out, err
+	}
+	if rec.Replayed {
+		out.RecordMillis = s.now().Sub(start).Milliseconds()
+		if rec.Replay.Result.Passed {
+			out.Recorded, out.Run = true, &rec.Run
+			out.Result = ladder.Result{TestID: tg.Test.ID, BaseVersion: tg.Test.Version, Facts: gardener.ClimbFacts{Passed: true}}
+			out.Result.Outcome, out.Result.Reason = gardener.Conclude(out.Result.Facts)
+			out.Persisted = tend.Persisted{Outcome: out.Result.Outcome, Reason: out.Result.Reason}
+			return out, nil
+		}
+		if tg.Run == nil {
+			tg.Run = &rec.Run
+		}
+	}
+	if err := s.RecordRun(ctx, &tg); err != nil {
+		return out, err
+	}
+	out.Run = tg.Run
+	lad := &ladder.Ladder{Runner: h.Runner, Model: model, Now: s.d.Now}
+	last := 0
+	lad.Progress = func(e ladder.Event) {
+		last = e.Seq
+		if h.Progress != nil {
+			h.Progress(e)
+		}
+	}
+	tender := &tend.Tender{Store: s.d.Store, Life: s.life, Ladder: lad, Log: s.d.Log, Now: s.d.Now}
+	job := tend.Job{TestID: tg.Test.ID, Mode: ModeOf(tg.Project, who, req.Propose), Run: tg.Run, By: who.ID, Actor: who.Actor,
+		Options: opts, Rungs: req.Rungs, NoPropagate: h.NoPropagate || who.Actor == gardener.ActorAgent}
+	if rec.Replayed {
+		// The recording replay failed: it is the failure the ladder starts from.
+		job.Failure = &rec.Replay
+	}
+	if h.BeforeWrite != nil {
+		if err := h.BeforeWrite(); err != nil {
+			return out, err
+		}
+	}
+	tended, err := tender.Tend(ctx, job)
+	out.Tended = tended
+	if err != nil {
+		return out, err
+	}
+	if tended.Persisted.Outcome != gardener.OutcomeNoFix && h.Progress != nil {
+		e := tend.PersistedEvent(tended.Decision, tended.Persisted)
+		e.Seq = last + 1
+		h.Progress(e)
+	}
+	s.Announce(ctx, tended.Decision, tended.Persisted)
+	return out, nil
+}
