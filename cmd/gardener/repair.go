@@ -287,7 +287,7 @@ func toOutput(t tend.Tended, test gardener.Test) *repairOutput {
 		out.Refusals = []gardener.Refusal{}
 	}
 	if v := r.Verdict; v != nil {
-		out.Strategy, out.Ops, out.Changes, out.Notes, out.Contract, out.Unverified = v.Strategy, v.Ops, v.Changes, v.Notes, v.Contract, v.Unverified
+		out.Strategy, out.Ops, out.Changes, out.Notes, out.Contract, out.Unverified = v.Strategy, v.Ops, v.Changes, v.Notes, v.Contract.Redacted(), v.Unverified
 		s := v.Sensitivity
 		out.Sensitivity = &s
 	}
@@ -326,7 +326,7 @@ func printRepair(w io.Writer, m marks, o *repairOutput) {
 	if n := len(o.Contract.Requirements); n > 0 {
 		k, _ := o.Contract.Kept()
 		fmt.Fprintf(w, "Requirement contract: %d of %d kept\n", k, n)
-		for _, r := range o.Contract.Requirements {
+		for _, r := range o.Contract.Redacted().Requirements {
 			mark := "kept    "
 			if !r.Kept {
 				mark = "NOT KEPT"

@@ -337,9 +337,12 @@ func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.
 	}
 	if !res.OK {
 		if res.Disabled != "" {
-			return fail(gardener.ErrTimeout, "the option %q of %s is disabled after %s", res.Disabled, st.Locator, timeout)
+			// The disabled option is the one the step picks: its value or label is what the
+			// test enters, so the message masks it like every other text for people.
+			return fail(gardener.ErrTimeout, "the option the step picks (%s) of %s is disabled after %s", gardener.RedactValue(st.Value), st.Locator, timeout)
 		}
-		return fail(gardener.ErrElementNotFound, "%s has no option %q after %s (options: %s)", st.Locator, st.Value, timeout, strings.Join(res.Options, ", "))
+		// The options the page offers are page text; the value sought is the test's own.
+		return fail(gardener.ErrElementNotFound, "%s has no option matching the value %s after %s (options: %s)", st.Locator, gardener.RedactValue(st.Value), timeout, strings.Join(res.Options, ", "))
 	}
 	rec.Values = []string{res.Value}
 	if res.Label != res.Value {

@@ -116,7 +116,7 @@ func TestDemoAppStepsFail(t *testing.T) {
 		{"press", "login-invalid", "4", func(s *gardener.Step) { s.Locator = loc("label=Passcode") }, gardener.ErrElementNotFound, "no element matches label=Passcode"},
 		{"assert value", "login-invalid", "8", func(s *gardener.Step) { s.Expected = "admin" }, gardener.ErrAssertionFailed, `value is [value redacted, 4 chars]`},
 		{"check", "product-search", "3", func(s *gardener.Step) { s.Locator = loc("label=Out of stock only") }, gardener.ErrElementNotFound, "no element matches label=Out of stock only"},
-		{"select", "product-search", "4", func(s *gardener.Step) { s.Value = "Underwater" }, gardener.ErrElementNotFound, `has no option "Underwater"`},
+		{"select", "product-search", "4", func(s *gardener.Step) { s.Value = "Underwater" }, gardener.ErrElementNotFound, `has no option matching the value [value redacted, 10 chars]`},
 		{"uncheck", "product-search", "7", func(s *gardener.Step) { s.Locator = loc("label=Hide sold out") }, gardener.ErrElementNotFound, "no element matches label=Hide sold out"},
 		{"assertToast", "cart-total", "3", func(s *gardener.Step) { s.Text = "Added Boston Fern to wishlist" }, gardener.ErrAssertionFailed, `no toast with text "Added Boston Fern to wishlist"`},
 		{"assertRequest", "cart-total", "11", func(s *gardener.Step) { s.Status = 201 }, gardener.ErrAssertionFailed, "→ 200"},

@@ -64,9 +64,9 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		switch {
 		case !s.IsCheck():
 		case readValue(s, r, r.FailedStep):
-			add(gardener.AppBug, "step %s (%s) found what it checks and it was not what the test expects: %s", r.FailedStep, s, r.Message)
+			add(gardener.AppBug, "step %s (%s) found what it checks and it was not what the test expects: %s", r.FailedStep, s.Redacted(), r.Message)
 		default:
-			weak = append(weak, fmt.Sprintf("step %s (%s) failed: %s", r.FailedStep, s, r.Message))
+			weak = append(weak, fmt.Sprintf("step %s (%s) failed: %s", r.FailedStep, s.Redacted(), r.Message))
 		}
 	}
 	if was, now := greenURL(ask.LastGreen, r.FailedStep), pathOf(ask.PageURL); was != "" && now != "" && was != now {

@@ -260,7 +260,7 @@ func dropGoneStep(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string
 		return nil, ""
 	}
 	return []gardener.Op{{Kind: gardener.OpDelete, Index: fi}},
-		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s)
+		fmt.Sprintf("the element of step %d (%s) is gone with nothing similar in its place: try the flow without it", fi+1, s.Redacted())
 }
 
 // modalOpen reports whether the page shows an open modal dialog.

@@ -39,10 +39,10 @@ func ops(entries []gardener.DiffEntry, v gardener.Verdict) []opView {
 			o.Label = "Delete step " + e.Path
 		}
 		if e.Before != nil {
-			o.Before = e.Before.String()
+			o.Before = e.Before.Redacted()
 		}
 		if e.After != nil {
-			o.After = e.After.String()
+			o.After = e.After.Redacted()
 		}
 		if ch, ok := changeOf(v.Changes, e); ok {
 			o.Class, o.Detail = ch.Class, ch.Detail
@@ -50,10 +50,10 @@ func ops(entries []gardener.DiffEntry, v gardener.Verdict) []opView {
 		for _, in := range e.Inner {
 			iv := opView{Label: "Step " + in.Path, Class: in.Class, Detail: in.Detail}
 			if in.Before != nil {
-				iv.Before = in.Before.String()
+				iv.Before = in.Before.Redacted()
 			}
 			if in.After != nil {
-				iv.After = in.After.String()
+				iv.After = in.After.Redacted()
 			}
 			o.Inner = append(o.Inner, iv)
 		}
@@ -109,7 +109,7 @@ func notes(v gardener.Verdict) []noteView {
 		}
 		out = append(out, noteView{Label: label, Step: n.Step, Text: n.Text, Hold: n.NeedsPerson()})
 	}
-	for _, r := range v.Contract.Requirements {
+	for _, r := range v.Contract.Redacted().Requirements {
 		if !r.Kept {
 			out = append(out, noteView{Label: "NOT KEPT", Step: r.Step, Text: fmt.Sprintf("step %s %s %s on its last green run; the repaired test does not", r.Step, r.What, r.Detail), Hold: true})
 		}
@@ -348,7 +348,7 @@ func stepViews(steps []gardener.Step, prefix string, depth int) []stepView {
 	var out []stepView
 	for i, s := range steps {
 		path := fmt.Sprintf("%s%d", prefix, i+1)
-		out = append(out, stepView{Path: path, Text: s.String(), Check: s.IsCheck(), Depth: depth})
+		out = append(out, stepView{Path: path, Text: s.Redacted(), Check: s.IsCheck(), Depth: depth})
 		if len(s.Steps) > 0 {
 			out = append(out, stepViews(s.Steps, path+".", depth+1)...)
 		}

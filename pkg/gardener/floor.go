@@ -132,7 +132,7 @@ func screenStep(base Step, after *Step, path string) *Refusal {
 		return nil
 	}
 	if after == nil {
-		return refusal(fmt.Sprintf("deleting the check at step %s (%s). %s", path, base, floorRationale))
+		return refusal(fmt.Sprintf("deleting the check at step %s (%s). %s", path, base.Redacted(), floorRationale))
 	}
 	if fields := protectedDiff(base, *after); len(fields) > 0 {
 		return refusal(describeCheckChange(base, *after, path) + " " + floorRationale)
@@ -170,7 +170,7 @@ func screenIntent(base Step, after *Step, path string) *Refusal {
 			}
 		}
 		if !found {
-			return &Refusal{Path: innerPath, Kind: in.Kind, Reason: fmt.Sprintf("re-deriving the intent block at step %s drops or rewrites its check at step %s (%s). %s", path, innerPath, in, floorRationale)}
+			return &Refusal{Path: innerPath, Kind: in.Kind, Reason: fmt.Sprintf("re-deriving the intent block at step %s drops or rewrites its check at step %s (%s). %s", path, innerPath, in.Redacted(), floorRationale)}
 		}
 	}
 	return nil
@@ -224,13 +224,14 @@ func withoutFreeFields(s Step) Step {
 	return s
 }
 
-// describeCheckChange writes the refusal for a changed check in the words of the spec.
+// describeCheckChange writes the refusal for a changed check in the words of the spec. A refusal
+// is read by people and agents, so steps in it are rendered with Redacted.
 func describeCheckChange(b, a Step, path string) string {
 	switch {
 	case b.Kind == AssertVisible && a.Kind == AssertHidden, b.Kind == AssertHidden && a.Kind == AssertVisible:
 		return fmt.Sprintf("flipping the check at step %s from %s to %s.", path, b.Kind, a.Kind)
 	case b.Kind != a.Kind:
-		return fmt.Sprintf("replacing the check at step %s (%s) with a %s step.", path, b, a.Kind)
+		return fmt.Sprintf("replacing the check at step %s (%s) with a %s step.", path, b.Redacted(), a.Kind)
 	case b.Kind == Assert:
 		return fmt.Sprintf("rewriting the expectation at step %s from %q to %q.", path, expectation(b), expectation(a))
 	case b.Kind == A11yAudit:
@@ -252,11 +253,11 @@ func describeCheckChange(b, a Step, path string) string {
 	case b.Kind == Wait:
 		return fmt.Sprintf("changing the URL awaited at step %s from %q to %q.", path, b.URL, a.URL)
 	case b.Kind == AssertConsole || b.Kind == AssertRequest:
-		return fmt.Sprintf("changing what the check at step %s matches, from %s to %s.", path, b, a)
+		return fmt.Sprintf("changing what the check at step %s matches, from %s to %s.", path, b.Redacted(), a.Redacted())
 	case b.Text != a.Text:
 		return fmt.Sprintf("changing the text expected at step %s from %q to %q.", path, b.Text, a.Text)
 	}
-	return fmt.Sprintf("changing the check at step %s (%s → %s).", path, b, a)
+	return fmt.Sprintf("changing the check at step %s (%s → %s).", path, b.Redacted(), a.Redacted())
 }
 
 // expectation is how an assert reads aloud: "url contains /dashboard".

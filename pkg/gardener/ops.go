@@ -29,7 +29,9 @@ type Op struct {
 	Step  *Step  `json:"step,omitempty"`
 }
 
-// String renders an op for logs: `replace 3: click css=#login`.
+// String renders an op whole, values included (`replace 3: fill label=Email "ann@example.com"`):
+// it names an op for comparing, hashing and debugging. Text for people shows ops as diff lines
+// (DiffEntry.Lines), which render steps with Step.Redacted.
 func (o Op) String() string {
 	if o.Step == nil {
 		return fmt.Sprintf("%s %d", o.Kind, o.Index)

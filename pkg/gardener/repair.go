@@ -1,6 +1,10 @@
 package gardener
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Strategy names the rung (or shortcut) whose candidate went green.
 type Strategy string
@@ -59,13 +63,56 @@ func (n Note) NeedsPerson() bool {
 }
 
 // Requirement is one thing a step did on its last green run that the repaired step must still
-// do: a value entered, a request sent, a check made.
+// do: a value entered, a request sent, a check made. Detail and By are text for people, so they
+// never carry a value the test types: a value entered is RedactValue's mask, and By is the
+// repaired step as Step.Redacted renders it.
 type Requirement struct {
 	Step   string `json:"step"`
 	What   string `json:"what"` // enters | sends | checks
 	Detail string `json:"detail"`
 	Kept   bool   `json:"kept"`
 	By     string `json:"by,omitempty"` // the repaired action that keeps it
+}
+
+// EntersValue is the requirement that the step at path still enters value, kept or not, by the
+// repaired step by (nil when the repair removed it), built as a person may read it.
+func EntersValue(path, value string, kept bool, by *Step) Requirement {
+	r := Requirement{Step: path, What: "enters", Detail: RedactValue(value), Kept: kept}
+	if by != nil {
+		r.By = by.Redacted()
+	}
+	return r
+}
+
+// Redacted is how a requirement is shown to people and agents. A requirement built by
+// EntersValue is already masked and comes back as it is; one recorded before values were
+// masked (its Detail the quoted value) is masked here, so a stored verdict never shows its
+// value on any door. Requirements that are not values entered are shown as they are.
+func (r Requirement) Redacted() Requirement {
+	if r.What != "enters" || strings.HasPrefix(r.Detail, "[value redacted, ") {
+		return r
+	}
+	v, err := strconv.Unquote(r.Detail)
+	if err != nil {
+		v = r.Detail
+	}
+	r.Detail = RedactValue(v)
+	// By was rendered in full alongside: only the step kind and locator are safe to keep, and
+	// no door shows By as text, so it is dropped rather than parsed.
+	r.By = ""
+	return r
+}
+
+// Redacted is the contract with every requirement as Requirement.Redacted shows it.
+func (c Contract) Redacted() Contract {
+	if c.Requirements == nil {
+		return c
+	}
+	out := Contract{Requirements: make([]Requirement, len(c.Requirements))}
+	for i, r := range c.Requirements {
+		out.Requirements[i] = r.Redacted()
+	}
+	return out
 }
 
 // Contract is the requirement contract of a proof.

@@ -224,18 +224,30 @@ func (s Step) Equal(o Step) bool {
 	return true
 }
 
-// Redacted is String with the text a step types left out: a fill's value becomes its length,
-// so logs, run messages and notifications can name the step and its locator without carrying
-// a password or any other value a test enters. Every other field is shown as String shows it.
+// Redacted is how a step is shown to people and agents: CLI text, events and SSE, logs, SNS,
+// console pages, MCP results, notes, requirements and triage issues all render a step with it
+// and nothing else. It is String with what the step enters left out: a fill's or a select's
+// value becomes RedactValue's mask, which still says a value was entered and how long it is,
+// so a reader can tell an empty fill from a full one without reading a password. Every other
+// field is shown as String shows it: a locator, a URL or a check's expectation is what a
+// reviewer needs, and none of them is typed into the app. (An intent block's values are never
+// shown by String, and the steps inside it are rendered one by one.)
 func (s Step) Redacted() string {
-	if s.Kind != Fill {
+	if s.Kind != Fill && s.Kind != Select {
 		return s.String()
 	}
-	str := fmt.Sprintf("%s %s [value redacted, %d chars]", s.Kind, s.Locator, utf8.RuneCountInString(s.Value))
+	str := fmt.Sprintf("%s %s %s", s.Kind, s.Locator, RedactValue(s.Value))
 	if s.TimeoutMs > 0 {
 		str += fmt.Sprintf(" timeout=%dms", s.TimeoutMs)
 	}
 	return str
+}
+
+// RedactValue is the mask that stands for a value a test enters (or an input shows) wherever
+// text is meant for people: its length, never its characters. Step.Redacted, the requirement
+// contract and the browser's messages all use it, so a masked value reads the same everywhere.
+func RedactValue(v string) string {
+	return fmt.Sprintf("[value redacted, %d chars]", utf8.RuneCountInString(v))
 }
 
 // MaxQuotedRunes bounds the page text a run message or a log line quotes: enough to tell one
@@ -247,7 +259,7 @@ const MaxQuotedRunes = 80
 // any other text is quoted and cut to MaxQuotedRunes characters, the cut marked with "…".
 func (s Step) ShowObserved(observed string) string {
 	if s.Kind == Assert && s.Subject == SubjectValue {
-		return fmt.Sprintf("[value redacted, %d chars]", utf8.RuneCountInString(observed))
+		return RedactValue(observed)
 	}
 	return QuoteBounded(observed)
 }
@@ -261,8 +273,10 @@ func QuoteBounded(text string) string {
 	return strconv.Quote(string(runes[:MaxQuotedRunes])) + fmt.Sprintf("… (%d chars)", len(runes))
 }
 
-// String is the one-line form used in diffs, logs and refusals, e.g.
-// `click role=button[name="Login"]` or `assert url contains "/dashboard"`.
+// String is the one-line form of the whole step, values included, e.g.
+// `click role=button[name="Login"]` or `fill label=Email "ann@example.com"`: for comparing and
+// hashing steps, and for debugging. It carries what the test types, so no text for people or
+// agents uses it: they get Redacted.
 func (s Step) String() string {
 	var b strings.Builder
 	b.WriteString(string(s.Kind))

@@ -51,10 +51,11 @@ func (c *climb) conclude(ctx context.Context) error {
 }
 
 // contractLine says how much of the requirement contract a fix keeps, and what it does not.
+// It is an event's message (a log line, an SSE frame): requirements are shown redacted.
 func contractLine(ct gardener.Contract) string {
 	kept, total := ct.Kept()
 	s := fmt.Sprintf("requirement contract: %d of %d kept", kept, total)
-	for _, r := range ct.Requirements {
+	for _, r := range ct.Redacted().Requirements {
 		if !r.Kept {
 			s += fmt.Sprintf("; step %s no longer %s %s", r.Step, r.What, r.Detail)
 		}
@@ -93,7 +94,7 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 	v.Notes = append(v.Notes, behaviourNotes(e.base, e.cand.Steps, pairs)...)
 	v.Notes = append(v.Notes, addedValueNotes(pairs)...)
 	v.Contract = contract(e.base, e.cand.Steps, pairs, e.lastGreen, e.proof.Result)
-	for _, r := range v.Contract.Requirements {
+	for _, r := range v.Contract.Redacted().Requirements {
 		if !r.Kept {
 			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteRequirementNotKept, Step: r.Step, Text: fmt.Sprintf("requirement not kept: step %s no longer %s %s", r.Step, r.What, r.Detail)})
 		}
@@ -182,19 +183,19 @@ func flowNotes(pairs []pair, proof gardener.RunResult) []gardener.Note {
 	for _, p := range pairs {
 		switch {
 		case p.before != nil && performs(*p.before) && p.after == nil:
-			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s no longer performs %s. A page or navigation step may have been removed or merged.", p.bPath, p.before)})
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s no longer performs %s. A page or navigation step may have been removed or merged.", p.bPath, p.before.Redacted())})
 		case p.before != nil && performs(*p.before) && p.after.Kind != p.before.Kind:
-			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s no longer performs %s; it performs %s instead.", p.bPath, p.before, p.after)})
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s no longer performs %s; it performs %s instead.", p.bPath, p.before.Redacted(), p.after.Redacted())})
 		case p.before != nil && p.before.Kind == gardener.Goto && p.after != nil && p.after.Kind == gardener.Goto && p.after.URL != p.before.URL:
 			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.bPath, Text: fmt.Sprintf("flow change: step %s now goes to %s instead of %s.", p.bPath, p.after.URL, p.before.URL)})
 		case p.after != nil && performs(*p.after) && p.before != nil && p.before.Kind != p.after.Kind:
-			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not.", p.after, p.aPath)})
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not.", p.after.Redacted(), p.aPath)})
 		case p.after != nil && performs(*p.after) && p.before == nil && left[p.aPath]:
-			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not, and it leaves the page: a new way to a page is not a repair of the old one.", p.after, p.aPath)})
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test performs %s at step %s, which the recorded test did not, and it leaves the page: a new way to a page is not a repair of the old one.", p.after.Redacted(), p.aPath)})
 		case p.after != nil && p.after.Kind == gardener.Goto && p.before == nil:
-			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test navigates with %s at step %s, which the recorded test did not: a goto reaches a page without the flow that should lead there.", p.after, p.aPath)})
+			out = append(out, gardener.Note{Kind: gardener.NoteFlowChange, Step: p.aPath, Text: fmt.Sprintf("flow change: the repaired test navigates with %s at step %s, which the recorded test did not: a goto reaches a page without the flow that should lead there.", p.after.Redacted(), p.aPath)})
 		case p.after != nil && performs(*p.after) && p.before == nil:
-			out = append(out, gardener.Note{Kind: gardener.NoteActionAdded, Step: p.aPath, Text: fmt.Sprintf("action added: the repaired test performs %s at step %s, which the recorded test did not.", p.after, p.aPath)})
+			out = append(out, gardener.Note{Kind: gardener.NoteActionAdded, Step: p.aPath, Text: fmt.Sprintf("action added: the repaired test performs %s at step %s, which the recorded test did not.", p.after.Redacted(), p.aPath)})
 		}
 	}
 	return out
@@ -217,7 +218,7 @@ func addedValueNotes(pairs []pair) []gardener.Note {
 			continue
 		}
 		if _, ok := entersValue(*p.after); ok {
-			out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.aPath, Text: fmt.Sprintf("behavior change: the repaired test does %s at step %s, which the recorded test did not. The test may now exercise something else.", p.after, p.aPath)})
+			out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.aPath, Text: fmt.Sprintf("behavior change: the repaired test does %s at step %s, which the recorded test did not. The test may now exercise something else.", p.after.Redacted(), p.aPath)})
 		}
 	}
 	return out
@@ -253,9 +254,9 @@ func behaviourNotes(before, after []gardener.Step, pairs []pair) []gardener.Note
 		}
 		instead := "nothing"
 		if p.after != nil {
-			instead = p.after.String()
+			instead = p.after.Redacted()
 		}
-		out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.bPath, Text: fmt.Sprintf("behavior change: step %s no longer does %s, and does %s instead. The test may now exercise something else.", p.bPath, p.before, instead)})
+		out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.bPath, Text: fmt.Sprintf("behavior change: step %s no longer does %s, and does %s instead. The test may now exercise something else.", p.bPath, p.before.Redacted(), instead)})
 	}
 	return out
 }
@@ -300,20 +301,24 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 		if p.after != nil {
 			after = now[p.aPath]
 		}
+		// Detail and By are read by people: the step that keeps a requirement is rendered
+		// redacted, and a value entered is masked (gardener.EntersValue).
 		by := ""
 		if p.after != nil {
-			by = p.after.String()
+			by = p.after.Redacted()
 		}
+		// seen is keyed by what is required, the value itself for a value entered: two values
+		// of one length mask alike, yet each is its own requirement.
 		seen := map[string]bool{}
-		add := func(r gardener.Requirement) {
-			if k := r.What + " " + r.Detail; !seen[k] {
+		add := func(key string, r gardener.Requirement) {
+			if k := r.What + " " + key; !seen[k] {
 				seen[k] = true
 				c.Requirements = append(c.Requirements, r)
 			}
 		}
 		if _, enters := entersValue(*p.before); enters {
 			for _, v := range rec.Values {
-				add(gardener.Requirement{Step: p.bPath, What: "enters", Detail: strconv.Quote(v), Kept: p.after != nil && slices.Contains(after.Values, v), By: by})
+				add(v, gardener.EntersValue(p.bPath, v, p.after != nil && slices.Contains(after.Values, v), p.after))
 			}
 		}
 		for _, rq := range rec.Requests {
@@ -324,11 +329,11 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 			kept := p.after != nil && slices.ContainsFunc(sentBy[p.aPath], func(o gardener.Request) bool {
 				return o.Method == rq.Method && requestPath(o.URL) == path
 			})
-			add(gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})
+			add(rq.Method+" "+path, gardener.Requirement{Step: p.bPath, What: "sends", Detail: rq.Method + " " + path, Kept: kept, By: by})
 		}
 		if p.before.IsCheck() {
 			kept := p.after != nil && p.after.Kind == p.before.Kind && after.Passed && checkSame(*p.before, *p.after) && sameSubject(*p.before, *p.after, rec, after, proof)
-			c.Requirements = append(c.Requirements, gardener.Requirement{Step: p.bPath, What: "checks", Detail: p.before.String(), Kept: kept, By: by})
+			c.Requirements = append(c.Requirements, gardener.Requirement{Step: p.bPath, What: "checks", Detail: p.before.Redacted(), Kept: kept, By: by})
 		}
 	}
 	return c
@@ -396,7 +401,7 @@ func unverified(steps []gardener.Step, proof gardener.RunResult) string {
 			}
 			rec, ok := byPath[path]
 			if ok && (len(rec.Values) == 0 || slices.Contains(rec.Values, "")) {
-				return fmt.Sprintf("step %s (%s) was recorded entering an empty value", path, s)
+				return fmt.Sprintf("step %s (%s) was recorded entering an empty value", path, s.Redacted())
 			}
 		}
 		return ""

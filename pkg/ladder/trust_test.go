@@ -37,7 +37,7 @@ func TestContractKeptAndNotKept(t *testing.T) {
 	if k, n := c.Kept(); k != 3 || n != 3 {
 		t.Fatalf("kept %d of %d: %+v", k, n, c.Requirements)
 	}
-	want := []string{`enters "4242 4242"`, "sends POST /payments", `checks assertToast text "Paid"`}
+	want := []string{"enters [value redacted, 9 chars]", "sends POST /payments", `checks assertToast text "Paid"`}
 	for i, r := range c.Requirements {
 		if r.What+" "+r.Detail != want[i] {
 			t.Errorf("requirement %d: %s %s, want %s", i, r.What, r.Detail, want[i])
@@ -58,7 +58,7 @@ func TestBehaviourAndFlowNotes(t *testing.T) {
 	after[1] = gardener.Step{Kind: gardener.Click, Locator: loc("text=Use test card")}
 	pairs := stepPairs(before, after)
 	b := behaviourNotes(before, after, pairs)
-	if len(b) != 1 || b[0].Kind != gardener.NoteBehaviorChange || b[0].Step != "2" || !strings.Contains(b[0].Text, `no longer does fill label=Card number "4242 4242"`) {
+	if len(b) != 1 || b[0].Kind != gardener.NoteBehaviorChange || b[0].Step != "2" || !strings.Contains(b[0].Text, "no longer does fill label=Card number [value redacted, 9 chars]") {
 		t.Fatalf("behaviour notes: %+v", b)
 	}
 	f := flowNotes(pairs, gardener.RunResult{})
