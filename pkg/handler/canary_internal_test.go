@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/tests/canary"
 )
@@ -37,10 +38,10 @@ func TestServerTextCarriesNoTypedValue(t *testing.T) {
 	}
 	canary.AbsentJSON(t, "the events an execution's follower reads", stored)
 
-	staged := notificationOf(tend.Decision{ProjectID: "shop", TestID: f.Test.ID, Verdict: f.Held.Verdict},
+	staged, _ := gardening.NotificationOf(tend.Decision{ProjectID: "shop", TestID: f.Test.ID, Verdict: f.Held.Verdict},
 		tend.Persisted{Outcome: f.Held.Outcome, Reason: f.Held.Reason, Staged: &gardener.Staged{Proposal: gardener.Proposal{ID: "p-canary"}}})
 	canary.AbsentJSON(t, "the notification of a staged fix", staged)
-	triaged := notificationOf(tend.Decision{ProjectID: "shop", TestID: f.Test.ID},
+	triaged, _ := gardening.NotificationOf(tend.Decision{ProjectID: "shop", TestID: f.Test.ID},
 		tend.Persisted{Outcome: f.Triaged.Outcome, Reason: f.Triaged.Reason, Triage: f.Triaged.Triage})
 	canary.AbsentJSON(t, "the notification of a triaged failure", triaged)
 }
