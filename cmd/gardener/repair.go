@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/pkg/workspace"
@@ -90,7 +90,7 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 	}
 	out, err := repairOne(ctx, c, f, mode, model, test, pos[0], progress)
 	if err != nil {
-		return c.fail("repair", exitFailure, err)
+		return c.fail("repair", exitOf(err), err)
 	}
 	if f.json {
 		if err := writeJSON(c.stdout, out); err != nil {
@@ -169,69 +169,41 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 
 	runner, closeRunner := c.browserFor(f.stepTimeout)
 	defer closeRunner()
-	opts := gardener.ReplayOptions{BaseURL: f.baseURL, AllowedOrigins: project.AllowedOrigins}
-	start := time.Now()
-	rec, err := ws.RecordGreen(ctx, runner, test, opts)
+	app, err := gardening.New(gardening.Deps{Store: store, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}
-	recordMs := time.Since(start).Milliseconds()
-	if rec.Replayed && rec.Replay.Result.Passed {
-		return &repairOutput{
-			Outcome: ladder.NoFix, Reason: "the test passes; its green run is recorded for later repairs", TestID: test.ID,
-			BaseVersion: test.Version, Version: test.Version, Recorded: true, Persisted: tend.Persisted{Outcome: ladder.NoFix},
-			Timings: ladder.Timings{Reproduce: recordMs, Total: recordMs, Replays: 1},
-		}, nil
-	}
-	run := rec.Run
-	if !rec.Replayed {
-		// A green run of this version is known: the ladder replays the test itself, and this
-		// run names what it was asked for.
-		if run, err = ws.RecordRun(ctx, test, gardener.TriggerManual, nil); err != nil {
-			return nil, err
-		}
-	}
-	life := lifecycle.New(store, nil)
-	// The ladder's events, then what persisting wrote, as the API's event log has them.
-	last := 0
-	lad := &ladder.Ladder{Runner: runner, Model: model, Progress: func(e ladder.Event) {
-		last = e.Seq
-		fmt.Fprintln(progress, e.Line())
-	}}
-	tender := &tend.Tender{Store: store, Life: life, Ladder: lad, Log: slog.New(slog.DiscardHandler)}
-	job := tend.Job{TestID: test.ID, Mode: mode, Run: &run, By: f.by, Options: opts, NoPropagate: f.noPropagate}
-	if rec.Replayed {
-		// The recording replay failed: it is the failure the ladder starts from.
-		job.Failure = &rec.Replay
+	here := gardening.Here{
+		Runner: runner, Model: model, NoPropagate: f.noPropagate,
+		Options:  gardener.ReplayOptions{BaseURL: f.baseURL, AllowedOrigins: project.AllowedOrigins},
+		Progress: func(e ladder.Event) { fmt.Fprintln(progress, e.Line()) },
+		OnRecord: announceRecording(progress),
 	}
 	if f.write {
-		// Recorded before the tender can write the store, so that a crash between the store's write
-		// and the file's leaves a record the next sync completes the write from.
-		onDisk := file
-		if synced.Outcome == workspace.SyncBehind {
-			onDisk = synced.Test
-		}
-		mark, err := workspace.MarkOf(onDisk)
-		if err != nil {
-			return nil, err
-		}
-		if err := writes.begin(test.ID, mark); err != nil {
-			return nil, err
+		// Recorded before the repair can write the store, so that a crash between the store's
+		// write and the file's leaves a record the next sync completes the write from.
+		here.BeforeWrite = func() error {
+			onDisk := file
+			if synced.Outcome == workspace.SyncBehind {
+				onDisk = synced.Test
+			}
+			mark, err := workspace.MarkOf(onDisk)
+			if err != nil {
+				return err
+			}
+			return writes.begin(test.ID, mark)
 		}
 	}
-	tended, err := tender.Tend(ctx, job)
+	rep, err := app.RepairHere(ctx, gardening.Person(f.by), gardening.RepairRequest{TestID: test.ID}, here)
 	if err != nil {
 		return nil, err
 	}
-	if tended.Persisted.Outcome != ladder.NoFix {
-		e := tend.PersistedEvent(tended.Decision, tended.Persisted)
-		e.Seq = last + 1
-		fmt.Fprintln(progress, e.Line())
-	}
+	tended := rep.Tended
 	out := toOutput(tended, test)
-	if rec.Replayed {
-		out.Timings.Reproduce += recordMs
-		out.Timings.Total += recordMs
+	out.Recorded = rep.Recorded
+	if rep.RecordMillis > 0 {
+		out.Timings.Reproduce += rep.RecordMillis
+		out.Timings.Total += rep.RecordMillis
 		out.Timings.Replays++
 	}
 	if a := tended.Persisted.Applied; a != nil {
@@ -304,6 +276,9 @@ func printRepair(w io.Writer, m marks, o *repairOutput) {
 		fmt.Fprintf(w, " — %s", o.Reason)
 	}
 	fmt.Fprintln(w)
+	if o.Recorded {
+		fmt.Fprintln(w, "its green run is recorded for later repairs to compare with")
+	}
 	if o.Failure != nil {
 		fmt.Fprintf(w, "failed at step %s (%s): %s\n", o.Failure.Step, o.Failure.ErrorKind, o.Failure.Message)
 	}

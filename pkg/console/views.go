@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
 
@@ -496,13 +497,12 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 		}
 		v.Executions = append(v.Executions, xv)
 	}
-	switch {
-	case run.Control:
-		v.Refused = "This is a negative control run: it is required to fail, and no repair is made for it."
-	case run.Probe:
-		v.Refused = "This is a scenario probe: only saved tests are tended."
-	case run.Result != nil && run.Result.Passed:
-		v.Refused = "This run passed: there is nothing to repair."
+	// The page offers the manual repair only when the gate the request would meet lets it in,
+	// and says why not in the gate's own words.
+	_, err = c.App.ResolveTarget(ctx, gardening.Person(""), gardening.RepairRequest{RunID: runID})
+	var inel *gardener.IneligibleError
+	if errors.As(err, &inel) {
+		v.Refused = inel.Reason
 	}
 	return v, nil
 }

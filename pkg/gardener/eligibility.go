@@ -96,6 +96,9 @@ func runGate(run *Run, t Test) error {
 	if run.Probe {
 		return &IneligibleError{fmt.Sprintf("run %s is a scenario probe: only saved tests are tended", run.ID)}
 	}
+	if run.Result != nil && run.Result.Passed {
+		return &IneligibleError{fmt.Sprintf("run %s passed: there is nothing to repair", run.ID)}
+	}
 	if run.TestID != "" && run.TestID != t.ID {
 		return &IneligibleError{fmt.Sprintf("run %s is of test %s, not %s", run.ID, run.TestID, t.ID)}
 	}
