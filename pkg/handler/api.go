@@ -353,13 +353,7 @@ func (a *API) approve(ctx context.Context, c call) (any, int) {
 	if ar.RequireProof {
 		who = gardening.Agent(c.caller.ID)
 	}
-	id := c.r.PathValue("proposalId")
-	approved, err := a.app.Approve(ctx, who, id)
-	var stale *gardener.StaleError
-	if errors.As(err, &stale) {
-		return errBody(fmt.Sprintf("stale: proposal %s was computed on version %d of test %s, which is at version %d now; the proposal is marked stale", id, stale.BaseVersion, stale.TestID, stale.Version)), http.StatusConflict
-	}
-	return answer(approved, err)
+	return answer(a.app.Approve(ctx, who, c.r.PathValue("proposalId")))
 }
 
 // optionalBody decodes a request body that may be empty.

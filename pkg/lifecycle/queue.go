@@ -189,12 +189,28 @@ func (s *Service) recordGreen(ctx context.Context, t gardener.Test, repairID str
 	return nil
 }
 
-// markStale turns a stale approval into a stale row and returns err; any other error is
+// StaleProposalError is an approval refused because the test moved past the version the
+// proposal was computed on; the row is marked stale. Its words are what every door says.
+type StaleProposalError struct {
+	ProposalID string
+	Stale      *gardener.StaleError
+}
+
+func (e *StaleProposalError) Error() string {
+	return fmt.Sprintf("stale: proposal %s was computed on version %d of test %s, which is at version %d now; the proposal is marked stale — re-run the sweep or the repair for a fresh one",
+		e.ProposalID, e.Stale.BaseVersion, e.Stale.TestID, e.Stale.Version)
+}
+
+func (e *StaleProposalError) Unwrap() error { return e.Stale }
+
+// markStale turns a stale approval into a stale row and returns the refusal; any other error is
 // returned as it is. Losing the race to close the row is fine: someone else decided it.
 func (s *Service) markStale(ctx context.Context, p gardener.Proposal, by string, err error) error {
-	if !errors.Is(err, gardener.ErrStale) {
+	var stale *gardener.StaleError
+	if !errors.As(err, &stale) {
 		return err
 	}
+	err = &StaleProposalError{ProposalID: p.ID, Stale: stale}
 	_, cerr := s.store.CloseProposal(ctx, gardener.CloseProposal{ProposalID: p.ID, Status: gardener.ProposalStale, By: by, At: s.now()})
 	if cerr != nil && !errors.Is(cerr, gardener.ErrConflict) {
 		return fmt.Errorf("%w; marking it stale failed too: %v", err, cerr)

@@ -13,7 +13,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/lifecycle"
 )
 
 // Local is the backend over a store on this machine (the local state directory): it climbs the
@@ -179,24 +178,12 @@ func (l *Local) proposalFor(ctx context.Context, in ApplyInput) (gardener.Propos
 	return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("test %s has no open proposal for run %s: ask suggest_fix first", run.TestID, run.ID)}
 }
 
-// refusal turns the lifecycle's refusals into the reasons a client reads.
+// refusal turns a refusal of the application layer into the tool's error, in the words every
+// door gives it; anything else fails the call as it is.
 func refusal(id string, err error) error {
-	var stale *gardener.StaleError
-	var floor *lifecycle.RefusedError
-	var conflict *gardener.ConflictError
-	var unproven *lifecycle.UnprovenError
-	var held *gardener.HeldError
-	switch {
-	case errors.As(err, &held):
-		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("held for a person: %s; an agent may apply only a fix that needs no person — a person may approve it in the queue", held.Reason)}
-	case errors.As(err, &unproven):
-		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("not proven: %s; ask suggest_fix for a proven fix (a person may still approve it in the queue)", unproven.Reason)}
-	case errors.As(err, &stale):
-		return &RefusedError{ProposalID: id, Reason: fmt.Sprintf("stale: it was proven on version %d of test %s, which is at version %d now; the proposal is marked stale — ask suggest_fix again", stale.BaseVersion, stale.TestID, stale.Version)}
-	case errors.As(err, &floor):
-		return &RefusedError{ProposalID: id, Reason: floor.Error()}
-	case errors.As(err, &conflict):
-		return &RefusedError{ProposalID: id, Reason: conflict.Error()}
+	switch gardening.ClassOf(err) {
+	case gardening.ClassRefused, gardening.ClassUnproven, gardening.ClassConflict, gardening.ClassBadInput:
+		return &RefusedError{ProposalID: id, Reason: err.Error()}
 	}
 	return err
 }

@@ -1,0 +1,317 @@
+// Package conformance_test drives every door of the gardener — the CLI, the HTTP API, the
+// console's forms, MCP over stdio and the repair state machine on the local stack — through
+// one table of scenarios, and expects from each the same outcome, the same words, the same
+// records written (or none), the same notification (or none), and no typed value in anything
+// it says. Each door only translates to and from the application layer; a door that decided a
+// rule on its own would answer differently here.
+package conformance_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/console"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/handler"
+)
+
+// act is what a scenario asks of a door.
+type act string
+
+const (
+	repairRun     act = "repair"        // repair the failed run
+	approveRow    act = "approve"       // a person approves the open proposal
+	approveAsBots act = "approve-agent" // an agent approves it
+)
+
+type scenario struct {
+	name string
+	seed seed
+	app  variant
+	act  act
+	// outcome is the outcome every door that serves the request answers; empty when every
+	// door refuses it.
+	outcome string
+	// reason is the reason every door gives with the outcome; "*" is any reason, the same on
+	// every door.
+	reason string
+	// refusal is what every door's refusal says, in the same words.
+	refusal string
+	records records
+	// notes are the notifications of the doors that have a topic (the API, the console, the
+	// machine).
+	notes []string
+}
+
+// proposalID is the open proposal the approval scenarios seed.
+const proposalID = "prop-seeded"
+
+// proposalOf is a fix of the sign-in test that finds the button by its text: clean needs no
+// person, held is UNVERIFIED and does.
+func proposalOf(held bool) *gardener.Proposal {
+	click := gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator("text=Sign in")}
+	v := gardener.Verdict{Strategy: gardener.StrategySelfHeal, IntentConfirmed: true,
+		Ops:     []gardener.Op{{Kind: gardener.OpReplace, Index: 2, Step: &click}},
+		Changes: []gardener.Change{{Path: "3", Class: gardener.ClassRepair, Detail: "locator"}}}
+	if held {
+		v.Unverified = "the proof re-ran no fill of step 2"
+	}
+	return &gardener.Proposal{ID: proposalID, Verdict: v}
+}
+
+var scenarios = []scenario{
+	{
+		name: "drift repaired", seed: seed{autoRepair: true, green: true}, app: drift, act: repairRun,
+		outcome: "repaired", reason: "",
+		records: records{Version: 2, Repairs: 1},
+		notes:   []string{"Auto-repaired: sign-in (version 2)"},
+	},
+	{
+		name: "a regression is not repaired", seed: seed{autoRepair: true, green: true}, app: regression, act: repairRun,
+		outcome: "triaged", reason: "*",
+		records: records{Version: 1, Triage: 1},
+		notes:   []string{"Not repaired: sign-in"},
+	},
+	{
+		name: "a test that passes has nothing to repair", seed: seed{autoRepair: true, green: true}, app: baseline, act: repairRun,
+		outcome: "no-fix", reason: "the test passes: there is nothing to repair",
+		records: records{Version: 1},
+		notes:   []string{},
+	},
+	{
+		name: "a control run is never repaired", seed: seed{autoRepair: true, green: true, control: true}, app: drift, act: repairRun,
+		refusal: "run " + failedRunID + " is a negative control run: it is required to fail, and a repair there would teach a sentinel to pass",
+		records: records{Version: 1},
+		notes:   []string{},
+	},
+	{
+		name: "a stale proposal is not approved", seed: seed{green: true, proposal: proposalOf(false), proof: true, edited: true}, app: baseline, act: approveRow,
+		refusal: "stale: proposal " + proposalID + " was computed on version 1 of test sign-in, which is at version 2 now; the proposal is marked stale",
+		records: records{Version: 2, Stale: 1},
+		notes:   []string{},
+	},
+	{
+		name: "a fix held for a person is approved by a person", seed: seed{green: true, proposal: proposalOf(true), proof: true}, app: baseline, act: approveRow,
+		outcome: "applied",
+		records: records{Version: 2, Repairs: 1},
+		notes:   []string{},
+	},
+	{
+		name: "a fix held for a person is refused to an agent", seed: seed{green: true, proposal: proposalOf(true), proof: true}, app: baseline, act: approveAsBots,
+		refusal: "proposal " + proposalID + " is held for a person: UNVERIFIED: the proof re-ran no fill of step 2",
+		records: records{Version: 1, Open: 1},
+		notes:   []string{},
+	},
+	{
+		name: "a proven fix that needs no person is applied for an agent", seed: seed{green: true, proposal: proposalOf(false), proof: true}, app: baseline, act: approveAsBots,
+		outcome: "applied",
+		records: records{Version: 2, Repairs: 1},
+		notes:   []string{},
+	},
+}
+
+// expresses says whether a door can be asked what the scenario asks: the CLI repairs a test
+// file, not a platform run (so it cannot be handed a control run), and approves as a person;
+// the console is a person's; MCP is an agent's; the machine repairs and approves nothing.
+func expresses(d door, sc scenario) bool {
+	switch sc.act {
+	case repairRun:
+		return d.repair != nil && !(d.name == "cli" && sc.seed.control)
+	case approveRow:
+		return d.approve != nil && d.name != "mcp"
+	case approveAsBots:
+		return d.name == "api" || d.name == "mcp"
+	}
+	return false
+}
+
+func TestEveryDoorAnswersAlike(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			reasons := map[string]string{}
+			asked := 0
+			for _, d := range doors {
+				if !expresses(d, sc) {
+					continue
+				}
+				asked++
+				t.Run(d.name, func(t *testing.T) {
+					w := open(t, d, sc.seed, sc.app)
+					var a answer
+					switch sc.act {
+					case repairRun:
+						a = d.repair(t, w, sc.seed)
+					default:
+						a = d.approve(t, w, proposalID, sc.act == approveAsBots)
+					}
+					if where := carries(a.Text + a.Refusal); where != "" {
+						t.Errorf("the %s door's text carries what the test types: …%s…", d.name, where)
+					}
+					switch {
+					case sc.refusal != "":
+						if !strings.Contains(a.Refusal, sc.refusal) {
+							t.Errorf("refusal %q (outcome %q), want it to say %q", a.Refusal, a.Outcome, sc.refusal)
+						}
+					case a.Refusal != "":
+						t.Errorf("refused: %s; want outcome %s", a.Refusal, sc.outcome)
+					case a.Outcome != sc.outcome:
+						t.Errorf("outcome %q (%s), want %q", a.Outcome, a.Reason, sc.outcome)
+					case sc.reason != "*" && a.Reason != sc.reason:
+						t.Errorf("reason %q, want %q", a.Reason, sc.reason)
+					}
+					reasons[d.name] = a.Reason
+					if got := w.records(t); got.Version != sc.records.Version || got.Repairs != sc.records.Repairs || got.Open != sc.records.Open || got.Stale != sc.records.Stale || got.Triage != sc.records.Triage {
+						t.Errorf("records %+v, want %+v", got, sc.records)
+					}
+					if a.Notes != nil && !slices.Equal(a.Notes, sc.notes) {
+						t.Errorf("notifications %q, want %q", a.Notes, sc.notes)
+					}
+				})
+			}
+			if asked < 2 {
+				t.Errorf("only %d door(s) express the scenario: it compares nothing", asked)
+			}
+			if sc.reason == "*" {
+				var first string
+				for name, r := range reasons {
+					if first == "" {
+						first = r
+					}
+					if r != first {
+						t.Errorf("the %s door's reason %q differs from another's %q", name, r, first)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEveryDoorIsInTheTable: every way in that acts on a repair or a proposal is a door the
+// table drives, or is named here with what decides it. A new route, form, tool or command
+// fails this test until it joins the table or is named.
+func TestEveryDoorIsInTheTable(t *testing.T) {
+	driven := map[string]string{
+		"POST /runs/{runId}/repair":                    "api",
+		"POST /proposals/{proposalId}/approve":         "api",
+		"POST /console/runs/{runId}/repair":            "console",
+		"POST /console/proposals/{proposalId}/approve": "console",
+		"tool suggest_fix":                             "mcp",
+		"tool apply_repair":                            "mcp",
+		"command repair":                               "cli",
+		"command approve":                              "cli",
+		"event Run Failed":                             "machine",
+	}
+	// Named: ways in the table does not drive yet, each a thin call of the application layer.
+	named := map[string]string{
+		"PUT /projects/{projectId}/settings":           "gardening.UpdateSettings",
+		"POST /proposals/{proposalId}/dismiss":         "gardening.Dismiss",
+		"POST /repairs/{repairId}/revert":              "gardening.Revert",
+		"POST /repairs/{repairId}/reviewed":            "gardening.MarkReviewed",
+		"PUT /projects/{projectId}":                    "workspace: a project's settings",
+		"PUT /tests/{testId}":                          "workspace: a test's steps",
+		"DELETE /tests/{testId}":                       "workspace: archive",
+		"PUT /tests/{testId}/status":                   "workspace: a test's status",
+		"POST /tests/{testId}/repair":                  "gardening.StartRepair, as POST /runs/{runId}/repair after recording a run",
+		"POST /tests/{testId}/edits":                   "builder and chat edits",
+		"POST /console/signin":                         "signing in",
+		"POST /console/signout":                        "signing out",
+		"POST /console/projects/{projectId}/settings":  "gardening.UpdateSettings",
+		"POST /console/proposals/{proposalId}/dismiss": "gardening.Dismiss",
+		"POST /console/repairs/{repairId}/revert":      "gardening.Revert",
+		"POST /console/repairs/{repairId}/reviewed":    "gardening.MarkReviewed",
+		"command dismiss":                              "gardening.Dismiss",
+		"command run":                                  "replays a test; repairs nothing",
+		"command sweep":                                "the radar's staging pass",
+		"command push":                                 "workspace sync",
+		"command pull":                                 "workspace sync",
+		"command demo":                                 "the demo, over the doors above",
+		"command serve":                                "serves the API and the console above",
+		"command mcp":                                  "serves the MCP tools above",
+		"command app":                                  "serves the demo app",
+		"command import":                               "converts a recording",
+		"command locate":                               "the locate engine",
+		"command help":                                 "help",
+		"command version":                              "version",
+	}
+	var ways []string
+	for _, p := range handler.Routes() {
+		if !strings.HasPrefix(p, "GET ") {
+			ways = append(ways, p)
+		}
+	}
+	for _, rt := range console.Routes() {
+		if !strings.HasPrefix(rt.Pattern, "GET ") && !slices.Contains(ways, rt.Pattern) {
+			ways = append(ways, rt.Pattern)
+		}
+	}
+	ways = append(ways, "tool suggest_fix", "tool apply_repair", "event Run Failed")
+	help, err := exec.Command(binary, "help").Output()
+	if err != nil {
+		t.Fatalf("gardener help: %v", err)
+	}
+	_, list, _ := strings.Cut(string(help), "commands:\n")
+	list, _, _ = strings.Cut(list, "\n\n")
+	for _, line := range strings.Split(list, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			ways = append(ways, "command "+f[0])
+		}
+	}
+	for _, w := range ways {
+		if _, ok := driven[w]; ok {
+			continue
+		}
+		if _, ok := named[w]; !ok {
+			t.Errorf("%s is a way in that the door table neither drives nor names", w)
+		}
+	}
+	for w, d := range driven {
+		if !slices.Contains(ways, w) {
+			t.Errorf("the table drives %s through the %s door, which no longer has it", w, d)
+		}
+	}
+}
+
+// carries finds the canary in text, with what is around it.
+func carries(text string) string {
+	i := strings.Index(text, canary)
+	if i < 0 {
+		return ""
+	}
+	return text[max(0, i-150):min(len(text), i+len(canary)+50)]
+}
+
+// testKeys are the fields of a JSON answer that are the test itself (its steps, a repair's
+// pre-repair steps, a fix's operations): a reader allowed to read the test reads its values
+// there. Every other field is text for people or agents, and carries none.
+var testKeys = []string{"steps", "preSteps", "ops", "step"}
+
+// forPeople is a JSON answer without the test's own fields; text that is not JSON is as it is.
+func forPeople(raw string) string {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return raw
+	}
+	b, _ := json.Marshal(drop(v))
+	return string(b)
+}
+
+func drop(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if slices.Contains(testKeys, k) {
+				delete(x, k)
+				continue
+			}
+			x[k] = drop(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = drop(e)
+		}
+	}
+	return v
+}

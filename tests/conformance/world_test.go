@@ -1,0 +1,245 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// The suite drives every door of the gardener with the same scenarios and expects the same
+// answer from each: one browser for the in-process doors and the seeding, and the gardener
+// binary for the doors that are a process of their own (the CLI and MCP over stdio).
+var (
+	runner *browser.Runner
+	binary string
+)
+
+// stepTimeout bounds each step: the app answers at once, so a missing element is drift, not a
+// slow page.
+const stepTimeout = 2 * time.Second
+
+func TestMain(m *testing.M) {
+	if _, err := browser.ChromePath(); err != nil {
+		fmt.Fprintf(os.Stderr, "SKIP tests/conformance: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "conformance-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "gardener")
+	build := exec.Command("go", "build", "-o", binary, "../../cmd/gardener")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "tests/conformance: building the gardener: %v\n", err)
+		os.Exit(1)
+	}
+	runner = browser.New(browser.Options{StepTimeout: stepTimeout})
+	code := m.Run()
+	runner.Close()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// variant is what the sign-in app serves.
+type variant string
+
+const (
+	baseline   variant = "baseline"   // every step of the test passes
+	drift      variant = "drift"      // the button's id is renamed; its text and place stay
+	regression variant = "regression" // the button is gone: nothing on the page signs in
+)
+
+// app is a sign-in page written for this suite: a user field, a button, and the page the
+// button leads to, which greets the user.
+type app struct {
+	variant atomic.Value
+	srv     *httptest.Server
+}
+
+func newApp(t *testing.T) *app {
+	t.Helper()
+	a := &app{}
+	a.variant.Store(baseline)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
+		button := `<button id="go" type="submit">Sign in</button>`
+		switch a.variant.Load().(variant) {
+		case drift:
+			button = `<button id="signin-button" type="submit">Sign in</button>`
+		case regression:
+			button = `<p>Sign-in is closed.</p>`
+		}
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Sign in</title></head><body><main><h1>Sign in</h1>
+<form action="/home" method="get"><label for="user">User</label> <input id="user" name="user"> %s</form></main></body></html>`, button)
+	})
+	mux.HandleFunc("GET /home", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Home</title></head><body><main><h1 id="greeting">Welcome</h1></main></body></html>`)
+	})
+	a.srv = httptest.NewServer(mux)
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func (a *app) serve(v variant) { a.variant.Store(v) }
+
+// canary is what the test types: no text any door gives people or agents may carry it.
+const canary = "canary-typed-5e1d"
+
+const projectID = "conformance"
+
+// signInTest is a test written by hand for this app, not one of the demo's.
+func signInTest() gardener.Test {
+	return gardener.Test{ID: "sign-in", ProjectID: projectID, Name: "sign in", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"},
+		{Kind: gardener.Fill, Locator: gardener.MustLocator("#user"), Value: canary},
+		{Kind: gardener.Click, Locator: gardener.MustLocator("#go")},
+		{Kind: gardener.Assert, Subject: gardener.SubjectText, Locator: gardener.MustLocator("#greeting"), Condition: gardener.Equals, Expected: "Welcome"},
+	}}
+}
+
+// failedRunID is the run every repair scenario answers: a scheduled run of version 1 that the
+// platform reported failed.
+const failedRunID = "sched-1"
+
+// seed is what a scenario starts from, written to a store before any door opens it.
+type seed struct {
+	autoRepair bool
+	green      bool // record a green run of version 1 on the baseline app
+	control    bool // the failed run is a negative control run
+	proposal   *gardener.Proposal
+	proof      bool // record a green proof of the proposal's ops
+	edited     bool // a person edits the test after the proposal was staged
+}
+
+// seedStore writes the scenario's starting state to the store at path and closes it.
+func seedStore(t *testing.T, path string, a *app, s seed) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := embedded.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	p := gardener.Project{ID: projectID, Name: projectID, Plan: gardener.PlanPro, Model: "builtin", AutoRepair: s.autoRepair, AllowedOrigins: []string{a.srv.URL}}
+	if err := store.PutProject(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	test := signInTest()
+	if err := store.CreateTest(ctx, test); err != nil {
+		t.Fatal(err)
+	}
+	if s.green {
+		a.serve(baseline)
+		green := greenOf(t, a)
+		if err := store.PutRun(ctx, gardener.Run{ID: "green-seed", ProjectID: projectID, TestID: test.ID, TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &green, At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := gardener.Run{ID: failedRunID, ProjectID: projectID, TestID: test.ID, TestVersion: 1, Trigger: gardener.TriggerSchedule, Control: s.control, At: time.Now()}
+	if err := store.PutRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if s.proposal != nil {
+		pr := *s.proposal
+		pr.ProjectID, pr.TestID, pr.BaseVersion, pr.Status = projectID, test.ID, 1, gardener.ProposalProposed
+		pr.StagedAt, pr.UpdatedAt = time.Now(), time.Now()
+		if _, err := store.StageProposal(ctx, pr); err != nil {
+			t.Fatal(err)
+		}
+		if s.proof {
+			res := gardener.RunResult{TestID: test.ID, TestVersion: 1, Passed: true, FailedIndex: -1}
+			if err := store.PutRun(ctx, gardener.Run{ID: gardener.ProofID(test.ID, 1, pr.Verdict.Ops), ProjectID: projectID, TestID: test.ID, TestVersion: 1, Trigger: gardener.TriggerProof, Probe: true, Result: &res, At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if s.edited {
+		edit := test
+		edit.Steps = append(append([]gardener.Step(nil), test.Steps...), gardener.Step{Kind: gardener.Wait, For: gardener.WaitTime, Ms: 50})
+		if _, err := store.SaveTest(ctx, edit); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func greenOf(t *testing.T, a *app) gardener.RunResult {
+	t.Helper()
+	test := signInTest()
+	rep, err := runner.Replay(context.Background(), test, gardener.ReplayOptions{BaseURL: a.srv.URL, AllowedOrigins: []string{a.srv.URL}})
+	if err != nil || !rep.Result.Passed {
+		t.Fatalf("the sign-in test on the baseline app: %+v (%v)", rep.Result, err)
+	}
+	return rep.Result
+}
+
+// records are what a scenario wrote, read back from the store at path.
+type records struct {
+	Version   int
+	Repairs   int
+	Open      int // open proposals
+	Stale     int
+	Triage    int
+	Approvers []string
+}
+
+func readRecords(t *testing.T, store gardener.Store) records {
+	t.Helper()
+	ctx := context.Background()
+	var r records
+	test, err := store.Test(ctx, "sign-in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Version = test.Version
+	repairs, err := store.Repairs(ctx, "sign-in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Repairs = len(repairs)
+	for _, rp := range repairs {
+		if rp.ApprovedBy != "" {
+			r.Approvers = append(r.Approvers, "someone")
+		}
+	}
+	props, err := store.TestProposals(ctx, "sign-in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range props {
+		switch p.Status {
+		case gardener.ProposalProposed:
+			r.Open++
+		case gardener.ProposalStale:
+			r.Stale++
+		}
+	}
+	issues, err := store.TriageIssues(ctx, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Triage = len(issues)
+	return r
+}
+
+func readRecordsAt(t *testing.T, path string) records {
+	t.Helper()
+	store, err := embedded.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	return readRecords(t, store)
+}
