@@ -2,6 +2,8 @@ package console_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +78,43 @@ func TestRunPageShowsAReproducedFailureWithoutTypedValues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunPageSaysTheRepairsOutcome: a repair the gate turned away SUCCEEDED as a state machine;
+// the run page says its outcome beside that status, so nobody reads it as a repair.
+func TestRunPageSaysTheRepairsOutcome(t *testing.T) {
+	w := seed(t)
+	ctx := context.Background()
+	if err := w.store.PutProject(ctx, gardener.Project{ID: "free", Name: "Free shop", Plan: gardener.PlanFree, Model: "builtin", AllowedOrigins: []string{"http://shop.test"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.CreateTest(ctx, gardener.Test{ID: "free-checkout", ProjectID: "free", Name: "Checkout", Status: gardener.StatusActive, Version: 1, Steps: decodeSteps(t, checkoutSteps)}); err != nil {
+		t.Fatal(err)
+	}
+	res := gardener.RunResult{TestID: "free-checkout", TestVersion: 1, FailedStep: "3", FailedIndex: 2, ErrorKind: gardener.ErrElementNotFound, Message: "css=#checkout matched nothing"}
+	if err := w.store.PutRun(ctx, gardener.Run{ID: "free-run", ProjectID: "free", TestID: "free-checkout", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &res, At: w.now}); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, w)
+	ann := newClient(t, srv.URL)
+	ann.signIn("ann@example.com", "free")
+	tok := ann.csrf("/console/runs/free-run")
+	if status, body, _ := ann.do("POST", "/console/runs/free-run/repair", url.Values{"csrf": {tok}, "rung": {"ladder"}}, http.Header{"Origin": {srv.URL}}); status != http.StatusSeeOther {
+		t.Fatalf("asking for the ladder: %d %.300s", status, body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body, _ := ann.do("GET", "/console/runs/free-run", nil, nil)
+		if strings.Contains(body, "SUCCEEDED") {
+			if !strings.Contains(body, `outcome: <strong data-outcome>not-eligible</strong>`) {
+				t.Errorf("the run page shows a SUCCEEDED execution without its outcome:\n%s", body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the execution did not end:\n%s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -439,6 +439,9 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 type executionView struct {
 	gardener.Execution
 	Status string
+	// Outcome is the repair's outcome (repaired, staged, triaged, …): a machine that repaired
+	// nothing still SUCCEEDED, so the status alone misleads.
+	Outcome string
 	// Events are the execution's events so far; Next is the cursor the page's script follows
 	// a running execution from.
 	Events []gardener.LadderEvent
@@ -536,6 +539,7 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 				break
 			}
 		}
+		xv.Outcome = gardener.RepairOutcome(x.TestID, xv.Events)
 		v.Executions = append(v.Executions, xv)
 	}
 	switch {

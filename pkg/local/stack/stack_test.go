@@ -2,11 +2,13 @@ package stack
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,5 +238,51 @@ func TestAPIAnswersOnlyLoopbackHosts(t *testing.T) {
 		if c.want != http.StatusOK && !strings.Contains(string(body), "only to localhost, 127.0.0.1 or [::1] with port "+port) {
 			t.Errorf("Host %q: the refusal does not say what is answered: %s", c.host, body)
 		}
+	}
+}
+
+// TestExecutionReportsTheRepairsOutcome: a manual repair the gate turns away ends the repair
+// machine in a Succeed state, so Step Functions says SUCCEEDED; GET /executions/{id} says the
+// repair's outcome beside it, read from the machine's real output.
+func TestExecutionReportsTheRepairsOutcome(t *testing.T) {
+	s, store := newTestStack(t)
+	ctx := context.Background()
+	if err := store.PutProject(ctx, gardener.Project{ID: "shop", Plan: gardener.PlanFree, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/"}]`))
+	if err := store.CreateTest(ctx, gardener.Test{ID: "t", ProjectID: "shop", Status: gardener.StatusActive, Version: 1, Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	res := gardener.RunResult{TestID: "t", TestVersion: 1, FailedStep: "1", FailedIndex: 0, ErrorKind: gardener.ErrNavigation, Message: "no page"}
+	if err := store.PutRun(ctx, gardener.Run{ID: "r", ProjectID: "shop", TestID: "t", TestVersion: 1, Trigger: gardener.TriggerManual, Result: &res}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	call := func(method, path string) (int, string) {
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+DevToken("ann@example.com", "shop"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	status, body := call(http.MethodPost, "/runs/r/repair")
+	var started struct{ ExecutionID string }
+	if status != http.StatusAccepted || json.Unmarshal([]byte(body), &started) != nil {
+		t.Fatalf("POST /runs/r/repair: %d %s", status, body)
+	}
+	s.Wait()
+	status, body = call(http.MethodGet, "/executions/"+url.PathEscape(started.ExecutionID))
+	var x struct{ Status, Outcome string }
+	if status != http.StatusOK || json.Unmarshal([]byte(body), &x) != nil {
+		t.Fatalf("GET the execution: %d %s", status, body)
+	}
+	if x.Status != "SUCCEEDED" || x.Outcome != "not-eligible" {
+		t.Errorf("the execution answers %s, want SUCCEEDED with outcome not-eligible", body)
 	}
 }
