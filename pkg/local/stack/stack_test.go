@@ -241,48 +241,47 @@ func TestAPIAnswersOnlyLoopbackHosts(t *testing.T) {
 	}
 }
 
-// TestExecutionReportsTheRepairsOutcome: a manual repair the gate turns away ends the repair
-// machine in a Succeed state, so Step Functions says SUCCEEDED; GET /executions/{id} says the
-// repair's outcome beside it, read from the machine's real output.
+// TestExecutionReportsTheRepairsOutcome: a manual repair the gate turns away (its run failed on
+// a version the test has left) ends the repair machine in a Succeed state, so Step Functions says
+// SUCCEEDED; GET /executions/{id} says the repair's outcome beside it, read from the machine's
+// real output. The machine is started as the API starts a manual repair, and recorded as it
+// records one, because the API itself refuses such a run before starting anything.
 func TestExecutionReportsTheRepairsOutcome(t *testing.T) {
 	s, store := newTestStack(t)
 	ctx := context.Background()
-	if err := store.PutProject(ctx, gardener.Project{ID: "shop", Plan: gardener.PlanFree, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}); err != nil {
+	if err := store.PutProject(ctx, gardener.Project{ID: "shop", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}); err != nil {
 		t.Fatal(err)
 	}
 	steps, _ := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/"}]`))
 	if err := store.CreateTest(ctx, gardener.Test{ID: "t", ProjectID: "shop", Status: gardener.StatusActive, Version: 1, Steps: steps}); err != nil {
 		t.Fatal(err)
 	}
-	res := gardener.RunResult{TestID: "t", TestVersion: 1, FailedStep: "1", FailedIndex: 0, ErrorKind: gardener.ErrNavigation, Message: "no page"}
-	if err := store.PutRun(ctx, gardener.Run{ID: "r", ProjectID: "shop", TestID: "t", TestVersion: 1, Trigger: gardener.TriggerManual, Result: &res}); err != nil {
+	res := gardener.RunResult{TestID: "t", TestVersion: 2, FailedStep: "1", FailedIndex: 0, ErrorKind: gardener.ErrNavigation, Message: "no page"}
+	if err := store.PutRun(ctx, gardener.Run{ID: "r", ProjectID: "shop", TestID: "t", TestVersion: 2, Trigger: gardener.TriggerSchedule, Result: &res}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
-	call := func(method, path string) (int, string) {
-		req, _ := http.NewRequest(method, srv.URL+path, nil)
-		req.Header.Set("Authorization", "Bearer "+DevToken("ann@example.com", "shop"))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+	const name = "manual-0123456789abcdef0123456789abcdef-r"
+	in := map[string]any{"detail": map[string]any{"projectId": "shop", "runId": "r", "testId": "t"}, "manual": map[string]any{"by": "ann@example.com", "execution": name}}
+	id, err := s.Start(ctx, "RepairStateMachine", name, in)
+	if err != nil {
+		t.Fatal(err)
 	}
-	status, body := call(http.MethodPost, "/runs/r/repair")
-	var started struct{ ExecutionID string }
-	if status != http.StatusAccepted || json.Unmarshal([]byte(body), &started) != nil {
-		t.Fatalf("POST /runs/r/repair: %d %s", status, body)
+	if err := store.PutExecution(ctx, gardener.Execution{ID: id, Name: name, ProjectID: "shop", TestID: "t", RunID: "r", By: "ann@example.com", At: time.Now()}); err != nil {
+		t.Fatal(err)
 	}
 	s.Wait()
-	status, body = call(http.MethodGet, "/executions/"+url.PathEscape(started.ExecutionID))
-	var x struct{ Status, Outcome string }
-	if status != http.StatusOK || json.Unmarshal([]byte(body), &x) != nil {
-		t.Fatalf("GET the execution: %d %s", status, body)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/executions/"+url.PathEscape(id), nil)
+	req.Header.Set("Authorization", "Bearer "+DevToken("ann@example.com", "shop"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if x.Status != "SUCCEEDED" || x.Outcome != "not-eligible" {
-		t.Errorf("the execution answers %s, want SUCCEEDED with outcome not-eligible", body)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var x struct{ Status, Outcome string }
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &x) != nil || x.Status != "SUCCEEDED" || x.Outcome != "not-eligible" {
+		t.Errorf("GET the execution: %d %s; want SUCCEEDED with outcome not-eligible", resp.StatusCode, body)
 	}
 }
