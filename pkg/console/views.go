@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -439,6 +440,9 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 type executionView struct {
 	gardener.Execution
 	Status string
+	// Outcome is the repair's outcome (repaired, staged, triaged, …): a machine that repaired
+	// nothing still SUCCEEDED, so the status alone misleads.
+	Outcome string
 	// Events are the execution's events so far; Next is the cursor the page's script follows
 	// a running execution from.
 	Events []gardener.LadderEvent
@@ -459,6 +463,42 @@ type runView struct {
 	Flash   string
 }
 
+// shownRecords are a run's step records as its page may show them: no typed values, and what a
+// check read shown as gardener.Step.ShowObserved shows it, an input's value by its length only.
+// A check whose step is not known (the test moved to another version since) is shown as an
+// input's value would be, since it may have read one.
+func shownRecords(recs []gardener.StepRecord, t gardener.Test, version int) []gardener.StepRecord {
+	out := make([]gardener.StepRecord, len(recs))
+	for i, rec := range recs {
+		rec.Values = nil
+		if rec.Observed != "" {
+			st, ok := stepAt(t.Steps, rec.Path)
+			if !ok || t.Version != version || st.Kind != rec.Kind {
+				st = gardener.Step{Kind: rec.Kind}
+				if rec.Kind == gardener.Assert {
+					st.Subject = gardener.SubjectValue
+				}
+			}
+			rec.Observed = st.ShowObserved(rec.Observed)
+		}
+		out[i] = rec
+	}
+	return out
+}
+
+// stepAt finds the step a record's path ("4", or "3.2" inside an intent block) names.
+func stepAt(steps []gardener.Step, path string) (gardener.Step, bool) {
+	head, rest, nested := strings.Cut(path, ".")
+	i, err := strconv.Atoi(head)
+	if err != nil || i < 1 || i > len(steps) {
+		return gardener.Step{}, false
+	}
+	if nested {
+		return stepAt(steps[i-1].Steps, rest)
+	}
+	return steps[i-1], true
+}
+
 func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 	run, err := c.Store.Run(ctx, runID)
 	if err != nil {
@@ -467,6 +507,11 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 	v := runView{Run: run}
 	if v.Test, err = c.Store.Test(ctx, run.TestID); err != nil {
 		return v, fmt.Errorf("run %s: %w", runID, err)
+	}
+	if run.Result != nil {
+		shown := *run.Result
+		shown.Steps = shownRecords(run.Result.Steps, v.Test, run.TestVersion)
+		v.Run.Result = &shown
 	}
 	repairs, err := c.Store.Repairs(ctx, run.TestID)
 	if err != nil {
@@ -495,6 +540,7 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 				break
 			}
 		}
+		xv.Outcome = gardener.RepairOutcome(x.TestID, xv.Events)
 		v.Executions = append(v.Executions, xv)
 	}
 	// The page offers the manual repair only when the gate the request would meet lets it in,

@@ -184,6 +184,11 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 	if err := need("run id", r.ID); err != nil {
 		return err
 	}
+	return s.putDoc(ctx, s.runItem(r), r, "", nil)
+}
+
+// runItem is a run's key and index attributes: a green run is on its test's green index.
+func (s *Store) runItem(r gardener.Run) item {
 	it := key("R#"+r.ID, "RUN")
 	if r.Green() {
 		it["GSI1PK"] = avS("T#" + r.TestID + "#GREEN")
@@ -192,7 +197,33 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 	if exp, ok := s.expires(r.At); ok {
 		it["expires"] = exp
 	}
-	return s.putDoc(ctx, it, r, "", nil)
+	return it
+}
+
+// RecordRunResult stores a result on a run that has none. The write is conditional on the run's
+// stored body being the one read, so a result a platform delivered between the read and the
+// write wins and this one is refused.
+func (s *Store) RecordRunResult(ctx context.Context, runID string, result gardener.RunResult) (gardener.Run, error) {
+	for attempt := 0; ; attempt++ {
+		var r gardener.Run
+		read, err := s.getDoc(ctx, "R#"+runID, "RUN", "run", runID, &r)
+		if err != nil {
+			return r, err
+		}
+		if r.Result != nil {
+			return r, &gardener.ConflictError{Entity: "run", ID: runID, Reason: "it has a result already"}
+		}
+		cond, values := "attribute_exists(PK) AND gen = :gen", item{":gen": avS(getS(read, "gen"))}
+		if body, ok := read["doc"]; ok {
+			cond, values = "attribute_exists(PK) AND doc = :doc", item{":doc": body}
+		}
+		r.Result = &result
+		err = s.putDoc(ctx, s.runItem(r), r, cond, values)
+		if err == nil || !conditionFailed(err) || attempt == rereads {
+			return r, err
+		}
+		// The run changed since it was read: read it again, and refuse if it has a result now.
+	}
 }
 
 // Run reads a run.

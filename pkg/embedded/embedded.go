@@ -302,22 +302,40 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 	if err := need("run id", r.ID); err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *bolt.Tx) error {
-		if err := put(tx, bRuns, []byte(r.ID), r); err != nil {
-			return err
-		}
-		if !r.Green() {
+	return s.update(ctx, func(tx *bolt.Tx) error { return putRun(tx, r) })
+}
+
+// putRun writes a run and, when it is green, makes it its test's last green run if none newer is.
+func putRun(tx *bolt.Tx, r gardener.Run) error {
+	if err := put(tx, bRuns, []byte(r.ID), r); err != nil {
+		return err
+	}
+	if !r.Green() {
+		return nil
+	}
+	if id := tx.Bucket(bGreen).Get([]byte(r.TestID)); id != nil && string(id) != r.ID {
+		prev, err := get[gardener.Run](tx, bRuns, id, "run", string(id))
+		// The newest green run is the first in newest-first order, as in every listing.
+		if err == nil && gardener.NewestFirst(prev.At, prev.ID, r.At, r.ID) < 0 {
 			return nil
 		}
-		if id := tx.Bucket(bGreen).Get([]byte(r.TestID)); id != nil && string(id) != r.ID {
-			prev, err := get[gardener.Run](tx, bRuns, id, "run", string(id))
-			// The newest green run is the first in newest-first order, as in every listing.
-			if err == nil && gardener.NewestFirst(prev.At, prev.ID, r.At, r.ID) < 0 {
-				return nil
-			}
+	}
+	return tx.Bucket(bGreen).Put([]byte(r.TestID), []byte(r.ID))
+}
+
+// RecordRunResult stores a result on a run that has none, in one transaction.
+func (s *Store) RecordRunResult(ctx context.Context, runID string, result gardener.RunResult) (r gardener.Run, err error) {
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		if r, err = get[gardener.Run](tx, bRuns, []byte(runID), "run", runID); err != nil {
+			return err
 		}
-		return tx.Bucket(bGreen).Put([]byte(r.TestID), []byte(r.ID))
+		if r.Result != nil {
+			return &gardener.ConflictError{Entity: "run", ID: runID, Reason: "it has a result already"}
+		}
+		r.Result = &result
+		return putRun(tx, r)
 	})
+	return r, err
 }
 
 // Run reads a run.

@@ -120,3 +120,17 @@ func (e LadderEvent) Line() string {
 	}
 	return s
 }
+
+// RepairOutcome is how a repair of testID ended, read from its execution's events: the outcome
+// of its outcome event (eligibility, persist or triage appends one, once per repair), or "" while
+// none was appended. Events about other tests (a heal propagated to them) are not its outcome.
+// A state machine that triaged or found a run ineligible still succeeds, so its status alone
+// cannot say whether anything was repaired.
+func RepairOutcome(testID string, events []LadderEvent) string {
+	for _, e := range events {
+		if e.Stage == EventOutcome && e.Outcome != "" && (e.TestID == "" || testID == "" || e.TestID == testID) {
+			return e.Outcome
+		}
+	}
+	return ""
+}

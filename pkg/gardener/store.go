@@ -74,6 +74,11 @@ type RunStore interface {
 	// LastGreenRun is the newest run of the test that passed, control runs and probes excluded:
 	// what the ladder compares a failure with. *NotFoundError when the test never went green.
 	LastGreenRun(ctx context.Context, testID string) (Run, error)
+	// RecordRunResult stores result on a run recorded without one (a repair the API started
+	// with no run, whose failure the ladder reproduced), in one conditional write, so a result a
+	// platform delivered meanwhile is never overwritten: a run that has a result keeps it and
+	// the answer is the stored run beside a *ConflictError. *NotFoundError for an unknown run.
+	RecordRunResult(ctx context.Context, runID string, result RunResult) (Run, error)
 }
 
 // ProposalStore keeps the staged queue.

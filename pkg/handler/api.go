@@ -419,6 +419,9 @@ func (a *API) execution(ctx context.Context, c call) (any, int) {
 	if output != "" {
 		x.Output = json.RawMessage(output)
 	}
+	if x.Outcome, err = a.executionOutcome(ctx, id, output); err != nil {
+		return fail(err)
+	}
 	return x, http.StatusOK
 }
 

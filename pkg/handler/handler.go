@@ -36,9 +36,13 @@ type Starter = gardening.Starter
 
 // Execution is what a caller can read of a running or finished execution.
 type Execution struct {
-	ID     string          `json:"id"`
-	Status string          `json:"status"`
-	Output json.RawMessage `json:"output,omitempty"`
+	ID string `json:"id"`
+	// Status is the state machine's: a repair that triaged (nothing repaired) SUCCEEDED too.
+	Status string `json:"status"`
+	// Outcome is the repair's: repaired, staged, no-fix, refused, triaged or not-eligible; empty
+	// while it is undecided or when the execution failed before deciding.
+	Outcome string          `json:"outcome,omitempty"`
+	Output  json.RawMessage `json:"output,omitempty"`
 }
 
 // ModelFor opens the model a project's setting names.

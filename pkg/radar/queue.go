@@ -11,15 +11,21 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// Why the queue is empty, in the order the spec gives them precedence.
+// Why the queue is empty, in the order the spec gives them precedence. The first four are the
+// staging pass's own gate (gardener.StagingGate): the queue says the pass skips the project
+// exactly when it does.
 const (
 	EmptyRepairsItself = "This project repairs itself"
+	EmptyNotPro        = "Staged repairs are a Pro feature"
 	EmptyNeedsKey      = "Staged repairs need an AI key"
+	EmptyRadarOff      = "The radar is off"
 	EmptyNotSwept      = "Nothing has been swept yet"
 	EmptyNoTests       = "No tests to watch"
 	EmptyUnreached     = "Pages could not be reached"
 	EmptyWaiting       = "At-risk tests wait for a dry-run"
+	EmptyNotTended     = "At-risk tests the gardener leaves alone"
 	EmptyNoFix         = "At-risk tests fail with no fix waiting"
+	EmptyDismissed     = "A dismissed fix is not proposed again"
 	EmptyNothingBroken = "No repairs waiting"
 )
 
@@ -123,36 +129,114 @@ func (r *Radar) Queue(ctx context.Context, projectID string) (Queue, error) {
 		q.Rows = append(q.Rows, row)
 	}
 	if len(q.Rows) == 0 && len(corrupt.Records) == 0 {
-		q.Empty, q.Explain = emptyReason(p, base, q.LastSweep, q.LastPass, len(q.AtRisk))
+		if q.Empty, q.Explain, err = r.emptyReason(ctx, p, base, q.LastSweep, q.LastPass, q.AtRisk); skip(err) != nil {
+			return q, fmt.Errorf("queue: %w", err)
+		}
 	}
 	return q, corrupt.Err()
 }
 
-// emptyReason picks, in the spec's precedence, which empty queue a project has. "No repairs
-// waiting" is said only when it is known: the baseline watches tests, the baseline and the last
-// sweep reached every page they visit, no at-risk test is still waiting for its dry-run, and
-// every test the last pass dry-ran still passed or had its fix staged (and decided since).
-func emptyReason(p gardener.Project, b *gardener.Baseline, sweep *gardener.SweepSummary, pass *gardener.PassSummary, atRisk int) (string, string) {
+// emptyReason picks, in the spec's precedence, which empty queue a project has. It asks the
+// staging pass's gate and its selection (pending) rather than restating them, so the queue never
+// promises a pass that will skip the project or its tests. "No repairs waiting" is said only when
+// it is known: the baseline watches tests, the baseline and the last sweep reached every page
+// they visit, no at-risk test waits for its dry-run, no test the last pass dry-ran failed
+// without a fix, and no dismissed fix's test still fails.
+func (r *Radar) emptyReason(ctx context.Context, p gardener.Project, b *gardener.Baseline, sweep *gardener.SweepSummary, pass *gardener.PassSummary, risky []gardener.AtRisk) (string, string, error) {
+	switch skip, why := gardener.StagingGate(p); skip {
+	case "":
+	case gardener.SkipRepairsItself:
+		return EmptyRepairsItself, "Auto-repair is on: fixes are applied without passing through here.", nil
+	case gardener.SkipNotPro:
+		return EmptyNotPro, fmt.Sprintf("The project is on the %s plan: the radar and its at-risk list work on it, staging a repair needs Pro.", p.Plan), nil
+	case gardener.SkipNoKey:
+		return EmptyNeedsKey, "The radar and its at-risk list work without AI; writing a repair is the only part that needs a key.", nil
+	case gardener.SkipRadarOff:
+		return EmptyRadarOff, "The proposing gardener works from what the radar notices: with the radar off no sweep puts a test at risk and no staging pass runs.", nil
+	default:
+		// A reason added to the gate before this page learned to word it still says the pass skips.
+		return "The staging pass skips this project", why, nil
+	}
 	switch {
-	case p.AutoRepair:
-		return EmptyRepairsItself, "Auto-repair is on: fixes are applied without passing through here."
-	case p.Model == "":
-		return EmptyNeedsKey, "The radar and its at-risk list work without AI; writing a repair is the only part that needs a key."
 	case b == nil:
-		return EmptyNotSwept, "No baseline yet, so nobody has looked."
+		return EmptyNotSwept, "No baseline yet, so nobody has looked.", nil
 	case len(b.Tests) == 0:
-		return EmptyNoTests, "The baseline holds no tests: the radar watches the pages a test visited on its last green run, and no test has one yet."
+		return EmptyNoTests, "The baseline holds no tests: the radar watches the pages a test visited on its last green run, and no test has one yet.", nil
 	}
 	if unreached := unreachedPages(b, sweep); len(unreached) > 0 {
-		return EmptyUnreached, fmt.Sprintf("The radar could not reach %d page(s) the tests visit (%s): what changed there is unknown.", len(unreached), strings.Join(unreached, ", "))
+		return EmptyUnreached, fmt.Sprintf("The radar could not reach %d page(s) the tests visit (%s): what changed there is unknown.", len(unreached), strings.Join(unreached, ", ")), nil
 	}
-	if atRisk > 0 {
-		return EmptyWaiting, fmt.Sprintf("%d test(s) a sweep put at risk have not been dry-run yet; the next staging pass takes them.", atRisk)
+	take, left, err := r.pending(ctx, p, risky)
+	if err != nil {
+		return "", "", err
 	}
-	if pass != nil && len(pass.NotStaged) > 0 {
-		return EmptyNoFix, fmt.Sprintf("The last staging pass found %d at-risk test(s) failing (%s) and staged no fix: none was found (see the triage issues) or a person dismissed the same one before. The radar tries again when the test or a page changes.", len(pass.NotStaged), strings.Join(pass.NotStaged, ", "))
+	if len(take) > 0 {
+		return EmptyWaiting, fmt.Sprintf("%d test(s) a sweep put at risk have not been dry-run yet; the next staging pass takes them.", len(take)), nil
 	}
-	return EmptyNothingBroken, "Every at-risk test still passes."
+	if len(left) > 0 {
+		var named []string
+		for _, s := range left {
+			named = append(named, s.ID+": "+s.Reason)
+		}
+		return EmptyNotTended, fmt.Sprintf("%d test(s) a sweep put at risk are not tended by the staging pass (%s); they stay on the at-risk list.", len(left), strings.Join(named, "; ")), nil
+	}
+	dismissed, err := r.dismissedFailing(ctx, p.ID)
+	if err != nil {
+		return "", "", err
+	}
+	var noFix []string
+	if pass != nil {
+		for _, id := range pass.NotStaged {
+			if !slices.Contains(dismissed, id) {
+				noFix = append(noFix, id)
+			}
+		}
+	}
+	if len(noFix) > 0 {
+		return EmptyNoFix, fmt.Sprintf("The last staging pass found %d at-risk test(s) failing (%s) and found no fix: see the triage issues. The radar tries again when the test or a page changes.", len(noFix), strings.Join(noFix, ", ")), nil
+	}
+	if len(dismissed) > 0 {
+		return EmptyDismissed, fmt.Sprintf("A person dismissed the fix for %d test(s) that still fail (%s): a dismissed fix is not proposed again until the test or the app changes.", len(dismissed), strings.Join(dismissed, ", ")), nil
+	}
+	return EmptyNothingBroken, "Every at-risk test still passes.", nil
+}
+
+// dismissedFailing are the project's tests whose newest proposal a person dismissed, whose
+// version is still the one it was computed against, and which have not passed since: they fail,
+// and the staging pass declines the same fix until the test or the app changes, so no row will
+// come for them on its own.
+func (r *Radar) dismissedFailing(ctx context.Context, projectID string) ([]string, error) {
+	tests, err := r.Store.Tests(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range tests {
+		if t.Status != gardener.StatusActive {
+			continue
+		}
+		rows, err := r.Store.TestProposals(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 || rows[0].Status != gardener.ProposalDismissed || rows[0].BaseVersion != t.Version {
+			continue
+		}
+		failedAt := rows[0].StagedAt
+		if rows[0].UpdatedAt.After(failedAt) {
+			failedAt = rows[0].UpdatedAt // a later sweep saw it fail again
+		}
+		green, err := r.Store.LastGreenRun(ctx, t.ID)
+		switch {
+		case errors.Is(err, gardener.ErrNotFound):
+		case err != nil:
+			return nil, err
+		case green.TestVersion == t.Version && green.At.After(failedAt):
+			continue // it passed since: nothing is broken
+		}
+		out = append(out, t.ID)
+	}
+	return out, nil
 }
 
 // unreachedPages are the pages tests visit that the radar could not reach: those the baseline

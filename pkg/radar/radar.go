@@ -46,6 +46,7 @@ type Store interface {
 	PutRun(ctx context.Context, r gardener.Run) error
 	LastGreenRun(ctx context.Context, testID string) (gardener.Run, error)
 	OpenProposals(ctx context.Context, projectID string) ([]gardener.Proposal, error)
+	TestProposals(ctx context.Context, testID string) ([]gardener.Proposal, error)
 	Dismissed(ctx context.Context, key gardener.DismissalKey) (bool, error)
 	TriageIssues(ctx context.Context, projectID string) ([]gardener.TriageIssue, error)
 }

@@ -17,7 +17,7 @@ import (
 // longest at risk first. Deferred tests stay on the ledger for the next pass.
 type Selection struct {
 	ProjectID string `json:"projectId"`
-	// Skipped says why the whole pass does nothing (auto-repair on, no AI key, not Pro).
+	// Skipped says why the whole pass does nothing: gardener.StagingGate's sentence.
 	Skipped    string   `json:"skipped,omitempty"`
 	Selected   []string `json:"selected"`
 	Deferred   []string `json:"deferred"`
@@ -25,9 +25,9 @@ type Selection struct {
 }
 
 // Select chooses the tests of one staging pass and writes the pass summary, the one server log
-// line that names what waits for the next pass. A project with auto-repair on is skipped whole
-// (one gardener per project); so is one that cannot stage (no model, not Pro), whose at-risk
-// list stays as it is.
+// line that names what waits for the next pass. A project gardener.StagingGate stops is skipped
+// whole (auto-repair on: one gardener per project; not Pro, no model, radar off), its at-risk
+// list left as it is.
 func (r *Radar) Select(ctx context.Context, projectID string) (Selection, error) {
 	sel := Selection{ProjectID: projectID, Selected: []string{}, Deferred: []string{}}
 	p, err := r.Store.Project(ctx, projectID)
@@ -38,26 +38,19 @@ func (r *Radar) Select(ctx context.Context, projectID string) (Selection, error)
 	if err != nil {
 		return sel, fmt.Errorf("staging pass: at-risk tests of %s: %w", projectID, err)
 	}
-	if why := projectSkip(p); why != "" {
+	if _, why := gardener.StagingGate(p); why != "" {
 		sel.Skipped = why
 	} else {
-		for _, a := range risky {
-			t, err := r.Store.Test(ctx, a.TestID)
-			if errors.Is(err, gardener.ErrNotFound) {
-				sel.Ineligible = append(sel.Ineligible, Skip{a.TestID, "the test no longer exists"})
-				continue
-			}
-			if err != nil {
-				return sel, fmt.Errorf("staging pass: %w", err)
-			}
-			if err := gardener.Eligible(gardener.ModePropose, p, t, nil); err != nil {
-				sel.Ineligible = append(sel.Ineligible, Skip{a.TestID, err.Error()})
-				continue
-			}
+		take, left, err := r.pending(ctx, p, risky)
+		if err != nil {
+			return sel, fmt.Errorf("staging pass: %w", err)
+		}
+		sel.Ineligible = left
+		for _, id := range take {
 			if len(sel.Selected) < MaxDryRuns {
-				sel.Selected = append(sel.Selected, a.TestID)
+				sel.Selected = append(sel.Selected, id)
 			} else {
-				sel.Deferred = append(sel.Deferred, a.TestID)
+				sel.Deferred = append(sel.Deferred, id)
 			}
 		}
 	}
@@ -76,16 +69,28 @@ func (r *Radar) Select(ctx context.Context, projectID string) (Selection, error)
 	return sel, nil
 }
 
-// projectSkip says why a project's staging pass does nothing, or "".
-func projectSkip(p gardener.Project) string {
-	if p.AutoRepair {
-		return "this project repairs itself (auto-repair on): fixes are applied, not staged"
+// pending splits the at-risk tests, longest at risk first, into those a staging pass of p takes
+// (now or, beyond the cap, in a later pass) and those it leaves, with why. The queue asks the
+// same function before it says tests wait for the next pass, so that promise holds.
+func (r *Radar) pending(ctx context.Context, p gardener.Project, risky []gardener.AtRisk) ([]string, []Skip, error) {
+	var take []string
+	var left []Skip
+	for _, a := range risky {
+		t, err := r.Store.Test(ctx, a.TestID)
+		if errors.Is(err, gardener.ErrNotFound) {
+			left = append(left, Skip{a.TestID, "the test no longer exists"})
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := gardener.Eligible(gardener.ModePropose, p, t, nil); err != nil {
+			left = append(left, Skip{a.TestID, err.Error()})
+			continue
+		}
+		take = append(take, a.TestID)
 	}
-	var inel *gardener.IneligibleError
-	if err := gardener.Eligible(gardener.ModePropose, p, gardener.Test{Status: gardener.StatusActive}, nil); errors.As(err, &inel) {
-		return inel.Reason
-	}
-	return ""
+	return take, left, nil
 }
 
 // DryRunResult is one dry-run: no model, one replay.
@@ -146,7 +151,7 @@ func (r *Radar) recheck(ctx context.Context, projectID, testID string) (gardener
 	if err != nil {
 		return p, gardener.Test{}, "", fmt.Errorf("staging %s: %w", testID, err)
 	}
-	if why := projectSkip(p); why != "" {
+	if _, why := gardener.StagingGate(p); why != "" {
 		return p, gardener.Test{}, why, nil
 	}
 	t, err := r.Store.Test(ctx, testID)

@@ -137,7 +137,7 @@ func ledger(t *testing.T, n int, edit func(*gardener.Project)) (*embedded.Store,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	p := gardener.Project{ID: "p", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}
+	p := gardener.Project{ID: "p", Plan: gardener.PlanPro, Model: "builtin", Radar: true, AllowedOrigins: []string{"http://127.0.0.1:1"}}
 	if edit != nil {
 		edit(&p)
 	}
@@ -231,30 +231,103 @@ func TestSelectLeavesIneligibleTests(t *testing.T) {
 	}
 }
 
+// TestQueueEmptyReasons: the queue says which empty queue it is, and the staging pass agrees:
+// it skips the project exactly when the queue gives the gate's reason, and it selects tests
+// exactly when the queue says at-risk tests wait for it.
 func TestQueueEmptyReasons(t *testing.T) {
 	watched := &gardener.Baseline{ProjectID: "p", Tests: map[string][]string{"t01": {"/a"}}, Pages: map[string]gardener.PageBaseline{"/a": {URL: "/a"}}}
 	empty := &gardener.Baseline{ProjectID: "p"}
 	unreached := &gardener.Baseline{ProjectID: "p", Tests: map[string][]string{"t01": {"/a", "/b"}}, Pages: map[string]gardener.PageBaseline{"/a": {URL: "/a"}}}
+	t0 := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	// dismiss stages a proposal for t01 at version 1 and dismisses it, as a reviewer does.
+	dismiss := func(t *testing.T, store *embedded.Store) {
+		t.Helper()
+		if _, err := store.Test(ctx, "t01"); err != nil {
+			// t01 is not at risk in this case: the ledger did not create it.
+			steps, _ := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/"}]`))
+			if err := store.CreateTest(ctx, gardener.Test{ID: "t01", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pr := gardener.Proposal{ID: "pr-1", ProjectID: "p", TestID: "t01", BaseVersion: 1, Status: gardener.ProposalProposed,
+			Triggers: []gardener.AppChange{{ID: "c-1", ProjectID: "p", URL: "/a", Kind: "moved", At: t0}}, StagedAt: t0, UpdatedAt: t0}
+		if _, err := store.StageProposal(ctx, pr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.CloseProposal(ctx, gardener.CloseProposal{ProposalID: pr.ID, Status: gardener.ProposalDismissed, By: "ana", At: t0.Add(time.Hour), Dismissal: gardener.DismissalOf(pr)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	green := func(at time.Time) func(*testing.T, *embedded.Store) {
+		return func(t *testing.T, store *embedded.Store) {
+			if err := store.PutRun(ctx, gardener.Run{ID: "green-" + at.Format("150405"), ProjectID: "p", TestID: "t01", TestVersion: 1, Trigger: gardener.TriggerManual,
+				Result: &gardener.RunResult{Passed: true}, At: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pass := func(o gardener.PassOutcome) func(*testing.T, *embedded.Store) {
+		return func(t *testing.T, store *embedded.Store) {
+			s := gardener.NewPassSummary("p", t0.Add(30*time.Minute), nil)
+			s.Add("t01", o, "")
+			if err := store.PutPassSummary(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pending := func(t *testing.T, store *embedded.Store) {
+		for _, id := range []string{"t01", "t02"} {
+			tt, _ := store.Test(ctx, id)
+			tt.Status = gardener.StatusPending
+			if _, err := store.SaveTest(ctx, tt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all := func(fs ...func(*testing.T, *embedded.Store)) func(*testing.T, *embedded.Store) {
+		return func(t *testing.T, store *embedded.Store) {
+			for _, f := range fs {
+				f(t, store)
+			}
+		}
+	}
+	// skips are the empty queues that are the staging pass's gate.
+	skips := []string{EmptyRepairsItself, EmptyNotPro, EmptyNeedsKey, EmptyRadarOff}
 	cases := []struct {
 		name     string
 		edit     func(*gardener.Project)
 		baseline *gardener.Baseline
 		atRisk   int
+		setup    func(*testing.T, *embedded.Store)
 		want     string
+		explain  string
 	}{
-		{"auto-repair first", func(p *gardener.Project) { p.AutoRepair, p.Model = true, "" }, nil, 2, EmptyRepairsItself},
-		{"no key before not swept", func(p *gardener.Project) { p.Model = "" }, nil, 2, EmptyNeedsKey},
-		{"no key with a baseline", func(p *gardener.Project) { p.Model = "" }, watched, 2, EmptyNeedsKey},
-		{"not swept", nil, nil, 2, EmptyNotSwept},
-		{"a baseline of no tests", nil, empty, 0, EmptyNoTests},
-		{"a page the sweep could not reach", nil, unreached, 0, EmptyUnreached},
-		{"at-risk tests not dry-run yet", nil, watched, 2, EmptyWaiting},
-		{"swept, nothing broken", nil, watched, 0, EmptyNothingBroken},
+		{"auto-repair first", func(p *gardener.Project) { p.AutoRepair, p.Model, p.Plan = true, "", gardener.PlanFree }, nil, 2, nil, EmptyRepairsItself, "Auto-repair is on"},
+		{"free plan with tests at risk", func(p *gardener.Project) { p.Plan = gardener.PlanFree }, watched, 2, nil, EmptyNotPro, "free plan"},
+		{"free plan before no key", func(p *gardener.Project) { p.Plan, p.Model = gardener.PlanFree, "" }, nil, 0, nil, EmptyNotPro, "needs Pro"},
+		{"no key before not swept", func(p *gardener.Project) { p.Model = "" }, nil, 2, nil, EmptyNeedsKey, "needs a key"},
+		{"no key with a baseline", func(p *gardener.Project) { p.Model = "" }, watched, 2, nil, EmptyNeedsKey, "needs a key"},
+		{"radar off with tests at risk", func(p *gardener.Project) { p.Radar = false }, watched, 2, nil, EmptyRadarOff, "radar off"},
+		{"radar off before not swept", func(p *gardener.Project) { p.Radar = false }, nil, 0, nil, EmptyRadarOff, "radar off"},
+		{"radar off with a dismissed fix still failing", func(p *gardener.Project) { p.Radar = false }, watched, 0, dismiss, EmptyRadarOff, "radar off"},
+		{"not swept", nil, nil, 0, nil, EmptyNotSwept, "No baseline"},
+		{"a baseline of no tests", nil, empty, 0, nil, EmptyNoTests, "holds no tests"},
+		{"a page the sweep could not reach", nil, unreached, 0, nil, EmptyUnreached, "/b"},
+		{"at-risk tests not dry-run yet", nil, watched, 2, nil, EmptyWaiting, "2 test(s)"},
+		{"only eligible at-risk tests wait", nil, watched, 3, func(t *testing.T, s *embedded.Store) { pending(t, s) }, EmptyWaiting, "1 test(s)"},
+		{"at-risk tests the pass leaves alone", nil, watched, 2, pending, EmptyNotTended, "t01: not eligible: test t01 is pending"},
+		{"a dry-run failed and no fix was found", nil, watched, 0, pass(gardener.PassNotStaged), EmptyNoFix, "t01"},
+		{"a staged fix dismissed while the test still fails", nil, watched, 0, all(pass(gardener.PassStaged), dismiss), EmptyDismissed, "t01"},
+		{"a dismissed fix declined again by the pass", nil, watched, 0, all(dismiss, pass(gardener.PassNotStaged)), EmptyDismissed, "until the test or the app changes"},
+		{"a dismissed fix, no pass since", nil, watched, 0, dismiss, EmptyDismissed, "t01"},
+		{"a dismissed fix whose test went green since", nil, watched, 0, all(dismiss, green(t0.Add(2*time.Hour))), EmptyNothingBroken, "still passes"},
+		{"a dismissed fix, the last green run before it", nil, watched, 0, all(green(t0.Add(-time.Hour)), dismiss), EmptyDismissed, "t01"},
+		{"swept, nothing broken", nil, watched, 0, nil, EmptyNothingBroken, "still passes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			store, _, r := ledger(t, c.atRisk, c.edit)
-			ctx := context.Background()
 			if c.baseline != nil {
 				b := *c.baseline
 				b.At = time.Now()
@@ -262,12 +335,15 @@ func TestQueueEmptyReasons(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if c.setup != nil {
+				c.setup(t, store)
+			}
 			q, err := r.Queue(ctx, "p")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if q.Empty != c.want || len(q.Rows) != 0 {
-				t.Errorf("empty %q, want %q", q.Empty, c.want)
+			if q.Empty != c.want || len(q.Rows) != 0 || !strings.Contains(q.Explain, c.explain) && !strings.Contains(selectSkip(t, r), c.explain) {
+				t.Errorf("empty %q (%s), want %q saying %q", q.Empty, q.Explain, c.want, c.explain)
 			}
 			if len(q.AtRisk) != c.atRisk {
 				t.Errorf("the at-risk list is %v: it must show whatever the queue says", q.AtRisk)
@@ -276,8 +352,33 @@ func TestQueueEmptyReasons(t *testing.T) {
 			if err != nil || !bytes.Contains(b, []byte(`"empty":"`+c.want+`"`)) {
 				t.Errorf("JSON %s, %v", b, err)
 			}
+			// The staging pass must do what the queue says it will.
+			sel, err := r.Select(ctx, "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if skipped := slices.Contains(skips, c.want); skipped != (sel.Skipped != "") {
+				t.Errorf("the queue says %q, the pass skipped %q", q.Empty, sel.Skipped)
+			}
+			if waits := c.want == EmptyWaiting; waits != (len(sel.Selected)+len(sel.Deferred) > 0) {
+				t.Errorf("the queue says %q, the pass selected %v deferred %v", q.Empty, sel.Selected, sel.Deferred)
+			}
+			if tended := c.want == EmptyNotTended; tended != (len(sel.Ineligible) > 0 && len(sel.Selected) == 0) {
+				t.Errorf("the queue says %q, the pass left %v", q.Empty, sel.Ineligible)
+			}
 		})
 	}
+}
+
+// selectSkip is the sentence a staging pass of p skips with, for the cases whose explanation
+// names the gate's reason rather than repeating it.
+func selectSkip(t *testing.T, r *Radar) string {
+	t.Helper()
+	sel, err := r.Select(context.Background(), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sel.Skipped
 }
 
 func TestSamePageOnARouteIgnoresTheIDsItCreates(t *testing.T) {

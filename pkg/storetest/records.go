@@ -326,6 +326,47 @@ var recordCases = []testCase{
 			t.Fatalf("control run: %+v, %v", ctl, err)
 		}
 	}},
+	// RecordRunResultOnlyOnARunWithNone: the result a repair reproduced is stored on a run
+	// recorded without one, and never over a result a platform delivered.
+	{name: "RecordRunResultOnlyOnARunWithNone", run: func(t *testing.T, f *fixture) {
+		failed := gardener.RunResult{TestID: "t-login", TestVersion: 3, FailedStep: "4", FailedIndex: 3, ErrorKind: gardener.ErrElementNotFound, Message: "no element matches #login"}
+		delivered := gardener.RunResult{TestID: "t-login", TestVersion: 3, FailedStep: "2", FailedIndex: 1, Message: "delivered by the platform"}
+		for _, r := range []gardener.Run{
+			{ID: "r-none", ProjectID: "p-queue", TestID: "t-login", TestVersion: 3, Trigger: gardener.TriggerManual, At: epoch},
+			{ID: "r-has", ProjectID: "p-queue", TestID: "t-login", TestVersion: 3, Trigger: gardener.TriggerSchedule, Result: &delivered, At: epoch},
+		} {
+			if err := f.store.PutRun(f.ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases := []struct {
+			run     string
+			want    string // the failing step the stored run then has
+			errWant error
+		}{
+			{"r-none", "4", nil},
+			{"r-none", "4", gardener.ErrConflict}, // a second delivery keeps the first
+			{"r-has", "2", gardener.ErrConflict},
+			{"r-unknown", "", gardener.ErrNotFound},
+		}
+		for _, c := range cases {
+			res := failed
+			if c.errWant != nil {
+				res.FailedStep = "9"
+			}
+			_, err := f.store.RecordRunResult(f.ctx, c.run, res)
+			if (c.errWant == nil && err != nil) || (c.errWant != nil && !errors.Is(err, c.errWant)) {
+				t.Fatalf("RecordRunResult(%s): %v, want %v", c.run, err, c.errWant)
+			}
+			if c.want == "" {
+				continue
+			}
+			got, err := f.store.Run(f.ctx, c.run)
+			if err != nil || got.Result == nil || got.Result.FailedStep != c.want || got.Trigger == "" {
+				t.Fatalf("run %s after RecordRunResult: %+v, %v; want failing step %s", c.run, got, err, c.want)
+			}
+		}
+	}},
 	{name: "TriageIssuesNewestFirst", run: func(t *testing.T, f *fixture) {
 		for i, id := range []string{"i-1", "i-2", "i-3"} {
 			issue := gardener.TriageIssue{ID: id, ProjectID: "p-auto", TestID: "t-auto", RunID: "r-" + id, Classification: gardener.AppBug,

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -234,6 +235,9 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 	if res.Failure != nil {
 		dec.FailedStep, dec.Error = res.Failure.Step, res.Failure.Message
 	}
+	if err := t.recordReproduced(ctx, job.Run, test, res.FailedRun); err != nil {
+		return res, dec, err
+	}
 	if res.Proof != nil && res.Verdict != nil {
 		dec.ProofID = gardener.ProofID(test.ID, test.Version, res.Verdict.Ops)
 		proof := *res.Proof
@@ -245,6 +249,29 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 	}
 	t.log().Info("climbed", "test", test.ID, "version", test.Version, "outcome", res.Outcome, "reason", res.Reason, "model_calls", len(res.ModelCalls), "replays", res.Timings.Replays, "ms", res.Timings.Total)
 	return res, dec, nil
+}
+
+// recordReproduced stores the failure the ladder reproduced on the run it repairs when that run
+// was recorded without a result (a repair the API started with no run): otherwise the run's page
+// says no result was recorded while the ladder's events show the failing step. The write is
+// conditional, so a result a platform delivered is never overwritten; and only a reproduction
+// of the run's own test version is stored, since another version's failure is not this run's.
+func (t *Tender) recordReproduced(ctx context.Context, run *gardener.Run, test gardener.Test, failed *gardener.RunResult) error {
+	if run == nil || run.Result != nil || failed == nil || failed.Passed || run.TestVersion != test.Version {
+		return nil
+	}
+	res := *failed
+	res.TestID, res.TestVersion = test.ID, test.Version
+	// The values the replay typed are the test's own; the run keeps none (spec: no text for
+	// people carries a typed value, and a run is shown to people).
+	res.Steps = slices.Clone(res.Steps)
+	for i := range res.Steps {
+		res.Steps[i].Values = nil
+	}
+	if _, err := t.Store.RecordRunResult(ctx, run.ID, res); err != nil && !errors.Is(err, gardener.ErrConflict) {
+		return fmt.Errorf("tend %s: recording the reproduced failure on run %s: %w", test.ID, run.ID, err)
+	}
+	return nil
 }
 
 // ErrUnproven is returned when persist is asked to write ops no green proof stands behind.

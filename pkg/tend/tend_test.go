@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,93 @@ func TestPropagationFollowsTheOriginal(t *testing.T) {
 	// The copy's repair is read and reverted through the API by its id, a path segment.
 	if a := both.Propagated[0].Persisted.Applied; a == nil || a.Repair.ID == "" || url.PathEscape(a.Repair.ID) != a.Repair.ID {
 		t.Errorf("the propagated repair's id is not one URL path segment: %+v", a)
+	}
+}
+
+// brokenClick fails test a at its click (step 3) until the click's locator is #login-btn, as a
+// drifted app does; it types the fill's value on the way, as a browser records it.
+type brokenClick struct{}
+
+func (brokenClick) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	rep := gardener.Replay{Result: gardener.RunResult{TestID: t.ID, Passed: true, FailedIndex: -1}}
+	for i, s := range t.Steps {
+		rec := gardener.StepRecord{Path: strconv.Itoa(i + 1), Kind: s.Kind, URLBefore: "http://app/login", URLAfter: "http://app/login", Passed: true}
+		if s.Kind == gardener.Fill {
+			rec.Values = []string{s.Value}
+		}
+		if s.Kind == gardener.Click && s.Locator.String() != "css=#login-btn" {
+			rec.Passed = false
+			rep.Result.Steps = append(rep.Result.Steps, rec)
+			rep.Result.Passed, rep.Result.FailedStep, rep.Result.FailedIndex = false, rec.Path, i
+			rep.Result.ErrorKind, rep.Result.Message, rep.Result.FinalURL = gardener.ErrElementNotFound, `no element matches role=button[name="Login"]`, "http://app/login"
+			return rep, nil
+		}
+		rep.Result.Steps = append(rep.Result.Steps, rec)
+	}
+	return rep, nil
+}
+
+// TestClimbRecordsTheReproducedFailureOnARunWithoutOne: a repair started with no run (the API
+// records one with no result) stores the failure the ladder reproduced on that run, so its page
+// shows the failing step; a result a platform delivered, or a run of another version, is left.
+func TestClimbRecordsTheReproducedFailureOnARunWithoutOne(t *testing.T) {
+	delivered := gardener.RunResult{TestID: "a", TestVersion: 1, FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrTimeout, Message: "delivered"}
+	cases := []struct {
+		name     string
+		result   *gardener.RunResult
+		version  int
+		wantStep string // the failing step the stored run then has; "" for none
+		wantMsg  string
+	}{
+		{"an API-started run with no result", nil, 1, "3", "no element matches"},
+		{"a run whose platform delivered a result", &delivered, 1, "2", "delivered"},
+		{"a run of an older version", nil, 0, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { store.Close() })
+			if err := store.PutProject(ctx, gardener.Project{ID: "p", Plan: gardener.PlanPro, Model: "heals", AllowedOrigins: []string{"http://app"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.CreateTest(ctx, gardener.Test{ID: "a", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps()}); err != nil {
+				t.Fatal(err)
+			}
+			run := gardener.Run{ID: "run-1", ProjectID: "p", TestID: "a", TestVersion: c.version, Trigger: gardener.TriggerManual, Result: c.result, At: time.Now()}
+			if err := store.PutRun(ctx, run); err != nil {
+				t.Fatal(err)
+			}
+			lad := &ladder.Ladder{Runner: brokenClick{}, Model: heals{to: gardener.MustLocator("#login-btn")}}
+			tender := &Tender{Store: store, Life: lifecycle.New(store, nil), Ladder: lad}
+			res, _, err := tender.Climb(ctx, Job{TestID: "a", Mode: gardener.ModePropose, Run: &run, By: "ann", Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.FailedRun == nil || res.FailedRun.FailedStep != "3" {
+				t.Fatalf("the ladder reproduced %+v, want a failure at step 3", res.FailedRun)
+			}
+			got, err := store.Run(ctx, "run-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.wantStep == "" {
+				if got.Result != nil {
+					t.Errorf("the run of another version got a result: %+v", got.Result)
+				}
+				return
+			}
+			if got.Result == nil || got.Result.FailedStep != c.wantStep || !strings.Contains(got.Result.Message, c.wantMsg) || got.Result.Passed {
+				t.Fatalf("the stored run's result is %+v, want a failure at step %s saying %q", got.Result, c.wantStep, c.wantMsg)
+			}
+			for _, rec := range got.Result.Steps {
+				if len(rec.Values) > 0 {
+					t.Errorf("the stored run keeps the typed values of step %s", rec.Path)
+				}
+			}
+		})
 	}
 }

@@ -2,11 +2,13 @@ package stack
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,5 +238,50 @@ func TestAPIAnswersOnlyLoopbackHosts(t *testing.T) {
 		if c.want != http.StatusOK && !strings.Contains(string(body), "only to localhost, 127.0.0.1 or [::1] with port "+port) {
 			t.Errorf("Host %q: the refusal does not say what is answered: %s", c.host, body)
 		}
+	}
+}
+
+// TestExecutionReportsTheRepairsOutcome: a manual repair the gate turns away (its run failed on
+// a version the test has left) ends the repair machine in a Succeed state, so Step Functions says
+// SUCCEEDED; GET /executions/{id} says the repair's outcome beside it, read from the machine's
+// real output. The machine is started as the API starts a manual repair, and recorded as it
+// records one, because the API itself refuses such a run before starting anything.
+func TestExecutionReportsTheRepairsOutcome(t *testing.T) {
+	s, store := newTestStack(t)
+	ctx := context.Background()
+	if err := store.PutProject(ctx, gardener.Project{ID: "shop", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}); err != nil {
+		t.Fatal(err)
+	}
+	steps, _ := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/"}]`))
+	if err := store.CreateTest(ctx, gardener.Test{ID: "t", ProjectID: "shop", Status: gardener.StatusActive, Version: 1, Steps: steps}); err != nil {
+		t.Fatal(err)
+	}
+	res := gardener.RunResult{TestID: "t", TestVersion: 2, FailedStep: "1", FailedIndex: 0, ErrorKind: gardener.ErrNavigation, Message: "no page"}
+	if err := store.PutRun(ctx, gardener.Run{ID: "r", ProjectID: "shop", TestID: "t", TestVersion: 2, Trigger: gardener.TriggerSchedule, Result: &res}); err != nil {
+		t.Fatal(err)
+	}
+	const name = "manual-0123456789abcdef0123456789abcdef-r"
+	in := map[string]any{"detail": map[string]any{"projectId": "shop", "runId": "r", "testId": "t"}, "manual": map[string]any{"by": "ann@example.com", "execution": name}}
+	id, err := s.Start(ctx, "RepairStateMachine", name, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutExecution(ctx, gardener.Execution{ID: id, Name: name, ProjectID: "shop", TestID: "t", RunID: "r", By: "ann@example.com", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	s.Wait()
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/executions/"+url.PathEscape(id), nil)
+	req.Header.Set("Authorization", "Bearer "+DevToken("ann@example.com", "shop"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var x struct{ Status, Outcome string }
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &x) != nil || x.Status != "SUCCEEDED" || x.Outcome != "not-eligible" {
+		t.Errorf("GET the execution: %d %s; want SUCCEEDED with outcome not-eligible", resp.StatusCode, body)
 	}
 }
