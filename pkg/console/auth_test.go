@@ -223,17 +223,31 @@ func TestActionsAnswerAsTheAPI(t *testing.T) {
 	if status, _, _ := ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"everything"}}, nil); status != http.StatusBadRequest {
 		t.Errorf("an unknown rung: %d, want 400", status)
 	}
+	// The project gets its model back: without one, no manual repair is asked for at all.
+	if _, err := w.store.UpdateProject(ctx, "shop", func(p *gardener.Project) error { p.Model = "builtin"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// A run of a version the test has moved past is refused at the door by the manual gate,
+	// in its words; nothing is started.
+	status, body, _ = ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"diagnose-drift"}}, nil)
+	if status != http.StatusForbidden || !strings.Contains(body, "which is at version 2 now") {
+		t.Errorf("a manual repair of a run of a gone version: %d, want 403 saying why: %.400s", status, body)
+	}
 	// Diagnose starts the repair machine through the manual route; the run page shows the
 	// execution it started and its state.
-	status, _, h := ann.do("POST", "/console/runs/"+w.failedRun+"/repair", url.Values{"csrf": {tok}, "rung": {"diagnose-drift"}}, nil)
-	if status != http.StatusSeeOther || h.Get("Location") != "/console/runs/"+w.failedRun+"?done=started" {
+	fresh := gardener.Run{ID: "sched-quiet", ProjectID: "shop", TestID: "quiet", TestVersion: 1, Trigger: gardener.TriggerSchedule, At: w.now}
+	if err := w.store.PutRun(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	status, _, h := ann.do("POST", "/console/runs/"+fresh.ID+"/repair", url.Values{"csrf": {tok}, "rung": {"diagnose-drift"}}, nil)
+	if status != http.StatusSeeOther || h.Get("Location") != "/console/runs/"+fresh.ID+"?done=started" {
 		t.Fatalf("asking for a diagnosis: %d to %q", status, h.Get("Location"))
 	}
-	xs, err := w.store.RunExecutions(ctx, w.failedRun)
+	xs, err := w.store.RunExecutions(ctx, fresh.ID)
 	if err != nil || len(xs) != 1 || xs[0].By != "ann@example.com" {
 		t.Fatalf("the executions recorded for the run: %+v, %v", xs, err)
 	}
-	if _, body, _ := ann.do("GET", "/console/runs/"+w.failedRun+"?done=started", nil, nil); !strings.Contains(body, xs[0].ID) || !strings.Contains(body, "asked by ann@example.com") {
+	if _, body, _ := ann.do("GET", "/console/runs/"+fresh.ID+"?done=started", nil, nil); !strings.Contains(body, xs[0].ID) || !strings.Contains(body, "asked by ann@example.com") {
 		t.Errorf("the run page does not show execution %s", xs[0].ID)
 	}
 

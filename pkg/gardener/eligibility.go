@@ -18,6 +18,11 @@ const (
 // gardener an unattended one. run may be nil for the proposing gardener, which starts from a
 // radar sweep rather than a run.
 func Eligible(mode Mode, p Project, t Test, run *Run) error {
+	// What is asked about comes first: a control run or a probe is never a target, whatever
+	// the project, and is refused in those words.
+	if err := runGate(run, t); err != nil {
+		return err
+	}
 	if err := projectGate(p); err != nil {
 		return err
 	}
@@ -32,9 +37,6 @@ func Eligible(mode Mode, p Project, t Test, run *Run) error {
 		}
 	default:
 		return &IneligibleError{fmt.Sprintf("unknown mode %q", mode)}
-	}
-	if err := runGate(run, t); err != nil {
-		return err
 	}
 	if t.Status != StatusActive {
 		return &IneligibleError{fmt.Sprintf("test %s is %s, not in service: the gardener only tends active tests", t.ID, t.Status)}
@@ -64,10 +66,10 @@ func Gate(actor Actor, mode Mode, p Project, t Test, run *Run) error {
 // failed run): Pro-gated like the gardeners and refusing control runs and probes, but serving a
 // pending or draft test so a reviewer can get a fix before approving it.
 func EligibleManual(p Project, t Test, run *Run) error {
-	if err := projectGate(p); err != nil {
+	if err := runGate(run, t); err != nil {
 		return err
 	}
-	if err := runGate(run, t); err != nil {
+	if err := projectGate(p); err != nil {
 		return err
 	}
 	if t.Status == StatusArchived {
