@@ -149,10 +149,25 @@ func TestReview(t *testing.T) {
 		t.Errorf("the triage issue is not on the test page: %s", got)
 	}
 
-	// The run page: the failure and the manual actions; a control run offers none.
+	// The run page: the failure, and why no repair is offered — the run is of version 1 and
+	// the revert above wrote another, which the manual gate refuses in its words.
 	tb.open("/console/runs/sched-revert-me")
 	run := tb.text("main")
-	for _, want := range []string{"Failing step", "element-not-found: css=#checkout matched nothing", "http://shop.test/cart", "Suggest fix", "Diagnose", "Run the ladder"} {
+	for _, want := range []string{"Failing step", "element-not-found: css=#checkout matched nothing", "http://shop.test/cart", "which is at version 3 now"} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the run page does not show %q", want)
+		}
+	}
+	if strings.Contains(run, "Suggest fix") {
+		t.Errorf("the page of a run of a gone version offers a repair: %s", run)
+	}
+	// A failed run of the test's version offers the manual actions.
+	if err := w.store.PutRun(ctx, gardener.Run{ID: "sched-quiet", ProjectID: "shop", TestID: "quiet", TestVersion: 1, Trigger: gardener.TriggerSchedule, At: w.now}); err != nil {
+		t.Fatal(err)
+	}
+	tb.open("/console/runs/sched-quiet")
+	run = tb.text("main")
+	for _, want := range []string{"Suggest fix", "Diagnose", "Run the ladder"} {
 		if !strings.Contains(run, want) {
 			t.Errorf("the run page does not show %q", want)
 		}
