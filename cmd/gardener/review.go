@@ -92,7 +92,7 @@ func exitOf(err error) int {
 	switch gardening.ClassOf(err) {
 	case gardening.ClassBadInput, gardening.ClassNotFound:
 		return exitBadInput
-	case gardening.ClassConflict, gardening.ClassRefused, gardening.ClassUnproven:
+	case gardening.ClassConflict, gardening.ClassRefused, gardening.ClassUnproven, gardening.ClassMoved:
 		return exitNegative
 	}
 	return exitFailure

@@ -286,8 +286,9 @@ func statusOf(err error) int {
 	var cross *CrossProjectError
 	var moved *VersionMismatchError
 	var forbidden *ForbiddenError
+	var precondition *PreconditionError
 	switch {
-	case errors.As(err, &moved):
+	case errors.As(err, &moved), errors.As(err, &precondition):
 		return http.StatusPreconditionFailed
 	case errors.As(err, &forbidden):
 		return http.StatusForbidden
@@ -295,6 +296,18 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	}
 	return gardening.ClassOf(err).HTTPStatus()
+}
+
+// refused answers an error of a write; one refused because the record moved from the version
+// the caller named carries the current version's ETag, so the caller can read it again.
+func (a *API) refused(c call, err error) (any, int) {
+	var moved *VersionMismatchError
+	if errors.As(err, &moved) {
+		c.header.Set("ETag", etag(moved.Version))
+	} else if v, ok := gardening.MovedVersion(err); ok {
+		c.header.Set("ETag", etag(v))
+	}
+	return fail(err)
 }
 
 // readBody reads a request's body; API Gateway bounds what it passes on.
@@ -450,12 +463,8 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 		}
 		return nil
 	})
-	var moved *VersionMismatchError
-	if errors.As(err, &moved) {
-		c.header.Set("ETag", etag(moved.Version))
-	}
 	if err != nil {
-		return errBody(err.Error()), statusOf(err)
+		return a.refused(c, err)
 	}
 	c.header.Set("ETag", etag(p.Version))
 	return p, http.StatusOK
