@@ -28,13 +28,9 @@ type editRequest struct {
 // testEdits applies a builder edit, or screens and stages a chat edit (gardening.Edit). A test
 // that moved from the version the edit was made on is 412 with the current ETag.
 func (a *API) testEdits(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
-	if err != nil {
-		return errBody("edit: " + err.Error()), http.StatusBadRequest
-	}
 	var e editRequest
-	if err := decodeBody(body, &e); err != nil {
-		return errBody("edit: " + err.Error()), http.StatusBadRequest
+	if err := decodeRequest(c, "edit", &e); err != nil {
+		return fail(err)
 	}
 	base, err := editBase(c.r, e.Version)
 	if err != nil {

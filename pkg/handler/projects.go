@@ -91,17 +91,13 @@ type ProjectRequest = gardening.ProjectChange
 // exists).
 func (a *API) putProject(ctx context.Context, c call) (any, int) {
 	id := c.project
-	body, err := readBody(c.r)
+	want, err := preconditionOf(c, "project")
 	if err != nil {
-		return errBody("project: " + err.Error()), http.StatusBadRequest
-	}
-	want, err := ifMatch(c.r)
-	if err != nil {
-		return errBody("project: " + err.Error()), http.StatusBadRequest
+		return fail(err)
 	}
 	var req ProjectRequest
-	if err := decodeBody(body, &req); err != nil {
-		return errBody("project: " + err.Error()), http.StatusBadRequest
+	if err := decodeRequest(c, "project", &req); err != nil {
+		return fail(err)
 	}
 	createOnly := strings.TrimSpace(c.r.Header.Get("If-None-Match")) == "*"
 	p, created, err := a.app.PutProject(ctx, gardening.Person(c.caller.ID), id, req, func(stored *gardener.Project) error {
@@ -152,9 +148,9 @@ func (a *API) putTest(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return errBody("test: " + err.Error()), http.StatusBadRequest
 	}
-	want, err := ifMatch(c.r)
+	want, err := preconditionOf(c, "test")
 	if err != nil {
-		return errBody("test: " + err.Error()), http.StatusBadRequest
+		return fail(err)
 	}
 	if err := duplicateKey(body); err != nil {
 		return fail(err)
@@ -200,13 +196,9 @@ type statusRequest struct {
 }
 
 func (a *API) putTestStatus(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
-	if err != nil {
-		return errBody("test status: " + err.Error()), http.StatusBadRequest
-	}
 	var s statusRequest
-	if err := decodeBody(body, &s); err != nil {
-		return errBody("test status: " + err.Error()), http.StatusBadRequest
+	if err := decodeRequest(c, "test status", &s); err != nil {
+		return fail(err)
 	}
 	return a.setStatus(ctx, c, s.Status)
 }
@@ -217,9 +209,9 @@ func (a *API) archiveTest(ctx context.Context, c call) (any, int) {
 }
 
 func (a *API) setStatus(ctx context.Context, c call, status gardener.TestStatus) (any, int) {
-	want, err := ifMatch(c.r)
+	want, err := preconditionOf(c, "test")
 	if err != nil {
-		return errBody("test: " + err.Error()), http.StatusBadRequest
+		return fail(err)
 	}
 	base := 0
 	if want != nil && !want.any {
@@ -246,8 +238,8 @@ type testRepairRequest struct {
 // platform run delivered.
 func (a *API) testManualRepair(ctx context.Context, c call) (any, int) {
 	var m testRepairRequest
-	if err := optionalBody(c.r, &m); err != nil {
-		return errBody("manual repair: " + err.Error()), http.StatusBadRequest
+	if err := decodeOptional(c, "manual repair", &m); err != nil {
+		return fail(err)
 	}
 	return a.startRepair(ctx, c, gardening.RepairRequest{RunID: m.RunID, TestID: c.r.PathValue("testId"), Rungs: m.Rungs, Propose: m.Propose})
 }
