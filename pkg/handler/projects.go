@@ -83,9 +83,6 @@ func (a *API) project(ctx context.Context, c call) (any, int) {
 	return p, http.StatusOK
 }
 
-// ProjectRequest creates or changes a project: see gardening.ProjectChange.
-type ProjectRequest = gardening.ProjectChange
-
 // putProject creates a project (201) or changes one (200). If-Match makes a change conditional
 // on the version read; "If-None-Match: *" makes the request a create only (412 when the project
 // exists).
@@ -95,7 +92,7 @@ func (a *API) putProject(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return fail(err)
 	}
-	var req ProjectRequest
+	var req gardening.ProjectChange
 	if err := decodeRequest(c, "project", &req); err != nil {
 		return fail(err)
 	}
