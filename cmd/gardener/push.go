@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
@@ -130,7 +132,12 @@ func openProject(f syncFlags) (project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the state in %s: %w", f.state, err)
 	}
-	return &stateProject{store: store, id: f.project}, nil
+	app, err := gardening.New(gardening.Deps{Store: store, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return &stateProject{store: store, app: app, id: f.project}, nil
 }
 
 // projectFile is a test file of a project read from a folder.
@@ -373,9 +380,11 @@ func (c *cli) report(name string, f syncFlags, rep syncReport) int {
 	return exitOK
 }
 
-// stateProject is a project in the local state.
+// stateProject is a project in the local state, written through the application layer as the
+// API writes a deployed one.
 type stateProject struct {
 	store *embedded.Store
+	app   *gardening.Service
 	id    string
 }
 
@@ -396,20 +405,12 @@ func (s *stateProject) tests(ctx context.Context) (map[string]gardener.Test, err
 	return out, nil
 }
 
-func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error) {
-	ws := &workspace.Service{Store: s.store}
-	if create {
-		if other, err := s.store.Test(ctx, t.ID); err == nil {
-			return gardener.Test{}, &refusal{fmt.Sprintf("test id %s is a test of project %s in this state", t.ID, other.ProjectID)}
-		}
-		// A new test starts at version 1 whatever the file names, as through the API.
-		t.Version = 0
-		synced, err := ws.SyncTest(ctx, t, nil)
-		return synced.Test, err
-	}
-	synced, err := ws.ReplaceTest(ctx, t, base)
-	var moved *workspace.MovedError
-	if errors.As(err, &moved) || errors.Is(err, gardener.ErrConflict) {
+// put saves t as PUT /tests/{id} does (gardening.SaveTest); what the rules refuse (the test
+// moved, it is another project's) is the file's refusal, not the push's failure.
+func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, _ bool) (gardener.Test, error) {
+	synced, err := s.app.SaveTest(ctx, gardening.Person(localUser()), t, base)
+	switch gardening.ClassOf(err) {
+	case gardening.ClassMoved, gardening.ClassConflict, gardening.ClassBadInput:
 		return gardener.Test{}, &refusal{err.Error()}
 	}
 	return synced.Test, err

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -82,7 +80,7 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 		return c.fail("repair", exitBadInput, err)
 	}
 	if f.by == "" {
-		f.by = "cli:" + cmp.Or(os.Getenv("USER"), "local")
+		f.by = localUser()
 	}
 	progress := c.stdout
 	if f.json {

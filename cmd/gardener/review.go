@@ -51,7 +51,7 @@ func runReview(ctx context.Context, c *cli, verb string, args []string) int {
 	if len(pos) != 1 {
 		return c.badUsage(fs, "give one proposal id (got %d arguments)", len(pos))
 	}
-	by = cmp.Or(by, "cli:"+cmp.Or(os.Getenv("USER"), "local"))
+	by = cmp.Or(by, localUser())
 	store, err := openState(state)
 	if err != nil {
 		return c.fail(verb, exitFailure, err)
@@ -86,13 +86,16 @@ func runReview(ctx context.Context, c *cli, verb string, args []string) int {
 	return exitOK
 }
 
+// localUser is who a command acts for when it is not told: the person at this machine.
+func localUser() string { return "cli:" + cmp.Or(os.Getenv("USER"), "local") }
+
 // exitOf is the exit status of an error of the application layer: the CLI's answer to the class
 // every door maps alike.
 func exitOf(err error) int {
 	switch gardening.ClassOf(err) {
 	case gardening.ClassBadInput, gardening.ClassNotFound:
 		return exitBadInput
-	case gardening.ClassConflict, gardening.ClassRefused, gardening.ClassUnproven:
+	case gardening.ClassConflict, gardening.ClassRefused, gardening.ClassUnproven, gardening.ClassMoved:
 		return exitNegative
 	}
 	return exitFailure

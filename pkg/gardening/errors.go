@@ -6,6 +6,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
+	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
 // ErrorClass is what kind of refusal an error is, whatever door answers it: each door maps a
@@ -30,6 +31,9 @@ const (
 	ClassUnproven
 	// ClassUnavailable: this process was not built to serve it.
 	ClassUnavailable
+	// ClassMoved: the caller's copy is of a version the object is no longer at (someone wrote
+	// it since it was read); nothing was written. See MovedVersion.
+	ClassMoved
 )
 
 // ClassOf classifies an error of the application layer or the domain.
@@ -38,6 +42,9 @@ func ClassOf(err error) ErrorClass {
 	var setting *SettingsError
 	var floor *lifecycle.RefusedError
 	var unproven *lifecycle.UnprovenError
+	if _, moved := MovedVersion(err); moved {
+		return ClassMoved
+	}
 	switch {
 	case err == nil:
 		return ClassInternal
@@ -70,6 +77,22 @@ func (c ErrorClass) HTTPStatus() int {
 		return http.StatusForbidden
 	case ClassUnavailable:
 		return http.StatusNotImplemented
+	case ClassMoved:
+		return http.StatusPreconditionFailed
 	}
 	return http.StatusInternalServerError
+}
+
+// MovedVersion is the version the object is at when err refused a write made on another one
+// (ClassMoved): a door hands it back (an ETag) so the caller can read that version again.
+func MovedVersion(err error) (int, bool) {
+	var base *EditBaseError
+	var moved *workspace.MovedError
+	switch {
+	case errors.As(err, &base):
+		return base.Version, true
+	case errors.As(err, &moved):
+		return moved.Version, true
+	}
+	return 0, false
 }

@@ -74,10 +74,15 @@ type BadRequestError struct{ Reason string }
 
 func (e *BadRequestError) Error() string { return e.Reason }
 
+// IsRung says whether r names a rung of the ladder a request may ask for.
+func IsRung(r gardener.Strategy) bool {
+	return r == gardener.StrategySelfHeal || r == gardener.StrategySuggestFix || r == gardener.StrategyDiagnose
+}
+
 // CheckRungs refuses a request naming something that is not a rung of the ladder.
 func CheckRungs(rungs []gardener.Strategy) error {
 	for _, r := range rungs {
-		if r != gardener.StrategySelfHeal && r != gardener.StrategySuggestFix && r != gardener.StrategyDiagnose {
+		if !IsRung(r) {
 			return &BadRequestError{Reason: fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
 		}
 	}

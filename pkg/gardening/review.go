@@ -119,15 +119,7 @@ func (s *Service) UpdateSettings(ctx context.Context, projectID string, set Sett
 				return err
 			}
 		}
-		if set.AutoRepair != nil {
-			p.AutoRepair = *set.AutoRepair
-		}
-		if set.Model != nil {
-			p.Model = *set.Model
-		}
-		if set.Radar != nil {
-			p.Radar = *set.Radar
-		}
+		ProjectChange{AutoRepair: set.AutoRepair, Model: set.Model, Radar: set.Radar}.apply(p)
 		return nil
 	})
 	if err != nil {

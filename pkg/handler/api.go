@@ -283,18 +283,32 @@ func (a *API) listing(c call, what string, v any, err error) (any, int) {
 func statusOf(err error) int {
 	var bad *BadEventError
 	var body *BodyError
+	var request *requestError
 	var cross *CrossProjectError
 	var moved *VersionMismatchError
 	var forbidden *ForbiddenError
+	var precondition *PreconditionError
 	switch {
-	case errors.As(err, &moved):
+	case errors.As(err, &moved), errors.As(err, &precondition):
 		return http.StatusPreconditionFailed
 	case errors.As(err, &forbidden):
 		return http.StatusForbidden
-	case errors.As(err, &bad), errors.As(err, &body), errors.As(err, &cross):
+	case errors.As(err, &bad), errors.As(err, &body), errors.As(err, &cross), errors.As(err, &request):
 		return http.StatusBadRequest
 	}
 	return gardening.ClassOf(err).HTTPStatus()
+}
+
+// refused answers an error of a write; one refused because the record moved from the version
+// the caller named carries the current version's ETag, so the caller can read it again.
+func (a *API) refused(c call, err error) (any, int) {
+	var moved *VersionMismatchError
+	if errors.As(err, &moved) {
+		c.header.Set("ETag", etag(moved.Version))
+	} else if v, ok := gardening.MovedVersion(err); ok {
+		c.header.Set("ETag", etag(v))
+	}
+	return fail(err)
 }
 
 // readBody reads a request's body; API Gateway bounds what it passes on.
@@ -346,8 +360,8 @@ type approveRequest struct {
 
 func (a *API) approve(ctx context.Context, c call) (any, int) {
 	var ar approveRequest
-	if err := optionalBody(c.r, &ar); err != nil {
-		return errBody("approve: " + err.Error()), http.StatusBadRequest
+	if err := decodeOptional(c, "approve", &ar); err != nil {
+		return fail(err)
 	}
 	who := gardening.Person(c.caller.ID)
 	if ar.RequireProof {
@@ -356,16 +370,47 @@ func (a *API) approve(ctx context.Context, c call) (any, int) {
 	return answer(a.app.Approve(ctx, who, c.r.PathValue("proposalId")))
 }
 
-// optionalBody decodes a request body that may be empty.
-func optionalBody(r *http.Request, v any) error {
-	body, err := readBody(r)
+// requestError is a request a route cannot take as it was sent (its body, its If-Match), named
+// by what the route does: 400.
+type requestError struct {
+	what string
+	err  error
+}
+
+func (e *requestError) Error() string { return e.what + ": " + e.err.Error() }
+func (e *requestError) Unwrap() error { return e.err }
+
+// decodeRequest reads c's body into v, strictly (decodeBody); its error is the route's 400.
+func decodeRequest(c call, what string, v any) error {
+	body, err := readBody(c.r)
+	if err == nil {
+		err = decodeBody(body, v)
+	}
 	if err != nil {
-		return err
+		return &requestError{what, err}
 	}
-	if strings.TrimSpace(body) == "" {
-		return nil
+	return nil
+}
+
+// decodeOptional is decodeRequest for a body that may be empty: then v is left as it is.
+func decodeOptional(c call, what string, v any) error {
+	body, err := readBody(c.r)
+	if err == nil && strings.TrimSpace(body) != "" {
+		err = decodeBody(body, v)
 	}
-	return decodeBody(body, v)
+	if err != nil {
+		return &requestError{what, err}
+	}
+	return nil
+}
+
+// preconditionOf is c's If-Match (ifMatch); its error is the route's 400.
+func preconditionOf(c call, what string) (*precondition, error) {
+	want, err := ifMatch(c.r)
+	if err != nil {
+		return nil, &requestError{what, err}
+	}
+	return want, nil
 }
 
 // run answers one run of a project the caller may act on, without the values its steps
@@ -429,17 +474,13 @@ func (a *API) execution(ctx context.Context, c call) (any, int) {
 type Settings = gardening.Settings
 
 func (a *API) putSettings(ctx context.Context, c call) (any, int) {
-	body, err := readBody(c.r)
+	want, err := preconditionOf(c, "settings")
 	if err != nil {
-		return errBody("settings: " + err.Error()), http.StatusBadRequest
-	}
-	want, err := ifMatch(c.r)
-	if err != nil {
-		return errBody("settings: " + err.Error()), http.StatusBadRequest
+		return fail(err)
 	}
 	var s Settings
-	if err := decodeBody(body, &s); err != nil {
-		return errBody("settings: " + err.Error()), http.StatusBadRequest
+	if err := decodeRequest(c, "settings", &s); err != nil {
+		return fail(err)
 	}
 	p, err := a.app.UpdateSettings(ctx, c.project, s, func(p gardener.Project) error {
 		if want != nil && !want.matches(p.Version) {
@@ -447,12 +488,8 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 		}
 		return nil
 	})
-	var moved *VersionMismatchError
-	if errors.As(err, &moved) {
-		c.header.Set("ETag", etag(moved.Version))
-	}
 	if err != nil {
-		return errBody(err.Error()), statusOf(err)
+		return a.refused(c, err)
 	}
 	c.header.Set("ETag", etag(p.Version))
 	return p, http.StatusOK
@@ -466,8 +503,8 @@ type revertRequest struct {
 
 func (a *API) revert(ctx context.Context, c call) (any, int) {
 	var r revertRequest
-	if err := optionalBody(c.r, &r); err != nil {
-		return errBody("revert: " + err.Error()), http.StatusBadRequest
+	if err := decodeOptional(c, "revert", &r); err != nil {
+		return fail(err)
 	}
 	repairID := c.r.PathValue("repairId")
 	if !r.Confirm {
@@ -494,8 +531,8 @@ type manualRequest struct {
 // what a read of it is authorized on.
 func (a *API) manualRepair(ctx context.Context, c call) (any, int) {
 	var m manualRequest
-	if err := optionalBody(c.r, &m); err != nil {
-		return errBody("manual repair: " + err.Error()), http.StatusBadRequest
+	if err := decodeOptional(c, "manual repair", &m); err != nil {
+		return fail(err)
 	}
 	return a.startRepair(ctx, c, gardening.RepairRequest{RunID: c.r.PathValue("runId"), Rungs: m.Rungs, Propose: m.Propose})
 }

@@ -21,6 +21,12 @@ func (e *VersionMismatchError) Error() string {
 	return fmt.Sprintf("%s %s is at version %d (ETag %s), not If-Match %s: it changed since it was read; read it again", e.Entity, e.ID, e.Version, etag(e.Version), e.IfMatch)
 }
 
+// PreconditionError is a request whose If-Match or If-None-Match cannot hold for the record as
+// it is (none to match, or one that exists already): 412.
+type PreconditionError struct{ Reason string }
+
+func (e *PreconditionError) Error() string { return e.Reason }
+
 // etag is the strong entity tag of a record's version.
 func etag(version int) string { return strconv.Quote(strconv.Itoa(version)) }
 

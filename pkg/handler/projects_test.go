@@ -247,3 +247,18 @@ func newRequest(method, path, body string) *http.Request {
 }
 
 func recorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+// TestCreatedTestStartsAtVersionOne: a test is created at version 1 whatever version its body
+// names, as `gardener push` creates one in the local state (both through gardening.SaveTest).
+func TestCreatedTestStartsAtVersionOne(t *testing.T) {
+	api, _ := newAPI(t)
+	ann := map[string]string{"sub": "ann", "projects": "acme"}
+	if code, body, _ := as(t, api, ann, "PUT", "/projects/acme", `{}`, nil); code != http.StatusCreated {
+		t.Fatalf("project: %d %s", code, body)
+	}
+	withVersion := strings.Replace(homeTest, `"id":"home",`, `"id":"home","version":5,`, 1)
+	code, body, tag := as(t, api, ann, "PUT", "/tests/home", withVersion, nil)
+	if code != http.StatusCreated || tag != `"1"` || !strings.Contains(body, `"outcome":"created"`) {
+		t.Errorf("create naming version 5: %d %s ETag %s, want 201 at version 1", code, body, tag)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,7 +68,7 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 		Progress: func(e ladder.Event) { progress(e.Line()) }}
 	rep, err := app.RepairHere(ctx, gardening.Agent(by), req, here)
 	if err != nil {
-		return Suggestion{}, suggestError(in, err)
+		return Suggestion{}, suggestError(in, gardening.ClassOf(err), err, "in the state")
 	}
 	test, res := rep.Test, rep.Result
 	s := Suggestion{Outcome: string(res.Outcome), Reason: res.Reason, TestID: test.ID, BaseVersion: test.Version, Version: test.Version}
@@ -98,24 +97,6 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 	s.Version = now.Version
 	finish(&s)
 	return s, nil
-}
-
-// suggestError names, for the agent, the field whose object is missing or the rule that
-// refuses the request.
-func suggestError(in SuggestInput, err error) error {
-	field, id := "testId", in.TestID
-	if in.RunID != "" {
-		field, id = "runId", in.RunID
-	}
-	switch gardening.ClassOf(err) {
-	case gardening.ClassNotFound:
-		return &InputError{Field: field, Reason: fmt.Sprintf("no %s %q in the state", strings.TrimSuffix(field, "Id"), id)}
-	case gardening.ClassBadInput:
-		return &InputError{Field: "rungs", Reason: err.Error()}
-	case gardening.ClassRefused:
-		return &RefusedError{Reason: err.Error()}
-	}
-	return fmt.Errorf("suggest_fix: %w", err)
 }
 
 func sameOp(a, b gardener.Op) bool { return a.String() == b.String() }
@@ -156,26 +137,11 @@ func (l *Local) proposalFor(ctx context.Context, in ApplyInput) (gardener.Propos
 	if err != nil {
 		return gardener.Proposal{}, err
 	}
-	if run.Control {
-		return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is applied for it", run.ID)}
-	}
-	if run.Probe {
-		return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("run %s is a probe or a proof, not a failed run: no repair is applied for it", run.ID)}
-	}
 	props, err := l.Store.TestProposals(ctx, run.TestID)
 	if err != nil {
 		return gardener.Proposal{}, fmt.Errorf("apply_repair for run %s: %w", run.ID, err)
 	}
-	for _, p := range props {
-		if p.Status != gardener.ProposalProposed {
-			continue
-		}
-		if run.TestVersion != 0 && p.BaseVersion != run.TestVersion {
-			return gardener.Proposal{}, &RefusedError{ProposalID: p.ID, Reason: fmt.Sprintf("the open proposal of test %s was computed on version %d, not on version %d that run %s failed on", run.TestID, p.BaseVersion, run.TestVersion, run.ID)}
-		}
-		return p, nil
-	}
-	return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("test %s has no open proposal for run %s: ask suggest_fix first", run.TestID, run.ID)}
+	return openProposalOf(run, props)
 }
 
 // refusal turns a refusal of the application layer into the tool's error, in the words every

@@ -9,12 +9,14 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 )
 
 // Backend is where the tools act: the local state directory, or a deployed API.
@@ -177,9 +179,7 @@ func (t *tools) suggest(ctx context.Context, req *mcp.CallToolRequest, in Sugges
 		return nil, Suggestion{}, &InputError{Field: "testId", Reason: "give runId or testId, not both"}
 	}
 	for i, r := range in.Rungs {
-		switch gardener.Strategy(r) {
-		case gardener.StrategySelfHeal, gardener.StrategySuggestFix, gardener.StrategyDiagnose:
-		default:
+		if !gardening.IsRung(gardener.Strategy(r)) {
 			return nil, Suggestion{}, &InputError{Field: fmt.Sprintf("rungs[%d]", i), Reason: fmt.Sprintf("%q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
 		}
 	}
@@ -282,4 +282,50 @@ func summarize(s Suggestion) string {
 		b.WriteString("nothing was staged and nothing was written to the test\n")
 	}
 	return b.String()
+}
+
+// suggestError names, for the agent, the field whose object is missing or the rule that
+// refuses the request, as both backends answer it: class is the application layer's (the API's
+// status read back as one), where says where the object was looked for.
+func suggestError(in SuggestInput, class gardening.ErrorClass, err error, where string) error {
+	reason := err.Error()
+	var api *APIError
+	if errors.As(err, &api) {
+		reason = api.Message
+	}
+	field, id := "testId", in.TestID
+	if in.RunID != "" {
+		field, id = "runId", in.RunID
+	}
+	switch class {
+	case gardening.ClassNotFound:
+		return &InputError{Field: field, Reason: fmt.Sprintf("no %s %q %s", strings.TrimSuffix(field, "Id"), id, where)}
+	case gardening.ClassBadInput:
+		return &InputError{Field: "rungs", Reason: reason}
+	case gardening.ClassRefused:
+		return &RefusedError{Reason: reason}
+	}
+	return fmt.Errorf("suggest_fix: %w", err)
+}
+
+// openProposalOf is the proposal apply_repair applies for a run: the open one among the run's
+// test's proposals, computed on the version the run failed on. A control run or a probe has
+// none.
+func openProposalOf(run gardener.Run, proposals []gardener.Proposal) (gardener.Proposal, error) {
+	if run.Control {
+		return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is applied for it", run.ID)}
+	}
+	if run.Probe {
+		return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("run %s is a probe or a proof, not a failed run: no repair is applied for it", run.ID)}
+	}
+	for _, p := range proposals {
+		if p.Status != gardener.ProposalProposed || p.TestID != run.TestID {
+			continue
+		}
+		if run.TestVersion != 0 && p.BaseVersion != run.TestVersion {
+			return gardener.Proposal{}, &RefusedError{ProposalID: p.ID, Reason: fmt.Sprintf("the open proposal of test %s was computed on version %d, not on version %d that run %s failed on", run.TestID, p.BaseVersion, run.TestVersion, run.ID)}
+		}
+		return p, nil
+	}
+	return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("test %s has no open proposal for run %s: ask suggest_fix first", run.TestID, run.ID)}
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/tend"
 )
@@ -89,34 +91,24 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) err
 }
 
 // Suggest starts the manual ladder in propose mode on the API and follows its execution's
-// events. A run is read first, so that a run of another version of its test, or a control run,
-// is refused as the local backend refuses it.
+// events. The API asks the manual gate before it starts anything (a control run, a probe, a run
+// of a version that is gone are 403 with the gate's reason; what the token cannot see is 404),
+// and its answer is translated as the local backend translates the same refusal.
 func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progress func(string)) (Suggestion, error) {
 	rungs := in.Rungs
 	if rungs == nil {
 		rungs = []string{}
 	}
 	body := map[string]any{"rungs": rungs, "propose": true}
-	field, path := "testId", "/tests/"+url.PathEscape(in.TestID)+"/repair"
+	path := "/tests/" + url.PathEscape(in.TestID) + "/repair"
 	if in.RunID != "" {
-		field, path = "runId", "/runs/"+url.PathEscape(in.RunID)+"/repair"
-		run, err := r.failedRun(ctx, in.RunID, "no repair is made for it")
-		if err != nil {
-			return Suggestion{}, err
-		}
-		var test gardener.Test
-		if err := r.do(ctx, http.MethodGet, "/tests/"+url.PathEscape(run.TestID), nil, &test); err != nil {
-			return Suggestion{}, r.inputError(err, "runId", in.RunID)
-		}
-		if run.TestVersion != 0 && run.TestVersion != test.Version {
-			return Suggestion{}, &InputError{Field: "runId", Reason: fmt.Sprintf("run %s failed on version %d of test %s, which is at version %d now: give testId to reproduce the current version", run.ID, run.TestVersion, test.ID, test.Version)}
-		}
+		path = "/runs/" + url.PathEscape(in.RunID) + "/repair"
 	}
 	var started struct {
 		ExecutionID string `json:"executionId"`
 	}
 	if err := r.do(ctx, http.MethodPost, path, body, &started); err != nil {
-		return Suggestion{}, r.inputError(err, field, cmp.Or(in.RunID, in.TestID))
+		return Suggestion{}, suggestError(in, classOf(err), err, fmt.Sprintf("visible to this token at %s (no such id, or another project's)", r.URL))
 	}
 	out, err := r.wait(ctx, started.ExecutionID, progress)
 	if err != nil {
@@ -125,37 +117,22 @@ func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progres
 	return r.suggestion(ctx, out)
 }
 
-// failedRun reads a run through the API and refuses a negative control run and a probe, with
-// what is not done for it.
-func (r *Remote) failedRun(ctx context.Context, id, notDone string) (gardener.Run, error) {
-	var run gardener.Run
-	if err := r.do(ctx, http.MethodGet, "/runs/"+url.PathEscape(id), nil, &run); err != nil {
-		return gardener.Run{}, r.inputError(err, "runId", id)
+// classOf reads an answer of the API back as the class of the application layer's error it
+// answered: the inverse of gardening.ErrorClass.HTTPStatus for the refusals a tool names.
+func classOf(err error) gardening.ErrorClass {
+	var api *APIError
+	if !errors.As(err, &api) {
+		return gardening.ClassInternal
 	}
-	if run.Control {
-		return gardener.Run{}, &RefusedError{Reason: fmt.Sprintf("run %s is a negative control run: it is required to fail, and %s", run.ID, notDone)}
+	switch api.Status {
+	case http.StatusNotFound:
+		return gardening.ClassNotFound
+	case http.StatusBadRequest:
+		return gardening.ClassBadInput
+	case http.StatusForbidden:
+		return gardening.ClassRefused
 	}
-	if run.Probe {
-		return gardener.Run{}, &RefusedError{Reason: fmt.Sprintf("run %s is a probe or a proof, not a failed run: %s", run.ID, notDone)}
-	}
-	return run, nil
-}
-
-// inputError answers a 404 as the input that names nothing visible, a 403 as a refusal.
-func (r *Remote) inputError(err error, field, id string) error {
-	var apiErr *APIError
-	if e, ok := err.(*APIError); ok {
-		apiErr = e
-	}
-	switch {
-	case apiErr != nil && apiErr.Status == http.StatusNotFound:
-		return &InputError{Field: field, Reason: fmt.Sprintf("%q is not visible to this token at %s (no such id, or another project's)", id, r.URL)}
-	case apiErr != nil && apiErr.Status == http.StatusForbidden:
-		return &RefusedError{Reason: apiErr.Message}
-	case apiErr != nil && apiErr.Status == http.StatusBadRequest:
-		return &InputError{Field: field, Reason: apiErr.Message}
-	}
-	return err
+	return gardening.ClassInternal
 }
 
 // executionOutput is what the repair machine's execution ends with: its whole state, or the gate
@@ -304,10 +281,13 @@ func (r *Remote) Apply(ctx context.Context, in ApplyInput, _ string) (Applied, e
 }
 
 // proposalOfRun finds the open proposal of the run's test in its project's queue, computed on
-// the version the run failed on.
+// the version the run failed on (openProposalOf, as the local backend).
 func (r *Remote) proposalOfRun(ctx context.Context, runID string) (string, error) {
-	run, err := r.failedRun(ctx, runID, "no repair is applied for it")
-	if err != nil {
+	var run gardener.Run
+	if err := r.do(ctx, http.MethodGet, "/runs/"+url.PathEscape(runID), nil, &run); err != nil {
+		if classOf(err) == gardening.ClassNotFound {
+			return "", &InputError{Field: "runId", Reason: fmt.Sprintf("no run %q visible to this token at %s (no such id, or another project's)", runID, r.URL)}
+		}
 		return "", err
 	}
 	var q struct {
@@ -320,14 +300,11 @@ func (r *Remote) proposalOfRun(ctx context.Context, runID string) (string, error
 	if err := r.do(ctx, http.MethodGet, "/projects/"+url.PathEscape(run.ProjectID)+"/queue", nil, &q); err != nil {
 		return "", err
 	}
-	for _, row := range q.Rows {
-		if row.TestID != run.TestID {
-			continue
-		}
-		if run.TestVersion != 0 && row.BaseVersion != run.TestVersion {
-			return "", &RefusedError{ProposalID: row.ProposalID, Reason: fmt.Sprintf("the open proposal of test %s was computed on version %d, not on version %d that run %s failed on", run.TestID, row.BaseVersion, run.TestVersion, run.ID)}
-		}
-		return row.ProposalID, nil
+	// The queue holds only open proposals.
+	open := make([]gardener.Proposal, len(q.Rows))
+	for i, row := range q.Rows {
+		open[i] = gardener.Proposal{ID: row.ProposalID, TestID: row.TestID, BaseVersion: row.BaseVersion, Status: gardener.ProposalProposed}
 	}
-	return "", &RefusedError{Reason: fmt.Sprintf("test %s has no open proposal for run %s: ask suggest_fix first", run.TestID, run.ID)}
+	p, err := openProposalOf(run, open)
+	return p.ID, err
 }

@@ -58,9 +58,7 @@ func (s *Service) EnsureProject(ctx context.Context, id string, set Settings) (g
 	}
 	p, err := s.Store.Project(ctx, id)
 	if errors.Is(err, gardener.ErrNotFound) {
-		p = set.New
-		p.ID, p.Name, p.Plan = id, cmp.Or(p.Name, id), cmp.Or(p.Plan, gardener.PlanPro)
-		p.AllowedOrigins = slices.Clone(p.AllowedOrigins)
+		p = NewProject(id, set.New)
 	} else if err != nil {
 		return gardener.Project{}, fmt.Errorf("ensure project %s: %w", id, err)
 	}
@@ -82,6 +80,14 @@ func (s *Service) EnsureProject(ctx context.Context, id string, set Settings) (g
 		return gardener.Project{}, fmt.Errorf("ensure project %s: %w", id, err)
 	}
 	return p, nil
+}
+
+// NewProject is project id as it is created from p, by every door alike: named after its id and
+// on the pro plan unless p says otherwise, with no allowed origin but p's.
+func NewProject(id string, p gardener.Project) gardener.Project {
+	p.ID, p.Name, p.Plan = id, cmp.Or(p.Name, id), cmp.Or(p.Plan, gardener.PlanPro)
+	p.AllowedOrigins = append([]string{}, p.AllowedOrigins...)
+	return p
 }
 
 // SyncOutcome says what SyncTest did.
