@@ -426,7 +426,7 @@ func TestMCPOverTheAPI(t *testing.T) {
 	}
 
 	// The refusals the local backend gives, given by the API: a chat edit staged UNVERIFIED is
-	// not proven green, and stays open for a person; after a person's edit it is stale.
+	// held for a person, and stays open for one; after a person's edit it is stale.
 	post := func(path, body string) string {
 		t.Helper()
 		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
@@ -446,8 +446,8 @@ func TestMCPOverTheAPI(t *testing.T) {
 		t.Fatalf("chat edit: %+v", chat)
 	}
 	text, isErr := client.call(t, ctx, "apply_repair", map[string]any{"proposalId": chat.Proposal.ID}, nil)
-	if !isErr || !strings.Contains(text, "not proven green") || !strings.Contains(text, chat.Proposal.ID) {
-		t.Errorf("apply_repair of an UNVERIFIED chat edit over the API: error=%v %q, want refused as not proven", isErr, text)
+	if !isErr || !strings.Contains(text, "held for a person: UNVERIFIED") || !strings.Contains(text, chat.Proposal.ID) {
+		t.Errorf("apply_repair of an UNVERIFIED chat edit over the API: error=%v %q, want refused as held for a person", isErr, text)
 	}
 	if p, err := store.Proposal(ctx, chat.Proposal.ID); err != nil || p.Status != gardener.ProposalProposed {
 		t.Errorf("the refused chat proposal is %q (%v), want still proposed for a person", p.Status, err)
