@@ -20,7 +20,7 @@ const (
 func Eligible(mode Mode, p Project, t Test, run *Run) error {
 	// What is asked about comes first: a control run or a probe is never a target, whatever
 	// the project, and is refused in those words.
-	if err := runGate(run, t); err != nil {
+	if err := RunGate(run, t); err != nil {
 		return err
 	}
 	if err := projectGate(p); err != nil {
@@ -66,7 +66,7 @@ func Gate(actor Actor, mode Mode, p Project, t Test, run *Run) error {
 // failed run): Pro-gated like the gardeners and refusing control runs and probes, but serving a
 // pending or draft test so a reviewer can get a fix before approving it.
 func EligibleManual(p Project, t Test, run *Run) error {
-	if err := runGate(run, t); err != nil {
+	if err := RunGate(run, t); err != nil {
 		return err
 	}
 	if err := projectGate(p); err != nil {
@@ -88,7 +88,9 @@ func projectGate(p Project) error {
 	return nil
 }
 
-func runGate(run *Run, t Test) error {
+// RunGate is the part of both gates that judges the run asked about: never a negative control
+// run, a scenario probe or a run that passed; a run of the test, of its current version.
+func RunGate(run *Run, t Test) error {
 	if run == nil {
 		return nil
 	}

@@ -312,11 +312,10 @@ func suggestError(in SuggestInput, class gardening.ErrorClass, err error, where 
 // test's proposals, computed on the version the run failed on. A control run or a probe has
 // none.
 func openProposalOf(run gardener.Run, proposals []gardener.Proposal) (gardener.Proposal, error) {
-	if run.Control {
-		return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("run %s is a negative control run: it is required to fail, and no repair is applied for it", run.ID)}
-	}
-	if run.Probe {
-		return gardener.Proposal{}, &RefusedError{Reason: fmt.Sprintf("run %s is a probe or a proof, not a failed run: no repair is applied for it", run.ID)}
+	// The run is judged by the gate every door asks, in its words; the version is judged
+	// against the proposals below.
+	if err := gardener.RunGate(&run, gardener.Test{ID: run.TestID, Version: run.TestVersion}); err != nil {
+		return gardener.Proposal{}, &RefusedError{Reason: err.Error()}
 	}
 	for _, p := range proposals {
 		if p.Status != gardener.ProposalProposed || p.TestID != run.TestID {
