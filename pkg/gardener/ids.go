@@ -106,3 +106,10 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return hex.EncodeToString(b)
 }
+
+// Proven is the green gate's judgement of the run recorded under ProofID(testID, version, ops):
+// a green re-run of that test at that version. The persist step and an approval both ask it of
+// the store's record, never of a payload.
+func Proven(proof Run, testID string, version int) bool {
+	return proof.Result != nil && proof.Result.Passed && proof.TestID == testID && proof.TestVersion == version
+}

@@ -120,9 +120,12 @@ func (d StoreDeps) deps() []dep { return []dep{{"Store", d.Store == nil}} }
 
 func (d StoreDeps) life() *lifecycle.Service { return lifecycle.New(d.Store, d.Now) }
 
-// persister writes decisions; it needs no browser and no model.
-func (d StoreDeps) persister() *tend.Tender {
-	return &tend.Tender{Store: d.Store, Life: d.life(), Log: d.log(), Now: d.Now}
+// application builds the application layer a handler calls, once, at its cold start.
+func (d StoreDeps) application(handler string) (*gardening.Service, error) {
+	if err := need(handler, d.deps()...); err != nil {
+		return nil, err
+	}
+	return gardening.New(gardening.Deps{Store: d.Store, Now: d.Now, Log: d.log()})
 }
 
 // ReplayDeps are the dependencies of the functions that replay tests in Chromium: the three

@@ -2,7 +2,6 @@ package handler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -21,32 +20,22 @@ type RepairInput = gardening.RepairInput
 // Manual is a manual request for the ladder: see gardening.Manual.
 type Manual = gardening.Manual
 
-// Gate is the eligibility verdict that every later state reads.
-type Gate struct {
-	Eligible  bool                `json:"eligible"`
-	Duplicate bool                `json:"duplicate"`
-	Reason    string              `json:"reason,omitempty"`
-	RunID     string              `json:"runId"`
-	ProjectID string              `json:"projectId"`
-	TestID    string              `json:"testId"`
-	Mode      gardener.Mode       `json:"mode"`
-	By        string              `json:"by,omitempty"`
-	Actor     gardener.Actor      `json:"actor,omitempty"`
-	Rungs     []gardener.Strategy `json:"rungs,omitempty"`
-	// Execution names the event log of a manual execution; empty for the automatic path.
-	Execution string `json:"execution,omitempty"`
-}
+// Gate is the eligibility verdict that every later state reads: see gardening.Admission.
+type Gate = gardening.Admission
 
 // NewEligibility builds the first state of the repair machine. It records the run, answers a
 // duplicate delivery of the same event without doing anything, and asks the run-selection gate.
 // An ineligible run is a clean end, not an error.
 func NewEligibility(d StoreDeps) (func(context.Context, RepairInput) (Gate, error), error) {
-	return built(d.eligibility, need("eligibility", d.deps()...))
-}
-
-func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error) {
-	g, err := d.gate(ctx, in)
-	if err == nil {
+	app, err := d.application("eligibility")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, in RepairInput) (Gate, error) {
+		g, err := app.Admit(ctx, in)
+		if err != nil {
+			return g, err
+		}
 		e := ladder.Event{Stage: gardener.EventEligibility, TestID: g.TestID, Passed: &g.Eligible, Reason: g.Reason}
 		switch {
 		case g.Eligible:
@@ -60,71 +49,8 @@ func (d StoreDeps) eligibility(ctx context.Context, in RepairInput) (Gate, error
 			// The repair ends here: this is its one outcome.
 			record(ladder.Event{Stage: gardener.EventOutcome, TestID: g.TestID, Outcome: "not-eligible", Reason: g.Reason, Message: "not-eligible: " + g.Reason})
 		}
-	}
-	return g, err
-}
-
-// gate is the eligibility verdict.
-func (d StoreDeps) gate(ctx context.Context, in RepairInput) (Gate, error) {
-	ev := in.Detail
-	g := Gate{RunID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, Mode: gardener.ModeApply}
-	if ev.RunID == "" || ev.TestID == "" {
-		return g, &BadEventError{Reason: "runId and testId are required"}
-	}
-	who := gardening.Who{Actor: gardener.ActorSchedule}
-	if in.Manual != nil {
-		who = in.Manual.Who()
-		g.By, g.Actor, g.Rungs, g.Execution = in.Manual.By, in.Manual.Actor, in.Manual.Rungs, in.Manual.Execution
-	}
-	run, err := d.Store.Run(ctx, ev.RunID)
-	if errors.Is(err, gardener.ErrNotFound) {
-		if ev.ProjectID == "" {
-			// A platform may name only the run and the test: the run is stored under the
-			// test's project, where the project's lists find it.
-			t, err := d.Store.Test(ctx, ev.TestID)
-			if err != nil {
-				return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
-			}
-			ev.ProjectID = t.ProjectID
-		}
-		run = gardener.Run{ID: ev.RunID, ProjectID: ev.ProjectID, TestID: ev.TestID, TestVersion: ev.TestVersion, Trigger: ev.Trigger, Control: ev.Control, Probe: ev.Probe, At: d.now()}
-		if err := d.Store.PutRun(ctx, run); err != nil {
-			return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
-		}
-	} else if err != nil {
-		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
-	}
-	if _, err := d.Store.Repair(ctx, gardener.RepairIDOfRun(ev.RunID)); err == nil {
-		g.Duplicate, g.Reason = true, fmt.Sprintf("run %s was repaired already: a duplicate delivery changes nothing", ev.RunID)
 		return g, nil
-	} else if !errors.Is(err, gardener.ErrNotFound) {
-		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
-	}
-	t, err := d.Store.Test(ctx, run.TestID)
-	if err != nil {
-		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
-	}
-	p, err := d.Store.Project(ctx, t.ProjectID)
-	if err != nil {
-		return g, fmt.Errorf("eligibility of run %s: %w", ev.RunID, err)
-	}
-	g.ProjectID = p.ID
-	if in.Manual != nil {
-		g.Mode = gardening.ModeOf(p, who, in.Manual.Propose)
-	}
-	err = gardener.Gate(who.Actor, g.Mode, p, t, &run)
-	var inel *gardener.IneligibleError
-	if errors.As(err, &inel) {
-		g.Reason = inel.Reason
-		d.log().Info("not eligible", "run", run.ID, "test", t.ID, "reason", inel.Reason)
-		return g, nil
-	}
-	if err != nil {
-		return g, err
-	}
-	g.Eligible = true
-	d.log().Info("eligible", "run", run.ID, "test", t.ID, "mode", g.Mode, "manual", g.By != "")
-	return g, nil
+	}, nil
 }
 
 // RungResult is what a rung returns to the state machine: whether it holds a green proof (the
@@ -193,21 +119,23 @@ func persistResult(dec tend.Decision, out tend.Persisted) PersistResult {
 // NewPersist builds the handler that writes a green rung's decision. It trusts no payload:
 // tend.Persist checks the stored proof of exactly these ops and the lifecycle screens them again.
 func NewPersist(d StoreDeps) (func(context.Context, RungResult) (PersistResult, error), error) {
-	return built(d.persist, need("persist", d.deps()...))
-}
-
-func (d StoreDeps) persist(ctx context.Context, r RungResult) (PersistResult, error) {
-	if !r.Green {
-		return PersistResult{}, &tend.UnprovenError{TestID: r.Decision.TestID, Reason: "persist was reached without a green proof"}
-	}
-	out, err := d.persister().Persist(ctx, r.Decision)
+	app, err := d.application("persist")
 	if err != nil {
-		return PersistResult{}, err
+		return nil, err
 	}
-	record := d.recorder(ctx, r.Execution, r.Decision.RunID)
-	record(tend.OutcomeEvent(r.Decision, out))
-	record(tend.PersistedEvent(r.Decision, out))
-	return persistResult(r.Decision, out), nil
+	return func(ctx context.Context, r RungResult) (PersistResult, error) {
+		if !r.Green {
+			return PersistResult{}, &tend.UnprovenError{TestID: r.Decision.TestID, Reason: "persist was reached without a green proof"}
+		}
+		out, err := app.Persist(ctx, r.Decision)
+		if err != nil {
+			return PersistResult{}, err
+		}
+		record := d.recorder(ctx, r.Execution, r.Decision.RunID)
+		record(tend.OutcomeEvent(r.Decision, out))
+		record(tend.PersistedEvent(r.Decision, out))
+		return persistResult(r.Decision, out), nil
+	}, nil
 }
 
 // TriageInput is the execution state the triage state reads: the gate and the result of every
@@ -235,65 +163,38 @@ func (in TriageInput) results() []RungResult {
 }
 
 // StateError is the error object a Catch puts on the state's input.
-type StateError struct {
-	Error string `json:"Error"`
-	Cause string `json:"Cause"`
-}
+type StateError = gardening.Stopped
 
 // NewTriage builds the handler that files one triage issue for a ladder that ended without a
 // green proof, with the attempts of every rung, and writes nothing to the test.
 func NewTriage(d StoreDeps) (func(context.Context, TriageInput) (PersistResult, error), error) {
-	return built(d.triage, need("triage", d.deps()...))
-}
-
-func (d StoreDeps) triage(ctx context.Context, in TriageInput) (PersistResult, error) {
-	if in.Gate.RunID == "" && in.DryRun != nil {
-		in.Gate = in.DryRun.Gate
-	}
-	dec := tend.Decision{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Mode: in.Gate.Mode}
-	issue := gardener.TriageIssue{ProjectID: in.Gate.ProjectID, TestID: in.Gate.TestID, RunID: in.Gate.RunID, Classification: gardener.Unknown, At: d.now()}
-	var facts gardener.ClimbFacts
-	for _, r := range in.results() {
-		if tr := r.Decision.Triage; tr != nil {
-			issue.Attempts = append(issue.Attempts, tr.Attempts...)
-			issue.Evidence = append(issue.Evidence, tr.Evidence...)
-			if tr.Classification != gardener.Unknown && tr.Classification != "" {
-				issue.Classification = tr.Classification
-			}
-			issue.FailedStep, issue.Error = tr.FailedStep, tr.Error
-		}
-		// The rungs ran apart, each with its own facts; the outcome is concluded from all of
-		// them by the rule the ladder in one process concludes with.
-		facts = facts.Add(r.Decision.Facts)
-		dec.Refusals = append(dec.Refusals, r.Decision.Refusals...)
-		dec.Usage = dec.Usage.Add(r.Decision.Usage)
-	}
-	if in.Error != nil {
-		issue.Evidence = append(issue.Evidence, fmt.Sprintf("the ladder stopped on %s: %s", in.Error.Error, in.Error.Cause))
-		facts.Stopped = in.Error.Error
-	}
-	dec.Facts = facts
-	dec.Outcome, dec.Reason = gardener.Conclude(facts)
-	if dec.Outcome != gardener.OutcomeNoFix {
-		issue.ID = gardener.TriageID(in.Gate.RunID, in.Gate.TestID, issue.At)
-		dec.Triage = &issue
-	}
-	out, err := d.persister().Persist(ctx, dec)
+	app, err := d.application("triage")
 	if err != nil {
-		return PersistResult{}, err
+		return nil, err
 	}
-	record := d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)
-	record(tend.OutcomeEvent(dec, out))
-	if out.Outcome != gardener.OutcomeNoFix {
-		record(tend.PersistedEvent(dec, out))
-	}
-	return persistResult(dec, out), nil
+	return func(ctx context.Context, in TriageInput) (PersistResult, error) {
+		if in.Gate.RunID == "" && in.DryRun != nil {
+			in.Gate = in.DryRun.Gate
+		}
+		var rungs []tend.Decision
+		for _, r := range in.results() {
+			rungs = append(rungs, r.Decision)
+		}
+		dec, out, err := app.Conclude(ctx, in.Gate, rungs, in.Error)
+		if err != nil {
+			return PersistResult{}, err
+		}
+		record := d.recorder(ctx, in.Gate.Execution, in.Gate.RunID)
+		record(tend.OutcomeEvent(dec, out))
+		if out.Outcome != gardener.OutcomeNoFix {
+			record(tend.PersistedEvent(dec, out))
+		}
+		return persistResult(dec, out), nil
+	}, nil
 }
 
-// BadEventError is an event the handler cannot act on; a state machine fails cleanly on it.
-type BadEventError struct{ Reason string }
-
-func (e *BadEventError) Error() string { return "bad event: " + e.Reason }
+// BadEventError is an event the handler cannot act on: see gardening.BadEventError.
+type BadEventError = gardening.BadEventError
 
 // PropagateInput is what the propagate state reads: the winning rung's result.
 type PropagateInput struct {

@@ -151,7 +151,7 @@ func (s *Service) proof(ctx context.Context, p gardener.Proposal) (*gardener.Run
 		return nil, unproven
 	case err != nil:
 		return nil, fmt.Errorf("approve proposal %s: reading its proof: %w", p.ID, err)
-	case run.Result == nil || !run.Result.Passed || run.TestID != p.TestID || run.TestVersion != p.BaseVersion:
+	case !gardener.Proven(run, p.TestID, p.BaseVersion):
 		unproven.Reason = fmt.Sprintf("the re-run of its operations on version %d of test %s did not pass", p.BaseVersion, p.TestID)
 		return nil, unproven
 	}

@@ -311,7 +311,7 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: fmt.Sprintf("no proof %s of these operations on version %d", want, d.BaseVersion)}
 	case err != nil:
 		return Persisted{}, fmt.Errorf("persist %s: %w", d.TestID, err)
-	case proof.Result == nil || !proof.Result.Passed || proof.TestID != d.TestID || proof.TestVersion != d.BaseVersion:
+	case !gardener.Proven(proof, d.TestID, d.BaseVersion):
 		return Persisted{}, &UnprovenError{TestID: d.TestID, Reason: fmt.Sprintf("proof %s did not pass on version %d", want, d.BaseVersion)}
 	}
 	if d.Outcome == ladder.Repaired {
