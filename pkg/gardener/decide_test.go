@@ -1,0 +1,92 @@
+package gardener_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// TestDecide: the one apply-or-stage decision. A fix that needs a person is staged whoever acts,
+// with the reason; an agent's suggestion is staged; otherwise apply mode writes and propose mode
+// stages.
+func TestDecide(t *testing.T) {
+	clean := gardener.Verdict{IntentConfirmed: true}
+	held := gardener.Verdict{IntentConfirmed: true, Unverified: "a fill recorded empty"}
+	for _, c := range []struct {
+		name   string
+		v      gardener.Verdict
+		mode   gardener.Mode
+		actor  gardener.Actor
+		apply  bool
+		reason string
+	}{
+		{"schedule, apply mode", clean, gardener.ModeApply, gardener.ActorSchedule, true, ""},
+		{"schedule, propose mode", clean, gardener.ModePropose, gardener.ActorSchedule, false, "proposed for review: auto-repair is off"},
+		{"person, apply mode", clean, gardener.ModeApply, gardener.ActorPerson, true, ""},
+		{"agent, apply mode", clean, gardener.ModeApply, gardener.ActorAgent, false, "proposed for review: an agent's suggestion is applied by apply_repair or a person"},
+		{"held, schedule", held, gardener.ModeApply, gardener.ActorSchedule, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"held, person", held, gardener.ModeApply, gardener.ActorPerson, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"held, agent", held, gardener.ModeApply, gardener.ActorAgent, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"unconfirmed intent", gardener.Verdict{}, gardener.ModeApply, gardener.ActorSchedule, false, "a person must look: a re-derived intent block is not confirmed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := gardener.Decide(c.v, c.mode, c.actor)
+			if d.Apply != c.apply || d.Reason != c.reason {
+				t.Errorf("Decide = %+v, want apply %v, reason %q", d, c.apply, c.reason)
+			}
+		})
+	}
+}
+
+// TestMayApprove: a person approves any open row; an agent only a fix that needs no person.
+func TestMayApprove(t *testing.T) {
+	held := gardener.Proposal{ID: "p", Verdict: gardener.Verdict{IntentConfirmed: true, Notes: []gardener.Note{{Kind: gardener.NoteBehaviorChange, Text: "step 2 no longer enters a value"}}}}
+	clean := gardener.Proposal{ID: "q", Verdict: gardener.Verdict{IntentConfirmed: true}}
+	if err := gardener.MayApprove(held, gardener.ActorPerson); err != nil {
+		t.Errorf("a person approving a held fix: %v", err)
+	}
+	if err := gardener.MayApprove(clean, gardener.ActorAgent); err != nil {
+		t.Errorf("an agent approving a clean fix: %v", err)
+	}
+	err := gardener.MayApprove(held, gardener.ActorAgent)
+	var h *gardener.HeldError
+	if !errors.As(err, &h) || h.ProposalID != "p" {
+		t.Errorf("an agent approving a held fix: %v, want a HeldError naming it", err)
+	}
+}
+
+// TestConclude: a climb's outcome from its facts, for the ladder in one process and the
+// machine's conclusion alike.
+func TestConclude(t *testing.T) {
+	apply := gardener.Disposition{Apply: true}
+	stage := gardener.Disposition{Reason: "a person must look: x"}
+	for _, c := range []struct {
+		name    string
+		f       gardener.ClimbFacts
+		outcome gardener.Outcome
+		reason  string
+	}{
+		{"green, written", gardener.ClimbFacts{Green: &apply}, gardener.OutcomeRepaired, ""},
+		{"green, staged", gardener.ClimbFacts{Green: &stage}, gardener.OutcomeStaged, "a person must look: x"},
+		{"passes", gardener.ClimbFacts{Passed: true, Refusals: 3}, gardener.OutcomeNoFix, "the test passes: there is nothing to repair"},
+		{"app bug", gardener.ClimbFacts{Classification: gardener.AppBug, Refusals: 1}, gardener.OutcomeTriaged, "diagnosed as app-bug, not test drift: nothing is repaired"},
+		{"environment", gardener.ClimbFacts{Classification: gardener.Environment}, gardener.OutcomeTriaged, "diagnosed as environment, not test drift: nothing is repaired"},
+		{"every change refused", gardener.ClimbFacts{Refusals: 2}, gardener.OutcomeRefused, "every proposed change was refused"},
+		{"refused and tried", gardener.ClimbFacts{Refusals: 2, Tried: 1}, gardener.OutcomeTriaged, "the ladder is exhausted without a green proof"},
+		{"stopped", gardener.ClimbFacts{Stopped: "States.Timeout"}, gardener.OutcomeTriaged, "the ladder stopped on an error: States.Timeout"},
+		{"exhausted", gardener.ClimbFacts{}, gardener.OutcomeTriaged, "the ladder is exhausted without a green proof"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o, r := gardener.Conclude(c.f)
+			if o != c.outcome || r != c.reason {
+				t.Errorf("Conclude = %s (%s), want %s (%s)", o, r, c.outcome, c.reason)
+			}
+		})
+	}
+	// Facts of rungs that ran apart add up as one climb's.
+	sum := gardener.ClimbFacts{}.Add(gardener.ClimbFacts{}).Add(gardener.ClimbFacts{Refusals: 1})
+	if o, _ := gardener.Conclude(sum); o != gardener.OutcomeRefused {
+		t.Errorf("a rung with no candidate and one whose change was refused: %s, want refused", o)
+	}
+}
