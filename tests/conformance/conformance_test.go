@@ -76,6 +76,12 @@ var scenarios = []scenario{
 		notes:   []string{"Not repaired: sign-in"},
 	},
 	{
+		name: "every proposed change refused", seed: seed{model: hostileSpec, autoRepair: true, green: true}, app: regression, act: repairRun,
+		outcome: "refused", reason: "every proposed change was refused",
+		records: records{Version: 1, Triage: 1},
+		notes:   []string{"Not repaired: sign-in"},
+	},
+	{
 		name: "a test that passes has nothing to repair", seed: seed{autoRepair: true, green: true}, app: baseline, act: repairRun,
 		outcome: "no-fix", reason: "the test passes: there is nothing to repair",
 		records: records{Version: 1},

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,7 +92,7 @@ func open(t *testing.T, d door, s seed, v variant) *world {
 	w.store = store
 	w.stack, err = stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner, StepTimeout: stepTimeout,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
-			return modelspec.Open(ctx, spec, modelspec.Options{})
+			return modelspec.Open(ctx, spec, modelspec.Options{Endpoint: bedrock})
 		}}})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +154,8 @@ func cliRepair(t *testing.T, w *world, s seed) answer {
 	}
 	file := filepath.Join(w.dir, "sign-in.json")
 	writeFile(t, file, b)
-	out, errOut, code := run(t, "repair", "--json", "--state", w.dir, "--base-url", w.app.srv.URL, "--mode", mode, "--step-timeout", stepTimeout.String(), file)
+	out, errOut, code := run(t, "repair", "--json", "--state", w.dir, "--base-url", w.app.srv.URL, "--mode", mode, "--step-timeout", stepTimeout.String(),
+		"--model", cmp.Or(s.model, "builtin"), "--bedrock-endpoint", bedrock, file)
 	var o struct {
 		Outcome string `json:"outcome"`
 		Reason  string `json:"reason"`
@@ -399,7 +401,7 @@ func (m *mcpSession) close() {
 
 func startMCP(t *testing.T, w *world) *mcpSession {
 	t.Helper()
-	cmd := exec.Command(binary, "mcp", "--state", w.dir, "--base-url", w.app.srv.URL, "--step-timeout", stepTimeout.String())
+	cmd := exec.Command(binary, "mcp", "--state", w.dir, "--base-url", w.app.srv.URL, "--step-timeout", stepTimeout.String(), "--bedrock-endpoint", bedrock)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

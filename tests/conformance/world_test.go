@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -23,7 +24,13 @@ import (
 var (
 	runner *browser.Runner
 	binary string
+	// bedrock is the hostile model's endpoint, for the scenarios whose project names a
+	// Bedrock model.
+	bedrock string
 )
+
+// hostileSpec is the model setting that reaches the hostile model.
+const hostileSpec = "bedrock:conformance.hostile-v1"
 
 // stepTimeout bounds each step: the app answers at once, so a missing element is drift, not a
 // slow page.
@@ -46,8 +53,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "tests/conformance: building the gardener: %v\n", err)
 		os.Exit(1)
 	}
+	// The Converse calls are signed as to AWS; the hostile model checks no signature.
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "conformance", "AWS_SECRET_ACCESS_KEY": "conformance", "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"} {
+		os.Setenv(k, v)
+	}
+	model := hostileModel()
+	bedrock = model.URL
 	runner = browser.New(browser.Options{StepTimeout: stepTimeout})
 	code := m.Run()
+	model.Close()
 	runner.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -116,6 +130,8 @@ const failedRunID = "sched-1"
 
 // seed is what a scenario starts from, written to a store before any door opens it.
 type seed struct {
+	// model is the project's model setting; empty is builtin.
+	model      string
 	autoRepair bool
 	green      bool // record a green run of version 1 on the baseline app
 	control    bool // the failed run is a negative control run
@@ -133,7 +149,7 @@ func seedStore(t *testing.T, path string, a *app, s seed) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	p := gardener.Project{ID: projectID, Name: projectID, Plan: gardener.PlanPro, Model: "builtin", AutoRepair: s.autoRepair, AllowedOrigins: []string{a.srv.URL}}
+	p := gardener.Project{ID: projectID, Name: projectID, Plan: gardener.PlanPro, Model: cmp.Or(s.model, "builtin"), AutoRepair: s.autoRepair, AllowedOrigins: []string{a.srv.URL}}
 	if err := store.PutProject(ctx, p); err != nil {
 		t.Fatal(err)
 	}
