@@ -8,13 +8,14 @@
 package demoapp
 
 import (
-	"context"
 	"embed"
 	"io/fs"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 //go:embed assets templates testdata/tests/*.json
@@ -41,7 +42,7 @@ const (
 // App is one demo shop with its own data, variant and record; several can serve side by side.
 type App struct {
 	variant atomic.Pointer[string]
-	rec     recorder
+	rec     appkit.Recorder
 	pages   *templates
 
 	mu       sync.Mutex
@@ -66,6 +67,7 @@ type order struct {
 // New returns an App serving the baseline with the seed catalogue and an empty record.
 func New() *App {
 	a := &App{pages: mustTemplates()}
+	a.rec.Fills = appkit.MergeFillOnPage
 	name := BaselineName
 	a.variant.Store(&name)
 	a.resetData()
@@ -78,8 +80,8 @@ func (a *App) Variant() string { return *a.variant.Load() }
 // SetVariant switches the variant for every request that starts afterwards; a request already
 // being served finishes with the variant it started with. Safe for concurrent use.
 func (a *App) SetVariant(name string) error {
-	if !knownVariant(name) {
-		return &UnknownVariantError{Name: name}
+	if err := variants.Check(name); err != nil {
+		return err
 	}
 	a.variant.Store(&name)
 	return nil
@@ -87,12 +89,12 @@ func (a *App) SetVariant(name string) error {
 
 // Events returns a copy of the record so far.
 func (a *App) Events() []Event {
-	e, _ := a.rec.snapshot()
+	e, _ := a.rec.Snapshot()
 	return e
 }
 
 // ResetRecord empties the record.
-func (a *App) ResetRecord() { a.rec.reset() }
+func (a *App) ResetRecord() { a.rec.Reset() }
 
 // Reset restores the seed catalogue and forgets sessions, carts and orders; the variant and the
 // record are kept.
@@ -167,7 +169,7 @@ func (a *App) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /__variants", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, Variants()) })
 	mux.HandleFunc("GET /__record", a.serveRecord)
-	mux.HandleFunc("POST /__record", a.recordPage)
+	mux.HandleFunc("POST /__record", a.rec.PageHandler(a.variantOf))
 	mux.HandleFunc("POST /__record/reset", func(w http.ResponseWriter, _ *http.Request) {
 		a.ResetRecord()
 		w.WriteHeader(http.StatusNoContent)
@@ -176,22 +178,8 @@ func (a *App) Handler() http.Handler {
 		a.Reset()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	return a.pinVariant(a.recordRequests(noStore(mux)))
-}
-
-// pinVariant reads the variant once per request, so that a switch in the middle of a request
-// never mixes two variants in one response.
-func (a *App) pinVariant(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), variantKey{}, a.Variant())))
-	})
-}
-
-// noStore keeps the browser from caching pages: a variant switched on a live server must show
-// on the next load.
-func noStore(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
+	// The variant is read once per request, so that a switch in the middle of a request never
+	// mixes two variants in one response; pages are not cached, so that a switch on a live
+	// server shows on the next load.
+	return appkit.PinVariant(a.Variant, a.rec.Requests(appkit.NoStore(mux), keepRequest, true, a.variantOf))
 }

@@ -10,7 +10,6 @@
 package spaapp
 
 import (
-	"context"
 	"embed"
 	"html/template"
 	"io/fs"
@@ -21,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 //go:embed assets testdata/tests/*.json
@@ -33,7 +32,7 @@ const adminPrefix = "/__"
 // App is one Crewdesk with its own data, variant and record; several can serve side by side.
 type App struct {
 	variant atomic.Pointer[string]
-	rec     recorder
+	rec     appkit.Recorder
 	shell   *template.Template
 	frame   *template.Template
 
@@ -87,18 +86,21 @@ func (a *App) Variant() string { return *a.variant.Load() }
 // SetVariant switches the variant for every request that starts afterwards. Safe for concurrent
 // use.
 func (a *App) SetVariant(name string) error {
-	if !knownVariant(name) {
-		return &demoapp.UnknownVariantError{Name: name}
+	if err := variants.Check(name); err != nil {
+		return err
 	}
 	a.variant.Store(&name)
 	return nil
 }
 
 // Events returns a copy of the record so far.
-func (a *App) Events() []Event { return a.rec.snapshot() }
+func (a *App) Events() []Event {
+	e, _ := a.rec.Snapshot()
+	return e
+}
 
 // ResetRecord empties the record.
-func (a *App) ResetRecord() { a.rec.reset() }
+func (a *App) ResetRecord() { a.rec.Reset() }
 
 // Reset forgets every workspace: each visitor gets the seed members and settings again; the
 // variant and the record are kept.
@@ -112,11 +114,9 @@ func (a *App) resetData() {
 	a.seq = 0
 }
 
-type variantKey struct{}
-
 // variantOf is the variant pinned for a request when it arrived.
 func (a *App) variantOf(r *http.Request) string {
-	if v, ok := r.Context().Value(variantKey{}).(string); ok {
+	if v, ok := appkit.VariantOf(r); ok {
 		return v
 	}
 	return a.Variant()
@@ -162,7 +162,7 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /__record", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"variant": a.Variant(), "events": a.Events()})
 	})
-	mux.HandleFunc("POST /__record", a.recordPage)
+	mux.HandleFunc("POST /__record", a.rec.PageHandler(a.variantOf))
 	mux.HandleFunc("POST /__record/reset", func(w http.ResponseWriter, _ *http.Request) {
 		a.ResetRecord()
 		w.WriteHeader(http.StatusNoContent)
@@ -174,7 +174,9 @@ func (a *App) Handler() http.Handler {
 	// Every other GET is a client-side route: the shell loads and the router draws the page
 	// (or its own "page not found").
 	mux.HandleFunc("GET /", a.serveShell)
-	return a.pinVariant(a.recordRequests(noStore(mux)))
+	// The variant is read once per request, so a switch in the middle of a request never mixes
+	// two variants in one response; nothing is cached, so a switch shows on the next load.
+	return appkit.PinVariant(a.Variant, a.rec.Requests(appkit.NoStore(mux), keepRequest, false, a.variantOf))
 }
 
 // shellData is what the shell and the payment frame templates read.
@@ -207,23 +209,6 @@ func (a *App) serveShell(w http.ResponseWriter, r *http.Request) {
 func (a *App) paymentFrame(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = a.frame.Execute(w, shellData{Variant: a.variantOf(r), Amount: a.invoice(r).Due.String()})
-}
-
-// pinVariant reads the variant once per request, so a switch in the middle of a request never
-// mixes two variants in one response.
-func (a *App) pinVariant(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), variantKey{}, a.Variant())))
-	})
-}
-
-// noStore keeps the browser from caching: a variant switched on a live server shows on the next
-// load.
-func noStore(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // pause waits d or until the request is abandoned: the API's latency behind the spinners.
