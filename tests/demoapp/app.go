@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
@@ -41,9 +40,9 @@ const (
 
 // App is one demo shop with its own data, variant and record; several can serve side by side.
 type App struct {
-	variant atomic.Pointer[string]
-	rec     appkit.Recorder
-	pages   *templates
+	// Core is the variant served and the record: Variant, SetVariant, Events, ResetRecord.
+	appkit.Core
+	pages *templates
 
 	mu       sync.Mutex
 	products []Product
@@ -67,34 +66,10 @@ type order struct {
 // New returns an App serving the baseline with the seed catalogue and an empty record.
 func New() *App {
 	a := &App{pages: mustTemplates()}
-	a.rec.Fills = appkit.MergeFillOnPage
-	name := BaselineName
-	a.variant.Store(&name)
+	a.Init(variants, appkit.MergeFillOnPage)
 	a.resetData()
 	return a
 }
-
-// Variant returns the name of the variant being served.
-func (a *App) Variant() string { return *a.variant.Load() }
-
-// SetVariant switches the variant for every request that starts afterwards; a request already
-// being served finishes with the variant it started with. Safe for concurrent use.
-func (a *App) SetVariant(name string) error {
-	if err := variants.Check(name); err != nil {
-		return err
-	}
-	a.variant.Store(&name)
-	return nil
-}
-
-// Events returns a copy of the record so far.
-func (a *App) Events() []Event {
-	e, _ := a.rec.Snapshot()
-	return e
-}
-
-// ResetRecord empties the record.
-func (a *App) ResetRecord() { a.rec.Reset() }
 
 // Reset restores the seed catalogue and forgets sessions, carts and orders; the variant and the
 // record are kept.
@@ -157,29 +132,5 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("PUT /api/cart/{id}", a.apiSetQuantity)
 	mux.HandleFunc("GET /api/quote", a.apiQuote)
 
-	mux.HandleFunc("GET /__variant", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("POST /__variant", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.SetVariant(r.URL.Query().Get("name")); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error(), "known": VariantNames()})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("GET /__variants", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, Variants()) })
-	mux.HandleFunc("GET /__record", a.serveRecord)
-	mux.HandleFunc("POST /__record", a.rec.PageHandler(a.variantOf))
-	mux.HandleFunc("POST /__record/reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.ResetRecord()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("POST /__reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	// The variant is read once per request, so that a switch in the middle of a request never
-	// mixes two variants in one response; pages are not cached, so that a switch on a live
-	// server shows on the next load.
-	return appkit.PinVariant(a.Variant, a.rec.Requests(appkit.NoStore(mux), keepRequest, true, a.variantOf))
+	return a.Core.Handler(mux, appkit.Admin{Record: a.record, Reset: a.Reset, Keep: keepRequest, Fields: true})
 }

@@ -10,8 +10,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-
-	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 // templates holds one parsed template set per page, each with the shared layout and partials.
@@ -143,12 +141,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, name st
 
 // variantOf is the variant a request is served with: read once, so that a switch in the middle
 // of a request never mixes two variants in one page.
-func (a *App) variantOf(r *http.Request) string {
-	if v, ok := appkit.VariantOf(r); ok {
-		return v
-	}
-	return a.Variant()
-}
+func (a *App) variantOf(r *http.Request) string { return a.VariantOf(r) }
 
 func (a *App) user(r *http.Request) string {
 	ck, err := r.Cookie(sessionCookie)

@@ -30,9 +30,9 @@ type recordJSON struct {
 	Dropped int     `json:"dropped"`
 }
 
-func (a *App) serveRecord(w http.ResponseWriter, _ *http.Request) {
-	events, dropped := a.rec.Snapshot()
-	writeJSON(w, http.StatusOK, recordJSON{Variant: a.Variant(), Events: events, Dropped: dropped})
+func (a *App) record() any {
+	events, dropped := a.Record()
+	return recordJSON{Variant: a.Variant(), Events: events, Dropped: dropped}
 }
 
 // keepRequest says which requests the record keeps: every request the shop serves, the app's

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/driftgardener/gardener/tests/testkit/appkit"
@@ -31,10 +30,10 @@ const adminPrefix = "/__"
 
 // App is one Crewdesk with its own data, variant and record; several can serve side by side.
 type App struct {
-	variant atomic.Pointer[string]
-	rec     appkit.Recorder
-	shell   *template.Template
-	frame   *template.Template
+	// Core is the variant served and the record: Variant, SetVariant, Events, ResetRecord.
+	appkit.Core
+	shell *template.Template
+	frame *template.Template
 
 	mu         sync.Mutex
 	workspaces map[string]*workspace // by the visitor's workspace cookie
@@ -74,33 +73,10 @@ func New() *App {
 		shell: template.Must(template.ParseFS(files, "assets/shell.html")),
 		frame: template.Must(template.ParseFS(files, "assets/payment.html")),
 	}
-	name := BaselineName
-	a.variant.Store(&name)
+	a.Init(variants, appkit.MergeAdjacentFill)
 	a.resetData()
 	return a
 }
-
-// Variant returns the name of the variant being served.
-func (a *App) Variant() string { return *a.variant.Load() }
-
-// SetVariant switches the variant for every request that starts afterwards. Safe for concurrent
-// use.
-func (a *App) SetVariant(name string) error {
-	if err := variants.Check(name); err != nil {
-		return err
-	}
-	a.variant.Store(&name)
-	return nil
-}
-
-// Events returns a copy of the record so far.
-func (a *App) Events() []Event {
-	e, _ := a.rec.Snapshot()
-	return e
-}
-
-// ResetRecord empties the record.
-func (a *App) ResetRecord() { a.rec.Reset() }
 
 // Reset forgets every workspace: each visitor gets the seed members and settings again; the
 // variant and the record are kept.
@@ -115,12 +91,7 @@ func (a *App) resetData() {
 }
 
 // variantOf is the variant pinned for a request when it arrived.
-func (a *App) variantOf(r *http.Request) string {
-	if v, ok := appkit.VariantOf(r); ok {
-		return v
-	}
-	return a.Variant()
-}
+func (a *App) variantOf(r *http.Request) string { return a.VariantOf(r) }
 
 // on reports whether the request's variant includes name.
 func (a *App) on(r *http.Request, name string) bool { return includes(a.variantOf(r), name) }
@@ -148,35 +119,10 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /api/settings", a.apiSettings)
 	mux.HandleFunc("PUT /api/settings", a.apiSaveSettings)
 
-	mux.HandleFunc("GET /__variant", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("POST /__variant", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.SetVariant(r.URL.Query().Get("name")); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error(), "known": VariantNames()})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("GET /__variants", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, Variants()) })
-	mux.HandleFunc("GET /__record", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"variant": a.Variant(), "events": a.Events()})
-	})
-	mux.HandleFunc("POST /__record", a.rec.PageHandler(a.variantOf))
-	mux.HandleFunc("POST /__record/reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.ResetRecord()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("POST /__reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
 	// Every other GET is a client-side route: the shell loads and the router draws the page
 	// (or its own "page not found").
 	mux.HandleFunc("GET /", a.serveShell)
-	// The variant is read once per request, so a switch in the middle of a request never mixes
-	// two variants in one response; nothing is cached, so a switch shows on the next load.
-	return appkit.PinVariant(a.Variant, a.rec.Requests(appkit.NoStore(mux), keepRequest, false, a.variantOf))
+	return a.Core.Handler(mux, appkit.Admin{Record: a.record, Reset: a.Reset, Keep: keepRequest})
 }
 
 // shellData is what the shell and the payment frame templates read.

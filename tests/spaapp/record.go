@@ -24,3 +24,5 @@ const maxBody = appkit.MaxBody
 
 // keepRequest says which requests the record keeps: the API's.
 func keepRequest(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+func (a *App) record() any { return map[string]any{"variant": a.Variant(), "events": a.Events()} }

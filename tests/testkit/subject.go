@@ -181,6 +181,22 @@ func (l *Lab[E, A]) Record(tt gardener.Test, res gardener.RunResult, trigger gar
 	return run
 }
 
+// TimeRepaired replays tt with a repair's steps on the lab's app and returns how long that one
+// replay took, failing the test unless it is green: what the repair benchmarks measure a
+// repair's time against.
+func (l *Lab[E, A]) TimeRepaired(tt gardener.Test, steps []gardener.Step) time.Duration {
+	l.T.Helper()
+	fixed := tt
+	fixed.Steps = steps
+	t0 := time.Now()
+	green, _ := l.Replay(fixed)
+	one := time.Since(t0)
+	if !green.Result.Passed {
+		l.T.Fatalf("the repaired %s is not green", tt.ID)
+	}
+	return one
+}
+
 // RecordBaseline stores the saved test tt's green run on the baseline (the package's one, see
 // Subject.Baseline) as the scheduler would have recorded it against the lab's app, and returns
 // what the app saw the run do.

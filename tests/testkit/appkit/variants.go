@@ -109,23 +109,17 @@ func (e *UnknownVariantError) Error() string {
 
 type variantKey struct{}
 
-// PinVariant reads the variant (current) once per request, so that a switch in the middle of a
-// request never mixes two variants in one response; VariantOf reads it back.
-func PinVariant(current func() string, next http.Handler) http.Handler {
+// pinVariant reads the variant (current) once per request, so that a switch in the middle of a
+// request never mixes two variants in one response; Core.VariantOf reads it back.
+func pinVariant(current func() string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), variantKey{}, current())))
 	})
 }
 
-// VariantOf is the variant PinVariant pinned for r, if any.
-func VariantOf(r *http.Request) (string, bool) {
-	v, ok := r.Context().Value(variantKey{}).(string)
-	return v, ok
-}
-
-// NoStore keeps the browser from caching: a variant switched on a live server shows on the
+// noStore keeps the browser from caching: a variant switched on a live server shows on the
 // next load.
-func NoStore(next http.Handler) http.Handler {
+func noStore(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
