@@ -10,7 +10,6 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -94,11 +93,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s, the variant says %s", id, rep.Result.FailedStep, v.Breaks[id])
 				}
-				run := s.Record(tt, rep.Result, gardener.TriggerSchedule)
-				got, err := s.Tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.Opts})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
+				got := s.TendFailure(tt, rep, true)
 				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
 					t.Fatalf("%s under %s: outcome %s (%s); rungs %+v", id, v.Name, o, got.Result.Reason, got.Result.Rungs)
 				}
@@ -211,11 +206,7 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s, the variant says %s", id, rep.Result.FailedStep, v.Breaks[id])
 				}
-				run := s.Record(tt, rep.Result, gardener.TriggerSchedule)
-				got, err := s.Tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.Opts})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
+				got := s.TendFailure(tt, rep, true)
 				if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
 					t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, v.Name, o, gardener.RenderDiff(got.Result.Diff))
 				}

@@ -11,7 +11,6 @@ import (
 	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/tests/demoapp"
 	"github.com/driftgardener/gardener/tests/spaapp"
 	"github.com/driftgardener/gardener/tests/testkit"
@@ -80,11 +79,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s (%s); the variant says %s", id, rep.Result.FailedStep, rep.Result.Message, v.Breaks[id])
 				}
-				run := l.Record(tt, rep.Result, gardener.TriggerSchedule)
-				got, err := l.Tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.Opts, NoPropagate: true})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
+				got := l.TendFailure(tt, rep, false)
 				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
 					t.Fatalf("%s under %s: outcome %s (%s)%s", id, v.Name, o, got.Result.Reason, attempts(got.Result))
 				}
@@ -207,11 +202,7 @@ func refuses(l *lab, tt gardener.Test, rep gardener.Replay, variant string) {
 	t.Helper()
 	ctx := context.Background()
 	id := tt.ID
-	run := l.Record(tt, rep.Result, gardener.TriggerSchedule)
-	got, err := l.Tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.Opts, NoPropagate: true})
-	if err != nil {
-		t.Fatalf("tend %s: %v", id, err)
-	}
+	got := l.TendFailure(tt, rep, false)
 	if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
 		t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, variant, o, gardener.RenderDiff(got.Result.Diff))
 	}

@@ -181,6 +181,19 @@ func (l *Lab[E, A]) Record(tt gardener.Test, res gardener.RunResult, trigger gar
 	return run
 }
 
+// TendFailure records rep, a red replay of tt, as a scheduled run and tends it in apply mode
+// with the failing replay handed over, as a scheduled run's repair is tended; propagate lets a
+// repair reach the other tests it applies to. An error of the tender fails the test.
+func (l *Lab[E, A]) TendFailure(tt gardener.Test, rep gardener.Replay, propagate bool) tend.Tended {
+	l.T.Helper()
+	run := l.Record(tt, rep.Result, gardener.TriggerSchedule)
+	got, err := l.Tender.Tend(context.Background(), tend.Job{TestID: tt.ID, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.Opts, NoPropagate: !propagate})
+	if err != nil {
+		l.T.Fatalf("tend %s: %v", tt.ID, err)
+	}
+	return got
+}
+
 // TimeRepaired replays tt with a repair's steps on the lab's app and returns how long that one
 // replay took, failing the test unless it is green: what the repair benchmarks measure a
 // repair's time against.
