@@ -7,13 +7,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+// writeJSON is the apps' one JSON answer, so that the API and the admin endpoints answer alike.
+var writeJSON = appkit.WriteJSON
 
 // apiError is the body of every failed API call.
 type apiError struct {

@@ -8,13 +8,13 @@
 package demoapp
 
 import (
-	"context"
 	"embed"
 	"io/fs"
 	"net/http"
 	"strconv"
 	"sync"
-	"sync/atomic"
+
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 //go:embed assets templates testdata/tests/*.json
@@ -40,9 +40,9 @@ const (
 
 // App is one demo shop with its own data, variant and record; several can serve side by side.
 type App struct {
-	variant atomic.Pointer[string]
-	rec     recorder
-	pages   *templates
+	// Core is the variant served and the record: Variant, SetVariant, Events, ResetRecord.
+	appkit.Core
+	pages *templates
 
 	mu       sync.Mutex
 	products []Product
@@ -66,33 +66,10 @@ type order struct {
 // New returns an App serving the baseline with the seed catalogue and an empty record.
 func New() *App {
 	a := &App{pages: mustTemplates()}
-	name := BaselineName
-	a.variant.Store(&name)
+	a.Init(variants, appkit.MergeFillOnPage)
 	a.resetData()
 	return a
 }
-
-// Variant returns the name of the variant being served.
-func (a *App) Variant() string { return *a.variant.Load() }
-
-// SetVariant switches the variant for every request that starts afterwards; a request already
-// being served finishes with the variant it started with. Safe for concurrent use.
-func (a *App) SetVariant(name string) error {
-	if !knownVariant(name) {
-		return &UnknownVariantError{Name: name}
-	}
-	a.variant.Store(&name)
-	return nil
-}
-
-// Events returns a copy of the record so far.
-func (a *App) Events() []Event {
-	e, _ := a.rec.snapshot()
-	return e
-}
-
-// ResetRecord empties the record.
-func (a *App) ResetRecord() { a.rec.reset() }
 
 // Reset restores the seed catalogue and forgets sessions, carts and orders; the variant and the
 // record are kept.
@@ -155,43 +132,5 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("PUT /api/cart/{id}", a.apiSetQuantity)
 	mux.HandleFunc("GET /api/quote", a.apiQuote)
 
-	mux.HandleFunc("GET /__variant", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("POST /__variant", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.SetVariant(r.URL.Query().Get("name")); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error(), "known": VariantNames()})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("GET /__variants", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, Variants()) })
-	mux.HandleFunc("GET /__record", a.serveRecord)
-	mux.HandleFunc("POST /__record", a.recordPage)
-	mux.HandleFunc("POST /__record/reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.ResetRecord()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("POST /__reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	return a.pinVariant(a.recordRequests(noStore(mux)))
-}
-
-// pinVariant reads the variant once per request, so that a switch in the middle of a request
-// never mixes two variants in one response.
-func (a *App) pinVariant(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), variantKey{}, a.Variant())))
-	})
-}
-
-// noStore keeps the browser from caching pages: a variant switched on a live server must show
-// on the next load.
-func noStore(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
+	return a.Core.Handler(mux, appkit.Admin{Record: a.record, Reset: a.Reset, Keep: keepRequest, Fields: true})
 }

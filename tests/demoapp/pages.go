@@ -141,14 +141,7 @@ func (a *App) render(w http.ResponseWriter, r *http.Request, status int, name st
 
 // variantOf is the variant a request is served with: read once, so that a switch in the middle
 // of a request never mixes two variants in one page.
-func (a *App) variantOf(r *http.Request) string {
-	if v, ok := r.Context().Value(variantKey{}).(string); ok {
-		return v
-	}
-	return a.Variant()
-}
-
-type variantKey struct{}
+func (a *App) variantOf(r *http.Request) string { return a.VariantOf(r) }
 
 func (a *App) user(r *http.Request) string {
 	ck, err := r.Cookie(sessionCookie)

@@ -1,47 +1,24 @@
 package demoapp
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
+import "github.com/driftgardener/gardener/tests/testkit/appkit"
 
 // Kind says what a variant is for in the drift laboratory.
-type Kind string
+type Kind = appkit.Kind
 
 // Variant kinds.
 const (
-	// Baseline is the app every saved test was recorded against; all of them pass.
-	Baseline Kind = "baseline"
-	// Drift changes how elements are found, not what the shop does: a correct repair exists that
-	// keeps every check of every test.
-	Drift Kind = "drift"
-	// Regression breaks what the shop does: no repair may be made, because every one would have
-	// to weaken a check.
-	Regression Kind = "regression"
-	// Neutral changes a page without touching any element a saved test uses: every test passes.
-	Neutral Kind = "neutral"
+	Baseline   = appkit.Baseline
+	Drift      = appkit.Drift
+	Regression = appkit.Regression
+	Neutral    = appkit.Neutral
 )
 
-// Variant is one version of the demo app.
-type Variant struct {
-	Name        string `json:"name"`
-	Kind        Kind   `json:"kind"`
-	Description string `json:"description"`
-	// CorrectRepair says, in words, what a correct repair is: for a drift, the locator or step
-	// change that makes the broken tests green again with every check kept; for a regression,
-	// why there is none.
-	CorrectRepair string `json:"correctRepair"`
-	// Breaks maps each saved test that fails under the variant to the path of the first step
-	// that fails ("4", or "1.5" for the fifth step inside the intent block at step 1). Tests
-	// not named pass. The paths assume a runner that refuses to act on an element another
-	// element covers (the cookie banner) and that auto-waits for elements up to its step
-	// timeout, as the runner of DESIGN.md does.
-	Breaks map[string]string `json:"breaks"`
-}
+// Variant is one version of the demo app. Its Breaks paths assume a runner that refuses to act
+// on an element another element covers (the cookie banner).
+type Variant = appkit.Variant
 
 // BaselineName is the name of the variant a new App serves.
-const BaselineName = "baseline"
+const BaselineName = appkit.BaselineName
 
 // The variant names; templates and handlers compare against these.
 const (
@@ -64,7 +41,7 @@ const (
 	regressionReason = "No repair may be made: "
 )
 
-var variants = []Variant{
+var variants = appkit.Catalogue{
 	{
 		Name:          BaselineName,
 		Kind:          Baseline,
@@ -203,57 +180,14 @@ var variants = []Variant{
 
 // Variants returns every variant, baseline first, then drifts, the neutral one and regressions.
 // The slice and its maps are copies: changing them changes nothing in the app.
-func Variants() []Variant {
-	out := make([]Variant, len(variants))
-	for i, v := range variants {
-		out[i] = v
-		out[i].Breaks = make(map[string]string, len(v.Breaks))
-		for k, p := range v.Breaks {
-			out[i].Breaks[k] = p
-		}
-	}
-	return out
-}
+func Variants() []Variant { return variants.Variants() }
 
 // UnknownVariantError names a variant that does not exist and lists the ones that do.
-type UnknownVariantError struct {
-	Name string
-}
-
-func (e *UnknownVariantError) Error() string {
-	return fmt.Sprintf("unknown demo app variant %q; known variants: %s", e.Name, strings.Join(VariantNames(), ", "))
-}
+type UnknownVariantError = appkit.UnknownVariantError
 
 // VariantNames lists the variant names in the order of Variants.
-func VariantNames() []string {
-	names := make([]string, 0, len(variants))
-	for _, v := range variants {
-		names = append(names, v.Name)
-	}
-	return names
-}
-
-// knownVariant accepts a variant name, or several joined with "+" ("id-renamed+moved-button"):
-// drift accumulates in a real app, and the demo lets it accumulate here too.
-func knownVariant(name string) bool {
-	parts := strings.Split(name, "+")
-	seen := map[string]bool{}
-	for _, p := range parts {
-		if seen[p] || !slices.Contains(VariantNames(), p) || (p == BaselineName && len(parts) > 1) {
-			return false
-		}
-		seen[p] = true
-	}
-	return true
-}
+func VariantNames() []string { return variants.Names() }
 
 // includes reports whether the variant being served (one name, or several joined with "+")
 // includes name.
-func includes(variant, name string) bool {
-	for _, p := range strings.Split(variant, "+") {
-		if p == name {
-			return true
-		}
-	}
-	return false
-}
+func includes(variant, name string) bool { return appkit.Includes(variant, name) }

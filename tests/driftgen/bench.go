@@ -14,7 +14,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/tests/witness"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // Env is what running cases needs: a runner, the model the ladder asks, and the app (a fresh
@@ -186,7 +186,7 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	green := rebased(b.Green, b.URL, srv.URL)
 	// The witness keeps the hits of the ladder's green replays: the repair's green proof ran
 	// exactly the repaired steps on this app, so what it hit is the record to judge.
-	w := &witness.Runner[Hit]{Runner: e.Runner, App: siteRecord{site}}
+	w := &testkit.Witness[Hit]{Runner: e.Runner, App: siteRecord{site}}
 	lad := &ladder.Ladder{Runner: w, Model: e.Model, Progress: e.Progress}
 	// The failing run is handed over as a scheduled run's repair gets it, so the ladder does
 	// not replay it again.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/tests/spaapp"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // crewdeskEnv points the generator at Crewdesk, the single-page app whose components render into
@@ -17,7 +18,7 @@ func crewdeskEnv() *Env {
 
 func crewdeskTest(t testing.TB, id string) gardener.Test {
 	t.Helper()
-	return savedTest(t, spaapp.Tests, "Crewdesk", id)
+	return testkit.SavedTest(t, spaapp.Tests, "Crewdesk", id)
 }
 
 // TestCrewdeskSampleOfGeneratedCases runs a small fixed sample on Crewdesk end to end: a class

@@ -3,9 +3,7 @@ package driftgen
 import (
 	"context"
 	"flag"
-	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 var (
@@ -31,15 +30,7 @@ var (
 var runner *browser.Runner
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if _, err := browser.ChromePath(); err != nil {
-		fmt.Fprintf(os.Stderr, "SKIP tests/driftgen: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
-		os.Exit(0)
-	}
-	runner = browser.New(browser.Options{StepTimeout: 3 * time.Second})
-	code := m.Run()
-	runner.Close()
-	os.Exit(code)
+	testkit.Main(m, testkit.Chromium{Package: "tests/driftgen", Shared: &runner, Options: browser.Options{StepTimeout: 3 * time.Second}})
 }
 
 // demoEnv points the generator at the demo shop, a fresh shop per case.
@@ -62,23 +53,7 @@ func appEnv(newApp func() http.Handler, project func(baseURL string) gardener.Pr
 
 func demoTest(t testing.TB, id string) gardener.Test {
 	t.Helper()
-	return savedTest(t, demoapp.Tests, "demo shop", id)
-}
-
-// savedTest is the saved test id of an app's tests, loaded by load.
-func savedTest(t testing.TB, load func() ([]gardener.Test, error), app, id string) gardener.Test {
-	t.Helper()
-	tests, err := load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range tests {
-		if tt.ID == id {
-			return tt
-		}
-	}
-	t.Fatalf("no %s test %q", app, id)
-	return gardener.Test{}
+	return testkit.SavedTest(t, demoapp.Tests, "demo shop", id)
 }
 
 // TestSampleOfGeneratedCases runs a small fixed sample end to end on the demo shop: a renamed

@@ -10,7 +10,6 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -72,19 +71,19 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 			ctx := context.Background()
 			baseline := map[string][]demoapp.Event{}
 			for _, id := range brokenTests(v) {
-				baseline[id] = interactions(s.recordBaseline(s.test(id)))
+				baseline[id] = interactions(s.RecordBaseline(s.Test(id)))
 			}
-			if err := s.app.SetVariant(v.Name); err != nil {
+			if err := s.App.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
 			}
 			for _, id := range brokenTests(v) {
-				tt := s.test(id)
-				if _, ok := s.witness.GreenRun(tt.Steps); ok && tt.Version > 1 {
+				tt := s.Test(id)
+				if _, ok := s.Witness.GreenRun(tt.Steps); ok && tt.Version > 1 {
 					// Repaired already, by propagation from an earlier test: the propagation's
 					// green proof ran exactly these steps on this app under the variant.
 					continue
 				}
-				rep, _ := s.replay(tt)
+				rep, _ := s.Replay(tt)
 				if rep.Result.Passed {
 					if tt.Version == 1 {
 						t.Errorf("%s passes under %s before any repair; the variant says it breaks at step %s", id, v.Name, v.Breaks[id])
@@ -94,11 +93,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s, the variant says %s", id, rep.Result.FailedStep, v.Breaks[id])
 				}
-				run := s.record(tt, rep, gardener.TriggerSchedule)
-				got, err := s.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.opts})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
+				got := s.TendFailure(tt, rep, true)
 				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
 					t.Fatalf("%s under %s: outcome %s (%s); rungs %+v", id, v.Name, o, got.Result.Reason, got.Result.Rungs)
 				}
@@ -111,14 +106,14 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if got.Persisted.Staged != nil {
 					// Staged for a person even in apply mode: apply it as a person would, so
 					// the record check below covers it too.
-					if _, err := s.life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
+					if _, err := s.Life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
 						t.Fatalf("approve %s: %v", id, err)
 					}
 				}
 				t.Logf("%s: %s by %s\n%s", id, got.Persisted.Outcome, got.Result.Verdict.Strategy, gardener.RenderDiff(got.Result.Diff))
 			}
 			for _, id := range brokenTests(v) {
-				fixed := s.test(id)
+				fixed := s.Test(id)
 				if fixed.Version == 1 {
 					t.Errorf("%s was not repaired", id)
 					continue
@@ -129,7 +124,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				// The repair's green proof ran exactly these steps on this app under the variant:
 				// what the app saw it do is the record to check. Only steps no green replay ran
 				// (none, unless a person's approval changed them) are replayed here.
-				events, red := s.witness.GreenRunOr(fixed, s.replay)
+				events, red := s.Witness.GreenRunOr(fixed, s.Replay)
 				if red != nil {
 					t.Errorf("%s repaired but red under %s: step %s: %s", id, v.Name, red.FailedStep, red.Message)
 					continue
@@ -143,7 +138,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 // inserts counts the steps the repairs of a test added: each may hit one element the original
 // never did (the cookie banner's accept button, a new required field).
 func inserts(t testing.TB, s *shop, id string) int {
-	repairs, err := s.store.Repairs(context.Background(), id)
+	repairs, err := s.Store.Repairs(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,25 +192,21 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 			s := newShop(t, builtinModel(), true)
 			ctx := context.Background()
 			for _, id := range brokenTests(v) {
-				s.recordBaseline(s.test(id))
+				s.RecordBaseline(s.Test(id))
 			}
-			if err := s.app.SetVariant(v.Name); err != nil {
+			if err := s.App.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
 			}
 			for _, id := range brokenTests(v) {
-				tt := s.test(id)
-				rep, _ := s.replay(tt)
+				tt := s.Test(id)
+				rep, _ := s.Replay(tt)
 				if rep.Result.Passed {
 					t.Fatalf("%s passes under regression %s", id, v.Name)
 				}
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s, the variant says %s", id, rep.Result.FailedStep, v.Breaks[id])
 				}
-				run := s.record(tt, rep, gardener.TriggerSchedule)
-				got, err := s.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: s.opts})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
+				got := s.TendFailure(tt, rep, true)
 				if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
 					t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, v.Name, o, gardener.RenderDiff(got.Result.Diff))
 				}
@@ -226,14 +217,14 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 				}
 			}
 			for _, id := range brokenTests(v) {
-				if tt := s.test(id); tt.Version != 1 {
+				if tt := s.Test(id); tt.Version != 1 {
 					t.Errorf("%s was written under regression %s (version %d)", id, v.Name, tt.Version)
 				}
-				if ps, _ := s.store.TestProposals(ctx, id); len(ps) != 0 {
+				if ps, _ := s.Store.TestProposals(ctx, id); len(ps) != 0 {
 					t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), v.Name)
 				}
 			}
-			issues, err := s.store.TriageIssues(ctx, "demo")
+			issues, err := s.Store.TriageIssues(ctx, "demo")
 			if err != nil {
 				t.Fatal(err)
 			}

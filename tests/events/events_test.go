@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,20 +25,14 @@ import (
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // runner is the one Chromium of the package.
 var runner *browser.Runner
 
 func TestMain(m *testing.M) {
-	if _, err := browser.ChromePath(); err == nil {
-		runner = browser.New(browser.Options{})
-	}
-	code := m.Run()
-	if runner != nil {
-		runner.Close()
-	}
-	os.Exit(code)
+	testkit.Main(m, testkit.Chromium{Package: "tests/events", Shared: &runner})
 }
 
 // shop is the demo app, a stack of template.yaml over an embedded store, and the demo project
@@ -53,9 +46,6 @@ type shop struct {
 
 func newShop(t *testing.T, autoRepair bool) *shop {
 	t.Helper()
-	if runner == nil {
-		t.Skip("SKIP: no Chromium; install it with: apt-get install -y chromium")
-	}
 	app := demoapp.New()
 	srv := httptest.NewServer(app.Handler())
 	t.Cleanup(srv.Close)

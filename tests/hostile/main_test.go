@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // One browser for the package: every case is a ladder climb in a browser context of its own.
@@ -35,32 +34,22 @@ var all = flag.Bool("hostile.all", false, "climb every attack of the suite, not 
 const testParallel = 12
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(testParallel)); err != nil {
-			panic(err)
-		}
-	}
-	if _, err := browser.ChromePath(); err != nil {
-		fmt.Fprintf(os.Stderr, "SKIP tests/hostile: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
-		os.Exit(0)
-	}
 	// Red proofs wait out the failing check's step timeout; a short one keeps the suite lean,
-	// and the pages are local.
-	runner = browser.New(browser.Options{StepTimeout: 1500 * time.Millisecond})
-	code := m.Run()
+	// and the pages are local. The setups the tests prepared close before the runner does.
+	testkit.Main(m, testkit.Chromium{Package: "tests/hostile", Shared: &runner, Parallel: testParallel,
+		Options: browser.Options{StepTimeout: 1500 * time.Millisecond}, AfterTests: closeSetups})
+}
+
+// closeSetups closes every setup made, once the tests that share them have ended.
+func closeSetups() {
 	preparedMu.Lock()
+	defer preparedMu.Unlock()
 	for _, p := range prepared {
 		<-p.done
 		if p.err == nil {
 			p.su.close()
 		}
 	}
-	preparedMu.Unlock()
-	runner.Close()
-	os.Exit(code)
 }
 
 // setup is one failing test on one regression, on a demo app of its own: its green run on the

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // Limits of the suite's runners: low enough that the pages that hold a replay cost seconds,
@@ -35,14 +35,9 @@ const (
 	lanesAtOnce = 3
 )
 
-var chromeMissing string
-
 func TestMain(m *testing.M) {
-	if _, err := browser.ChromePath(); err != nil {
-		chromeMissing = err.Error()
-		fmt.Fprintln(os.Stderr, "SKIPPING the hostile-page suite: "+chromeMissing)
-	}
-	os.Exit(m.Run())
+	// Each browser mode starts a runner of its own: no shared one.
+	testkit.Main(m, testkit.Chromium{Package: "tests/hostilepage"})
 }
 
 // site is the allowed origin: the hostile pages and what they use.
@@ -143,9 +138,6 @@ type outcome struct {
 }
 
 func TestHostilePages(t *testing.T) {
-	if chromeMissing != "" {
-		t.Skipf("no Chromium (%s); install it with: apt-get install -y chromium", chromeMissing)
-	}
 	for _, mode := range []struct {
 		name   string
 		single bool

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 // Member is one person of the team.
@@ -79,11 +81,8 @@ func (a *App) invoice(_ *http.Request) invoiceJSON {
 	return invoiceJSON{Number: "INV-2041", Due: due, DueStr: due.String(), Status: "Open"}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
+// writeJSON is the apps' one JSON answer, so that the API and the admin endpoints answer alike.
+var writeJSON = appkit.WriteJSON
 
 // readJSON decodes a JSON body into v, answering 400 naming the problem when it cannot.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {

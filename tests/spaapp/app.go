@@ -10,7 +10,6 @@
 package spaapp
 
 import (
-	"context"
 	"embed"
 	"html/template"
 	"io/fs"
@@ -18,10 +17,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 //go:embed assets testdata/tests/*.json
@@ -32,10 +30,10 @@ const adminPrefix = "/__"
 
 // App is one Crewdesk with its own data, variant and record; several can serve side by side.
 type App struct {
-	variant atomic.Pointer[string]
-	rec     recorder
-	shell   *template.Template
-	frame   *template.Template
+	// Core is the variant served and the record: Variant, SetVariant, Events, ResetRecord.
+	appkit.Core
+	shell *template.Template
+	frame *template.Template
 
 	mu         sync.Mutex
 	workspaces map[string]*workspace // by the visitor's workspace cookie
@@ -75,30 +73,10 @@ func New() *App {
 		shell: template.Must(template.ParseFS(files, "assets/shell.html")),
 		frame: template.Must(template.ParseFS(files, "assets/payment.html")),
 	}
-	name := BaselineName
-	a.variant.Store(&name)
+	a.Init(variants, appkit.MergeAdjacentFill)
 	a.resetData()
 	return a
 }
-
-// Variant returns the name of the variant being served.
-func (a *App) Variant() string { return *a.variant.Load() }
-
-// SetVariant switches the variant for every request that starts afterwards. Safe for concurrent
-// use.
-func (a *App) SetVariant(name string) error {
-	if !knownVariant(name) {
-		return &demoapp.UnknownVariantError{Name: name}
-	}
-	a.variant.Store(&name)
-	return nil
-}
-
-// Events returns a copy of the record so far.
-func (a *App) Events() []Event { return a.rec.snapshot() }
-
-// ResetRecord empties the record.
-func (a *App) ResetRecord() { a.rec.reset() }
 
 // Reset forgets every workspace: each visitor gets the seed members and settings again; the
 // variant and the record are kept.
@@ -112,15 +90,8 @@ func (a *App) resetData() {
 	a.seq = 0
 }
 
-type variantKey struct{}
-
 // variantOf is the variant pinned for a request when it arrived.
-func (a *App) variantOf(r *http.Request) string {
-	if v, ok := r.Context().Value(variantKey{}).(string); ok {
-		return v
-	}
-	return a.Variant()
-}
+func (a *App) variantOf(r *http.Request) string { return a.VariantOf(r) }
 
 // on reports whether the request's variant includes name.
 func (a *App) on(r *http.Request, name string) bool { return includes(a.variantOf(r), name) }
@@ -148,33 +119,10 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /api/settings", a.apiSettings)
 	mux.HandleFunc("PUT /api/settings", a.apiSaveSettings)
 
-	mux.HandleFunc("GET /__variant", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("POST /__variant", func(w http.ResponseWriter, r *http.Request) {
-		if err := a.SetVariant(r.URL.Query().Get("name")); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": err.Error(), "known": VariantNames()})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"name": a.Variant()})
-	})
-	mux.HandleFunc("GET /__variants", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, Variants()) })
-	mux.HandleFunc("GET /__record", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"variant": a.Variant(), "events": a.Events()})
-	})
-	mux.HandleFunc("POST /__record", a.recordPage)
-	mux.HandleFunc("POST /__record/reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.ResetRecord()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("POST /__reset", func(w http.ResponseWriter, _ *http.Request) {
-		a.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
 	// Every other GET is a client-side route: the shell loads and the router draws the page
 	// (or its own "page not found").
 	mux.HandleFunc("GET /", a.serveShell)
-	return a.pinVariant(a.recordRequests(noStore(mux)))
+	return a.Core.Handler(mux, appkit.Admin{Record: a.record, Reset: a.Reset, Keep: keepRequest})
 }
 
 // shellData is what the shell and the payment frame templates read.
@@ -207,23 +155,6 @@ func (a *App) serveShell(w http.ResponseWriter, r *http.Request) {
 func (a *App) paymentFrame(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = a.frame.Execute(w, shellData{Variant: a.variantOf(r), Amount: a.invoice(r).Due.String()})
-}
-
-// pinVariant reads the variant once per request, so a switch in the middle of a request never
-// mixes two variants in one response.
-func (a *App) pinVariant(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), variantKey{}, a.Variant())))
-	})
-}
-
-// noStore keeps the browser from caching: a variant switched on a live server shows on the next
-// load.
-func noStore(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // pause waits d or until the request is abandoned: the API's latency behind the spinners.

@@ -2,15 +2,13 @@ package spaapp_test
 
 import (
 	"context"
-	"fmt"
-	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/tests/spaapp"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // runner is one browser for the whole package.
@@ -21,23 +19,17 @@ var runner *browser.Runner
 const stepTimeout = 3 * time.Second
 
 func TestMain(m *testing.M) {
-	if _, err := browser.ChromePath(); err != nil {
-		fmt.Fprintf(os.Stderr, "SKIP tests/spaapp: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
-		os.Exit(0)
-	}
-	runner = browser.New(browser.Options{StepTimeout: stepTimeout})
-	code := m.Run()
-	runner.Close()
-	os.Exit(code)
+	testkit.Main(m, testkit.Chromium{Package: "tests/spaapp", Shared: &runner, Options: browser.Options{StepTimeout: stepTimeout}})
 }
+
+// crewdesk is Crewdesk as the package's tests use it, with its saved tests' green runs on the
+// baseline, recorded once for the package.
+var crewdesk = &testkit.Subject[spaapp.Event, *spaapp.App]{New: spaapp.New, Project: spaapp.Project, Tests: spaapp.Tests}
 
 // serve starts an app of its own for a test.
 func serve(t testing.TB) (*spaapp.App, gardener.ReplayOptions) {
 	t.Helper()
-	app := spaapp.New()
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	return app, gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: spaapp.Project(srv.URL).AllowedOrigins}
+	return crewdesk.Serve(t)
 }
 
 func replay(t testing.TB, tt gardener.Test, opts gardener.ReplayOptions) gardener.Replay {

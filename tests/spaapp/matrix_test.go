@@ -2,170 +2,27 @@ package spaapp_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/driftgardener/gardener/tests/witness"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/driftgardener/gardener/pkg/builtin"
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
-	"github.com/driftgardener/gardener/pkg/lifecycle"
-	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/tests/demoapp"
 	"github.com/driftgardener/gardener/tests/spaapp"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // lab is one Crewdesk with its own store holding the saved tests: the unit a variant's case
 // works on, as the shop's end-to-end scenarios do.
-type lab struct {
-	t      testing.TB
-	app    *spaapp.App
-	url    string
-	store  *embedded.Store
-	life   *lifecycle.Service
-	tender *tend.Tender
-	opts   gardener.ReplayOptions
-	runSeq int
-	// witness keeps what the app saw the gardener's green replays do.
-	witness *witness.Runner[spaapp.Event]
-}
+type lab = testkit.Lab[spaapp.Event, *spaapp.App]
 
 func newLab(t testing.TB) *lab {
 	t.Helper()
-	app := spaapp.New()
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	ctx := context.Background()
-	p := spaapp.Project(srv.URL)
-	p.AutoRepair, p.Model = true, builtin.Name
-	if err := store.PutProject(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	tests, err := spaapp.Tests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range tests {
-		if err := store.CreateTest(ctx, tt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	life := lifecycle.New(store, nil)
-	opts := gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: p.AllowedOrigins}
-	w := &witness.Runner[spaapp.Event]{Runner: runner, App: app}
-	lad := &ladder.Ladder{Runner: w, Model: builtin.Engine{}, Progress: func(e ladder.Event) { t.Logf("[%s %s] %s", e.Stage, e.Rung, e.Message) }}
-	return &lab{t: t, app: app, url: srv.URL, store: store, life: life, opts: opts, witness: w, tender: &tend.Tender{Store: store, Life: life, Ladder: lad}}
-}
-
-func (l *lab) test(id string) gardener.Test {
-	l.t.Helper()
-	tt, err := l.store.Test(context.Background(), id)
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return tt
-}
-
-// replay runs a test and returns its result and what the app saw it do.
-func (l *lab) replay(tt gardener.Test) (gardener.Replay, []spaapp.Event) {
-	l.t.Helper()
-	l.app.ResetRecord()
-	rep := replay(l.t, tt, l.opts)
-	return rep, l.app.Events()
-}
-
-// record stores a run as the scheduler would.
-func (l *lab) record(tt gardener.Test, res gardener.RunResult) gardener.Run {
-	l.t.Helper()
-	l.runSeq++
-	run := gardener.Run{ID: fmt.Sprintf("run-%s-%d", tt.ID, l.runSeq), ProjectID: tt.ProjectID, TestID: tt.ID, TestVersion: tt.Version, Trigger: gardener.TriggerSchedule, Result: &res, At: time.Now()}
-	if err := l.store.PutRun(context.Background(), run); err != nil {
-		l.t.Fatal(err)
-	}
-	return run
-}
-
-// greenRun is a saved test's green run on the baseline, recorded once for the package: the
-// baseline case of TestSavedTestsAndVariants checks it, and every lab that needs it stores it
-// (its URLs rebased to that lab's app).
-type greenRun struct {
-	once   sync.Once
-	result gardener.RunResult
-	url    string
-	events []spaapp.Event
-	err    error
-}
-
-var (
-	greensMu sync.Mutex
-	greens   = map[string]*greenRun{}
-)
-
-// greenOf replays the saved test tt on the baseline app once for the package, and fails t
-// unless that run is green.
-func greenOf(t testing.TB, tt gardener.Test) *greenRun {
-	t.Helper()
-	greensMu.Lock()
-	g, ok := greens[tt.ID]
-	if !ok {
-		g = &greenRun{}
-		greens[tt.ID] = g
-	}
-	greensMu.Unlock()
-	g.once.Do(func() {
-		app := spaapp.New()
-		srv := httptest.NewServer(app.Handler())
-		defer srv.Close()
-		rep, err := runner.Replay(context.Background(), tt, gardener.ReplayOptions{BaseURL: srv.URL, AllowedOrigins: spaapp.Project(srv.URL).AllowedOrigins})
-		switch {
-		case err != nil:
-			g.err = fmt.Errorf("replay %s: %w", tt.ID, err)
-		case !rep.Result.Passed:
-			g.err = fmt.Errorf("%s is not green on the baseline: step %s: %s", tt.ID, rep.Result.FailedStep, rep.Result.Message)
-		}
-		g.result, g.url, g.events = rep.Result, srv.URL, app.Events()
-	})
-	if g.err != nil {
-		t.Fatal(g.err)
-	}
-	return g
-}
-
-// recordBaseline stores the saved test tt's green run on the baseline in l, as the scheduler
-// would have recorded it against l's app, and returns what the app saw the run do.
-func (l *lab) recordBaseline(tt gardener.Test) []spaapp.Event {
-	l.t.Helper()
-	g := greenOf(l.t, tt)
-	l.record(tt, rebase(l.t, g.result, g.url, l.url))
-	return g.events
-}
-
-// rebase is res as if its run had gone to the app at to instead of from.
-func rebase(t testing.TB, res gardener.RunResult, from, to string) gardener.RunResult {
-	t.Helper()
-	var out gardener.RunResult
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(b), from, to)), &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return crewdesk.NewLab(t, builtin.Engine{}, true)
 }
 
 // interactions is what the app saw a replay do to elements, in order.
@@ -208,25 +65,21 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 			ctx := context.Background()
 			was := map[string][]string{}
 			for _, id := range broken(v) {
-				was[id] = interactions(l.recordBaseline(l.test(id)))
+				was[id] = interactions(l.RecordBaseline(l.Test(id)))
 			}
-			if err := l.app.SetVariant(v.Name); err != nil {
+			if err := l.App.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
 			}
 			for _, id := range broken(v) {
-				tt := l.test(id)
-				rep, _ := l.replay(tt)
+				tt := l.Test(id)
+				rep, _ := l.Replay(tt)
 				if rep.Result.Passed {
 					t.Fatalf("%s passes under %s before any repair", id, v.Name)
 				}
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s (%s); the variant says %s", id, rep.Result.FailedStep, rep.Result.Message, v.Breaks[id])
 				}
-				run := l.record(tt, rep.Result)
-				got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
-				if err != nil {
-					t.Fatalf("tend %s: %v", id, err)
-				}
+				got := l.TendFailure(tt, rep, false)
 				if o := got.Persisted.Outcome; o != ladder.Repaired && o != ladder.Staged {
 					t.Fatalf("%s under %s: outcome %s (%s)%s", id, v.Name, o, got.Result.Reason, attempts(got.Result))
 				}
@@ -237,14 +90,14 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 					t.Errorf("%s: the built-in engine made model calls: %+v", id, got.Result.Usage)
 				}
 				if got.Persisted.Staged != nil {
-					if _, err := l.life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
+					if _, err := l.Life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
 						t.Fatalf("approve %s: %v", id, err)
 					}
 				}
 				t.Logf("%s: %s\n%s", id, got.Persisted.Outcome, gardener.RenderDiff(got.Result.Diff))
 			}
 			for _, id := range broken(v) {
-				fixed := l.test(id)
+				fixed := l.Test(id)
 				if fixed.Version == 1 {
 					t.Errorf("%s was not repaired", id)
 					continue
@@ -252,7 +105,7 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				// The repair's green proof ran exactly these steps on this app under the variant:
 				// what the app saw it do is the record to check. Only steps no green replay ran
 				// (none, unless a person's approval changed them) are replayed here.
-				events, red := l.witness.GreenRunOr(fixed, l.replay)
+				events, red := l.Witness.GreenRunOr(fixed, l.Replay)
 				if red != nil {
 					t.Errorf("%s repaired but red under %s: step %s: %s", id, v.Name, red.FailedStep, red.Message)
 					continue
@@ -322,48 +175,44 @@ func TestRegressionVariantsAreRefused(t *testing.T) {
 			t.Parallel()
 			l := newLab(t)
 			for _, id := range broken(v) {
-				l.recordBaseline(l.test(id))
+				l.RecordBaseline(l.Test(id))
 			}
-			if err := l.app.SetVariant(v.Name); err != nil {
+			if err := l.App.SetVariant(v.Name); err != nil {
 				t.Fatal(err)
 			}
 			for _, id := range broken(v) {
-				tt := l.test(id)
-				rep, _ := l.replay(tt)
+				tt := l.Test(id)
+				rep, _ := l.Replay(tt)
 				if rep.Result.Passed {
 					t.Fatalf("%s passes under regression %s", id, v.Name)
 				}
 				if rep.Result.FailedStep != v.Breaks[id] {
 					t.Errorf("%s fails at step %s (%s); the variant says %s", id, rep.Result.FailedStep, rep.Result.Message, v.Breaks[id])
 				}
-				l.refuses(tt, rep, v.Name)
+				refuses(l, tt, rep, v.Name)
 			}
 		})
 	}
 }
 
-// refuses tends the failing run rep of tt under the regression named variant and checks that
-// it is triaged or refused, with nothing written to the test and nothing staged.
-func (l *lab) refuses(tt gardener.Test, rep gardener.Replay, variant string) {
-	t := l.t
+// refuses tends in l the failing run rep of tt under the regression named variant and checks
+// that it is triaged or refused, with nothing written to the test and nothing staged.
+func refuses(l *lab, tt gardener.Test, rep gardener.Replay, variant string) {
+	t := l.T
 	t.Helper()
 	ctx := context.Background()
 	id := tt.ID
-	run := l.record(tt, rep.Result)
-	got, err := l.tender.Tend(ctx, tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &rep, Options: l.opts, NoPropagate: true})
-	if err != nil {
-		t.Fatalf("tend %s: %v", id, err)
-	}
+	got := l.TendFailure(tt, rep, false)
 	if o := got.Persisted.Outcome; o != ladder.Triaged && o != ladder.Refused {
 		t.Fatalf("%s under regression %s: outcome %s, a repair was made: %s", id, variant, o, gardener.RenderDiff(got.Result.Diff))
 	}
 	if tr := got.Persisted.Triage; tr != nil {
 		t.Logf("%s: %s: %s", id, tr.Classification, strings.Join(tr.Evidence, "; "))
 	}
-	if after := l.test(id); after.Version != tt.Version {
+	if after := l.Test(id); after.Version != tt.Version {
 		t.Errorf("%s was written under regression %s (version %d)", id, variant, after.Version)
 	}
-	if ps, _ := l.store.TestProposals(ctx, id); len(ps) != 0 {
+	if ps, _ := l.Store.TestProposals(ctx, id); len(ps) != 0 {
 		t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), variant)
 	}
 }
@@ -376,15 +225,15 @@ func (l *lab) refuses(tt gardener.Test, rep gardener.Replay, variant string) {
 func TestAnotherRowsMenuIsNotOpened(t *testing.T) {
 	t.Parallel()
 	l := newLab(t)
-	tt := l.test("member-delete-cancel")
-	l.recordBaseline(tt)
+	tt := l.Test("member-delete-cancel")
+	l.RecordBaseline(tt)
 	variant := "kebab-menu+owner-actions-missing"
-	if err := l.app.SetVariant(variant); err != nil {
+	if err := l.App.SetVariant(variant); err != nil {
 		t.Fatal(err)
 	}
-	rep, _ := l.replay(tt)
+	rep, _ := l.Replay(tt)
 	if rep.Result.Passed || rep.Result.FailedStep != "2" {
 		t.Fatalf("member-delete-cancel under %s: passed %v, failed at step %s (%s); want a failure at step 2", variant, rep.Result.Passed, rep.Result.FailedStep, rep.Result.Message)
 	}
-	l.refuses(tt, rep, variant)
+	refuses(l, tt, rep, variant)
 }

@@ -1,11 +1,8 @@
 package spaapp
 
 import (
-	"maps"
-	"slices"
-	"strings"
-
 	"github.com/driftgardener/gardener/tests/demoapp"
+	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
 // Variant is one version of the app, described as the shop's variants are: its kind, what
@@ -46,7 +43,7 @@ const (
 	componentUpgraded = "The component library upgrade"
 )
 
-var variants = []Variant{
+var variants = appkit.Catalogue{
 	{
 		Name: BaselineName, Kind: demoapp.Baseline,
 		Description:   "Crewdesk as every saved test was recorded against it.",
@@ -213,38 +210,10 @@ var variants = []Variant{
 }
 
 // Variants returns every variant, baseline first; the slice and its maps are copies.
-func Variants() []Variant {
-	out := make([]Variant, len(variants))
-	for i, v := range variants {
-		out[i] = v
-		out[i].Breaks = maps.Clone(v.Breaks)
-	}
-	return out
-}
+func Variants() []Variant { return variants.Variants() }
 
 // VariantNames lists the variant names in the order of Variants.
-func VariantNames() []string {
-	names := make([]string, 0, len(variants))
-	for _, v := range variants {
-		names = append(names, v.Name)
-	}
-	return names
-}
-
-// knownVariant accepts a variant name or several joined with "+" (drift accumulates).
-func knownVariant(name string) bool {
-	parts := strings.Split(name, "+")
-	seen := map[string]bool{}
-	for _, p := range parts {
-		if seen[p] || !slices.Contains(VariantNames(), p) || (p == BaselineName && len(parts) > 1) {
-			return false
-		}
-		seen[p] = true
-	}
-	return true
-}
+func VariantNames() []string { return variants.Names() }
 
 // includes reports whether variant (one name or several joined with "+") includes name.
-func includes(variant, name string) bool {
-	return slices.Contains(strings.Split(variant, "+"), name)
-}
+func includes(variant, name string) bool { return appkit.Includes(variant, name) }

@@ -12,7 +12,7 @@ import (
 
 // TestSavedTestsAndVariants: every saved test passes on the baseline and on the neutral variant,
 // and each other variant names the tests it breaks. The baseline runs are the package's green
-// runs (greenOf), which the matrices start from, so a saved test is replayed on the baseline
+// runs (crewdesk.Baseline), which the matrices start from, so a saved test is replayed on the baseline
 // once. That each variant breaks at the step it names is checked where the matrix replays it
 // before repairing (matrix_test.go), so the package replays a broken test once, not twice.
 func TestSavedTestsAndVariants(t *testing.T) {
@@ -44,7 +44,7 @@ func TestSavedTestsAndVariants(t *testing.T) {
 				if v.Kind == demoapp.Baseline {
 					// The package's one green run of tt on the baseline, which the matrices'
 					// cases start from.
-					greenOf(t, tt)
+					crewdesk.Baseline(t, tt)
 					continue
 				}
 				want, breaks := v.Breaks[tt.ID]

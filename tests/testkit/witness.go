@@ -1,7 +1,4 @@
-// Package witness wraps a runner so that a test can read what its app saw each green replay do:
-// a scenario then checks the elements a repair's green proof hit from that proof, instead of
-// replaying the same steps on the same app once more.
-package witness
+package testkit
 
 import (
 	"context"
@@ -11,18 +8,21 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// App is a demo app that records the events its pages report, E being its event type.
-type App[E any] interface {
+// Recording is an app that records the events its pages report, E being its event type.
+type Recording[E any] interface {
 	ResetRecord()
 	Events() []E
 }
 
-// Runner replays through the runner it embeds and keeps, for every green replay, the steps
-// replayed and what App recorded while they ran. Replays on one app are not told apart, so it
-// suits a runner whose replays of that app run one at a time.
-type Runner[E any] struct {
+// Witness wraps a runner so that a test can read what its app saw each green replay do: a
+// scenario then checks the elements a repair's green proof hit from that proof, instead of
+// replaying the same steps on the same app once more. It replays through the runner it embeds
+// and keeps, for every green replay, the steps replayed and what App recorded while they ran.
+// Replays on one app are not told apart, so it suits a runner whose replays of that app run one
+// at a time.
+type Witness[E any] struct {
 	gardener.Runner
-	App App[E]
+	App Recording[E]
 
 	mu    sync.Mutex
 	green []seen[E]
@@ -34,7 +34,7 @@ type seen[E any] struct {
 }
 
 // Replay implements gardener.Runner.
-func (w *Runner[E]) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
+func (w *Witness[E]) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
 	w.App.ResetRecord()
 	rep, err := w.Runner.Replay(ctx, t, opts)
 	if err == nil && rep.Result.Passed {
@@ -46,7 +46,7 @@ func (w *Runner[E]) Replay(ctx context.Context, t gardener.Test, opts gardener.R
 }
 
 // GreenRun is what the app saw the latest green replay of exactly these steps do.
-func (w *Runner[E]) GreenRun(steps []gardener.Step) ([]E, bool) {
+func (w *Witness[E]) GreenRun(steps []gardener.Step) ([]E, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := len(w.green) - 1; i >= 0; i-- {
@@ -61,7 +61,7 @@ func (w *Runner[E]) GreenRun(steps []gardener.Step) ([]E, bool) {
 // kept, or else one more replay by replay, whose result is returned when it is red. A
 // scenario checking a repaired test calls it, so that the repair's green proof is read and the
 // steps are replayed only when no green replay ran them (a person's approval changed them).
-func (w *Runner[E]) GreenRunOr(t gardener.Test, replay func(gardener.Test) (gardener.Replay, []E)) ([]E, *gardener.RunResult) {
+func (w *Witness[E]) GreenRunOr(t gardener.Test, replay func(gardener.Test) (gardener.Replay, []E)) ([]E, *gardener.RunResult) {
 	if events, ok := w.GreenRun(t.Steps); ok {
 		return events, nil
 	}
