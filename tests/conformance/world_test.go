@@ -16,6 +16,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/tests/testkit"
 )
 
 // The suite drives every door of the gardener with the same scenarios and expects the same
@@ -34,13 +35,9 @@ const hostileSpec = "bedrock:conformance.hostile-v1"
 
 // stepTimeout bounds each step: the app answers at once, so a missing element is drift, not a
 // slow page.
-const stepTimeout = 2 * time.Second
+const stepTimeout = 3 * time.Second
 
 func TestMain(m *testing.M) {
-	if _, err := browser.ChromePath(); err != nil {
-		fmt.Fprintf(os.Stderr, "SKIP tests/conformance: no Chromium (%v); install it with: apt-get install -y chromium\n", err)
-		os.Exit(0)
-	}
 	dir, err := os.MkdirTemp("", "conformance-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -59,12 +56,11 @@ func TestMain(m *testing.M) {
 	}
 	model := hostileModel()
 	bedrock = model.URL
-	runner = browser.New(browser.Options{StepTimeout: stepTimeout})
-	code := m.Run()
-	model.Close()
-	runner.Close()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	testkit.Main(m, testkit.Chromium{Package: "tests/conformance", Shared: &runner, Options: browser.Options{StepTimeout: stepTimeout}, Parallel: 3,
+		AfterTests: func() {
+			model.Close()
+			os.RemoveAll(dir)
+		}})
 }
 
 // variant is what the sign-in app serves.
