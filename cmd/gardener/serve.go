@@ -60,12 +60,12 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var app *demoapp.App
 	if *demo {
 		app = demoapp.New()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		appSrv, err := serveLoopback(app.Handler())
 		if err != nil {
 			return c.fail("serve", exitFailure, err)
 		}
-		appURL := "http://" + ln.Addr().String()
-		go func() { _ = http.Serve(ln, app.Handler()) }()
+		defer appSrv.Close()
+		appURL := appSrv.URL
 		o.baseURLs = map[string]string{"demo": appURL}
 		fmt.Fprintf(c.stdout, "demo shop: %s (switch variants with POST %s/__variant?name=…)\n", appURL, appURL)
 	}
