@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"slices"
@@ -52,7 +51,7 @@ type demo struct {
 	app    *demoapp.App
 	appURL string
 	l      *local
-	api    *httptest.Server
+	api    *loopback
 	token  string
 	start  time.Time
 	runs   int
@@ -174,7 +173,10 @@ func (d *demo) listed(err error) error {
 
 func (d *demo) run(o localOptions) error {
 	d.app = demoapp.New()
-	appSrv := httptest.NewServer(d.app.Handler())
+	appSrv, err := serveLoopback(d.app.Handler())
+	if err != nil {
+		return err
+	}
 	defer appSrv.Close()
 	d.appURL = appSrv.URL
 	o.baseURLs = map[string]string{"demo": d.appURL}
@@ -185,7 +187,9 @@ func (d *demo) run(o localOptions) error {
 	}
 	d.l = l
 	defer l.close()
-	d.api = httptest.NewServer(l.Handler())
+	if d.api, err = serveLoopback(l.Handler()); err != nil {
+		return err
+	}
 	defer d.api.Close()
 	tpl := l.Template()
 	d.say("Drift Gardener demo — the stack of template.yaml on one machine: %d functions, %d state machines, %d API routes; the demo shop at %s",

@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/workspace"
@@ -24,9 +19,9 @@ func init() {
 		summary: "the local stack with its HTTP API on localhost (--demo-app seeds the demo shop)",
 		about: `Runs the stack of template.yaml on this machine: the HTTP API on a loopback address (it takes
 development tokens, printed at start), the state machines, the event bus and the schedules,
-with the embedded store in --state or DynamoDB at --dynamodb-endpoint. GET
-/executions/{id}/events with Accept: text/event-stream follows a manual execution's events as
-Server-Sent Events until it ends. Serves until
+with the embedded store in --state or DynamoDB at --dynamodb-endpoint. The
+API's GET /executions/{id}/events with Accept: text/event-stream follows a manual execution's
+events as Server-Sent Events until it ends. Serves until
 interrupted. Exit status: 0 stopped by an interrupt; 2 bad input; 3 the stack failed.`,
 		run: runServe,
 	})
@@ -65,12 +60,12 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var app *demoapp.App
 	if *demo {
 		app = demoapp.New()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		appSrv, err := serveLoopback(app.Handler())
 		if err != nil {
 			return c.fail("serve", exitFailure, err)
 		}
-		appURL := "http://" + ln.Addr().String()
-		go func() { _ = http.Serve(ln, app.Handler()) }()
+		defer appSrv.Close()
+		appURL := appSrv.URL
 		o.baseURLs = map[string]string{"demo": appURL}
 		fmt.Fprintf(c.stdout, "demo shop: %s (switch variants with POST %s/__variant?name=…)\n", appURL, appURL)
 	}
@@ -85,7 +80,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return c.fail("serve", exitFailure, err)
 		}
 	}
-	srv := &http.Server{Addr: *listen, Handler: streaming(l.Handler(), time.Second), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: *listen, Handler: l.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		ticks := time.NewTicker(*every)
 		defer ticks.Stop()
@@ -128,56 +123,4 @@ func seedDemo(ctx context.Context, l *local, appURL string) error {
 		}
 	}
 	return nil
-}
-
-// streaming serves the API, and answers GET /executions/{id}/events with Server-Sent Events
-// when the client asks for them (Accept: text/event-stream): the stream reads the API's own JSON
-// route every poll, so it is authorized exactly as that route, on every read, and ends when the
-// execution has ended and its last event is sent. Any other request goes to the API as it is.
-func streaming(api http.Handler, poll time.Duration) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /executions/{executionId}/events", func(w http.ResponseWriter, r *http.Request) {
-		if !acceptsEventStream(r) {
-			api.ServeHTTP(w, r)
-			return
-		}
-		eventstream.Serve(w, r, func(ctx context.Context, after int) (eventstream.Page, error) {
-			return readPage(ctx, api, r, after)
-		}, eventstream.Options{Poll: poll})
-	})
-	mux.Handle("/", api)
-	return mux
-}
-
-func acceptsEventStream(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
-		if strings.Contains(v, "text/event-stream") {
-			return true
-		}
-	}
-	return false
-}
-
-// readPage asks the API for the page of events after a cursor, as the stream's client would.
-func readPage(ctx context.Context, api http.Handler, stream *http.Request, after int) (eventstream.Page, error) {
-	var page eventstream.Page
-	r := stream.Clone(ctx)
-	q := r.URL.Query()
-	q.Set("after", strconv.Itoa(after))
-	r.URL.RawQuery = q.Encode()
-	r.Header.Del("Last-Event-ID")
-	r.Header.Set("Accept", "application/json")
-	r.Body = http.NoBody
-	rec := httptest.NewRecorder()
-	api.ServeHTTP(rec, r)
-	switch rec.Code {
-	case http.StatusOK:
-		if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil {
-			return page, fmt.Errorf("events of execution %s: %w", r.PathValue("executionId"), err)
-		}
-		return page, nil
-	case http.StatusNotFound:
-		return page, &gardener.NotFoundError{Entity: "execution", ID: r.PathValue("executionId")}
-	}
-	return page, &eventstream.RefusedError{Status: rec.Code, Message: strings.TrimSpace(rec.Body.String())}
 }

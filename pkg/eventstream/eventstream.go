@@ -1,6 +1,6 @@
 // Package eventstream reads a manual execution's event log a page at a time and serves it as
-// Server-Sent Events. The API's JSON route, the console's live run page and `gardener serve`'s
-// stream all read pages the same way; a stream is pages written as they come.
+// Server-Sent Events. The API's JSON route, its stream of the same route and the console's live
+// run page all read pages the same way; a stream is pages written as they come.
 package eventstream
 
 import (

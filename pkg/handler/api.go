@@ -17,6 +17,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/driftgardener/gardener/pkg/console"
+	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/jsonlist"
@@ -93,6 +94,9 @@ type APIDeps struct {
 	RepairMachine string
 	// ConsoleAuth signs people in to the review console; without it the console is not served.
 	ConsoleAuth *console.Auth
+	// EventPoll is how often a stream of an execution's events reads its log again while the
+	// execution runs; zero means a second. Tests shorten it.
+	EventPoll time.Duration
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -201,7 +205,8 @@ func callerOf(r *http.Request) (Caller, bool) {
 	return c, c.ID != ""
 }
 
-// handle serves one route: it answers 401 without a verified caller, finds the project of
+// handle serves one route: it answers 401 without a verified caller, serves a stream route
+// asked for Server-Sent Events as a stream (see streams), finds the project of
 // every object the route touches and answers 404 when the caller may not act on it (as for an
 // id that does not exist), then serves the route and logs the call.
 func (a *API) handle(rt route) http.Handler {
@@ -211,7 +216,13 @@ func (a *API) handle(rt route) http.Handler {
 			reply(w, http.StatusUnauthorized, errBody("no verified caller"))
 			return
 		}
-		body, status := a.authorized(r.Context(), rt, call{caller: caller, r: r, header: w.Header()})
+		c := call{caller: caller, r: r, header: w.Header()}
+		if read, ok := streams[rt.pattern]; ok && acceptsEventStream(r) {
+			a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "stream", true)
+			eventstream.Serve(w, r, read(a, c), eventstream.Options{Poll: cmp.Or(a.EventPoll, time.Second)})
+			return
+		}
+		body, status := a.authorized(r.Context(), rt, c)
 		a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "status", status)
 		reply(w, status, body)
 	})

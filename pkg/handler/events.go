@@ -2,9 +2,12 @@ package handler
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/driftgardener/gardener/pkg/eventstream"
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -63,4 +66,43 @@ func queryInt(v string, def int, name string) (int, error) {
 func (a *API) status(ctx context.Context, id string) (string, error) {
 	status, _, err := a.Starter.Describe(ctx, id)
 	return status, err
+}
+
+// streams are the routes that also answer as Server-Sent Events when the request accepts
+// text/event-stream: what reads each page of the stream for one call.
+var streams = map[string]func(a *API, c call) eventstream.Reader{
+	"GET /executions/{executionId}/events": (*API).eventReader,
+}
+
+// acceptsEventStream says whether the request asks for Server-Sent Events (an EventSource
+// sends Accept: text/event-stream).
+func acceptsEventStream(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(v, "text/event-stream") {
+			return true
+		}
+	}
+	return false
+}
+
+// eventReader reads the pages of a stream of an execution's events. A stream stays open while
+// the execution runs, and the caller's access may be taken away meanwhile (the record moved,
+// the project gone), so every read authorizes the caller again, as the JSON route does for each
+// page: an execution the caller may not read stays a *gardener.NotFoundError (404, as for one
+// that does not exist), any other refusal is an *eventstream.RefusedError with the route's
+// status and body.
+func (a *API) eventReader(c call) eventstream.Reader {
+	id := c.r.PathValue("executionId")
+	return func(ctx context.Context, after int) (eventstream.Page, error) {
+		if _, err := a.projectOf(ctx, c); err != nil {
+			var nf *gardener.NotFoundError
+			if errors.As(err, &nf) {
+				return eventstream.Page{}, err
+			}
+			body, status := fail(err)
+			msg, _ := json.Marshal(body)
+			return eventstream.Page{}, &eventstream.RefusedError{Status: status, Message: string(msg)}
+		}
+		return eventstream.Read(ctx, a.Store, a.status, id, after, 0)
+	}
 }

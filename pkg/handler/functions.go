@@ -29,8 +29,11 @@ type Services struct {
 	BaseURLs map[string]string
 	// StepTimeout is the default time limit of a replayed step.
 	StepTimeout time.Duration
-	Log         *slog.Logger
-	Now         func() time.Time
+	// EventPoll is how often the API's stream of an execution's events reads again; zero is a
+	// second.
+	EventPoll time.Duration
+	Log       *slog.Logger
+	Now       func() time.Time
 }
 
 // The dependencies of each kind of function, taken from the services.
@@ -46,7 +49,7 @@ func (s Services) replay() ReplayDeps {
 func (s Services) report() SuiteReportDeps { return SuiteReportDeps{Base: s.base(), Events: s.Events} }
 func (s Services) api() APIDeps {
 	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
-		ConsoleAuth: s.ConsoleAuth}
+		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll}
 }
 
 // Function is one Lambda of template.yaml: its logical id, the directory of its main package
