@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,10 +179,24 @@ func cloneSet(m map[string]bool) map[string]bool {
 	return out
 }
 
-// rung is what a scripted rung answers.
+// rung is what a scripted rung answers: a real rung's decision always names its outcome.
 type rung struct {
-	Green          bool   `json:"green"`
-	Classification string `json:"classification"`
+	Green          bool         `json:"green"`
+	Classification string       `json:"classification"`
+	Decision       rungDecision `json:"decision"`
+}
+
+type rungDecision struct {
+	Outcome string `json:"outcome"`
+}
+
+// scripted is a rung's answer: green, or triaged with the classification.
+func scripted(green bool, class string) rung {
+	outcome := "triaged"
+	if green {
+		outcome = "repaired"
+	}
+	return rung{Green: green, Classification: class, Decision: rungDecision{Outcome: outcome}}
 }
 
 // TestRepairMachineRoutes runs the repair machine in the interpreter over every combination of
@@ -199,11 +214,11 @@ func TestRepairMachineRoutes(t *testing.T) {
 					var mu sync.Mutex
 					answer := map[string]any{
 						"Eligibility": map[string]any{"eligible": eligible, "runId": "r1", "testId": "t1"},
-						"SelfHeal":    rung{Green: sh},
-						"SuggestFix":  rung{Green: sf},
-						"Diagnose":    rung{Green: dg, Classification: class},
-						"Persist":     map[string]any{"notification": map[string]any{"kind": "applied"}},
-						"Triage":      map[string]any{"notification": map[string]any{"kind": "triaged"}},
+						"SelfHeal":    scripted(sh, ""),
+						"SuggestFix":  scripted(sf, ""),
+						"Diagnose":    scripted(dg, class),
+						"Persist":     map[string]any{"notify": true, "notification": map[string]any{"kind": "applied"}},
+						"Triage":      map[string]any{"notify": true, "notification": map[string]any{"kind": "triaged"}},
 						"Notify":      map[string]any{},
 					}
 					exec := runMachine(t, "repair.asl.json", `{"detail":{"runId":"r1","testId":"t1"}}`, func(fn string, _ json.RawMessage) (any, error) {
@@ -228,6 +243,9 @@ func TestRepairMachineRoutes(t *testing.T) {
 					if sh && calls["SuggestFix"] != 0 || (sh || sf) && calls["Diagnose"] != 0 {
 						t.Errorf("the ladder did not stop at the first green rung: %v", calls)
 					}
+					if eligible && calls["Notify"] != 1 {
+						t.Errorf("an ending that is news notified %d times: %v", calls["Notify"], calls)
+					}
 				})
 			}
 		}
@@ -249,7 +267,7 @@ func TestRepairMachineCatchWritesNothing(t *testing.T) {
 		case "SelfHeal":
 			return nil, &ThrottlingError{}
 		case "Triage":
-			return map[string]any{"notification": map[string]any{"kind": "triaged"}}, nil
+			return map[string]any{"notify": true, "notification": map[string]any{"kind": "triaged"}}, nil
 		}
 		return map[string]any{}, nil
 	})
@@ -261,6 +279,46 @@ func TestRepairMachineCatchWritesNothing(t *testing.T) {
 	}
 	if calls["Persist"] != 0 || calls["Triage"] != 1 {
 		t.Errorf("calls %v: want triage and no persist", calls)
+	}
+}
+
+// TestRepairMachineStopsOnATestThatPasses: a rung whose reproduction passed goes straight to the
+// conclusion, which says there is nothing to repair; no later rung replays the test again, and
+// nothing is announced when the conclusion is nobody's news.
+func TestRepairMachineStopsOnATestThatPasses(t *testing.T) {
+	for _, at := range []string{"SelfHeal", "SuggestFix", "Diagnose"} {
+		t.Run(at, func(t *testing.T) {
+			calls := map[string]int{}
+			var mu sync.Mutex
+			exec := runMachine(t, "repair.asl.json", `{"detail":{"runId":"r1","testId":"t1"}}`, func(fn string, _ json.RawMessage) (any, error) {
+				mu.Lock()
+				calls[fn]++
+				mu.Unlock()
+				switch fn {
+				case "Eligibility":
+					return map[string]any{"eligible": true}, nil
+				case at:
+					return rung{Decision: rungDecision{Outcome: "no-fix"}}, nil
+				case "SelfHeal", "SuggestFix", "Diagnose":
+					return scripted(false, "unknown"), nil
+				case "Triage":
+					return map[string]any{"notify": false}, nil
+				}
+				return map[string]any{}, nil
+			})
+			if exec.Status != asl.StatusSucceeded {
+				t.Fatalf("execution %s: %+v", exec.Status, exec.Failure)
+			}
+			order := []string{"SelfHeal", "SuggestFix", "Diagnose"}
+			for _, later := range order[slices.Index(order, at)+1:] {
+				if calls[later] != 0 {
+					t.Errorf("%s ran after %s found the test passing: %v", later, at, calls)
+				}
+			}
+			if calls["Triage"] != 1 || calls["Persist"] != 0 || calls["Notify"] != 0 {
+				t.Errorf("calls %v: want the conclusion once, no persist, no notification", calls)
+			}
+		})
 	}
 }
 
