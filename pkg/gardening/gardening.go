@@ -99,9 +99,3 @@ func Person(id string) Who { return Who{ID: id, Actor: gardener.ActorPerson} }
 func Agent(id string) Who { return Who{ID: id, Actor: gardener.ActorAgent} }
 
 func (s *Service) now() time.Time { return s.d.Now().UTC() }
-
-// Store is the store the service runs over, for the reads a door renders as they are.
-func (s *Service) Store() gardener.Store { return s.d.Store }
-
-// Lifecycle is the proposal and repair lifecycle the service writes through.
-func (s *Service) Lifecycle() *lifecycle.Service { return s.life }
