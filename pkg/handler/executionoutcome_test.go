@@ -7,16 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
-	"github.com/driftgardener/gardener/pkg/modelspec"
 )
 
 // ended stands in for Step Functions with executions that end as the test says: a status and
@@ -114,27 +110,7 @@ func TestExecutionSaysTheRepairsOutcomeFromItsOutputOrLog(t *testing.T) {
 // reproduced, so its page has a failing step to show.
 func TestAPIStartedRepairOnTheLocalStack(t *testing.T) {
 	ctx := context.Background()
-	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: brokenApp{}, StepTimeout: time.Second,
-		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
-			return modelspec.Open(ctx, spec, modelspec.Options{})
-		}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Wait()
-	if err := store.PutProject(ctx, gardener.Project{ID: "acme", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"https://app.test"}}); err != nil {
-		t.Fatal(err)
-	}
-	test := gardener.Test{ID: "login", ProjectID: "acme", Name: "sign in", Status: gardener.StatusActive, Version: 1,
-		Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, {Kind: gardener.Click, Locator: gardener.MustLocator("#go")}}}
-	if err := store.CreateTest(ctx, test); err != nil {
-		t.Fatal(err)
-	}
+	store, st := brokenStack(t)
 	srv := httptest.NewServer(st.Handler())
 	defer srv.Close()
 	call := func(method, path, body string) (int, string) {

@@ -28,17 +28,15 @@ func (brokenApp) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOpt
 	return gardener.Replay{Result: res, Snapshot: &gardener.Snapshot{URL: "https://app.test/login", Title: "Login"}}, nil
 }
 
-// TestRepairMachineReportsOneOutcome: on the local stack, where each rung of the repair machine
-// is its own function climbing its own ladder, a manual execution that climbs every rung
-// records one rung event per rung and exactly one outcome event, the triage step's, followed by
-// the triage event. A run that is not eligible ends with one outcome too.
-func TestRepairMachineReportsOneOutcome(t *testing.T) {
-	ctx := context.Background()
+// brokenStack is the local stack over a fresh store whose rungs replay on brokenApp, with the
+// project acme and its test login (a goto and a click of #go), version 1.
+func brokenStack(t *testing.T) (*embedded.Store, *stack.Stack) {
+	t.Helper()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
+	t.Cleanup(func() { store.Close() })
 	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: brokenApp{}, StepTimeout: time.Second,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
@@ -46,7 +44,8 @@ func TestRepairMachineReportsOneOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Wait()
+	t.Cleanup(st.Wait)
+	ctx := context.Background()
 	if err := store.PutProject(ctx, gardener.Project{ID: "acme", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"https://app.test"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +54,16 @@ func TestRepairMachineReportsOneOutcome(t *testing.T) {
 	if err := store.CreateTest(ctx, test); err != nil {
 		t.Fatal(err)
 	}
+	return store, st
+}
+
+// TestRepairMachineReportsOneOutcome: on the local stack, where each rung of the repair machine
+// is its own function climbing its own ladder, a manual execution that climbs every rung
+// records one rung event per rung and exactly one outcome event, the triage step's, followed by
+// the triage event. A run that is not eligible ends with one outcome too.
+func TestRepairMachineReportsOneOutcome(t *testing.T) {
+	ctx := context.Background()
+	store, st := brokenStack(t)
 	failed := gardener.Run{ID: "r-1", ProjectID: "acme", TestID: "login", TestVersion: 1, Trigger: gardener.TriggerSchedule, At: time.Now(),
 		Result: &gardener.RunResult{TestID: "login", TestVersion: 1, FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound, Message: "no element matches css=#go"}}
 	// A run of a version the test is not at is not eligible.
