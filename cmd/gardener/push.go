@@ -51,9 +51,12 @@ API could not be reached.`,
 		about: `Writes every test of project P to DIR in the canonical layout (one step per line, a fixed
 key order), so repaired tests can be committed back and their diffs are small: into the file that
 holds the test's id, else DIR/ID.json. Each test is printed as created, updated, unchanged or
-refused. A file edited since the version it names (its steps differ from the project's at that
-same version) is refused, not overwritten: push it first. With --api the tests come from a
-deployed API, authenticated by $GARDENER_TOKEN.
+refused. A file edited here is never overwritten: one whose content differs from what the
+version it names held is refused with the reason (push it first, or, when the project has moved
+on, move it aside, pull and redo the edit). What an older version held is read from the test's
+repair history (a repair keeps the steps of the version it repaired); when no record says, the
+file is refused too, since an edit in it could not be told apart. With --api the tests and their
+repair histories come from a deployed API, authenticated by $GARDENER_TOKEN.
 
 Exit status: 0 all written; 1 some refused; 2 bad input; 3 the state or the API could not be
 reached.`,
@@ -100,6 +103,9 @@ type project interface {
 	tests(ctx context.Context) (map[string]gardener.Test, error)
 	// put creates the test (base 0 and created) or replaces the version base.
 	put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error)
+	// repairs is a test's repair history, newest first: the only record of what a version the
+	// project has moved past held (each repair keeps the steps of its FromVersion).
+	repairs(ctx context.Context, testID string) ([]gardener.Repair, error)
 	close()
 }
 
@@ -325,7 +331,20 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		case tf.test.Version > t.Version:
 			s.Outcome = "refused"
 			s.Reason = fmt.Sprintf("names version %d, but project %s holds version %d: it is not a copy of this project's test", tf.test.Version, f.project, t.Version)
+		case sameTest(tf.test, t):
+			// Only the version the file names is behind: writing it loses nothing.
+			s.Outcome = "updated"
 		default:
+			// The project moved past the file's version: whether the file was edited here is
+			// a comparison with what that version held, which only the repair history keeps.
+			rs, err := p.repairs(ctx, id)
+			if err != nil {
+				return c.fail("pull", exitFailure, fmt.Errorf("the repair history of %s: %w", id, err))
+			}
+			if why := editedSince(tf.test, t, rs); why != "" {
+				s.Outcome, s.Reason = "refused", why
+				break
+			}
 			s.Outcome = "updated"
 		}
 		if s.Outcome == "created" || s.Outcome == "updated" {
@@ -336,6 +355,46 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		rep.add(s)
 	}
 	return c.report("pull", f, rep)
+}
+
+// editedSince says why file, which names a version the project's test t has moved past, may
+// hold an edit made here and must not be overwritten; "" when it holds exactly what its version
+// held. The steps of that version are known from a repair made from it; its name and status
+// from t when every version since was a repair (a repair changes steps only). Whatever cannot
+// be known is a refusal: a file is never overwritten on a guess.
+func editedSince(file, t gardener.Test, repairs []gardener.Repair) string {
+	n := file.Version
+	var steps []gardener.Step
+	known, agree := false, true
+	repaired := map[int]bool{} // versions k the history says became k+1 by a repair
+	for _, r := range repairs {
+		if r.ToVersion == r.FromVersion+1 {
+			repaired[r.FromVersion] = true
+		}
+		if r.FromVersion != n {
+			continue
+		}
+		if known && !slices.EqualFunc(steps, r.PreSteps, gardener.Step.Equal) {
+			agree = false
+		}
+		steps, known = r.PreSteps, true
+	}
+	switch {
+	case !known:
+		return fmt.Sprintf("names version %d; project holds version %d and keeps no record of what version %d held (no repair was made from it), so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", n, t.Version, n)
+	case !agree:
+		return fmt.Sprintf("names version %d; the repair history disagrees on what version %d held, so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", n, n)
+	case !slices.EqualFunc(file.Steps, steps, gardener.Step.Equal):
+		return fmt.Sprintf("edited here since version %d (its steps are not version %d's) and project holds version %d: not overwritten. Move it aside, pull, redo the edit on version %d and push it", n, n, t.Version, t.Version)
+	case file.Name == t.Name && file.Status == t.Status:
+		return ""
+	}
+	for k := n; k < t.Version; k++ {
+		if !repaired[k] {
+			return fmt.Sprintf("its name or status is not version %d's, and version %d was not a repair, so whether it was changed here or in the project cannot be told: not overwritten. If it holds no edit of yours, delete it and pull again", t.Version, k+1)
+		}
+	}
+	return fmt.Sprintf("edited here since version %d (its name or status is not version %d's) and project holds version %d: not overwritten. Move it aside, pull, redo the edit on version %d and push it", n, n, t.Version, t.Version)
 }
 
 // safeName is a test id as a file name: what is not a letter, digit, '-', '_' or '.' becomes '_'.
@@ -416,6 +475,16 @@ func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, _ boo
 	return synced.Test, err
 }
 
+func (s *stateProject) repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	rs, err := s.app.RepairHistory(ctx, testID)
+	// A record that does not decode is skipped: a version only it knew stays unknown, and
+	// the file that names it is refused.
+	if _, failure := gardener.SplitCorrupt(err); failure != nil {
+		return nil, failure
+	}
+	return rs, nil
+}
+
 func (s *stateProject) close() { s.store.Close() }
 
 // apiProject is a project of a deployed API.
@@ -466,6 +535,18 @@ func (a *apiProject) put(ctx context.Context, t gardener.Test, base int, create 
 		return gardener.Test{}, &refusal{fmt.Sprintf("the API answered %d: %s", status, apiError([]byte(body)))}
 	}
 	return gardener.Test{}, fmt.Errorf("PUT test %s: %d %s", t.ID, status, body)
+}
+
+func (a *apiProject) repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	var rs []gardener.Repair
+	status, body, err := a.call(ctx, "GET", "/tests/"+url.PathEscape(testID)+"/repairs", nil, nil, &rs)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET the repairs of test %s: %d %s", testID, status, body)
+	}
+	return rs, nil
 }
 
 func (a *apiProject) close() {}

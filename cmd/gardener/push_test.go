@@ -110,8 +110,19 @@ func TestPushPullLocalState(t *testing.T) {
 	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason+rep.Tests[1].Reason+rep.Tests[2].Reason, "since version 2 (it is at version 3 now") {
 		t.Fatalf("push over a repair: exit %d %+v", code, rep)
 	}
-	// Pull refuses nothing here: the file names version 2, the project holds 3, so it takes the
-	// project's (the refused push said why).
+	// Nor does pull write the repair over it: the file names version 2, which the repair's
+	// record says held "demo1234", so "demo12345" is an edit made here (issue 29: pull used to
+	// compare only with the project's version 3 and overwrote it).
+	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--state", state)
+	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[1].Reason, "edited here since version 2") {
+		t.Fatalf("pull over an edit made on a version the project moved past: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(login); !bytes.Contains(got, []byte(`"demo12345"`)) {
+		t.Fatal("pull wrote over an edit made on version 2")
+	}
+	// Without the edit the file is version 2 as the project held it, and pull takes version 3.
+	b, _ = os.ReadFile(login)
+	noErr(t, os.WriteFile(login, bytes.Replace(b, []byte(`"demo12345"`), []byte(`"demo1234"`), 1), 0o644))
 	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--state", state)
 	if code != exitOK || outcomes(rep)["login"] != "updated" || outcomes(rep)["cart-total"] != "unchanged" {
 		t.Fatalf("pull after the repair: exit %d %+v", code, rep)
@@ -134,6 +145,23 @@ func TestPushPullLocalState(t *testing.T) {
 	fresh := filepath.Join(t.TempDir(), "tests")
 	if rep, code, _ := syncCLI(t, "pull", fresh, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 3 {
 		t.Errorf("pull into a fresh folder: exit %d %+v", code, rep)
+	}
+	// A version no repair was made from is not on record: an old copy of it is refused, since
+	// an edit in it could not be told apart, and kept.
+	cart := filepath.Join(fresh, "cart-total.json")
+	old, err := os.ReadFile(cart)
+	noErr(t, err)
+	noErr(t, os.WriteFile(cart, bytes.Replace(old, []byte(`"name": "`), []byte(`"name": "Renamed: `), 1), 0o644))
+	if rep, code, _ := syncCLI(t, "push", fresh, "--project", "demo", "--state", state); code != exitOK || outcomes(rep)["cart-total"] != "updated" {
+		t.Fatalf("push of a rename: exit %d %+v", code, rep)
+	}
+	noErr(t, os.WriteFile(cart, old, 0o644))
+	rep, code, _ = syncCLI(t, "pull", fresh, "--project", "demo", "--state", state)
+	if code != exitNegative || outcomes(rep)["cart-total"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "keeps no record of what version 1 held") {
+		t.Errorf("pull over a version not on record: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(cart); !bytes.Equal(got, old) {
+		t.Error("pull wrote over a file whose version is not on record")
 	}
 }
 
@@ -222,6 +250,22 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	noErr(t, os.WriteFile(filepath.Join(dir, "checkout.json"), bytes.Replace(b, []byte(`"name": "`), []byte(`"name": "Edited: `), 1), 0o644))
 	if rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--api", srv.URL); code != exitNegative || outcomes(rep)["checkout"] != "refused" {
 		t.Errorf("push over the repair: exit %d %+v", code, rep)
+	}
+	// Pull keeps the rename too: through the API's repair history it knows what version 1 was
+	// (issue 29: it used to overwrite it); without the rename it takes the repair.
+	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL)
+	if code != exitNegative || outcomes(rep)["checkout"] != "refused" || outcomes(rep)["login"] != "unchanged" {
+		t.Fatalf("pull over an edit on version 1: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Contains(got, []byte("Edited: ")) {
+		t.Fatal("pull through the API wrote over a rename made on version 1")
+	}
+	noErr(t, os.WriteFile(filepath.Join(dir, "checkout.json"), b, 0o644))
+	if rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL); code != exitOK || outcomes(rep)["checkout"] != "updated" {
+		t.Errorf("pull of an unedited version 1: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Equal(got, want) {
+		t.Errorf("pulled checkout.json:\n%s\nwant:\n%s", got, want)
 	}
 	t.Setenv(tokenEnv, stack.DevToken("eve@example.com", "other"))
 	if _, code, stderr := syncCLI(t, "pull", pulled, "--project", "demo", "--api", srv.URL); code != exitBadInput || !strings.Contains(stderr, "project demo does not exist") {
