@@ -524,3 +524,27 @@ func TestPullCommitsRepairsOnABranch(t *testing.T) {
 		t.Errorf("pull --commit outside a repository: exit %d %s", code, stderr)
 	}
 }
+
+// TestPullRefusesAFileWithoutAVersion: a hand-written file holding a test the project has, with
+// no version and other steps, is not overwritten (it used to be: a file naming no version was
+// taken as behind).
+func TestPullRefusesAFileWithoutAVersion(t *testing.T) {
+	dir := demoDir(t, "login")
+	state := t.TempDir()
+	if rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 1 {
+		t.Fatalf("push: exit %d %+v", code, rep)
+	}
+	mine := filepath.Join(t.TempDir(), "tests")
+	noErr(t, os.MkdirAll(mine, 0o755))
+	b, _ := demoapp.TestJSON("login")
+	b = bytes.Replace(b, []byte(`"version": 1,`), nil, 1)
+	b = bytes.Replace(b, []byte(`"#password"`), []byte(`"#pw"`), 1)
+	noErr(t, os.WriteFile(filepath.Join(mine, "login.json"), b, 0o644))
+	rep, code, _ := syncCLI(t, "pull", mine, "--project", "demo", "--state", state)
+	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "names no version") {
+		t.Fatalf("pull over a file without a version: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Equal(got, b) {
+		t.Error("pull wrote over a file without a version")
+	}
+}
