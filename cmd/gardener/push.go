@@ -303,6 +303,11 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		if repo, err = openGitTree(ctx, dir); err != nil {
 			return c.fail("pull", exitBadInput, err)
 		}
+		if f.branch != "" {
+			if _, err := repo.git(ctx, nil, "check-ref-format", "--branch", f.branch); err != nil {
+				return c.fail("pull", exitBadInput, fmt.Errorf("--branch %s is not a branch name git takes: %w", f.branch, err))
+			}
+		}
 	}
 	byID, err := readPullDir(dir, f.project)
 	if err != nil {
@@ -877,9 +882,6 @@ func (g *gitTree) branch(ctx context.Context) (string, error) {
 // switchTo checks out branch name, creating it from the current commit when it does not exist.
 // The test files pull may find changed are carried over as git carries them, or git refuses.
 func (g *gitTree) switchTo(ctx context.Context, name string) error {
-	if _, err := g.git(ctx, nil, "check-ref-format", "--branch", name); err != nil {
-		return fmt.Errorf("--branch %s is not a branch name git takes: %w", name, err)
-	}
 	if cur, err := g.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(cur) == name {
 		return nil
 	}

@@ -268,6 +268,22 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Equal(got, want) {
 		t.Errorf("pulled checkout.json:\n%s\nwant:\n%s", got, want)
 	}
+	// --branch through the API: the commit's message is the repair record GET /tests/{id}/repairs
+	// gives.
+	repo := gitRepo(t)
+	noErr(t, os.WriteFile(filepath.Join(repo, "checkout.json"), b, 0o644))
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "--quiet", "-m", "checkout at version 1")
+	rep, code, stderr = syncCLI(t, "pull", repo, "--project", "demo", "--api", srv.URL, "--branch", "gardener/repairs")
+	if code != exitOK || outcomes(rep)["checkout"] != "updated" || rep.Counts["created"] != 3 {
+		t.Fatalf("pull --branch through the API: exit %d %+v %s", code, rep, stderr)
+	}
+	if msg := gitIn(t, repo, "log", "-1", "--format=%B", "--", "checkout.json"); !strings.Contains(msg, "Repair rp-checkout: version 1 -> 2") || !strings.Contains(msg, "Approved by: nobody (auto-repair)") {
+		t.Errorf("the commit of checkout through the API:\n%s", msg)
+	}
+	if _, code, stderr := syncCLI(t, "pull", repo, "--project", "demo", "--api", srv.URL, "--branch", "no..good"); code != exitBadInput || !strings.Contains(stderr, "not a branch name") {
+		t.Errorf("pull --branch with a bad name: exit %d %s", code, stderr)
+	}
 	t.Setenv(tokenEnv, stack.DevToken("eve@example.com", "other"))
 	if _, code, stderr := syncCLI(t, "pull", pulled, "--project", "demo", "--api", srv.URL); code != exitBadInput || !strings.Contains(stderr, "project demo does not exist") {
 		t.Errorf("pull with a token for another project: exit %d %s", code, stderr)
