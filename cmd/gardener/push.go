@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -47,16 +48,28 @@ API could not be reached.`,
 	})
 	register("pull", command{
 		summary:  "write a project's tests to a folder of test files",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--json]"},
+		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--commit | --branch NAME] [--json]"},
 		about: `Writes every test of project P to DIR in the canonical layout (one step per line, a fixed
 key order), so repaired tests can be committed back and their diffs are small: into the file that
 holds the test's id, else DIR/ID.json. Each test is printed as created, updated, unchanged or
-refused. A file edited since the version it names (its steps differ from the project's at that
-same version) is refused, not overwritten: push it first. With --api the tests come from a
-deployed API, authenticated by $GARDENER_TOKEN.
+refused. A file edited here is never overwritten: one whose content differs from what the
+version it names held is refused with the reason (push it first, or, when the project has moved
+on, move it aside, pull and redo the edit). What an older version held is read from the test's
+repair history (a repair keeps the steps of the version it repaired); when no record says, the
+file is refused too, since an edit in it could not be told apart. With --api the tests and their
+repair histories come from a deployed API, authenticated by $GARDENER_TOKEN.
 
-Exit status: 0 all written; 1 some refused; 2 bad input; 3 the state or the API could not be
-reached.`,
+With --commit, DIR must be in a git working tree: each test written is committed on its own, on
+the current branch, with its record as the message (the test, its version, and each repair
+since the file's version: id, run, strategy, change classes counted, who approved; never a
+step, so never a typed value). --branch NAME does the same on branch NAME, created from the
+current commit when it does not exist, so CI can open a pull request from it. A change in the
+working tree outside the test files pull writes stops it before anything is written (exit 2,
+naming it); a refused file is left as it is and not committed. git must be installed, with a
+user.name and user.email to commit as.
+
+Exit status: 0 all written; 1 some refused; 2 bad input (with --commit: not a git working tree,
+a change outside pull's files); 3 the state, the API or git could not do its part.`,
 		run: runPull,
 	})
 }
@@ -65,6 +78,9 @@ reached.`,
 type syncFlags struct {
 	project, api, state string
 	json                bool
+	// commit and branch are pull's: commit what it writes, on the current branch or on branch.
+	commit bool
+	branch string
 }
 
 func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, bool) {
@@ -74,6 +90,10 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 	fs.StringVar(&f.api, "api", "", "a deployed API's base `URL`; the token is read from $"+tokenEnv)
 	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state, without --api")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
+	if name == "pull" {
+		fs.BoolVar(&f.commit, "commit", false, "commit each test written, with its repairs as the message, on the current git branch")
+		fs.StringVar(&f.branch, "branch", "", "like --commit, on git branch `NAME` (created when it does not exist)")
+	}
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return f, "", code, false
@@ -100,6 +120,9 @@ type project interface {
 	tests(ctx context.Context) (map[string]gardener.Test, error)
 	// put creates the test (base 0 and created) or replaces the version base.
 	put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error)
+	// repairs is a test's repair history, newest first: the only record of what a version the
+	// project has moved past held (each repair keeps the steps of its FromVersion).
+	repairs(ctx context.Context, testID string) ([]gardener.Repair, error)
 	close()
 }
 
@@ -115,11 +138,13 @@ type synced struct {
 	Outcome string `json:"outcome"` // created, updated, unchanged, refused
 	Version int    `json:"version,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	Commit  string `json:"commit,omitempty"` // pull --commit: the commit that holds it
 }
 
 // syncReport is what --json prints.
 type syncReport struct {
 	Project string         `json:"project"`
+	Branch  string         `json:"branch,omitempty"` // pull --commit: the branch committed on
 	Tests   []synced       `json:"tests"`
 	Counts  map[string]int `json:"counts"`
 }
@@ -272,13 +297,21 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return c.fail("pull", exitBadInput, err)
 	}
-	files, err := readProjectDir(dir, f.project)
+	var repo *gitTree
+	if f.commit || f.branch != "" {
+		var err error
+		if repo, err = openGitTree(ctx, dir); err != nil {
+			return c.fail("pull", exitBadInput, err)
+		}
+		if f.branch != "" {
+			if _, err := repo.git(ctx, nil, "check-ref-format", "--branch", f.branch); err != nil {
+				return c.fail("pull", exitBadInput, fmt.Errorf("--branch %s is not a branch name git takes: %w", f.branch, err))
+			}
+		}
+	}
+	byID, err := readPullDir(dir, f.project)
 	if err != nil {
 		return c.fail("pull", exitBadInput, err)
-	}
-	byID := map[string]projectFile{}
-	for _, tf := range files {
-		byID[tf.test.ID] = tf
 	}
 	p, err := openProject(f)
 	if err != nil {
@@ -293,6 +326,47 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		return c.fail("pull", exitFailure, err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
+	if repo != nil {
+		// Commits hold what pull wrote and nothing else, so every other change must be out of
+		// the way first; the test files it writes may be dirty (an edit there is refused below).
+		writes := map[string]bool{}
+		for id := range have {
+			writes[pullPath(dir, id, byID)] = true
+		}
+		keep := ""
+		if f.api == "" {
+			keep = f.state // the state pull reads may live in the working tree
+		}
+		if dirty, err := repo.dirtyOutside(ctx, dir, writes, keep); err != nil {
+			return c.fail("pull", exitFailure, err)
+		} else if len(dirty) > 0 {
+			return c.fail("pull", exitBadInput, fmt.Errorf("the git working tree %s has changes outside the test files pull writes: %s: commit or stash them first", repo.top, strings.Join(dirty, ", ")))
+		}
+		if f.branch != "" {
+			if err := repo.switchTo(ctx, f.branch); err != nil {
+				return c.fail("pull", exitFailure, err)
+			}
+			// The branch may hold other versions of the files (an earlier pull's commits).
+			if byID, err = readPullDir(dir, f.project); err != nil {
+				return c.fail("pull", exitBadInput, fmt.Errorf("on branch %s: %w", f.branch, err))
+			}
+		}
+		if rep.Branch, err = repo.branch(ctx); err != nil {
+			return c.fail("pull", exitBadInput, err)
+		}
+	}
+	histories := map[string][]gardener.Repair{}
+	history := func(id string) ([]gardener.Repair, error) {
+		if rs, ok := histories[id]; ok {
+			return rs, nil
+		}
+		rs, err := p.repairs(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("the repair history of %s: %w", id, err)
+		}
+		histories[id] = rs
+		return rs, nil
+	}
 	for _, id := range slices.Sorted(func(yield func(string) bool) {
 		for id := range have {
 			if !yield(id) {
@@ -325,17 +399,163 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		case tf.test.Version > t.Version:
 			s.Outcome = "refused"
 			s.Reason = fmt.Sprintf("names version %d, but project %s holds version %d: it is not a copy of this project's test", tf.test.Version, f.project, t.Version)
+		case sameTest(tf.test, t):
+			// Only the version the file names is behind: writing it loses nothing.
+			s.Outcome = "updated"
 		default:
+			// The project moved past the file's version: whether the file was edited here is
+			// a comparison with what that version held, which only the repair history keeps.
+			rs, err := history(id)
+			if err != nil {
+				return c.fail("pull", exitFailure, err)
+			}
+			if why := editedSince(tf.test, t, rs); why != "" {
+				s.Outcome, s.Reason = "refused", why
+				break
+			}
 			s.Outcome = "updated"
 		}
 		if s.Outcome == "created" || s.Outcome == "updated" {
 			if err := writeTest(tf.path, t); err != nil {
 				return c.fail("pull", exitFailure, err)
 			}
+			if repo != nil {
+				rs, err := history(id)
+				if err != nil {
+					return c.fail("pull", exitFailure, err)
+				}
+				msg := commitMessage(f.project, t, tf.test.Version, exists, rs)
+				if s.Commit, err = repo.commit(ctx, tf.path, msg); err != nil {
+					return c.fail("pull", exitFailure, err)
+				}
+			}
 		}
 		rep.add(s)
 	}
 	return c.report("pull", f, rep)
+}
+
+// readPullDir reads DIR's test files of the project by test id.
+func readPullDir(dir, projectID string) (map[string]projectFile, error) {
+	files, err := readProjectDir(dir, projectID)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]projectFile{}
+	for _, tf := range files {
+		byID[tf.test.ID] = tf
+	}
+	return byID, nil
+}
+
+// pullPath is the file pull writes test id to: the one that holds it, else DIR/ID.json.
+func pullPath(dir, id string, byID map[string]projectFile) string {
+	if tf, ok := byID[id]; ok {
+		return tf.path
+	}
+	return filepath.Join(dir, safeName(id)+".json")
+}
+
+// commitMessage is the record of one pulled test: which test and version, and each repair that
+// took it there from the version the file held (from 0 for a new file). It renders ids,
+// versions, names of strategies and people, and counts: never a step, whose value may be
+// something typed into the app (a password), and a commit message is public to the repository.
+func commitMessage(projectID string, t gardener.Test, from int, existed bool, repairs []gardener.Repair) string {
+	var since []gardener.Repair
+	for _, r := range repairs {
+		if r.FromVersion >= from && r.ToVersion <= t.Version {
+			since = append(since, r)
+		}
+	}
+	slices.SortFunc(since, func(a, b gardener.Repair) int {
+		return cmp.Or(cmp.Compare(a.FromVersion, b.FromVersion), a.At.Compare(b.At), strings.Compare(a.ID, b.ID))
+	})
+	var b strings.Builder
+	switch {
+	case !existed:
+		fmt.Fprintf(&b, "gardener: add test %s at version %d\n\n", t.ID, t.Version)
+		fmt.Fprintf(&b, "Test %s, version %d, pulled from project %s.\n", t.ID, t.Version, projectID)
+	case len(since) > 0:
+		fmt.Fprintf(&b, "gardener: repair test %s, version %d -> %d\n\n", t.ID, from, t.Version)
+		fmt.Fprintf(&b, "Test %s, version %d -> %d, pulled from project %s.\n", t.ID, from, t.Version, projectID)
+	default:
+		fmt.Fprintf(&b, "gardener: update test %s, version %d -> %d\n\n", t.ID, from, t.Version)
+		fmt.Fprintf(&b, "Test %s, version %d -> %d, pulled from project %s.\n", t.ID, from, t.Version, projectID)
+	}
+	covered := map[int]bool{}
+	for _, r := range since {
+		covered[r.FromVersion] = true
+		sum := gardener.Summarize(r.Verdict.Changes)
+		approved := r.ApprovedBy
+		switch {
+		case approved == "" && r.Auto:
+			approved = "nobody (auto-repair)"
+		case approved == "":
+			approved = "not recorded"
+		}
+		fmt.Fprintf(&b, "\nRepair %s: version %d -> %d\n", r.ID, r.FromVersion, r.ToVersion)
+		fmt.Fprintf(&b, "Run: %s\n", cmp.Or(r.RunID, "none recorded"))
+		fmt.Fprintf(&b, "Strategy: %s\n", cmp.Or(string(r.Verdict.Strategy), "not recorded"))
+		fmt.Fprintf(&b, "Changes: %d repair, %d review, %d protected\n", sum[gardener.ClassRepair], sum[gardener.ClassReview], sum[gardener.ClassProtected])
+		fmt.Fprintf(&b, "Approved by: %s\n", approved)
+		if !r.RevertedAt.IsZero() {
+			fmt.Fprintf(&b, "Reverted by: %s\n", cmp.Or(r.RevertedBy, "not recorded"))
+		}
+	}
+	// A version no repair made is an edit (or a revert) in the project: said, so the record
+	// does not read as if every change since were a repair.
+	var edits []string
+	for k := max(from, 1); k < t.Version; k++ {
+		if !covered[k] {
+			edits = append(edits, fmt.Sprintf("%d -> %d", k, k+1))
+		}
+	}
+	if existed && len(edits) > 0 {
+		fmt.Fprintf(&b, "\nChanged in the project without a repair (an edit or a revert): version %s\n", strings.Join(edits, ", "))
+	}
+	return b.String()
+}
+
+// editedSince says why file, which names a version the project's test t has moved past, may
+// hold an edit made here and must not be overwritten; "" when it holds exactly what its version
+// held. The steps of that version are known from a repair made from it; its name and status
+// from t when every version since was a repair (a repair changes steps only). Whatever cannot
+// be known is a refusal: a file is never overwritten on a guess.
+func editedSince(file, t gardener.Test, repairs []gardener.Repair) string {
+	n := file.Version
+	var steps []gardener.Step
+	known, agree := false, true
+	repaired := map[int]bool{} // versions k the history says became k+1 by a repair
+	for _, r := range repairs {
+		if r.ToVersion == r.FromVersion+1 {
+			repaired[r.FromVersion] = true
+		}
+		if r.FromVersion != n {
+			continue
+		}
+		if known && !slices.EqualFunc(steps, r.PreSteps, gardener.Step.Equal) {
+			agree = false
+		}
+		steps, known = r.PreSteps, true
+	}
+	switch {
+	case !known && n == 0:
+		return fmt.Sprintf("names no version and is not the project's version %d, so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", t.Version)
+	case !known:
+		return fmt.Sprintf("names version %d; project holds version %d and keeps no record of what version %d held (no repair was made from it), so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", n, t.Version, n)
+	case !agree:
+		return fmt.Sprintf("names version %d; the repair history disagrees on what version %d held, so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", n, n)
+	case !slices.EqualFunc(file.Steps, steps, gardener.Step.Equal):
+		return fmt.Sprintf("edited here since version %d (its steps are not version %d's) and project holds version %d: not overwritten. Move it aside, pull, redo the edit on version %d and push it", n, n, t.Version, t.Version)
+	case file.Name == t.Name && file.Status == t.Status:
+		return ""
+	}
+	for k := n; k < t.Version; k++ {
+		if !repaired[k] {
+			return fmt.Sprintf("its name or status is not version %d's, and version %d was not a repair, so whether it was changed here or in the project cannot be told: not overwritten. If it holds no edit of yours, delete it and pull again", t.Version, k+1)
+		}
+	}
+	return fmt.Sprintf("edited here since version %d (its name or status is not version %d's) and project holds version %d: not overwritten. Move it aside, pull, redo the edit on version %d and push it", n, n, t.Version, t.Version)
 }
 
 // safeName is a test id as a file name: what is not a letter, digit, '-', '_' or '.' becomes '_'.
@@ -369,7 +589,13 @@ func (c *cli) report(name string, f syncFlags, rep syncReport) int {
 			if s.Reason != "" {
 				line += ": " + s.Reason
 			}
+			if s.Commit != "" {
+				line += fmt.Sprintf(" (commit %.12s)", s.Commit)
+			}
 			fmt.Fprintln(c.stdout, line)
+		}
+		if rep.Branch != "" {
+			fmt.Fprintf(c.stdout, "committed on branch %s\n", rep.Branch)
 		}
 		fmt.Fprintf(c.stdout, "%s %s: %d created, %d updated, %d unchanged, %d refused\n", name, rep.Project,
 			rep.Counts["created"], rep.Counts["updated"], rep.Counts["unchanged"], rep.Counts["refused"])
@@ -414,6 +640,16 @@ func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, _ boo
 		return gardener.Test{}, &refusal{err.Error()}
 	}
 	return synced.Test, err
+}
+
+func (s *stateProject) repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	rs, err := s.app.RepairHistory(ctx, testID)
+	// A record that does not decode is skipped: a version only it knew stays unknown, and
+	// the file that names it is refused.
+	if _, failure := gardener.SplitCorrupt(err); failure != nil {
+		return nil, failure
+	}
+	return rs, nil
 }
 
 func (s *stateProject) close() { s.store.Close() }
@@ -468,6 +704,18 @@ func (a *apiProject) put(ctx context.Context, t gardener.Test, base int, create 
 	return gardener.Test{}, fmt.Errorf("PUT test %s: %d %s", t.ID, status, body)
 }
 
+func (a *apiProject) repairs(ctx context.Context, testID string) ([]gardener.Repair, error) {
+	var rs []gardener.Repair
+	status, body, err := a.call(ctx, "GET", "/tests/"+url.PathEscape(testID)+"/repairs", nil, nil, &rs)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET the repairs of test %s: %d %s", testID, status, body)
+	}
+	return rs, nil
+}
+
 func (a *apiProject) close() {}
 
 // call sends one request to the API and decodes a 2xx answer into out.
@@ -519,4 +767,148 @@ func apiError(b []byte) string {
 		return cmp.Or(e.Error, e.Message)
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// gitTree is the git working tree pull --commit commits in, driven through the git binary:
+// the team's own git, hooks and configuration included, and no git library to carry.
+type gitTree struct {
+	top string // the working tree's top folder, as git names it
+}
+
+// openGitTree finds the working tree dir is in; its error says what is missing.
+func openGitTree(ctx context.Context, dir string) (*gitTree, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, fmt.Errorf("--commit and --branch need git, which is not installed (apt-get install -y git): %w", err)
+	}
+	out, err := gitRun(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("--commit and --branch need %s to be in a git working tree: %w", dir, err)
+	}
+	return &gitTree{top: strings.TrimSpace(out)}, nil
+}
+
+// gitRun runs git in dir and returns its output; its error holds what git said.
+func gitRun(ctx context.Context, dir string, stdin io.Reader, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Stdin = stdin
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()+" "+out.String()))
+	}
+	return out.String(), nil
+}
+
+func (g *gitTree) git(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	return gitRun(ctx, g.top, stdin, args...)
+}
+
+// rel is path (under dir) as git names it: relative to the top, with slashes. dir is resolved
+// through symbolic links as git resolves its top, so the two agree.
+func (g *gitTree) rel(dir, path string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", err
+	}
+	inDir, err := filepath.Rel(dir, path)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.Rel(g.top, filepath.Join(abs, inDir))
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(r), nil
+}
+
+// dirtyOutside lists the working tree's changes (untracked files included) that are not one of
+// the files in writes (paths under dir) nor under the folder keep.
+func (g *gitTree) dirtyOutside(ctx context.Context, dir string, writes map[string]bool, keep string) ([]string, error) {
+	allowed := map[string]bool{}
+	for path := range writes {
+		r, err := g.rel(dir, path)
+		if err != nil {
+			return nil, err
+		}
+		allowed[r] = true
+	}
+	keepRel := ""
+	if keep != "" {
+		if abs, err := filepath.Abs(keep); err == nil {
+			if abs, err = filepath.EvalSymlinks(abs); err == nil {
+				// The state as the whole tree (or above it) would excuse every change: not taken.
+				if r, err := filepath.Rel(g.top, abs); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../") {
+					keepRel = filepath.ToSlash(r) + "/"
+				}
+			}
+		}
+	}
+	out, err := g.git(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
+	}
+	var dirty []string
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		e := fields[i]
+		if len(e) < 4 {
+			continue
+		}
+		path := e[3:]
+		if e[0] == 'R' || e[0] == 'C' {
+			i++ // a rename's or copy's source follows; the change is the new path's
+		}
+		if allowed[path] || keepRel != "" && strings.HasPrefix(path, keepRel) {
+			continue
+		}
+		dirty = append(dirty, path)
+	}
+	return dirty, nil
+}
+
+// branch is the branch checked out; an error on a detached HEAD, whose commits no branch keeps.
+func (g *gitTree) branch(ctx context.Context) (string, error) {
+	out, err := g.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("--commit needs a branch checked out in %s (HEAD is detached): %w", g.top, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// switchTo checks out branch name, creating it from the current commit when it does not exist.
+// The test files pull may find changed are carried over as git carries them, or git refuses.
+func (g *gitTree) switchTo(ctx context.Context, name string) error {
+	if cur, err := g.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(cur) == name {
+		return nil
+	}
+	if _, err := g.git(ctx, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err == nil {
+		_, err = g.git(ctx, nil, "switch", "--quiet", name)
+		return err
+	}
+	_, err := g.git(ctx, nil, "switch", "--quiet", "--create", name)
+	return err
+}
+
+// commit commits the file at path (and nothing else staged) with msg, and returns the commit;
+// "" when the file is what HEAD holds already.
+func (g *gitTree) commit(ctx context.Context, path, msg string) (string, error) {
+	rel, err := g.rel(filepath.Dir(path), path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := g.git(ctx, nil, "add", "--", rel); err != nil {
+		return "", err
+	}
+	if _, err := g.git(ctx, nil, "diff", "--cached", "--quiet", "--", rel); err == nil {
+		return "", nil
+	}
+	if _, err := g.git(ctx, strings.NewReader(msg), "commit", "--quiet", "--file=-", "--", rel); err != nil {
+		return "", err
+	}
+	out, err := g.git(ctx, nil, "rev-parse", "HEAD")
+	return strings.TrimSpace(out), err
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,8 +111,19 @@ func TestPushPullLocalState(t *testing.T) {
 	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason+rep.Tests[1].Reason+rep.Tests[2].Reason, "since version 2 (it is at version 3 now") {
 		t.Fatalf("push over a repair: exit %d %+v", code, rep)
 	}
-	// Pull refuses nothing here: the file names version 2, the project holds 3, so it takes the
-	// project's (the refused push said why).
+	// Nor does pull write the repair over it: the file names version 2, which the repair's
+	// record says held "demo1234", so "demo12345" is an edit made here (issue 29: pull used to
+	// compare only with the project's version 3 and overwrote it).
+	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--state", state)
+	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[1].Reason, "edited here since version 2") {
+		t.Fatalf("pull over an edit made on a version the project moved past: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(login); !bytes.Contains(got, []byte(`"demo12345"`)) {
+		t.Fatal("pull wrote over an edit made on version 2")
+	}
+	// Without the edit the file is version 2 as the project held it, and pull takes version 3.
+	b, _ = os.ReadFile(login)
+	noErr(t, os.WriteFile(login, bytes.Replace(b, []byte(`"demo12345"`), []byte(`"demo1234"`), 1), 0o644))
 	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--state", state)
 	if code != exitOK || outcomes(rep)["login"] != "updated" || outcomes(rep)["cart-total"] != "unchanged" {
 		t.Fatalf("pull after the repair: exit %d %+v", code, rep)
@@ -134,6 +146,23 @@ func TestPushPullLocalState(t *testing.T) {
 	fresh := filepath.Join(t.TempDir(), "tests")
 	if rep, code, _ := syncCLI(t, "pull", fresh, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 3 {
 		t.Errorf("pull into a fresh folder: exit %d %+v", code, rep)
+	}
+	// A version no repair was made from is not on record: an old copy of it is refused, since
+	// an edit in it could not be told apart, and kept.
+	cart := filepath.Join(fresh, "cart-total.json")
+	old, err := os.ReadFile(cart)
+	noErr(t, err)
+	noErr(t, os.WriteFile(cart, bytes.Replace(old, []byte(`"name": "`), []byte(`"name": "Renamed: `), 1), 0o644))
+	if rep, code, _ := syncCLI(t, "push", fresh, "--project", "demo", "--state", state); code != exitOK || outcomes(rep)["cart-total"] != "updated" {
+		t.Fatalf("push of a rename: exit %d %+v", code, rep)
+	}
+	noErr(t, os.WriteFile(cart, old, 0o644))
+	rep, code, _ = syncCLI(t, "pull", fresh, "--project", "demo", "--state", state)
+	if code != exitNegative || outcomes(rep)["cart-total"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "keeps no record of what version 1 held") {
+		t.Errorf("pull over a version not on record: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(cart); !bytes.Equal(got, old) {
+		t.Error("pull wrote over a file whose version is not on record")
 	}
 }
 
@@ -222,6 +251,38 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	noErr(t, os.WriteFile(filepath.Join(dir, "checkout.json"), bytes.Replace(b, []byte(`"name": "`), []byte(`"name": "Edited: `), 1), 0o644))
 	if rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--api", srv.URL); code != exitNegative || outcomes(rep)["checkout"] != "refused" {
 		t.Errorf("push over the repair: exit %d %+v", code, rep)
+	}
+	// Pull keeps the rename too: through the API's repair history it knows what version 1 was
+	// (issue 29: it used to overwrite it); without the rename it takes the repair.
+	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL)
+	if code != exitNegative || outcomes(rep)["checkout"] != "refused" || outcomes(rep)["login"] != "unchanged" {
+		t.Fatalf("pull over an edit on version 1: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Contains(got, []byte("Edited: ")) {
+		t.Fatal("pull through the API wrote over a rename made on version 1")
+	}
+	noErr(t, os.WriteFile(filepath.Join(dir, "checkout.json"), b, 0o644))
+	if rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL); code != exitOK || outcomes(rep)["checkout"] != "updated" {
+		t.Errorf("pull of an unedited version 1: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Equal(got, want) {
+		t.Errorf("pulled checkout.json:\n%s\nwant:\n%s", got, want)
+	}
+	// --branch through the API: the commit's message is the repair record GET /tests/{id}/repairs
+	// gives.
+	repo := gitRepo(t)
+	noErr(t, os.WriteFile(filepath.Join(repo, "checkout.json"), b, 0o644))
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "--quiet", "-m", "checkout at version 1")
+	rep, code, stderr = syncCLI(t, "pull", repo, "--project", "demo", "--api", srv.URL, "--branch", "gardener/repairs")
+	if code != exitOK || outcomes(rep)["checkout"] != "updated" || rep.Counts["created"] != 3 {
+		t.Fatalf("pull --branch through the API: exit %d %+v %s", code, rep, stderr)
+	}
+	if msg := gitIn(t, repo, "log", "-1", "--format=%B", "--", "checkout.json"); !strings.Contains(msg, "Repair rp-checkout: version 1 -> 2") || !strings.Contains(msg, "Approved by: nobody (auto-repair)") {
+		t.Errorf("the commit of checkout through the API:\n%s", msg)
+	}
+	if _, code, stderr := syncCLI(t, "pull", repo, "--project", "demo", "--api", srv.URL, "--branch", "no..good"); code != exitBadInput || !strings.Contains(stderr, "not a branch name") {
+		t.Errorf("pull --branch with a bad name: exit %d %s", code, stderr)
 	}
 	t.Setenv(tokenEnv, stack.DevToken("eve@example.com", "other"))
 	if _, code, stderr := syncCLI(t, "pull", pulled, "--project", "demo", "--api", srv.URL); code != exitBadInput || !strings.Contains(stderr, "project demo does not exist") {
@@ -327,4 +388,179 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 			t.Errorf("pulled login.json:\n%s", got)
 		}
 	})
+}
+
+// gitIn runs git in dir for a test, with no configuration but the repository's own.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gitRepo is a fresh repository on branch main with an identity to commit as, isolated from
+// the machine's git configuration.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skipf("SKIP: pull --commit is tested with real git, which is not installed (%v); install it with: apt-get install -y git", err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	repo := t.TempDir()
+	gitIn(t, repo, "init", "--quiet", "--initial-branch=main")
+	gitIn(t, repo, "config", "user.name", "Team CI")
+	gitIn(t, repo, "config", "user.email", "ci@example.com")
+	return repo
+}
+
+// TestPullCommitsRepairsOnABranch: pull --branch writes the repaired tests into a team's
+// repository and commits each on the branch with its repair record as the message (never a
+// typed value); a file the team edited meanwhile is refused and left uncommitted; a change
+// outside pull's files stops it before anything is written; --commit commits on the current
+// branch.
+func TestPullCommitsRepairsOnABranch(t *testing.T) {
+	repo := gitRepo(t)
+	dir := filepath.Join(repo, "tests")
+	noErr(t, os.MkdirAll(dir, 0o755))
+	for _, id := range []string{"login", "cart-total", "product-search"} {
+		b, err := demoapp.TestJSON(id)
+		noErr(t, err)
+		noErr(t, os.WriteFile(filepath.Join(dir, id+".json"), b, 0o644))
+	}
+	state := t.TempDir()
+	if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 3 {
+		t.Fatalf("push: exit %d %+v %s", code, rep, stderr)
+	}
+	// A test the project has and the repository does not yet.
+	if rep, code, _ := syncCLI(t, "push", demoDir(t, "checkout"), "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 1 {
+		t.Fatalf("push of checkout: exit %d %+v", code, rep)
+	}
+	gitIn(t, repo, "add", ".")
+	gitIn(t, repo, "commit", "--quiet", "-m", "the team's tests")
+	mainHead := gitIn(t, repo, "rev-parse", "main")
+
+	store, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	ctx := context.Background()
+	repair := func(id string, step int, loc string, r gardener.Repair) gardener.Test {
+		cur, err := store.Test(ctx, id)
+		noErr(t, err)
+		steps := gardener.CloneSteps(cur.Steps)
+		steps[step].Locator = gardener.MustLocator(loc)
+		r.ProjectID, r.TestID, r.PreSteps, r.FromVersion, r.ToVersion = cur.ProjectID, id, cur.Steps, cur.Version, cur.Version+1
+		r.Verdict.Strategy = gardener.StrategySelfHeal
+		r.Verdict.Changes = []gardener.Change{{Class: gardener.ClassRepair, Path: fmt.Sprint(step + 1)}}
+		written, err := store.WriteRepair(ctx, gardener.WriteRepair{Steps: steps, Repair: r})
+		noErr(t, err)
+		return written
+	}
+	login := repair("login", 3, "#pass", gardener.Repair{ID: "rp-login-1", RunID: "run-7", ApprovedBy: "ann@example.com"})
+	repair("cart-total", 1, "#add", gardener.Repair{ID: "rp-cart-1", RunID: "run-8", Auto: true})
+	noErr(t, store.Close())
+
+	// The team edited cart-total meanwhile, and has not committed it yet.
+	cart := filepath.Join(dir, "cart-total.json")
+	b, _ := os.ReadFile(cart)
+	edited := bytes.Replace(b, []byte(`"name": "`), []byte(`"name": "Team: `), 1)
+	noErr(t, os.WriteFile(cart, edited, 0o644))
+
+	// A change outside the test files stops the pull before anything is written.
+	noErr(t, os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("wip"), 0o644))
+	_, code, stderr := syncCLI(t, "pull", dir, "--project", "demo", "--state", state, "--branch", "gardener/repairs")
+	if code != exitBadInput || !strings.Contains(stderr, "notes.txt") {
+		t.Fatalf("pull with a change outside its files: exit %d %s", code, stderr)
+	}
+	if branches := gitIn(t, repo, "branch", "--list", "gardener/repairs"); branches != "" {
+		t.Fatalf("a refused pull made the branch: %s", branches)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "login.json")); bytes.Contains(got, []byte(`"#pass"`)) {
+		t.Fatal("a refused pull wrote a test")
+	}
+	noErr(t, os.Remove(filepath.Join(repo, "notes.txt")))
+
+	rep, code, stderr := syncCLI(t, "pull", dir, "--project", "demo", "--state", state, "--branch", "gardener/repairs")
+	if code != exitNegative || rep.Branch != "gardener/repairs" || outcomes(rep)["login"] != "updated" || outcomes(rep)["checkout"] != "created" || outcomes(rep)["cart-total"] != "refused" {
+		t.Fatalf("pull --branch: exit %d %+v %s", code, rep, stderr)
+	}
+	if cur := gitIn(t, repo, "branch", "--show-current"); cur != "gardener/repairs" {
+		t.Errorf("the current branch is %q, want gardener/repairs", cur)
+	}
+	if got := gitIn(t, repo, "rev-parse", "main"); got != mainHead {
+		t.Error("pull --branch committed on main")
+	}
+	if n := gitIn(t, repo, "rev-list", "--count", "main..gardener/repairs"); n != "2" {
+		t.Errorf("%s commits on the branch, want 2 (login, checkout)", n)
+	}
+	want, _ := gardener.FormatTest(login)
+	if got := gitIn(t, repo, "show", "gardener/repairs:tests/login.json"); got != strings.TrimSpace(string(want)) {
+		t.Errorf("the committed login.json:\n%s\nwant:\n%s", got, want)
+	}
+	msg := gitIn(t, repo, "log", "-1", "--format=%B", "gardener/repairs", "--", "tests/login.json")
+	for _, w := range []string{"repair test login, version 1 -> 2", "Repair rp-login-1: version 1 -> 2", "Run: run-7", "Strategy: self-heal", "Changes: 1 repair, 0 review, 0 protected", "Approved by: ann@example.com"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("the commit message does not say %q:\n%s", w, msg)
+		}
+	}
+	// login fills in "demo123": a typed value never reaches a commit message.
+	if all := gitIn(t, repo, "log", "--format=%B", "main..gardener/repairs"); strings.Contains(all, "demo123") || !strings.Contains(all, "add test checkout at version 1") {
+		t.Errorf("the branch's messages:\n%s", all)
+	}
+	if log := gitIn(t, repo, "log", "--oneline", "main..gardener/repairs", "--", "tests/cart-total.json"); log != "" {
+		t.Errorf("the refused cart-total was committed: %s", log)
+	}
+	if got, _ := os.ReadFile(cart); !bytes.Equal(got, edited) {
+		t.Error("pull wrote over the team's edit of cart-total")
+	}
+	if st := gitIn(t, repo, "status", "--porcelain"); st != "M tests/cart-total.json" {
+		t.Errorf("git status after the pull: %q, want only the team's edit", st)
+	}
+
+	// --commit commits on the branch checked out: the next repair of login lands there too.
+	store, err = embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	repair("login", 2, "#user", gardener.Repair{ID: "rp-login-2", RunID: "run-9", Auto: true})
+	noErr(t, store.Close())
+	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--state", state, "--commit")
+	if code != exitNegative || outcomes(rep)["login"] != "updated" || rep.Tests[2].Commit == "" {
+		t.Fatalf("pull --commit: exit %d %+v", code, rep)
+	}
+	if head := gitIn(t, repo, "rev-parse", "gardener/repairs"); head != rep.Tests[2].Commit {
+		t.Errorf("the branch is at %s, the report names commit %s", head, rep.Tests[2].Commit)
+	}
+	if msg := gitIn(t, repo, "log", "-1", "--format=%B"); !strings.Contains(msg, "Repair rp-login-2: version 2 -> 3") || strings.Contains(msg, "rp-login-1") || !strings.Contains(msg, "Approved by: nobody (auto-repair)") {
+		t.Errorf("the second commit's message:\n%s", msg)
+	}
+	// Outside a working tree --commit is bad input.
+	if _, code, stderr := syncCLI(t, "pull", t.TempDir(), "--project", "demo", "--state", state, "--commit"); code != exitBadInput || !strings.Contains(stderr, "git working tree") {
+		t.Errorf("pull --commit outside a repository: exit %d %s", code, stderr)
+	}
+}
+
+// TestPullRefusesAFileWithoutAVersion: a hand-written file holding a test the project has, with
+// no version and other steps, is not overwritten (it used to be: a file naming no version was
+// taken as behind).
+func TestPullRefusesAFileWithoutAVersion(t *testing.T) {
+	dir := demoDir(t, "login")
+	state := t.TempDir()
+	if rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 1 {
+		t.Fatalf("push: exit %d %+v", code, rep)
+	}
+	mine := filepath.Join(t.TempDir(), "tests")
+	noErr(t, os.MkdirAll(mine, 0o755))
+	b, _ := demoapp.TestJSON("login")
+	b = bytes.Replace(b, []byte(`"version": 1,`), nil, 1)
+	b = bytes.Replace(b, []byte(`"#password"`), []byte(`"#pw"`), 1)
+	noErr(t, os.WriteFile(filepath.Join(mine, "login.json"), b, 0o644))
+	rep, code, _ := syncCLI(t, "pull", mine, "--project", "demo", "--state", state)
+	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "names no version") {
+		t.Fatalf("pull over a file without a version: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Equal(got, b) {
+		t.Error("pull wrote over a file without a version")
+	}
 }
