@@ -291,8 +291,8 @@ func (e *UnprovenError) Error() string {
 func (e *UnprovenError) Is(target error) bool { return target == ErrUnproven }
 
 // Persist writes a decision: a green one as a fix (apply mode, nothing that needs a person) or a
-// proposal; any other as a triage issue. It checks the proof again and the lifecycle screens the
-// ops again before anything is written.
+// proposal; any other as a triage issue, when gardener.FilesTriage says its facts ground one.
+// It checks the proof again and the lifecycle screens the ops again before anything is written.
 func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 	switch d.Outcome {
 	case ladder.Repaired, ladder.Staged:
@@ -353,6 +353,12 @@ func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persiste
 }
 
 func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) {
+	if !gardener.FilesTriage(d.Facts) {
+		// No green run to compare with and nothing else to go on: an issue (and its alert)
+		// would claim a bug the gardener cannot tell from drift.
+		t.log().Info("not triaged", "test", d.TestID, "run", d.RunID, "reason", d.Reason)
+		return Persisted{Outcome: d.Outcome, Reason: d.Reason}, nil
+	}
 	tr := d.Triage
 	if tr == nil {
 		tr = &gardener.TriageIssue{ID: gardener.TriageID(d.RunID, d.TestID, t.now()), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
