@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -54,6 +55,18 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	}
 	if len(pos) == 0 {
 		return c.badUsage(fs, "give a test file or a folder of them")
+	}
+	if !*record {
+		// A state named without --record would be silently left unwritten.
+		var stray string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "state" || f.Name == "by" {
+				stray = f.Name
+			}
+		})
+		if stray != "" {
+			return c.badUsage(fs, "--%s is for --record: without it no run is recorded", stray)
+		}
 	}
 	// Refuse what no replay could use before a browser is started for it.
 	if err := checkHTTPURL("--base-url", *base); err != nil {
