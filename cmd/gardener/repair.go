@@ -246,12 +246,14 @@ func originOf(base string) string {
 
 func toOutput(t tend.Tended, test gardener.Test) *repairOutput {
 	r := t.Result
+	// The triage shown is the issue persisting filed, not the ladder's draft: a climb with no
+	// green run to compare with files none.
 	out := &repairOutput{
 		Outcome: r.Outcome, Reason: r.Reason, TestID: test.ID, BaseVersion: test.Version, Version: test.Version,
 		Failure: r.Failure, Ops: []gardener.Op{}, Diff: r.Diff, Changes: []gardener.Change{}, Steps: r.Steps,
 		Refusals: r.Refusals, Notes: []gardener.Note{}, Rungs: r.Rungs, ModelCalls: len(r.ModelCalls),
 		Tokens: tokens{Input: r.Usage.InputTokens, Output: r.Usage.OutputTokens}, Timings: r.Timings,
-		Triage: r.Triage, Diagnosis: r.Diagnosis, Persisted: t.Persisted, Propagated: t.Propagated,
+		Triage: t.Persisted.Triage, Diagnosis: r.Diagnosis, Persisted: t.Persisted, Propagated: t.Propagated,
 	}
 	if out.Refusals == nil {
 		out.Refusals = []gardener.Refusal{}

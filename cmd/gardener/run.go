@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -19,14 +21,17 @@ import (
 func init() {
 	register("run", command{
 		summary:  "replay saved tests in headless Chromium: one file, folders, many in parallel",
-		synopsis: []string{"--base-url URL [flags] TEST.json", "--base-url URL [--parallel N] [--junit FILE] PATH..."},
+		synopsis: []string{"--base-url URL [flags] TEST.json", "--base-url URL [--parallel N] [--junit FILE] PATH...", "--base-url URL --record [--state DIR] PATH..."},
 		about: `Replays tests against the app at URL. One test file prints each step as it runs, then PASS or
 FAIL; with --json, its run result as one JSON object. Several paths, or a folder (every *.json
 under it), replay side by side in one shared Chromium (--parallel at a time), print a line per
 test as it ends and a summary; with --json, one JSON object with every result and the counts.
 --junit FILE writes a JUnit XML report CI systems read: one testcase per test, a failure naming
 the step and the error. Navigation is held to the base URL's origin and the ones --allow-origin
-adds. Exit status: 0 every test passed; 1 a test failed; 2 bad input (nothing is replayed); 3 a
+adds. --record also records each run in the local state (--state DIR), syncing each file
+there first: a passing run is the green run a later "gardener repair" of that version compares
+a failure with — without one, a repair that finds no green proof says it cannot tell drift from
+a bug. Exit status: 0 every test passed; 1 a test failed; 2 bad input (nothing is replayed); 3 a
 runtime failure.`,
 		run: runRun,
 	})
@@ -41,12 +46,27 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	junit := fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	var allowed stringList
 	fs.Var(&allowed, "allow-origin", "an `ORIGIN` navigation may reach besides the base URL's (repeatable)")
+	record := fs.Bool("record", false, "record each run in the local state: a passing one is the green run a repair compares with")
+	state := fs.String("state", defaultStateDir, "`DIR` of the local state --record writes to")
+	by := fs.String("by", "", "who records the runs (--record); default cli:$USER")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
 	}
 	if len(pos) == 0 {
 		return c.badUsage(fs, "give a test file or a folder of them")
+	}
+	if !*record {
+		// A state named without --record would be silently left unwritten.
+		var stray string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "state" || f.Name == "by" {
+				stray = f.Name
+			}
+		})
+		if stray != "" {
+			return c.badUsage(fs, "--%s is for --record: without it no run is recorded", stray)
+		}
 	}
 	// Refuse what no replay could use before a browser is started for it.
 	if err := checkHTTPURL("--base-url", *base); err != nil {
@@ -80,12 +100,19 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	if len(allowed) > 0 {
 		opts.AllowedOrigins = append([]string{*base}, allowed...)
 	}
+	var rec *runRecorder
+	if *record {
+		if rec, err = openRunRecorder(*state, cmp.Or(*by, localUser()), *base, c.stderr); err != nil {
+			return c.fail("run", exitFailure, err)
+		}
+		defer rec.Close()
+	}
 	single := len(pos) == 1 && len(files) == 1 && files[0] == pos[0]
 	var results []fileResult
 	if single {
-		results, code = c.runOne(ctx, tests[0], files[0], opts, *asJSON)
+		results, code = c.runOne(ctx, tests[0], files[0], opts, *asJSON, rec)
 	} else {
-		results, code = c.runMany(ctx, tests, files, opts, *parallel, *asJSON)
+		results, code = c.runMany(ctx, tests, files, opts, *parallel, *asJSON, rec)
 	}
 	if *junit != "" && results != nil {
 		if err := writeJUnit(*junit, results); err != nil {
@@ -107,29 +134,38 @@ type fileResult struct {
 }
 
 // runOne replays one test file with a live step log, as `gardener run TEST.json` always has.
-func (c *cli) runOne(ctx context.Context, test gardener.Test, file string, opts gardener.ReplayOptions, asJSON bool) ([]fileResult, int) {
+func (c *cli) runOne(ctx context.Context, test gardener.Test, file string, opts gardener.ReplayOptions, asJSON bool, rec *runRecorder) ([]fileResult, int) {
 	if !asJSON {
 		fmt.Fprintf(c.stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), opts.BaseURL)
 		opts.OnStep = func(rec gardener.StepRecord) { printStep(c.stdout, test, rec) }
 	}
 	r, closeRunner := c.browserFor(opts.StepTimeout)
 	defer closeRunner()
-	rep, err := r.Replay(ctx, test, opts)
+	result, err := replayFile(ctx, r, rec, test, file, opts)
 	if err != nil {
 		return []fileResult{{File: file, Result: gardener.RunResult{TestID: test.ID}, Error: err.Error()}}, c.fail("run", exitFailure, err)
 	}
 	if asJSON {
-		if err := writeJSON(c.stdout, rep.Result); err != nil {
+		if err := writeJSON(c.stdout, result); err != nil {
 			return nil, c.fail("run", exitFailure, err)
 		}
 	} else {
-		printRun(c.stdout, rep.Result)
+		printRun(c.stdout, result)
 	}
-	res := []fileResult{{File: file, Result: rep.Result}}
-	if !rep.Result.Passed {
+	res := []fileResult{{File: file, Result: result}}
+	if !result.Passed {
 		return res, exitNegative
 	}
 	return res, exitOK
+}
+
+// replayFile replays one test file, through the recorder when the runs are recorded.
+func replayFile(ctx context.Context, r gardener.Runner, rec *runRecorder, t gardener.Test, file string, opts gardener.ReplayOptions) (gardener.RunResult, error) {
+	if rec != nil {
+		return rec.replay(ctx, r, t, file, opts)
+	}
+	rep, err := r.Replay(ctx, t, opts)
+	return rep.Result, err
 }
 
 // runSummary is what --json prints for several tests.
@@ -143,7 +179,7 @@ type runSummary struct {
 
 // runMany replays the tests side by side in one browser, parallel at a time, printing a line
 // per test as it ends, then the summary.
-func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string, opts gardener.ReplayOptions, parallel int, asJSON bool) ([]fileResult, int) {
+func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string, opts gardener.ReplayOptions, parallel int, asJSON bool, rec *runRecorder) ([]fileResult, int) {
 	start := time.Now()
 	r, closeRunner := c.browserFor(opts.StepTimeout)
 	defer closeRunner()
@@ -159,11 +195,11 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			res := fileResult{File: files[i], Result: gardener.RunResult{TestID: t.ID, TestVersion: t.Version}}
-			rep, err := r.Replay(ctx, t, opts)
+			result, err := replayFile(ctx, r, rec, t, files[i], opts)
 			if err != nil {
 				res.Error = err.Error()
 			} else {
-				res.Result = rep.Result
+				res.Result = result
 			}
 			results[i] = res
 			if !asJSON {

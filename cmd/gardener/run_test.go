@@ -45,6 +45,7 @@ func TestRunBadInput(t *testing.T) {
 		{"junit folder missing", []string{"a.json", "--junit", "/nonexistent/dir/report.xml", "--base-url", "http://x"}, "/nonexistent/dir does not exist"},
 		{"base url without a scheme", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "127.0.0.1:8080"}, `"127.0.0.1:8080" is not an http or https URL`},
 		{"allowed origin not http", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--allow-origin", "file:///etc"}, `"file:///etc" is not an http or https URL`},
+		{"a state without --record", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--state", t.TempDir()}, "--state is for --record"},
 		{"negative step timeout", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--step-timeout", "-1s"}, "--step-timeout -1s is negative"},
 	}
 	for _, c := range cases {
@@ -177,5 +178,50 @@ func TestRunMany(t *testing.T) {
 	var sum runSummary
 	if err := json.Unmarshal(out.Bytes(), &sum); err != nil || code != 0 || sum.Passed != 2 || sum.Failed != 0 || len(sum.Results) != 2 {
 		t.Fatalf("a green folder with --json: exit %d, %v, %+v\n%s", code, err, sum, out.String())
+	}
+}
+
+// TestRunRecordRecordsTheGreenRun: `gardener run --record` records each run in the state: a
+// passing test's run is the green run a later repair of that version compares with, a failing
+// one's is recorded and is no green run.
+func TestRunRecordRecordsTheGreenRun(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	pass := filepath.Join(dir, "pass.json")
+	failing := filepath.Join(dir, "failing.json")
+	if err := os.WriteFile(pass, []byte(`{"id":"hello","project":"site","version":3,"steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#go"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(failing, []byte(`{"id":"gone","project":"site","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#missing","timeoutMs":500}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recorded := filepath.Join(t.TempDir(), "state")
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"run", "--record", "--base-url", srv.URL, "--state", recorded, pass, failing}, nil, &out, &errOut); code != 1 {
+		t.Fatalf("run --record: exit %d, want 1 (one test fails)\n%s%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "[record] hello version 3: green run") {
+		t.Errorf("stderr does not say the green run was recorded:\n%s", errOut.String())
+	}
+	store, err := openState(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := t.Context()
+	green, err := store.LastGreenRun(ctx, "hello")
+	if err != nil || green.TestVersion != 3 || green.Result == nil || !green.Result.Passed {
+		t.Errorf("hello's last green run %+v (%v), want a passing run of version 3", green, err)
+	}
+	if g, err := store.LastGreenRun(ctx, "gone"); err == nil {
+		t.Errorf("the failing test has a green run: %+v", g)
+	}
+	if !strings.Contains(errOut.String(), "[record] gone version 1: run ") || !strings.Contains(errOut.String(), "it failed, so it is no green run") {
+		t.Errorf("stderr does not say the failing run was recorded as no green run:\n%s", errOut.String())
 	}
 }

@@ -60,6 +60,11 @@ func Build(ctx context.Context, fn handler.Function, log *slog.Logger) (any, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn.ID, err)
 	}
+	if !fn.Image {
+		// A zip function has no Chromium: a route that would replay (the API's run now)
+		// answers that it cannot here, rather than failing to start a browser.
+		s.Runner = nil
+	}
 	h, err := fn.Build(s)
 	var missing *handler.MissingError
 	if errors.As(err, &missing) {

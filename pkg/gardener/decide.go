@@ -14,7 +14,8 @@ const (
 	// asks for a person, or an agent's suggestion).
 	OutcomeStaged Outcome = "staged"
 	// OutcomeTriaged: no green proof, or diagnosis found an app bug or an environment problem;
-	// nothing is written and a triage issue is filed.
+	// nothing is written and a triage issue is filed — unless there was no green run to compare
+	// with and nothing else to go on (FilesTriage).
 	OutcomeTriaged Outcome = "triaged"
 	// OutcomeRefused: every change any rung proposed was refused by the assertion floor.
 	OutcomeRefused Outcome = "refused"
@@ -107,6 +108,16 @@ type ClimbFacts struct {
 	Tried int `json:"tried,omitempty"`
 	// Stopped names the error that stopped the ladder, if one did.
 	Stopped string `json:"stopped,omitempty"`
+	// NoBaseline names the test version the climb had no green run of; nil when it had one.
+	// Without a green run there is nothing to compare the failure with, so an app bug or an
+	// exhausted ladder is no verdict (invariant 13).
+	NoBaseline *TestAtVersion `json:"noBaseline,omitempty"`
+}
+
+// TestAtVersion is a version of a test, as the green run a repair compares with is recorded for.
+type TestAtVersion struct {
+	TestID  string `json:"testId"`
+	Version int    `json:"version"`
 }
 
 // Add joins the facts of another rung.
@@ -123,25 +134,56 @@ func (f ClimbFacts) Add(o ClimbFacts) ClimbFacts {
 	if f.Stopped == "" {
 		f.Stopped = o.Stopped
 	}
+	if f.NoBaseline == nil {
+		f.NoBaseline = o.NoBaseline
+	}
 	return f
 }
 
 // Conclude is the outcome of a climb and the reason people read, computed once for the local
 // and the AWS paths.
 func Conclude(f ClimbFacts) (Outcome, string) {
+	o, why, _ := conclude(f)
+	return o, why
+}
+
+// FilesTriage reports whether a climb that ended with these facts files a triage issue (and so
+// alerts people). A test that passes, a green proof, and a climb with no green run to compare
+// with whose only ground for "not repaired" is that missing comparison file none: the gardener
+// cannot tell drift from a bug there, and an app-bug issue on that ground would be a guess.
+func FilesTriage(f ClimbFacts) bool {
+	_, _, files := conclude(f)
+	return files
+}
+
+// conclude is the one rule behind Conclude and FilesTriage, so the outcome people read and
+// whether an issue is filed for it can never disagree.
+func conclude(f ClimbFacts) (Outcome, string, bool) {
 	switch {
 	case f.Green != nil && f.Green.Apply:
-		return OutcomeRepaired, ""
+		return OutcomeRepaired, "", false
 	case f.Green != nil:
-		return OutcomeStaged, f.Green.Reason
+		return OutcomeStaged, f.Green.Reason, false
 	case f.Passed:
-		return OutcomeNoFix, "the test passes: there is nothing to repair"
-	case f.Classification == AppBug || f.Classification == Environment:
-		return OutcomeTriaged, fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", f.Classification)
+		return OutcomeNoFix, "the test passes: there is nothing to repair", false
+	case f.Classification == Environment:
+		return OutcomeTriaged, fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", f.Classification), true
+	case f.Classification == AppBug && f.NoBaseline != nil:
+		// A diagnosis of an app bug compared the failure with nothing: no verdict.
+		return OutcomeTriaged, f.NoBaseline.cannotTell(), false
+	case f.Classification == AppBug:
+		return OutcomeTriaged, fmt.Sprintf("diagnosed as %s, not test drift: nothing is repaired", f.Classification), true
 	case f.Refusals > 0 && f.Tried == 0:
-		return OutcomeRefused, "every proposed change was refused"
+		// The floor's refusal does not depend on a green run: it is filed either way.
+		return OutcomeRefused, "every proposed change was refused", true
 	case f.Stopped != "":
-		return OutcomeTriaged, "the ladder stopped on an error: " + f.Stopped
+		return OutcomeTriaged, "the ladder stopped on an error: " + f.Stopped, true
+	case f.NoBaseline != nil:
+		return OutcomeTriaged, f.NoBaseline.cannotTell(), false
 	}
-	return OutcomeTriaged, "the ladder is exhausted without a green proof"
+	return OutcomeTriaged, "the ladder is exhausted without a green proof", true
+}
+
+func (b TestAtVersion) cannotTell() string {
+	return fmt.Sprintf("no green run of version %d of test %s is recorded: the gardener cannot tell drift from a bug", b.Version, b.TestID)
 }

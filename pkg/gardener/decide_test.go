@@ -59,6 +59,8 @@ func TestMayApprove(t *testing.T) {
 // TestConclude: a climb's outcome from its facts, for the ladder in one process and the
 // machine's conclusion alike.
 func TestConclude(t *testing.T) {
+	noGreen := gardener.TestAtVersion{TestID: "login", Version: 3}
+	const cannotTell = "no green run of version 3 of test login is recorded: the gardener cannot tell drift from a bug"
 	apply := gardener.Disposition{Apply: true}
 	stage := gardener.Disposition{Reason: "a person must look: x"}
 	for _, c := range []struct {
@@ -76,13 +78,31 @@ func TestConclude(t *testing.T) {
 		{"refused and tried", gardener.ClimbFacts{Refusals: 2, Tried: 1}, gardener.OutcomeTriaged, "the ladder is exhausted without a green proof"},
 		{"stopped", gardener.ClimbFacts{Stopped: "States.Timeout"}, gardener.OutcomeTriaged, "the ladder stopped on an error: States.Timeout"},
 		{"exhausted", gardener.ClimbFacts{}, gardener.OutcomeTriaged, "the ladder is exhausted without a green proof"},
+		// Invariant 13: with no green run of the version there is no verdict, and nothing filed.
+		{"app bug without a baseline", gardener.ClimbFacts{Classification: gardener.AppBug, NoBaseline: &noGreen}, gardener.OutcomeTriaged, cannotTell},
+		{"exhausted without a baseline", gardener.ClimbFacts{Tried: 2, NoBaseline: &noGreen}, gardener.OutcomeTriaged, cannotTell},
+		{"green without a baseline", gardener.ClimbFacts{Green: &apply, NoBaseline: &noGreen}, gardener.OutcomeRepaired, ""},
+		{"passes without a baseline", gardener.ClimbFacts{Passed: true, NoBaseline: &noGreen}, gardener.OutcomeNoFix, "the test passes: there is nothing to repair"},
+		{"refused without a baseline", gardener.ClimbFacts{Refusals: 1, NoBaseline: &noGreen}, gardener.OutcomeRefused, "every proposed change was refused"},
+		{"environment without a baseline", gardener.ClimbFacts{Classification: gardener.Environment, NoBaseline: &noGreen}, gardener.OutcomeTriaged, "diagnosed as environment, not test drift: nothing is repaired"},
+		{"stopped without a baseline", gardener.ClimbFacts{Stopped: "States.Timeout", NoBaseline: &noGreen}, gardener.OutcomeTriaged, "the ladder stopped on an error: States.Timeout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o, r := gardener.Conclude(c.f)
 			if o != c.outcome || r != c.reason {
 				t.Errorf("Conclude = %s (%s), want %s (%s)", o, r, c.outcome, c.reason)
 			}
+			// Only a triaged or refused climb files an issue, and never one whose only ground
+			// is the missing green run.
+			files := (o == gardener.OutcomeTriaged || o == gardener.OutcomeRefused) && r != cannotTell
+			if got := gardener.FilesTriage(c.f); got != files {
+				t.Errorf("FilesTriage = %v, want %v", got, files)
+			}
 		})
+	}
+	// A rung without a baseline makes the whole climb one without.
+	if o, r := gardener.Conclude(gardener.ClimbFacts{}.Add(gardener.ClimbFacts{Classification: gardener.AppBug, NoBaseline: &noGreen})); o != gardener.OutcomeTriaged || r != cannotTell {
+		t.Errorf("rungs added up: %s (%s), want triaged (%s)", o, r, cannotTell)
 	}
 	// Facts of rungs that ran apart add up as one climb's.
 	sum := gardener.ClimbFacts{}.Add(gardener.ClimbFacts{}).Add(gardener.ClimbFacts{Refusals: 1})

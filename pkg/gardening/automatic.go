@@ -107,8 +107,9 @@ type Stopped struct {
 // Conclude ends a repair whose rungs ran apart and none of which holds a green proof: the
 // outcome is concluded from the facts of every rung that ran, by the rule the ladder in one
 // process concludes with (gardener.Conclude), so both paths say the same. A test that passes is
-// nothing to repair and files nothing; otherwise one triage issue, with every rung's attempts,
-// is filed and nothing is written to the test.
+// nothing to repair and files nothing, nor does a climb with no green run to compare with whose
+// only ground is that missing comparison (gardener.FilesTriage); otherwise one triage issue,
+// with every rung's attempts, is filed. Nothing is written to the test.
 func (s *Service) Conclude(ctx context.Context, g Admission, rungs []tend.Decision, stopped *Stopped) (tend.Decision, tend.Persisted, error) {
 	dec := tend.Decision{ProjectID: g.ProjectID, TestID: g.TestID, RunID: g.RunID, Mode: g.Mode, By: g.By, Actor: g.Actor}
 	issue := gardener.TriageIssue{ProjectID: g.ProjectID, TestID: g.TestID, RunID: g.RunID, Classification: gardener.Unknown, At: s.now()}
@@ -132,7 +133,7 @@ func (s *Service) Conclude(ctx context.Context, g Admission, rungs []tend.Decisi
 	}
 	dec.Facts = facts
 	dec.Outcome, dec.Reason = gardener.Conclude(facts)
-	if dec.Outcome != gardener.OutcomeNoFix {
+	if gardener.FilesTriage(facts) {
 		issue.ID = gardener.TriageID(g.RunID, g.TestID, issue.At)
 		dec.Triage = &issue
 	}

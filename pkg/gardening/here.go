@@ -62,15 +62,9 @@ func (s *Service) RepairHere(ctx context.Context, who Who, req RepairRequest, h 
 			return Repaired{}, fmt.Errorf("opening project %s's model %q: %w", tg.Project.ID, tg.Project.Model, err)
 		}
 	}
-	opts := h.Options
-	if len(opts.AllowedOrigins) == 0 {
-		opts.AllowedOrigins = tg.Project.AllowedOrigins
-	}
-	if opts.BaseURL == "" && len(tg.Project.AllowedOrigins) > 0 {
-		opts.BaseURL = tg.Project.AllowedOrigins[0]
-	}
-	if opts.BaseURL == "" {
-		return Repaired{}, &BadRequestError{Reason: fmt.Sprintf("project %s has no allowed origin to replay against: give a base URL", tg.Project.ID)}
+	opts, err := replayOptions(tg.Project, h.Options)
+	if err != nil {
+		return Repaired{}, err
 	}
 	out := Repaired{Test: tg.Test}
 	start := s.now()

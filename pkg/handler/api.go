@@ -69,6 +69,7 @@ var routes = []route{
 	{"DELETE /tests/{testId}", (*API).archiveTest},
 	{"PUT /tests/{testId}/status", (*API).putTestStatus},
 	{"POST /tests/{testId}/repair", (*API).testManualRepair},
+	{"POST /tests/{testId}/runs", (*API).runNow},
 	{"POST /tests/{testId}/edits", (*API).testEdits},
 }
 
@@ -97,6 +98,12 @@ type APIDeps struct {
 	// EventPoll is how often a stream of an execution's events reads its log again while the
 	// execution runs; zero means a second. Tests shorten it.
 	EventPoll time.Duration
+	// Runner replays a test for POST /tests/{testId}/runs; optional: an API without a browser
+	// (the Lambda, which runs as a zip) answers that route 501, naming why.
+	Runner gardener.Runner
+	// BaseURLs and StepTimeout are what the Runner's replays run with (see Services).
+	BaseURLs    map[string]string
+	StepTimeout time.Duration
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -431,6 +438,12 @@ func (a *API) run(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return fail(err)
 	}
+	return withoutValues(r), http.StatusOK
+}
+
+// withoutValues is a run as people read it: the values its steps typed are the test's own, and
+// no text for people carries one.
+func withoutValues(r gardener.Run) gardener.Run {
 	if r.Result != nil {
 		res := *r.Result
 		res.Steps = make([]gardener.StepRecord, len(r.Result.Steps))
@@ -440,7 +453,23 @@ func (a *API) run(ctx context.Context, c call) (any, int) {
 		}
 		r.Result = &res
 	}
-	return r, http.StatusOK
+	return r
+}
+
+// runNow replays the test now and records its run: green, it is the baseline a later repair
+// compares a failure with. It answers 201 with the run (its values stripped) and whether it
+// was green; 501 where the API has no browser.
+func (a *API) runNow(ctx context.Context, c call) (any, int) {
+	h := gardening.Here{Runner: a.Runner, Options: gardener.ReplayOptions{StepTimeout: a.StepTimeout}}
+	if t, err := a.Store.Test(ctx, c.r.PathValue("testId")); err == nil {
+		h.Options.BaseURL = a.BaseURLs[t.ProjectID]
+	}
+	ran, err := a.app.RunNow(ctx, gardening.Person(c.caller.ID), c.r.PathValue("testId"), h)
+	if err != nil {
+		return fail(err)
+	}
+	ran.Run = withoutValues(ran.Run)
+	return ran, http.StatusCreated
 }
 
 func (a *API) dismiss(ctx context.Context, c call) (any, int) {

@@ -30,6 +30,7 @@ func TestTriageConcludesAsTheLadder(t *testing.T) {
 	}
 	gate := handler.Gate{Eligible: true, RunID: "r-1", ProjectID: "acme", TestID: "login", Mode: gardener.ModeApply}
 	refusal := gardener.Refusal{Path: "4", Reason: "rewriting the expectation at step 4"}
+	noGreen := gardener.TestAtVersion{TestID: "login", Version: 1}
 	for _, c := range []struct {
 		name            string
 		rungs           []tend.Decision
@@ -51,6 +52,12 @@ func TestTriageConcludesAsTheLadder(t *testing.T) {
 			{Outcome: gardener.OutcomeTriaged},
 			{Outcome: gardener.OutcomeTriaged, Facts: gardener.ClimbFacts{Classification: gardener.AppBug}},
 		}, "triaged", "diagnosed as app-bug, not test drift: nothing is repaired", true},
+		// Invariant 13: the rungs had no green run of the version to compare with, so the
+		// diagnosis is no verdict: nothing is filed and nobody is alerted.
+		{"diagnosed as an app bug with no green run", []tend.Decision{
+			{Outcome: gardener.OutcomeTriaged, Facts: gardener.ClimbFacts{NoBaseline: &noGreen}},
+			{Outcome: gardener.OutcomeTriaged, Facts: gardener.ClimbFacts{Classification: gardener.AppBug, NoBaseline: &noGreen}},
+		}, "triaged", "no green run of version 1 of test login is recorded: the gardener cannot tell drift from a bug", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := handler.TriageInput{Gate: gate}

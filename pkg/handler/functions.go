@@ -49,7 +49,7 @@ func (s Services) replay() ReplayDeps {
 func (s Services) report() SuiteReportDeps { return SuiteReportDeps{Base: s.base(), Events: s.Events} }
 func (s Services) api() APIDeps {
 	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
-		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll}
+		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll, Runner: s.Runner, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout}
 }
 
 // Function is one Lambda of template.yaml: its logical id, the directory of its main package

@@ -65,8 +65,9 @@ type Request struct {
 	Test    gardener.Test
 	Mode    gardener.Mode
 	Options gardener.ReplayOptions
-	// LastGreen is the record of the test's last green run: the fingerprints the self-heal
-	// looks for, and the requirement contract's source. Without it the contract is empty.
+	// LastGreen is the record of the test's last green run of this version: the fingerprints the
+	// self-heal looks for, and the requirement contract's source. Without it the contract is
+	// empty, and a climb without a green proof concludes that it cannot tell drift from a bug.
 	LastGreen *gardener.RunResult
 	// Failure is the failing replay when the caller has one; otherwise the ladder reproduces it.
 	Failure *gardener.Replay
@@ -482,6 +483,8 @@ func (c *climb) finish(ctx context.Context, err error) error {
 	if c.green != nil {
 		return c.conclude(ctx)
 	}
+	// The triage is a draft: the rungs of the repair machine hand it on, and the persist step
+	// files it only when the facts ground one (gardener.FilesTriage).
 	c.res.Triage = c.triage()
 	c.res.Facts = c.facts()
 	c.res.Outcome, c.res.Reason = gardener.Conclude(c.res.Facts)
@@ -492,6 +495,10 @@ func (c *climb) finish(ctx context.Context, err error) error {
 // its decision, so the state machine's conclusion decides from the same facts.
 func (c *climb) facts() gardener.ClimbFacts {
 	f := gardener.ClimbFacts{Refusals: len(c.res.Refusals)}
+	if c.req.LastGreen == nil {
+		// No green run of this version: a diagnosis had nothing to compare the failure with.
+		f.NoBaseline = &gardener.TestAtVersion{TestID: c.base.ID, Version: c.base.Version}
+	}
 	if c.res.Diagnosis != nil {
 		f.Classification = c.res.Diagnosis.Classification
 	}

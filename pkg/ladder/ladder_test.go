@@ -74,12 +74,23 @@ func TestAppBugDiagnosisEndsTheLadder(t *testing.T) {
 	fix := gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator("css=#x")}
 	m := scripted{diag: gardener.Diagnosis{Classification: gardener.AppBug, Evidence: []string{"500 from POST /payments"}, Ops: []gardener.Op{{Kind: gardener.OpReplace, Index: 2, Step: &fix}}}}
 	l := &Ladder{Runner: noBrowser{t}, Model: m}
-	res, err := l.Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: failing(), Rungs: []gardener.Strategy{gardener.StrategyDiagnose}})
+	green := &gardener.RunResult{TestID: "t", TestVersion: 1, Passed: true, FailedIndex: -1}
+	res, err := l.Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: failing(), LastGreen: green, Rungs: []gardener.Strategy{gardener.StrategyDiagnose}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != Triaged || res.Triage.Classification != gardener.AppBug || res.Triage.Evidence[0] != "500 from POST /payments" {
+	if res.Outcome != Triaged || res.Triage == nil || res.Triage.Classification != gardener.AppBug || res.Triage.Evidence[0] != "500 from POST /payments" {
 		t.Fatalf("%s: %+v", res.Outcome, res.Triage)
+	}
+	// Invariant 13: without a green run of the version the same diagnosis compared the failure
+	// with nothing; the ladder says it cannot tell, and its facts ground no triage issue.
+	res, err = l.Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: failing(), Rungs: []gardener.Strategy{gardener.StrategyDiagnose}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cannotTell = "no green run of version 1 of test t is recorded: the gardener cannot tell drift from a bug"
+	if res.Outcome != Triaged || res.Reason != cannotTell || gardener.FilesTriage(res.Facts) || res.Facts.NoBaseline == nil {
+		t.Fatalf("no green run: %s (%s), triage %+v, facts %+v", res.Outcome, res.Reason, res.Triage, res.Facts)
 	}
 }
 

@@ -291,8 +291,8 @@ func (e *UnprovenError) Error() string {
 func (e *UnprovenError) Is(target error) bool { return target == ErrUnproven }
 
 // Persist writes a decision: a green one as a fix (apply mode, nothing that needs a person) or a
-// proposal; any other as a triage issue. It checks the proof again and the lifecycle screens the
-// ops again before anything is written.
+// proposal; any other as a triage issue, when gardener.FilesTriage says its facts ground one.
+// It checks the proof again and the lifecycle screens the ops again before anything is written.
 func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 	switch d.Outcome {
 	case ladder.Repaired, ladder.Staged:
@@ -353,11 +353,27 @@ func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persiste
 }
 
 func (t *Tender) fileTriage(ctx context.Context, d Decision) (Persisted, error) {
+	pass := d.Mode == gardener.ModePropose && len(d.Triggers) > 0
+	grounded := gardener.FilesTriage(d.Facts)
+	if !grounded && !pass {
+		// No green run to compare with and nothing else to go on: an issue (and its alert)
+		// would claim a bug the gardener cannot tell from drift.
+		t.log().Info("not triaged", "test", d.TestID, "run", d.RunID, "reason", d.Reason)
+		return Persisted{Outcome: d.Outcome, Reason: d.Reason}, nil
+	}
 	tr := d.Triage
 	if tr == nil {
 		tr = &gardener.TriageIssue{ID: gardener.TriageID(d.RunID, d.TestID, t.now()), ProjectID: d.ProjectID, TestID: d.TestID, RunID: d.RunID, Classification: gardener.Unknown, FailedStep: d.FailedStep, Error: d.Error, At: t.now()}
 	}
-	if d.Mode == gardener.ModePropose && len(d.Triggers) > 0 {
+	if !grounded {
+		// A staging pass must remember a climb that found nothing, or every later pass over the
+		// same changes climbs (and pays the model) again; the staging pass alerts nobody, and
+		// the memory claims no bug: its class is unknown and it says why.
+		cp := *tr
+		cp.Classification, cp.Evidence = gardener.Unknown, append([]string{d.Reason}, tr.Evidence...)
+		tr = &cp
+	}
+	if pass {
 		// Remembered so that the next staging pass over the same changes does not climb again.
 		k := gardener.DismissalOf(gardener.Proposal{TestID: d.TestID, BaseVersion: d.BaseVersion, Triggers: d.Triggers})
 		tr.Unchanged = &k

@@ -207,3 +207,68 @@ func TestClimbRecordsTheReproducedFailureOnARunWithoutOne(t *testing.T) {
 		})
 	}
 }
+
+// diagnosesBug heals to a locator that is not there either, and diagnoses an app bug.
+type diagnosesBug struct{ heals }
+
+func (diagnosesBug) Diagnose(context.Context, gardener.DiagnoseAsk) (gardener.Diagnosis, error) {
+	return gardener.Diagnosis{Classification: gardener.AppBug, Evidence: []string{"the button is gone"}}, nil
+}
+
+// TestNoGreenRunIsNoVerdict (invariant 13): with no green run of the test's version the climb
+// cannot tell drift from a bug, so a diagnosis of an app bug files no triage issue and says
+// why; with a green run of the version the same diagnosis is an app bug, filed.
+func TestNoGreenRunIsNoVerdict(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		green  bool
+		reason string
+		filed  int
+	}{
+		{"no green run", false, "no green run of version 1 of test a is recorded: the gardener cannot tell drift from a bug", 0},
+		{"a green run of the version", true, "diagnosed as app-bug, not test drift: nothing is repaired", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { store.Close() })
+			if err := store.PutProject(ctx, gardener.Project{ID: "p", Plan: gardener.PlanPro, AutoRepair: true, Model: "heals", AllowedOrigins: []string{"http://app"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.CreateTest(ctx, gardener.Test{ID: "a", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps()}); err != nil {
+				t.Fatal(err)
+			}
+			if c.green {
+				rep, _ := greenRunner{}.Replay(ctx, gardener.Test{ID: "a", Version: 1, Steps: steps()}, gardener.ReplayOptions{})
+				rep.Result.TestVersion = 1
+				if err := store.PutRun(ctx, gardener.Run{ID: "green-1", ProjectID: "p", TestID: "a", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &rep.Result, At: time.Now().Add(-time.Hour)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := gardener.RunResult{TestID: "a", TestVersion: 1, FailedStep: "3", FailedIndex: 2, ErrorKind: gardener.ErrElementNotFound, Message: "no element"}
+			run := gardener.Run{ID: "run-1", ProjectID: "p", TestID: "a", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &res, At: time.Now()}
+			if err := store.PutRun(ctx, run); err != nil {
+				t.Fatal(err)
+			}
+			lad := &ladder.Ladder{Runner: brokenClick{}, Model: diagnosesBug{heals{to: gardener.MustLocator("#elsewhere")}}}
+			tender := &Tender{Store: store, Life: lifecycle.New(store, nil), Ladder: lad}
+			out, err := tender.Tend(ctx, Job{TestID: "a", Mode: gardener.ModeApply, Run: &run})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Persisted.Outcome != ladder.Triaged || out.Persisted.Reason != c.reason {
+				t.Errorf("persisted %s (%s), want triaged (%s)", out.Persisted.Outcome, out.Persisted.Reason, c.reason)
+			}
+			issues, err := store.TriageIssues(ctx, "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(issues) != c.filed || (out.Persisted.Triage != nil) != (c.filed > 0) {
+				t.Errorf("%d triage issue(s) stored, persisted %+v; want %d", len(issues), out.Persisted.Triage, c.filed)
+			}
+		})
+	}
+}
