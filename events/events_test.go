@@ -96,6 +96,7 @@ var samples = map[string]sample{
 	"api-test-status.json":          {function: "ApiFunction", status: http.StatusOK},
 	"api-test-repair.json":          {function: "ApiFunction", status: http.StatusAccepted},
 	"api-test-edits.json":           {function: "ApiFunction", status: http.StatusOK},
+	"api-test-run-now.json":         {function: "ApiFunction", browser: true, status: http.StatusCreated},
 	"api-execution-events.json":     {function: "ApiFunction", status: http.StatusNotFound},
 	"console-execution-events.json": {function: "ApiFunction", status: http.StatusSeeOther},
 }
