@@ -387,6 +387,11 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			}
 		}
 		s.File = tf.path
+		if exists && tf.test.Version == 0 {
+			// A file that names no version (docs/test-format.md: a new file may leave it out) is
+			// what creating the test made of it: version 1, compared as such.
+			tf.test.Version = 1
+		}
 		switch {
 		case !exists:
 			s.Outcome = "created"
@@ -539,8 +544,6 @@ func editedSince(file, t gardener.Test, repairs []gardener.Repair) string {
 		steps, known = r.PreSteps, true
 	}
 	switch {
-	case !known && n == 0:
-		return fmt.Sprintf("names no version and is not the project's version %d, so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", t.Version)
 	case !known:
 		return fmt.Sprintf("names version %d; project holds version %d and keeps no record of what version %d held (no repair was made from it), so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", n, t.Version, n)
 	case !agree:

@@ -557,10 +557,27 @@ func TestPullRefusesAFileWithoutAVersion(t *testing.T) {
 	b = bytes.Replace(b, []byte(`"#password"`), []byte(`"#pw"`), 1)
 	noErr(t, os.WriteFile(filepath.Join(mine, "login.json"), b, 0o644))
 	rep, code, _ := syncCLI(t, "pull", mine, "--project", "demo", "--state", state)
-	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "names no version") {
+	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "edited here since version 1") {
 		t.Fatalf("pull over a file without a version: exit %d %+v", code, rep)
 	}
 	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Equal(got, b) {
 		t.Error("pull wrote over a file without a version")
+	}
+
+	// A team's first hour: the file they wrote names no version and holds no edit; a repair
+	// moved the project to version 2. The file is version 1's content, so pull updates it.
+	plain, _ := demoapp.TestJSON("login")
+	plain = bytes.Replace(plain, []byte(`"version": 1,`), nil, 1)
+	noErr(t, os.WriteFile(filepath.Join(mine, "login.json"), plain, 0o644))
+	store, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	repairInStore(t, store, "login", 2, "label=Password")
+	noErr(t, store.Close())
+	rep, code, _ = syncCLI(t, "pull", mine, "--project", "demo", "--state", state)
+	if code != exitOK || outcomes(rep)["login"] != "updated" {
+		t.Fatalf("pull of an unedited file without a version after a repair: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Contains(got, []byte(`"version": 2`)) || !bytes.Contains(got, []byte(`label=Password`)) {
+		t.Errorf("pull did not write the repaired test: %s", got)
 	}
 }
