@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -463,42 +462,6 @@ type runView struct {
 	Flash   string
 }
 
-// shownRecords are a run's step records as its page may show them: no typed values, and what a
-// check read shown as gardener.Step.ShowObserved shows it, an input's value by its length only.
-// A check whose step is not known (the test moved to another version since) is shown as an
-// input's value would be, since it may have read one.
-func shownRecords(recs []gardener.StepRecord, t gardener.Test, version int) []gardener.StepRecord {
-	out := make([]gardener.StepRecord, len(recs))
-	for i, rec := range recs {
-		rec.Values = nil
-		if rec.Observed != "" {
-			st, ok := stepAt(t.Steps, rec.Path)
-			if !ok || t.Version != version || st.Kind != rec.Kind {
-				st = gardener.Step{Kind: rec.Kind}
-				if rec.Kind == gardener.Assert {
-					st.Subject = gardener.SubjectValue
-				}
-			}
-			rec.Observed = st.ShowObserved(rec.Observed)
-		}
-		out[i] = rec
-	}
-	return out
-}
-
-// stepAt finds the step a record's path ("4", or "3.2" inside an intent block) names.
-func stepAt(steps []gardener.Step, path string) (gardener.Step, bool) {
-	head, rest, nested := strings.Cut(path, ".")
-	i, err := strconv.Atoi(head)
-	if err != nil || i < 1 || i > len(steps) {
-		return gardener.Step{}, false
-	}
-	if nested {
-		return stepAt(steps[i-1].Steps, rest)
-	}
-	return steps[i-1], true
-}
-
 func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 	run, err := c.Store.Run(ctx, runID)
 	if err != nil {
@@ -508,11 +471,7 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 	if v.Test, err = c.Store.Test(ctx, run.TestID); err != nil {
 		return v, fmt.Errorf("run %s: %w", runID, err)
 	}
-	if run.Result != nil {
-		shown := *run.Result
-		shown.Steps = shownRecords(run.Result.Steps, v.Test, run.TestVersion)
-		v.Run.Result = &shown
-	}
+	v.Run = run.ForPeople(v.Test)
 	repairs, err := c.Store.Repairs(ctx, run.TestID)
 	if err != nil {
 		return v, fmt.Errorf("repairs of test %s: %w", run.TestID, err)

@@ -431,29 +431,22 @@ func preconditionOf(c call, what string) (*precondition, error) {
 	return want, nil
 }
 
-// run answers one run of a project the caller may act on, without the values its steps
-// entered: a run keeps them for the ladder's requirement contract, and nobody reads them back.
+// run answers one run of a project the caller may act on as people read it (see
+// gardener.Run.ForPeople): a run keeps the values its steps entered for the ladder's requirement
+// contract, and nobody reads them back.
 func (a *API) run(ctx context.Context, c call) (any, int) {
 	r, err := a.Store.Run(ctx, c.r.PathValue("runId"))
 	if err != nil {
 		return fail(err)
 	}
-	return withoutValues(r), http.StatusOK
+	return a.shown(ctx, r), http.StatusOK
 }
 
-// withoutValues is a run as people read it: the values its steps typed are the test's own, and
-// no text for people carries one.
-func withoutValues(r gardener.Run) gardener.Run {
-	if r.Result != nil {
-		res := *r.Result
-		res.Steps = make([]gardener.StepRecord, len(r.Result.Steps))
-		for i, st := range r.Result.Steps {
-			st.Values = nil
-			res.Steps[i] = st
-		}
-		r.Result = &res
-	}
-	return r
+// shown is a run as people read it, judged against its test as stored; a test that cannot be
+// read shows every check's reading masked.
+func (a *API) shown(ctx context.Context, r gardener.Run) gardener.Run {
+	t, _ := a.Store.Test(ctx, r.TestID)
+	return r.ForPeople(t)
 }
 
 // runNow replays the test now and records its run: green, it is the baseline a later repair
@@ -468,7 +461,7 @@ func (a *API) runNow(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return fail(err)
 	}
-	ran.Run = withoutValues(ran.Run)
+	ran.Run = a.shown(ctx, ran.Run)
 	return ran, http.StatusCreated
 }
 

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -260,14 +259,10 @@ func (t *Tender) recordReproduced(ctx context.Context, run *gardener.Run, test g
 	if run == nil || run.Result != nil || failed == nil || failed.Passed || run.TestVersion != test.Version {
 		return nil
 	}
-	res := *failed
-	res.TestID, res.TestVersion = test.ID, test.Version
 	// The values the replay typed are the test's own; the run keeps none (spec: no text for
 	// people carries a typed value, and a run is shown to people).
-	res.Steps = slices.Clone(res.Steps)
-	for i := range res.Steps {
-		res.Steps[i].Values = nil
-	}
+	res := failed.WithoutValues()
+	res.TestID, res.TestVersion = test.ID, test.Version
 	if _, err := t.Store.RecordRunResult(ctx, run.ID, res); err != nil && !errors.Is(err, gardener.ErrConflict) {
 		return fmt.Errorf("tend %s: recording the reproduced failure on run %s: %w", test.ID, run.ID, err)
 	}
