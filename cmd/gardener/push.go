@@ -32,7 +32,7 @@ const tokenEnv = "GARDENER_TOKEN"
 func init() {
 	register("push", command{
 		summary:  "sync a folder of test files to a project (local state or a deployed API)",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--json]"},
+		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--record [--base-url URL]] [--json]"},
 		about: `Syncs the test files in DIR (*.json, subfolders included) to project P: in the local
 state, or with --api through a deployed API, authenticated by the bearer token in $GARDENER_TOKEN
 (against "gardener serve": dev:EMAIL:PROJECTS). Each test is printed as created, updated,
@@ -42,8 +42,17 @@ edit, push again. A file is rewritten with the version the project now holds, in
 layout, so the next push knows what it was based on. Every file is read first: when one is not
 a test of P, nothing is pushed.
 
-Exit status: 0 all pushed; 1 some refused; 2 bad input (nothing pushed); 3 the state or the
-API could not be reached.`,
+--record runs each test the push created or changed once against its app and records the run,
+as "gardener run --record" and POST /tests/{testId}/runs do: a passing run is the green run a
+later repair of that version compares a failure with (without one a repair that finds no green
+proof says it cannot tell drift from a bug). Each is reported as "recorded green run ID" or as
+failed with the step and the error: a failing run is recorded, never as a green one. Locally the
+test replays in Chromium against --base-url (added to the project's allowed origins), else the
+project's first allowed origin; with --api the API replays it in its own browser.
+
+Exit status: 0 all pushed (and, with --record, every run green); 1 some refused, or a recorded
+run failed; 2 bad input (nothing pushed); 3 the state or the API could not be reached, or could
+not replay a test.`,
 		run: runPush,
 	})
 	register("pull", command{
@@ -81,6 +90,10 @@ type syncFlags struct {
 	// commit and branch are pull's: commit what it writes, on the current branch or on branch.
 	commit bool
 	branch string
+	// record and base are push's: run each test it writes once and record the run, replaying
+	// against base (local state only).
+	record bool
+	base   string
 }
 
 func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, bool) {
@@ -94,9 +107,23 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 		fs.BoolVar(&f.commit, "commit", false, "commit each test written, with its repairs as the message, on the current git branch")
 		fs.StringVar(&f.branch, "branch", "", "like --commit, on git branch `NAME` (created when it does not exist)")
 	}
+	if name == "push" {
+		fs.BoolVar(&f.record, "record", false, "run each test created or changed once and record the run: a passing one is the green run a repair compares with")
+		fs.StringVar(&f.base, "base-url", "", "with --record and the local state, the app's `URL` to replay against (default: the project's first allowed origin)")
+	}
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return f, "", code, false
+	}
+	switch {
+	case f.base != "" && !f.record:
+		return f, "", c.badUsage(fs, "--base-url is for --record: without it nothing is replayed"), false
+	case f.base != "" && f.api != "":
+		return f, "", c.badUsage(fs, "--base-url is for the local state: with --api the API replays against the project's app"), false
+	case f.base != "":
+		if err := checkHTTPURL("--base-url", f.base); err != nil {
+			return f, "", c.badUsage(fs, "%v", err), false
+		}
 	}
 	switch {
 	case len(pos) != 1:
@@ -123,6 +150,8 @@ type project interface {
 	// repairs is a test's repair history, newest first: the only record of what a version the
 	// project has moved past held (each repair keeps the steps of its FromVersion).
 	repairs(ctx context.Context, testID string) ([]gardener.Repair, error)
+	// runNow replays the test's current version once and records the run (gardening.RunNow).
+	runNow(ctx context.Context, testID string) (gardening.RanNow, error)
 	close()
 }
 
@@ -139,6 +168,28 @@ type synced struct {
 	Version int    `json:"version,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Commit  string `json:"commit,omitempty"` // pull --commit: the commit that holds it
+	// Run is push --record's run of the version written.
+	Run *recorded `json:"run,omitempty"`
+}
+
+// recorded is a run push --record made of a test it wrote: green (the baseline a repair
+// compares with), failed (recorded, never as green), or not made (Error).
+type recorded struct {
+	RunID      string `json:"runId,omitempty"`
+	Green      bool   `json:"green"`
+	FailedStep string `json:"failedStep,omitempty"`
+	Failure    string `json:"failure,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// recordedOf is what a run made now says to people: its id, and for a red one where and how it
+// failed, in the words the run records (steps redacted, no value a check read).
+func recordedOf(ran gardening.RanNow) *recorded {
+	r := &recorded{RunID: ran.Run.ID, Green: ran.Green}
+	if res := ran.Run.Result; res != nil && !ran.Green {
+		r.FailedStep, r.Failure = res.FailedStep, res.Message
+	}
+	return r
 }
 
 // syncReport is what --json prints.
@@ -162,7 +213,7 @@ func openProject(f syncFlags) (project, error) {
 		store.Close()
 		return nil, err
 	}
-	return &stateProject{store: store, app: app, id: f.project}, nil
+	return &stateProject{store: store, app: app, id: f.project, base: f.base}, nil
 }
 
 // projectFile is a test file of a project read from a folder.
@@ -241,6 +292,17 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		return c.fail("push", exitFailure, err)
 	}
 	defer p.close()
+	if sp, ok := p.(*stateProject); ok && f.record {
+		// Chromium is started only when a test is to be replayed.
+		sp.browser = func() gardener.Runner {
+			if sp.runner == nil {
+				var done func()
+				sp.runner, done = c.browserFor(0)
+				sp.done = done
+			}
+			return sp.runner
+		}
+	}
 	have, err := p.tests(ctx)
 	if errors.Is(err, gardener.ErrNotFound) {
 		return c.fail("push", exitBadInput, fmt.Errorf("project %s does not exist: create it first (PUT /projects/%s)", f.project, f.project))
@@ -282,6 +344,15 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		if s.Outcome != "refused" && tf.test.Version != stored.Version {
 			if err := writeTest(tf.path, stored); err != nil {
 				return c.fail("push", exitFailure, err)
+			}
+		}
+		// A version the push wrote has no green run yet: --record makes its first run now.
+		if f.record && (s.Outcome == "created" || s.Outcome == "updated") {
+			ran, err := p.runNow(ctx, s.TestID)
+			if err != nil {
+				s.Run = &recorded{Error: err.Error()}
+			} else {
+				s.Run = recordedOf(ran)
 			}
 		}
 		rep.add(s)
@@ -574,6 +645,15 @@ func safeName(id string) string {
 func (r *syncReport) add(s synced) {
 	r.Tests = append(r.Tests, s)
 	r.Counts[s.Outcome]++
+	switch {
+	case s.Run == nil:
+	case s.Run.Error != "":
+		r.Counts["not recorded"]++
+	case s.Run.Green:
+		r.Counts["recorded green"]++
+	default:
+		r.Counts["failed"]++
+	}
 }
 
 // report prints a push or pull and returns its exit status: 1 when something was refused.
@@ -596,14 +676,34 @@ func (c *cli) report(name string, f syncFlags, rep syncReport) int {
 				line += fmt.Sprintf(" (commit %.12s)", s.Commit)
 			}
 			fmt.Fprintln(c.stdout, line)
+			if r := s.Run; r != nil {
+				switch {
+				case r.Error != "":
+					fmt.Fprintf(c.stdout, "          not recorded: %s\n", r.Error)
+				case r.Green:
+					fmt.Fprintf(c.stdout, "          recorded green run %s\n", r.RunID)
+				default:
+					fmt.Fprintf(c.stdout, "          failed: run %s failed at step %s: %s (recorded, not as a green run)\n", r.RunID, r.FailedStep, r.Failure)
+				}
+			}
 		}
 		if rep.Branch != "" {
 			fmt.Fprintf(c.stdout, "committed on branch %s\n", rep.Branch)
 		}
-		fmt.Fprintf(c.stdout, "%s %s: %d created, %d updated, %d unchanged, %d refused\n", name, rep.Project,
+		line := fmt.Sprintf("%s %s: %d created, %d updated, %d unchanged, %d refused", name, rep.Project,
 			rep.Counts["created"], rep.Counts["updated"], rep.Counts["unchanged"], rep.Counts["refused"])
+		if f.record {
+			line += fmt.Sprintf("; runs: %d recorded green, %d failed", rep.Counts["recorded green"], rep.Counts["failed"])
+			if n := rep.Counts["not recorded"]; n > 0 {
+				line += fmt.Sprintf(", %d not recorded", n)
+			}
+		}
+		fmt.Fprintln(c.stdout, line)
 	}
-	if rep.Counts["refused"] > 0 {
+	switch {
+	case rep.Counts["not recorded"] > 0:
+		return exitFailure
+	case rep.Counts["refused"] > 0 || rep.Counts["failed"] > 0:
 		return exitNegative
 	}
 	return exitOK
@@ -615,12 +715,23 @@ type stateProject struct {
 	store *embedded.Store
 	app   *gardening.Service
 	id    string
+	// base is the app runNow replays against; browser starts the Chromium it replays in
+	// (push --record only), kept in runner until close lets go of it with done.
+	base    string
+	browser func() gardener.Runner
+	runner  gardener.Runner
+	done    func()
 }
 
 func (s *stateProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
 	// The local state holds what its commands made; a project named for the first time is
-	// created, as repair and sweep do.
-	if _, err := (&workspace.Service{Store: s.store}).EnsureProject(ctx, s.id, workspace.Settings{}); err != nil {
+	// created, as repair and sweep do. The app a push records runs against is one of its
+	// origins, as "gardener run --record" makes it.
+	set := workspace.Settings{}
+	if s.base != "" {
+		set.Origins = []string{originOf(s.base)}
+	}
+	if _, err := (&workspace.Service{Store: s.store}).EnsureProject(ctx, s.id, set); err != nil {
 		return nil, err
 	}
 	ts, err := s.store.Tests(ctx, s.id)
@@ -655,7 +766,28 @@ func (s *stateProject) repairs(ctx context.Context, testID string) ([]gardener.R
 	return rs, nil
 }
 
-func (s *stateProject) close() { s.store.Close() }
+// runNow replays the test through the application layer's RunNow, as run --record does.
+func (s *stateProject) runNow(ctx context.Context, testID string) (gardening.RanNow, error) {
+	if s.browser == nil {
+		return gardening.RanNow{}, errors.New("no browser to replay in")
+	}
+	ran, err := s.app.RunNow(ctx, gardening.Person(localUser()), testID, gardening.Here{Runner: s.browser(), Options: gardener.ReplayOptions{BaseURL: s.base}})
+	if err != nil {
+		return ran, err
+	}
+	t, err := s.store.Test(ctx, testID)
+	if err == nil {
+		ran.Run = ran.Run.ForPeople(t)
+	}
+	return ran, nil
+}
+
+func (s *stateProject) close() {
+	if s.done != nil {
+		s.done()
+	}
+	s.store.Close()
+}
 
 // apiProject is a project of a deployed API.
 type apiProject struct {
@@ -717,6 +849,20 @@ func (a *apiProject) repairs(ctx context.Context, testID string) ([]gardener.Rep
 		return nil, fmt.Errorf("GET the repairs of test %s: %d %s", testID, status, body)
 	}
 	return rs, nil
+}
+
+// runNow is POST /tests/{testId}/runs: the API replays the test in its own browser and records
+// the run.
+func (a *apiProject) runNow(ctx context.Context, testID string) (gardening.RanNow, error) {
+	var ran gardening.RanNow
+	status, body, err := a.call(ctx, "POST", "/tests/"+url.PathEscape(testID)+"/runs", nil, nil, &ran)
+	if err != nil {
+		return ran, err
+	}
+	if status != http.StatusCreated {
+		return ran, fmt.Errorf("POST /tests/%s/runs: %d %s", testID, status, apiError([]byte(body)))
+	}
+	return ran, nil
 }
 
 func (a *apiProject) close() {}
