@@ -21,10 +21,12 @@ import (
 
 func init() {
 	register("mcp", command{
-		summary:  "serve suggest_fix and apply_repair to an MCP client (stdio, or streamable HTTP with --listen)",
+		summary:  "serve run_test, suggest_fix and apply_repair to an MCP client (stdio, or streamable HTTP with --listen)",
 		synopsis: []string{"[--state DIR] [--base-url URL] [--listen ADDR]", "--api URL [--token-env NAME] [--listen ADDR]"},
 		about: `Serves the gardener's manual path to an MCP client (a coding assistant) over stdin and stdout,
-or over streamable HTTP on a loopback address with --listen. Two tools:
+or over streamable HTTP on a loopback address with --listen. Three tools:
+  run_test      runs a test's current version now (testId) and records the run: a green one is
+                the baseline a later repair compares a failure with; writes nothing to the test
   suggest_fix   runs the repair ladder in propose mode on a failed run (runId) or a test reproduced
                 now (testId) and stages a fix proven green as a proposal; writes nothing to the test
   apply_repair  applies a proposal (proposalId, or the runId suggest_fix was asked about) if the
