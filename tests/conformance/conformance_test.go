@@ -14,11 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/mcpserver"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // act is what a scenario asks of a door.
