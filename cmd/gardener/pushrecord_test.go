@@ -83,8 +83,8 @@ func TestPushRecordsBaselines(t *testing.T) {
 		dir, state := write(t), t.TempDir()
 		var out, errb bytes.Buffer
 		code := dispatch([]string{"push", dir, "--project", "demo", "--state", state, "--record", "--base-url", app.URL}, nil, &out, &errb)
-		if !strings.Contains(out.String(), "recorded green run ") || !strings.Contains(out.String(), "failed: run ") || !strings.Contains(out.String(), "runs: 1 recorded green, 1 failed") {
-			t.Errorf("the text report does not say what was recorded:\n%s%s", out.String(), errb.String())
+		if code != exitNegative || !strings.Contains(out.String(), "recorded green run ") || !strings.Contains(out.String(), "failed: run ") || !strings.Contains(out.String(), "runs: 1 recorded green, 1 failed") {
+			t.Errorf("exit %d; the text report does not say what was recorded:\n%s%s", code, out.String(), errb.String())
 		}
 		// The same push as JSON, on a fresh state: the report a script reads.
 		state = t.TempDir()
