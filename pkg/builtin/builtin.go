@@ -62,7 +62,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			idx, confidence = i, 0
 			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
 		case ask.Recorded == nil:
-			// Without a green run the locator's own words are the evidence left.
+			// Without a green run the locator's own words are the evidence left, and only for
+			// an element whose handle is gone: one the locator still finds out of sight (in a
+			// closed menu) is there, and an element called the same elsewhere is another.
+			if f := failedRecord(ask.Result); f != nil && f.Hidden > 0 {
+				ans.Reason = fmt.Sprintf("no green run recorded the element, and the step's locator still matches %d hidden element(s): it is out of sight, not renamed", f.Hidden)
+				return ans, nil
+			}
 			n := namedBy(ask.Snapshot, ask.Step)
 			if idx = slices.Index(at, n.unique()); idx < 0 {
 				ans.Reason = "no green run recorded the element, and " + n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target())

@@ -15,17 +15,25 @@ import (
 // locator says in words — the id, name and class tokens of a CSS selector or an XPath, the
 // text, label, placeholder or test id it names, a role's name — still names the element when
 // the handle the locator used is gone: an id renamed under a label that stayed, a test id
-// renamed beside a name attribute that stayed. So an element of a kind that can take the step,
-// one that answers to every one of those words by one of its own names (its accessible name,
-// label, name, placeholder, id, test id, title or alt, and for a control a person clicks its
-// text), is the element under another handle.
+// renamed beside a name attribute that stayed. So an element of a kind that can take the step
+// that is still called by those words is the element under another handle. "Called by" is one
+// of two things, both about one name of the element, never words gathered from several:
+//
+//   - one of the names people read it by (its label, accessible name, placeholder, title, alt,
+//     and for a control a person clicks its text) has exactly the locator's words: "#password"
+//     and the field labelled "Password", "testid=settings-save" and the button "Save settings";
+//     a name with more words is another name ("Delete" is not "Delete account");
+//   - for a locator of code identifiers (CSS, XPath, test id), one of the element's own
+//     identifiers (id, name attribute, test id) holds all the locator's words: renames add to
+//     identifiers ("password" became "current-password").
 //
 // It is a structural rule with no tuned number: every word must be found, one element and only
-// one may answer to them all (two are a guess), and a check is never moved by it (what a check
-// reads is known only from a green run). The locate engine's similarity cannot do this: its
-// weights and its absent-element score are fitted to fingerprints a green run recorded, and a
-// target made from a locator alone carries so few of the features that it never beats the
-// absent element (see TestLocatorWordsBench for both on the development benchmark).
+// one may be called by them (two are a guess), a check is never moved by it (what a check reads
+// is known only from a green run), and a locator that still matches its element out of sight
+// moves nothing. The locate engine's similarity cannot do this: its weights and its
+// absent-element score are fitted to fingerprints a green run recorded, and a target made from
+// a locator alone carries so few of the features that it never beats the absent element (see
+// TestLocatorWordsBench for both on the development benchmark).
 
 // Named is what the words of a locator found among a page's candidates.
 type named struct {
@@ -86,39 +94,65 @@ func namedBy(snap []gardener.Fingerprint, s gardener.Step) named {
 	if len(n.words) == 0 || !s.IsAction() {
 		return n
 	}
+	idents := l.Kind == gardener.ByCSS || l.Kind == gardener.ByXPath || l.Kind == gardener.ByTestID
 	for i, c := range snap {
 		if c.Inert || !canTake(s, c) {
 			continue
 		}
-		if l.Kind == gardener.ByRole && similo.RoleOf(&c) != strings.ToLower(l.Role) {
-			continue
-		}
-		have := map[string]bool{}
-		for _, w := range namesOf(s, c) {
-			have[w] = true
-		}
-		if holdsAll(have, n.words) {
+		if calledBy(s, c, n.words, idents) {
 			n.matches = append(n.matches, i)
 		}
 	}
 	return n
 }
 
-// namesOf are the words candidate c answers to for step s: what people read it by, and the
-// handles code finds it by. A control a person clicks is known by its text too; a field's text
-// is what was typed into it, no name.
-func namesOf(s gardener.Step, c gardener.Fingerprint) []string {
-	var out []string
-	for _, v := range []string{c.AccessibleName, c.Label, c.Placeholder, c.Title, c.Alt, c.ARIA["aria-label"]} {
-		out = append(out, words(v)...)
+// calledBy reports whether candidate c is called by want: one of the names people read it by
+// has exactly those words, or, for a locator of identifiers, one of its own identifiers holds
+// them all.
+func calledBy(s gardener.Step, c gardener.Fingerprint, want []string, idents bool) bool {
+	names := []string{c.AccessibleName, c.Label, c.Placeholder, c.Title, c.Alt, c.ARIA["aria-label"]}
+	if s.Kind == gardener.Click || s.Kind == gardener.Hover {
+		// A control a person clicks is known by its text; a field's text is what was typed.
+		names = append(names, strings.Join(c.VisibleText, " "))
+	}
+	for _, v := range names {
+		if sameWords(words(v), want) {
+			return true
+		}
+	}
+	if !idents {
+		return false
 	}
 	for _, v := range []string{c.ID, c.Name, c.TestID} {
-		out = append(out, identWords(v)...)
+		have := map[string]bool{}
+		for _, w := range identWords(v) {
+			have[w] = true
+		}
+		if holdsAll(have, want) {
+			return true
+		}
 	}
-	if s.Kind == gardener.Click || s.Kind == gardener.Hover {
-		out = append(out, words(strings.Join(c.VisibleText, " "))...)
+	return false
+}
+
+// sameWords reports whether a and b hold the same words, in any order.
+func sameWords(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
 	}
-	return out
+	in := map[string]bool{}
+	for _, w := range a {
+		in[w] = true
+	}
+	for _, w := range b {
+		if !in[w] {
+			return false
+		}
+	}
+	for _, w := range b {
+		delete(in, w)
+	}
+	return len(in) == 0
 }
 
 // canTake reports whether candidate c is of a kind that can take step s: a field for a fill, a

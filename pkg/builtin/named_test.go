@@ -114,13 +114,44 @@ func TestFixLocatorFromWordsGuards(t *testing.T) {
 			"is the one step 1 uses"},
 		{"no field answers", []gardener.Step{step(t, gardener.Fill, "#passcode")}, 0, []gardener.Fingerprint{pw}, `answers to the words "passcode"`},
 		{"a button is no field", []gardener.Step{step(t, gardener.Fill, "#reset")}, 0, []gardener.Fingerprint{button("reset-2", "Reset", "/html/body/button", 10)}, "no element on the page that can take step 1"},
+		{"a longer name is another name", []gardener.Step{clickStep(t, `role=button[name="Delete"]`)}, 0, []gardener.Fingerprint{button("remove-account", "Delete account", "/html/body/button", 10)}, `answers to the words "delete"`},
+		{"words from two names", []gardener.Step{step(t, gardener.Fill, "#user-email")}, 0, []gardener.Fingerprint{field("email", "user", "Email", "email", "/html/body/input")}, `answers to the words "user email"`},
+		{"out of sight", []gardener.Step{step(t, gardener.Fill, "#password")}, 0, []gardener.Fingerprint{pw}, "out of sight, not renamed"},
 	} {
-		ans, err := Engine{}.FixLocator(context.Background(), noGreen(c.steps, c.fi, c.page))
+		a := noGreen(c.steps, c.fi, c.page)
+		if c.name == "out of sight" {
+			a.Result.Steps = []gardener.StepRecord{{Path: "1", Kind: gardener.Fill, Hidden: 1}}
+		}
+		ans, err := Engine{}.FixLocator(context.Background(), a)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !ans.Locator.IsZero() || !strings.Contains(ans.Reason, c.why) {
 			t.Errorf("%s: locator %s (%s), want none because %q", c.name, ans.Locator, ans.Reason, c.why)
+		}
+	}
+}
+
+// TestNamedByOneNameOfTheElement: the words are found in one name of the element: exactly, in
+// a name people read (in any order), or inside one of its identifiers for a locator of
+// identifiers; a control's role may have changed.
+func TestNamedByOneNameOfTheElement(t *testing.T) {
+	link := gardener.Fingerprint{Tag: "A", Href: "/login", Role: "link", AccessibleName: "Sign in", VisibleText: []string{"Sign", "in"}, XPath: "/html/body/a"}
+	save := button("save-btn-x", "Save settings", "/html/body/button", 10)
+	pw := field("current-password", "password", "Current password", "password", "/html/body/input")
+	for _, c := range []struct {
+		s    gardener.Step
+		page []gardener.Fingerprint
+		want bool
+	}{
+		{clickStep(t, `role=button[name="Sign in"]`), []gardener.Fingerprint{link}, true},
+		{clickStep(t, "testid=settings-save"), []gardener.Fingerprint{save}, true},
+		{clickStep(t, "text=Save"), []gardener.Fingerprint{save}, false},
+		{step(t, gardener.Fill, "#password"), []gardener.Fingerprint{pw}, true},
+		{step(t, gardener.Fill, "label=Password"), []gardener.Fingerprint{pw}, false},
+	} {
+		if got := namedBy(c.page, c.s).unique() == 0; got != c.want {
+			t.Errorf("%s on %s: found %v, want %v", c.s.Target(), describe(c.page[0]), got, c.want)
 		}
 	}
 }
