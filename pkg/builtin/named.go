@@ -35,13 +35,13 @@ import (
 // a locator alone carries so few of the features that it never beats the absent element (see
 // TestLocatorWordsBench for both on the development benchmark).
 
-// Named is what the words of a locator found among a page's candidates.
+// named is what the words of a locator found among a page's candidates.
 type named struct {
 	// words are the locator's words; empty when it names none (an XPath of positions, a
 	// generated id).
 	words []string
 	// matches are the usable candidates (indices into the snapshot) of a kind that can take
-	// the step and that answer to every word.
+	// the step and that are called by the words (see calledBy).
 	matches []int
 }
 
