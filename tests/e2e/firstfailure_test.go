@@ -57,8 +57,8 @@ func cannotTell(t *testing.T, s *shop, id string, got tend.Tended) {
 // TestFirstFailureWithNoGreenRun: a test that has never had a green run recorded fails for the
 // first time on the shop. Its locator's words are the evidence left (issue 29): the password
 // field's id renamed under its unchanged label is repaired on that first failure, onto the
-// field the baseline filled; a toast that is gone (a regression) and a check of the renamed
-// field are not repaired, and the gardener says it cannot tell drift from a bug, with no triage
+// field the baseline filled; a toast that is gone (a regression), a field that is gone and a
+// check of the renamed field are not repaired, and the gardener says it cannot tell drift from a bug, with no triage
 // issue and no alert. Shares the package's browser; about 10 s of replays, run beside the rest.
 func TestFirstFailureWithNoGreenRun(t *testing.T) {
 	t.Parallel()
@@ -84,6 +84,23 @@ func TestFirstFailureWithNoGreenRun(t *testing.T) {
 		t.Parallel()
 		s, got := firstFailure(t, "toast-missing", gardener.Test{ID: "cart-total"})
 		cannotTell(t, s, "cart-total", got)
+	})
+	t.Run("a removed field cannot be told from drift", func(t *testing.T) {
+		t.Parallel()
+		// A field the login form no longer has (it never had it: to the gardener, with no
+		// green run, that is the same): nothing on the page is called by its words.
+		pin := gardener.Test{ID: "login-with-pin", ProjectID: "demo", Name: "log in with a PIN", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+			{Kind: gardener.Goto, URL: "/login"},
+			{Kind: gardener.Fill, Locator: gardener.MustLocator("label=Username"), Value: "demo"},
+			{Kind: gardener.Fill, Locator: gardener.MustLocator("#pin-code"), Value: "4711"},
+			{Kind: gardener.Click, Locator: gardener.MustLocator(`role=button[name="Login"]`)},
+			{Kind: gardener.Assert, Subject: gardener.SubjectURL, Condition: gardener.Contains, Expected: "/dashboard"},
+		}}
+		s, got := firstFailure(t, "baseline", pin)
+		cannotTell(t, s, pin.ID, got)
+		if ev := strings.Join(got.Result.Diagnosis.Evidence, "; "); !strings.Contains(ev, `answers to the words "pin code"`) || !strings.Contains(ev, "no evidence of a bug") {
+			t.Errorf("the diagnosis does not say why it cannot tell: %s", ev)
+		}
 	})
 	t.Run("a check of a renamed element is not moved", func(t *testing.T) {
 		t.Parallel()
