@@ -233,7 +233,7 @@ func (s Step) Equal(o Step) bool {
 // reviewer needs, and none of them is typed into the app. (An intent block's values are never
 // shown by String, and the steps inside it are rendered one by one.)
 func (s Step) Redacted() string {
-	if s.Kind != Fill && s.Kind != Select {
+	if !entersValue(s.Kind) {
 		return s.String()
 	}
 	str := fmt.Sprintf("%s %s %s", s.Kind, s.Locator, RedactValue(s.Value))

@@ -57,7 +57,7 @@ func newJoinApp(t *testing.T) *joinApp {
 	a := &joinApp{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /join", func(w http.ResponseWriter, r *http.Request) {
-		id := "pw"
+		id := "password"
 		if a.drifted.Load() {
 			id = "secret-field"
 		}
@@ -84,7 +84,7 @@ const joinTest = `{
   "steps": [
     {"kind": "goto", "url": "/join"},
     {"kind": "fill", "locator": "#email", "value": "reader@example.com"},
-    {"kind": "fill", "locator": "#pw", "value": "typed-secret-77"},
+    {"kind": "fill", "locator": "#password", "value": "typed-secret-77"},
     {"kind": "click", "locator": "#join"},
     {"kind": "assert", "assert": "text", "locator": "#hello", "condition": "equals", "expected": "Welcome aboard"}
   ]
@@ -97,7 +97,7 @@ const joinTitleTest = `{
   "name": "joining ends on the welcome page",
   "steps": [
     {"kind": "goto", "url": "/join"},
-    {"kind": "fill", "locator": "#pw", "value": "typed-secret-78"},
+    {"kind": "fill", "locator": "#password", "value": "typed-secret-78"},
     {"kind": "click", "locator": "#join"},
     {"kind": "assert", "assert": "title", "condition": "equals", "expected": "Welcome"}
   ]
@@ -362,7 +362,7 @@ func TestFirstHour(t *testing.T) {
 	}
 	noValues(t, "the commit message", msg)
 	committed := git(t, tm.repo, "show", "gardener/repairs:tests/join.json")
-	if strings.Contains(committed, `"#pw"`) || strings.Contains(committed, "css=#pw") || !strings.Contains(committed, `"version": 2`) {
+	if strings.Contains(committed, `"#password"`) || strings.Contains(committed, "css=#password") || !strings.Contains(committed, `"version": 2`) {
 		t.Errorf("the committed join.json is not the repaired version 2:\n%s", committed)
 	}
 	if !strings.Contains(committed, "typed-secret-77") {
@@ -371,7 +371,7 @@ func TestFirstHour(t *testing.T) {
 }
 
 // TestFirstFailureWithoutAGreenRun: the same drift met before any run was recorded is repaired
-// or answered "cannot tell" — never an app bug, never a triage issue, never an alert.
+// (the page still names the field) — never an app bug, never a triage issue, never an alert.
 func TestFirstFailureWithoutAGreenRun(t *testing.T) {
 	t.Parallel()
 	tm := newTeam(t)
@@ -386,9 +386,9 @@ func TestFirstFailureWithoutAGreenRun(t *testing.T) {
 	case ex["status"] != "SUCCEEDED":
 		t.Fatalf("the execution did not succeed: %s", b)
 	case ex["outcome"] == "repaired":
-	case ex["outcome"] == "triaged" && strings.Contains(string(b), "cannot tell drift from a bug"):
 	default:
-		t.Fatalf("a first failure with no green run: want repaired or cannot tell, got %s", b)
+		// The page still names the field by the locator's word: its label says "Password".
+		t.Fatalf("a renamed id under its unchanged label and name, first failure with no green run: want repaired, got %s", b)
 	}
 	if strings.Contains(strings.ToLower(string(b)), "app-bug") {
 		t.Errorf("a first failure with no green run was called an app bug: %s", b)
