@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,16 +17,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
-
-// tokenEnv is where push and pull read the API's bearer token from.
-const tokenEnv = "GARDENER_TOKEN"
 
 func init() {
 	register("push", command{
@@ -76,8 +71,9 @@ a change outside pull's files); 3 the state, the API or git could not do its par
 
 // syncFlags are push's and pull's flags.
 type syncFlags struct {
-	project, api, state string
-	json                bool
+	apiFlags
+	project string
+	json    bool
 	// commit and branch are pull's: commit what it writes, on the current branch or on branch.
 	commit bool
 	branch string
@@ -87,8 +83,7 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 	fs := c.flags(name)
 	var f syncFlags
 	fs.StringVar(&f.project, "project", "", "the project's `ID` (required)")
-	fs.StringVar(&f.api, "api", "", "a deployed API's base `URL`; the token is read from $"+tokenEnv)
-	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state, without --api")
+	f.apiFlags.register(fs)
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	if name == "pull" {
 		fs.BoolVar(&f.commit, "commit", false, "commit each test written, with its repairs as the message, on the current git branch")
@@ -103,13 +98,9 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 		return f, "", c.badUsage(fs, "give one DIR"), false
 	case f.project == "":
 		return f, "", c.badUsage(fs, "--project is required"), false
-	case f.api != "" && os.Getenv(tokenEnv) == "":
-		return f, "", c.badUsage(fs, "--api needs the API's bearer token in $%s", tokenEnv), false
 	}
-	if f.api != "" {
-		if err := checkHTTPURL("--api", f.api); err != nil {
-			return f, "", c.badUsage(fs, "%v", err), false
-		}
+	if _, err := f.client(); err != nil {
+		return f, "", c.badUsage(fs, "%v", err), false
 	}
 	return f, pos[0], exitOK, true
 }
@@ -150,8 +141,8 @@ type syncReport struct {
 }
 
 func openProject(f syncFlags) (project, error) {
-	if f.api != "" {
-		return &apiProject{base: strings.TrimRight(f.api, "/"), id: f.project, token: os.Getenv(tokenEnv), http: &http.Client{Timeout: time.Minute}}, nil
+	if api, err := f.client(); err != nil || api != nil {
+		return &apiProject{apiClient: api, id: f.project}, err
 	}
 	store, err := openState(f.state)
 	if err != nil {
@@ -246,7 +237,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		return c.fail("push", exitBadInput, fmt.Errorf("project %s does not exist: create it first (PUT /projects/%s)", f.project, f.project))
 	}
 	if err != nil {
-		return c.fail("push", exitFailure, err)
+		return c.fail("push", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
 	for _, tf := range files {
@@ -270,7 +261,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 				break
 			}
 			if err != nil {
-				return c.fail("push", exitFailure, fmt.Errorf("%s: %w", tf.path, err))
+				return c.fail("push", exitOf(err), fmt.Errorf("%s: %w", tf.path, err))
 			}
 			s.Outcome, s.Version = "updated", written.Version
 			if !exists {
@@ -280,7 +271,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		}
 		// The file records the version it is now the project's copy of.
 		if s.Outcome != "refused" && tf.test.Version != stored.Version {
-			if err := writeTest(tf.path, stored); err != nil {
+			if err := updateTestFile(tf.path, stored); err != nil {
 				return c.fail("push", exitFailure, err)
 			}
 		}
@@ -323,7 +314,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		return c.fail("pull", exitBadInput, fmt.Errorf("project %s does not exist", f.project))
 	}
 	if err != nil {
-		return c.fail("pull", exitFailure, err)
+		return c.fail("pull", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
 	if repo != nil {
@@ -412,7 +403,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			// a comparison with what that version held, which only the repair history keeps.
 			rs, err := history(id)
 			if err != nil {
-				return c.fail("pull", exitFailure, err)
+				return c.fail("pull", exitOf(err), err)
 			}
 			if why := editedSince(tf.test, t, rs); why != "" {
 				s.Outcome, s.Reason = "refused", why
@@ -421,13 +412,13 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			s.Outcome = "updated"
 		}
 		if s.Outcome == "created" || s.Outcome == "updated" {
-			if err := writeTest(tf.path, t); err != nil {
+			if err := updateTestFile(tf.path, t); err != nil {
 				return c.fail("pull", exitFailure, err)
 			}
 			if repo != nil {
 				rs, err := history(id)
 				if err != nil {
-					return c.fail("pull", exitFailure, err)
+					return c.fail("pull", exitOf(err), err)
 				}
 				msg := commitMessage(f.project, t, tf.test.Version, exists, rs)
 				if s.Commit, err = repo.commit(ctx, tf.path, msg); err != nil {
@@ -659,8 +650,8 @@ func (s *stateProject) close() { s.store.Close() }
 
 // apiProject is a project of a deployed API.
 type apiProject struct {
-	base, id, token string
-	http            *http.Client
+	*apiClient
+	id string
 }
 
 func (a *apiProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
@@ -720,57 +711,6 @@ func (a *apiProject) repairs(ctx context.Context, testID string) ([]gardener.Rep
 }
 
 func (a *apiProject) close() {}
-
-// call sends one request to the API and decodes a 2xx answer into out.
-func (a *apiProject) call(ctx context.Context, method, path string, in any, header map[string]string, out any) (int, string, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, "", err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: %w", method, a.base+path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: reading the answer: %w", method, a.base+path, err)
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return 0, "", fmt.Errorf("%s %s: %d %s (check $%s)", method, a.base+path, resp.StatusCode, apiError(b), tokenEnv)
-	}
-	if resp.StatusCode/100 == 2 && out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return 0, "", fmt.Errorf("%s %s: the answer is not what the API gives: %w", method, a.base+path, err)
-		}
-	}
-	return resp.StatusCode, string(b), nil
-}
-
-// apiError is the message of an API error body, or the body.
-func apiError(b []byte) string {
-	var e struct {
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(b, &e) == nil && cmp.Or(e.Error, e.Message) != "" {
-		return cmp.Or(e.Error, e.Message)
-	}
-	return strings.TrimSpace(string(b))
-}
 
 // gitTree is the git working tree pull --commit commits in, driven through the git binary:
 // the team's own git, hooks and configuration included, and no git library to carry.

@@ -84,6 +84,13 @@ func (c Catalogue) Known(name string) bool {
 	return true
 }
 
+// VariantName is a combination of variants as a person types it, written as one name: names
+// joined with "+", or separated by spaces or commas ("a+b" in a URL's query string arrives as
+// "a b"), become "a+b". A single name is itself.
+func VariantName(typed string) string {
+	return strings.Join(strings.FieldsFunc(typed, func(r rune) bool { return r == '+' || r == ',' || r == ' ' }), "+")
+}
+
 // Check is nil when name is Known, else an UnknownVariantError.
 func (c Catalogue) Check(name string) error {
 	if !c.Known(name) {
