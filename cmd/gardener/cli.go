@@ -181,11 +181,5 @@ func (r stepTimeoutRunner) Replay(ctx context.Context, t gardener.Test, o garden
 	return r.Runner.Replay(ctx, t, o)
 }
 
-// plural is a count with its noun as people read it: plural(1, "test", "tests") is "1 test",
-// plural(3, …) "3 tests".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+// plural is gardener.Plural: every count the CLI prints with its noun.
+func plural(n int, one, many string) string { return gardener.Plural(n, one, many) }

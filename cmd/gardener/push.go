@@ -27,32 +27,34 @@ import (
 func init() {
 	register("push", command{
 		summary:  "sync a folder of test files to a project (local state or a deployed API)",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--json]"},
+		synopsis: []string{"DIR --project P [--api URL [--token-env NAME]] [--state DIR] [--json]"},
 		about: `Syncs the test files in DIR (*.json, subfolders included) to project P: in the local
 state, or with --api through a deployed API, authenticated by the bearer token in $GARDENER_TOKEN
-(against "gardener serve": dev:EMAIL:PROJECTS). Each test is printed as created, updated,
-unchanged or refused, with the reason. A file whose test changed in the project since the version
-the file names (a repair, someone's edit) is refused rather than written over it: pull, redo the
-edit, push again. A file is rewritten with the version the project now holds, in the canonical
-layout, so the next push knows what it was based on. Every file is read first: when one is not
-a test of P, nothing is pushed.
+or the variable --token-env names (against "gardener serve": dev:EMAIL:PROJECTS). Each test is
+printed as created, updated, unchanged or refused, with the reason. A file whose test changed in
+the project since the version the file names (a repair, someone's edit) is refused rather than
+written over it: pull, redo the edit, push again. A file's version line is then set to the
+version the project now holds (added when the file names none), so the next push knows what it
+was based on; nothing else in the file changes. Every file is read first: when one is not a test
+of P, nothing is pushed.
 
-Exit status: 0 all pushed; 1 some refused; 2 bad input (nothing pushed); 3 the state or the
-API could not be reached.`,
+Exit status: 0 all pushed; 1 some refused; 2 bad input (nothing pushed; a token the API refuses);
+3 the state or the API could not be reached.`,
 		run: runPush,
 	})
 	register("pull", command{
 		summary:  "write a project's tests to a folder of test files",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--commit | --branch NAME] [--json]"},
-		about: `Writes every test of project P to DIR in the canonical layout (one step per line, a fixed
-key order), so repaired tests can be committed back and their diffs are small: into the file that
-holds the test's id, else DIR/ID.json. Each test is printed as created, updated, unchanged or
-refused. A file edited here is never overwritten: one whose content differs from what the
+		synopsis: []string{"DIR --project P [--api URL [--token-env NAME]] [--state DIR] [--commit | --branch NAME] [--json]"},
+		about: `Writes every test of project P to DIR, so repaired tests can be committed back: into the file
+that holds the test's id, changing only the steps that changed and the version line (the file
+keeps its own layout, locator spelling and key order, so its diff is the repair), else into a new
+DIR/ID.json in the canonical layout (one step per line, a fixed key order; "gardener fmt" applies
+it to a file when asked). Each test is printed as created, updated, unchanged or refused. A file edited here is never overwritten: one whose content differs from what the
 version it names held is refused with the reason (push it first, or, when the project has moved
 on, move it aside, pull and redo the edit). What an older version held is read from the test's
 repair history (a repair keeps the steps of the version it repaired); when no record says, the
 file is refused too, since an edit in it could not be told apart. With --api the tests and their
-repair histories come from a deployed API, authenticated by $GARDENER_TOKEN.
+repair histories come from a deployed API, authenticated by $GARDENER_TOKEN (or --token-env).
 
 With --commit, DIR must be in a git working tree: each test written is committed on its own, on
 the current branch, with its record as the message (the test, its version, and each repair
@@ -64,7 +66,8 @@ naming it); a refused file is left as it is and not committed. git must be insta
 user.name and user.email to commit as.
 
 Exit status: 0 all written; 1 some refused; 2 bad input (with --commit: not a git working tree,
-a change outside pull's files); 3 the state, the API or git could not do its part.`,
+a change outside pull's files; a token the API refuses); 3 the state, the API or git could not
+do its part.`,
 		run: runPull,
 	})
 }

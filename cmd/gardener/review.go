@@ -615,7 +615,7 @@ func printHistory(w io.Writer, h testHistory) {
 		}
 		printProof(w, "    ", v.Contract.Redacted(), &v.Sensitivity, v.Notes)
 		if r.Revertable {
-			fmt.Fprintf(w, "    revert: gardener revert %s (%s)\n", r.ID, r.Confirmation)
+			fmt.Fprintf(w, "    revertable: gardener revert %s\n      it asks: %s\n", r.ID, r.Confirmation)
 		} else {
 			fmt.Fprintf(w, "    %s\n", r.NotRevertable)
 		}

@@ -251,12 +251,7 @@ func RedactValue(v string) string {
 }
 
 // chars is a length in characters as people read it: "1 char", "7 chars".
-func chars(n int) string {
-	if n == 1 {
-		return "1 char"
-	}
-	return fmt.Sprintf("%d chars", n)
-}
+func chars(n int) string { return Plural(n, "char", "chars") }
 
 // MaxQuotedRunes bounds the page text a run message or a log line quotes: enough to tell one
 // text from another, not enough to copy a page into CloudWatch.
