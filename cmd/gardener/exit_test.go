@@ -56,3 +56,25 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+// TestPortsAreFlags: serve and demo listen where --listen and --app-listen say, loopback only,
+// and refuse a bad address (or --app-listen without the shop) as bad input before anything
+// starts.
+func TestPortsAreFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--app-listen", "127.0.0.1:0"}, "--app-listen is where the demo shop listens: it goes with --demo-app"},
+		{[]string{"serve", "--listen", "0.0.0.0:8787"}, "only a loopback address"},
+		{[]string{"serve", "--demo-app", "--app-listen", "example.com:80"}, "--app-listen \"example.com:80\": only a loopback address"},
+		{[]string{"demo", "--listen", "10.0.0.1:80"}, "--listen \"10.0.0.1:80\": only a loopback address"},
+		{[]string{"demo", "--app-listen", "127.0.0.1"}, "give HOST:PORT"},
+	} {
+		var out, errb bytes.Buffer
+		if code := dispatch(c.args, nil, &out, &errb); code != exitBadInput || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, want 2 saying %q:\n%s", c.args, code, c.want, errb.String())
+		}
+	}
+}

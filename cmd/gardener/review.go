@@ -304,6 +304,9 @@ func runQueue(ctx context.Context, c *cli, args []string) int {
 	defer r.close()
 	q, err := r.queue(ctx, *project)
 	if err = c.listed("queue", err); err != nil {
+		if code := exitOf(err); code == exitBadInput && *project == localProject {
+			return c.fail("queue", code, fmt.Errorf("%w (project %s holds the tests whose files name no project; give --project P for another)", err, localProject))
+		}
 		return c.fail("queue", exitOf(err), err)
 	}
 	var b strings.Builder

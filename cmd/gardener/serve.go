@@ -60,7 +60,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	// Both addresses are listened on first: a port in use is bad input, said before anything starts.
 	apiLn, err := listenLoopback("--listen", *listen)
 	if err != nil {
-		return c.badUsage(fs, "%v (the local API takes development tokens)", err)
+		return c.badUsage(fs, "%v", err)
 	}
 	defer apiLn.Close()
 	var appLn net.Listener

@@ -60,6 +60,7 @@ type sweepOutput struct {
 
 type recordedGreen struct {
 	TestID string `json:"testId"`
+	RunID  string `json:"runId"`
 	Passed bool   `json:"passed"`
 	Error  string `json:"error,omitempty"`
 }
@@ -216,7 +217,7 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, mod
 		}
 		if rec.Replayed {
 			res := rec.Replay.Result
-			out.Recorded = append(out.Recorded, recordedGreen{TestID: t.ID, Passed: res.Passed, Error: res.Message})
+			out.Recorded = append(out.Recorded, recordedGreen{TestID: t.ID, RunID: rec.Run.ID, Passed: res.Passed, Error: res.Message})
 		}
 	}
 	if out.BaselineWhy, err = rad.BaselineDue(ctx, projectID, f.baseline); err != nil {
@@ -266,8 +267,10 @@ func printSweep(w io.Writer, o *sweepOutput) {
 		fmt.Fprintf(w, "left out of the queue, does not decode: %s\n", c)
 	}
 	for _, r := range o.Recorded {
-		if !r.Passed {
-			fmt.Fprintf(w, "not baselined: %s fails (%s)\n", r.TestID, r.Error)
+		if r.Passed {
+			fmt.Fprintf(w, "recorded: %s passes, run %s is its green run\n", r.TestID, r.RunID)
+		} else {
+			fmt.Fprintf(w, "not baselined: %s fails (%s), run %s\n", r.TestID, r.Error, r.RunID)
 		}
 	}
 	if o.Baseline != nil {
@@ -309,9 +312,9 @@ func printSweep(w io.Writer, o *sweepOutput) {
 			case d.Skipped != "":
 				fmt.Fprintf(w, "  %-16s skipped: %s\n", d.TestID, d.Skipped)
 			case d.Passed:
-				fmt.Fprintf(w, "  %-16s still passes: nothing proposed, no model call\n", d.TestID)
+				fmt.Fprintf(w, "  %-16s still passes (run %s): nothing proposed, no model call\n", d.TestID, d.RunID)
 			default:
-				fmt.Fprintf(w, "  %-16s fails at step %s: %s\n", d.TestID, d.FailedStep, d.Error)
+				fmt.Fprintf(w, "  %-16s fails at step %s (run %s): %s\n", d.TestID, d.FailedStep, d.RunID, d.Error)
 			}
 		}
 		fmt.Fprintf(w, "Staged: %d\n", len(o.Pass.Proposed))

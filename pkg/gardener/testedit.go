@@ -315,7 +315,7 @@ func assemble(file []byte, c jsonComposite, pieces []piece) []byte {
 	if n > 0 {
 		lead, trail = file[c.open+1:c.elems[0].start], file[c.elems[n-1].end:c.close]
 	}
-	sep := []byte(",")
+	var sep []byte
 	switch {
 	case n >= 2:
 		sep = file[c.elems[0].end:c.elems[1].start]

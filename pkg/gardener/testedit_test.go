@@ -1,6 +1,9 @@
 package gardener
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -193,4 +196,68 @@ func lineDiff(a, b string) (removed, added []string) {
 	removed = append(removed, x[i:]...)
 	added = append(added, y[j:]...)
 	return removed, added
+}
+
+// TestEditTestFileOnTheLaboratoryTests: for every saved test of both apps, every one-step change
+// a repair makes (a locator moved, inside an intent block too; a step inserted; a step deleted)
+// is written in place as that step's line and the version line (a deleted last step, the comma
+// of the one before too).
+func TestEditTestFileOnTheLaboratoryTests(t *testing.T) {
+	files, _ := filepath.Glob("../../tests/demoapp/testdata/tests/*.json")
+	more, _ := filepath.Glob("../../tests/spaapp/testdata/tests/*.json")
+	files = append(files, more...)
+	if len(files) < 10 {
+		t.Fatalf("%d laboratory tests found", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, err := DecodeTest(b)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		check := func(what string, next Test, lines int) {
+			t.Helper()
+			next.Version = base.Version + 1
+			out, err := EditTestFile(b, next)
+			if err != nil {
+				t.Errorf("%s, %s: %v", f, what, err)
+				return
+			}
+			removed, added := lineDiff(string(b), string(out))
+			if len(removed)+len(added) != lines {
+				t.Errorf("%s, %s: removed %q, added %q; want %d lines changed", f, what, removed, added, lines)
+			}
+		}
+		for i, s := range base.Steps {
+			if !s.Locator.IsZero() {
+				next := base.Clone()
+				next.Steps[i].Locator = MustLocator("#moved-by-a-repair")
+				check(fmt.Sprintf("step %d's locator moved", i+1), next, 4)
+			}
+			for j, in := range s.Steps {
+				if !in.Locator.IsZero() {
+					next := base.Clone()
+					next.Steps[i].Steps[j].Locator = MustLocator("text=Moved")
+					check(fmt.Sprintf("step %d.%d's locator moved", i+1, j+1), next, 4)
+				}
+			}
+			if s.Kind != Intent {
+				next := base.Clone()
+				next.Steps = slices.Insert(next.Steps, i, Step{Kind: Click, Locator: MustLocator("#dismiss-banner")})
+				check(fmt.Sprintf("a step inserted before step %d", i+1), next, 3)
+				if len(base.Steps) > 1 {
+					next = base.Clone()
+					next.Steps = slices.Delete(next.Steps, i, i+1)
+					lines := 3
+					if i == len(base.Steps)-1 {
+						lines = 5 // the step before the last loses its comma: JSON allows none after the last
+					}
+					check(fmt.Sprintf("step %d deleted", i+1), next, lines)
+				}
+			}
+		}
+	}
 }
