@@ -72,7 +72,7 @@ func runMCP(ctx context.Context, c *cli, args []string) int {
 	var ln net.Listener
 	if f.listen != "" {
 		var err error
-		if ln, err = loopbackListener(f.listen); err != nil {
+		if ln, err = listenLoopback("--listen", f.listen); err != nil {
 			return c.badUsage(fs, "%v", err)
 		}
 		defer ln.Close()
@@ -134,24 +134,6 @@ func (c *cli) mcpBackend(ctx context.Context, f mcpFlags) (mcpserver.Backend, fu
 			return modelspec.Open(ctx, spec, modelspec.Options{Region: region, Endpoint: f.endpoint})
 		},
 	}, func() { closeRunner(); store.Close() }, nil
-}
-
-// loopbackListener listens on addr, which must be a loopback address: the tools act with the
-// local state's authority (or the API token's), and nothing authenticates an HTTP client.
-func loopbackListener(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %v (give HOST:PORT, e.g. 127.0.0.1:8765)", addr, err)
-	}
-	ip := net.ParseIP(host)
-	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("--listen %q: only a loopback address (127.0.0.1, [::1], localhost) is served: the MCP endpoint has no authentication", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %w", addr, err)
-	}
-	return ln, nil
 }
 
 // serveMCPHTTP serves streamable HTTP at /mcp until ctx ends; the URL is the first line on

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -26,21 +24,19 @@ import (
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
-// tokenEnv is where push and pull read the API's bearer token from.
-const tokenEnv = "GARDENER_TOKEN"
-
 func init() {
 	register("push", command{
 		summary:  "sync a folder of test files to a project (local state or a deployed API)",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--record [--base-url URL]] [--json]"},
+		synopsis: []string{"DIR --project P [--api URL [--token-env NAME]] [--state DIR] [--record [--base-url URL]] [--json]"},
 		about: `Syncs the test files in DIR (*.json, subfolders included) to project P: in the local
 state, or with --api through a deployed API, authenticated by the bearer token in $GARDENER_TOKEN
-(against "gardener serve": dev:EMAIL:PROJECTS). Each test is printed as created, updated,
-unchanged or refused, with the reason. A file whose test changed in the project since the version
-the file names (a repair, someone's edit) is refused rather than written over it: pull, redo the
-edit, push again. A file is rewritten with the version the project now holds, in the canonical
-layout, so the next push knows what it was based on. Every file is read first: when one is not
-a test of P, nothing is pushed.
+or the variable --token-env names (against "gardener serve": dev:EMAIL:PROJECTS). Each test is
+printed as created, updated, unchanged or refused, with the reason. A file whose test changed in
+the project since the version the file names (a repair, someone's edit) is refused rather than
+written over it: pull, redo the edit, push again. A file's version line is then set to the
+version the project now holds (added when the file names none), so the next push knows what it
+was based on; nothing else in the file changes. Every file is read first: when one is not a test
+of P, nothing is pushed.
 
 --record runs each test the push created or changed once against its app and records the run,
 as "gardener run --record" and POST /tests/{testId}/runs do: a passing run is the green run a
@@ -51,22 +47,23 @@ test replays in Chromium against --base-url (added to the project's allowed orig
 project's first allowed origin; with --api the API replays it in its own browser.
 
 Exit status: 0 all pushed (and, with --record, every run green); 1 some refused, or a recorded
-run failed; 2 bad input (nothing pushed); 3 the state or the API could not be reached, or could
+run failed; 2 bad input (nothing pushed; a token the API refuses); 3 the state or the API could not be reached, or could
 not replay a test.`,
 		run: runPush,
 	})
 	register("pull", command{
 		summary:  "write a project's tests to a folder of test files",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--commit | --branch NAME] [--json]"},
-		about: `Writes every test of project P to DIR in the canonical layout (one step per line, a fixed
-key order), so repaired tests can be committed back and their diffs are small: into the file that
-holds the test's id, else DIR/ID.json. Each test is printed as created, updated, unchanged or
-refused. A file edited here is never overwritten: one whose content differs from what the
+		synopsis: []string{"DIR --project P [--api URL [--token-env NAME]] [--state DIR] [--commit | --branch NAME] [--json]"},
+		about: `Writes every test of project P to DIR, so repaired tests can be committed back: into the file
+that holds the test's id, changing only the steps that changed and the version line (the file
+keeps its own layout, locator spelling and key order, so its diff is the repair), else into a new
+DIR/ID.json in the canonical layout (one step per line, a fixed key order; "gardener fmt" applies
+it to a file when asked). Each test is printed as created, updated, unchanged or refused. A file edited here is never overwritten: one whose content differs from what the
 version it names held is refused with the reason (push it first, or, when the project has moved
 on, move it aside, pull and redo the edit). What an older version held is read from the test's
 repair history (a repair keeps the steps of the version it repaired); when no record says, the
 file is refused too, since an edit in it could not be told apart. With --api the tests and their
-repair histories come from a deployed API, authenticated by $GARDENER_TOKEN.
+repair histories come from a deployed API, authenticated by $GARDENER_TOKEN (or --token-env).
 
 With --commit, DIR must be in a git working tree: each test written is committed on its own, on
 the current branch, with its record as the message (the test, its version, and each repair
@@ -78,15 +75,17 @@ naming it); a refused file is left as it is and not committed. git must be insta
 user.name and user.email to commit as.
 
 Exit status: 0 all written; 1 some refused; 2 bad input (with --commit: not a git working tree,
-a change outside pull's files); 3 the state, the API or git could not do its part.`,
+a change outside pull's files; a token the API refuses); 3 the state, the API or git could not
+do its part.`,
 		run: runPull,
 	})
 }
 
 // syncFlags are push's and pull's flags.
 type syncFlags struct {
-	project, api, state string
-	json                bool
+	apiFlags
+	project string
+	json    bool
 	// commit and branch are pull's: commit what it writes, on the current branch or on branch.
 	commit bool
 	branch string
@@ -100,8 +99,7 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 	fs := c.flags(name)
 	var f syncFlags
 	fs.StringVar(&f.project, "project", "", "the project's `ID` (required)")
-	fs.StringVar(&f.api, "api", "", "a deployed API's base `URL`; the token is read from $"+tokenEnv)
-	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state, without --api")
+	f.apiFlags.register(fs)
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	if name == "pull" {
 		fs.BoolVar(&f.commit, "commit", false, "commit each test written, with its repairs as the message, on the current git branch")
@@ -130,13 +128,9 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 		return f, "", c.badUsage(fs, "give one DIR"), false
 	case f.project == "":
 		return f, "", c.badUsage(fs, "--project is required"), false
-	case f.api != "" && os.Getenv(tokenEnv) == "":
-		return f, "", c.badUsage(fs, "--api needs the API's bearer token in $%s", tokenEnv), false
 	}
-	if f.api != "" {
-		if err := checkHTTPURL("--api", f.api); err != nil {
-			return f, "", c.badUsage(fs, "%v", err), false
-		}
+	if _, err := f.client(); err != nil {
+		return f, "", c.badUsage(fs, "%v", err), false
 	}
 	return f, pos[0], exitOK, true
 }
@@ -201,8 +195,8 @@ type syncReport struct {
 }
 
 func openProject(f syncFlags) (project, error) {
-	if f.api != "" {
-		return &apiProject{base: strings.TrimRight(f.api, "/"), id: f.project, token: os.Getenv(tokenEnv), http: &http.Client{Timeout: time.Minute}}, nil
+	if api, err := f.client(); err != nil || api != nil {
+		return &apiProject{apiClient: api, id: f.project}, err
 	}
 	store, err := openState(f.state)
 	if err != nil {
@@ -308,7 +302,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		return c.fail("push", exitBadInput, fmt.Errorf("project %s does not exist: create it first (PUT /projects/%s)", f.project, f.project))
 	}
 	if err != nil {
-		return c.fail("push", exitFailure, err)
+		return c.fail("push", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
 	for _, tf := range files {
@@ -332,7 +326,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 				break
 			}
 			if err != nil {
-				return c.fail("push", exitFailure, fmt.Errorf("%s: %w", tf.path, err))
+				return c.fail("push", exitOf(err), fmt.Errorf("%s: %w", tf.path, err))
 			}
 			s.Outcome, s.Version = "updated", written.Version
 			if !exists {
@@ -342,7 +336,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		}
 		// The file records the version it is now the project's copy of.
 		if s.Outcome != "refused" && tf.test.Version != stored.Version {
-			if err := writeTest(tf.path, stored); err != nil {
+			if err := updateTestFile(tf.path, stored); err != nil {
 				return c.fail("push", exitFailure, err)
 			}
 		}
@@ -394,7 +388,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		return c.fail("pull", exitBadInput, fmt.Errorf("project %s does not exist", f.project))
 	}
 	if err != nil {
-		return c.fail("pull", exitFailure, err)
+		return c.fail("pull", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
 	if repo != nil {
@@ -483,7 +477,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			// a comparison with what that version held, which only the repair history keeps.
 			rs, err := history(id)
 			if err != nil {
-				return c.fail("pull", exitFailure, err)
+				return c.fail("pull", exitOf(err), err)
 			}
 			if why := editedSince(tf.test, t, rs); why != "" {
 				s.Outcome, s.Reason = "refused", why
@@ -492,13 +486,13 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			s.Outcome = "updated"
 		}
 		if s.Outcome == "created" || s.Outcome == "updated" {
-			if err := writeTest(tf.path, t); err != nil {
+			if err := updateTestFile(tf.path, t); err != nil {
 				return c.fail("pull", exitFailure, err)
 			}
 			if repo != nil {
 				rs, err := history(id)
 				if err != nil {
-					return c.fail("pull", exitFailure, err)
+					return c.fail("pull", exitOf(err), err)
 				}
 				msg := commitMessage(f.project, t, tf.test.Version, exists, rs)
 				if s.Commit, err = repo.commit(ctx, tf.path, msg); err != nil {
@@ -791,8 +785,8 @@ func (s *stateProject) close() {
 
 // apiProject is a project of a deployed API.
 type apiProject struct {
-	base, id, token string
-	http            *http.Client
+	*apiClient
+	id string
 }
 
 func (a *apiProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
@@ -866,57 +860,6 @@ func (a *apiProject) runNow(ctx context.Context, testID string) (gardening.RanNo
 }
 
 func (a *apiProject) close() {}
-
-// call sends one request to the API and decodes a 2xx answer into out.
-func (a *apiProject) call(ctx context.Context, method, path string, in any, header map[string]string, out any) (int, string, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, "", err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: %w", method, a.base+path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: reading the answer: %w", method, a.base+path, err)
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return 0, "", fmt.Errorf("%s %s: %d %s (check $%s)", method, a.base+path, resp.StatusCode, apiError(b), tokenEnv)
-	}
-	if resp.StatusCode/100 == 2 && out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return 0, "", fmt.Errorf("%s %s: the answer is not what the API gives: %w", method, a.base+path, err)
-		}
-	}
-	return resp.StatusCode, string(b), nil
-}
-
-// apiError is the message of an API error body, or the body.
-func apiError(b []byte) string {
-	var e struct {
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(b, &e) == nil && cmp.Or(e.Error, e.Message) != "" {
-		return cmp.Or(e.Error, e.Message)
-	}
-	return strings.TrimSpace(string(b))
-}
 
 // gitTree is the git working tree pull --commit commits in, driven through the git binary:
 // the team's own git, hooks and configuration included, and no git library to carry.

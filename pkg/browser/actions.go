@@ -209,7 +209,7 @@ func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) 
 	case "", "none":
 		return fail(gardener.ErrElementNotFound, "no element matches %s after %s", loc, timeout)
 	case "hidden":
-		return fail(gardener.ErrElementNotFound, "%d element(s) match %s but none is visible after %s", t.Count, loc, timeout)
+		return fail(gardener.ErrElementNotFound, "%s %s but none is visible after %s", gardener.Plural(t.Count, "element matches", "elements match"), loc, timeout)
 	case "ambiguous":
 		return fail(gardener.ErrAmbiguousElement, "%d visible elements match %s (%s)", t.Visible, loc, strings.Join(t.Matches, ", "))
 	case "disabled":
@@ -546,7 +546,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			case last.Count == 0:
 				return fail(gardener.ErrElementNotFound, "no element matches %s after %s", st.Locator, timeout)
 			default:
-				return fail(gardener.ErrTimeout, "%d element(s) match %s but none is visible after %s", last.Count, st.Locator, timeout)
+				return fail(gardener.ErrTimeout, "%s %s but none is visible after %s", gardener.Plural(last.Count, "element matches", "elements match"), st.Locator, timeout)
 			}
 		case <-time.After(pollInterval):
 		}

@@ -93,7 +93,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// menu, a collapsed section); a visible neighbour that says other words (the dialog's
 		// "Delete" beside a "Cancel") is another control. Revealing the element is for the
 		// drift rules.
-		ans.Reason = fmt.Sprintf("the step's locator still matches %d hidden element(s); the closest visible element reads %q, not %q", failed.Hidden, nameOrText(cands[idx]), strings.Join(recordedWords(target), " "))
+		ans.Reason = fmt.Sprintf("the step's locator still matches %s; the closest visible element reads %q, not %q", gardener.Plural(failed.Hidden, "hidden element", "hidden elements"), nameOrText(cands[idx]), strings.Join(recordedWords(target), " "))
 		return ans, nil
 	}
 	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {

@@ -247,8 +247,11 @@ func (s Step) Redacted() string {
 // text is meant for people: its length, never its characters. Step.Redacted, the requirement
 // contract and the browser's messages all use it, so a masked value reads the same everywhere.
 func RedactValue(v string) string {
-	return fmt.Sprintf("[value redacted, %d chars]", utf8.RuneCountInString(v))
+	return fmt.Sprintf("[value redacted, %s]", chars(utf8.RuneCountInString(v)))
 }
+
+// chars is a length in characters as people read it: "1 char", "7 chars".
+func chars(n int) string { return Plural(n, "char", "chars") }
 
 // MaxQuotedRunes bounds the page text a run message or a log line quotes: enough to tell one
 // text from another, not enough to copy a page into CloudWatch.
@@ -270,7 +273,7 @@ func QuoteBounded(text string) string {
 		return strconv.Quote(text)
 	}
 	runes := []rune(text)
-	return strconv.Quote(string(runes[:MaxQuotedRunes])) + fmt.Sprintf("… (%d chars)", len(runes))
+	return strconv.Quote(string(runes[:MaxQuotedRunes])) + "… (" + chars(len(runes)) + ")"
 }
 
 // String is the one-line form of the whole step, values included, e.g.

@@ -50,17 +50,25 @@ func FormatTest(t Test) ([]byte, error) {
 }
 
 // spaced is compact JSON with a space after each ':' and ',' outside strings, as people write
-// it by hand.
+// it by hand; the \u003c, \u003e and \u0026 escapes encoding/json puts in strings are written as
+// the <, > and & they stand for (a locator "main > a" reads as written).
 func spaced(compact []byte) []byte {
 	out := make([]byte, 0, len(compact)+len(compact)/4)
-	inString, escaped := false, false
-	for _, c := range compact {
+	inString := false
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		if inString && c == '\\' && i+1 < len(compact) {
+			if r, ok := htmlEscapes[string(compact[i+1:min(i+6, len(compact))])]; ok {
+				out = append(out, r)
+				i += 5
+				continue
+			}
+			out = append(out, c, compact[i+1])
+			i++
+			continue
+		}
 		out = append(out, c)
 		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
 		case c == '"':
 			inString = !inString
 		case !inString && (c == ':' || c == ','):
@@ -69,6 +77,10 @@ func spaced(compact []byte) []byte {
 	}
 	return out
 }
+
+// htmlEscapes are the escapes encoding/json writes for characters a browser would read as
+// HTML, which a JSON file needs no escape for.
+var htmlEscapes = map[string]byte{"u003c": '<', "u003e": '>', "u0026": '&'}
 
 // DecodeTestDir decodes every *.json test in dir of fsys, strictly, sorted by id. Each file
 // must be named after its test's id, so a folder of tests cannot hold one id twice.
