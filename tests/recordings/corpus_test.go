@@ -66,7 +66,8 @@ func (c *coverage) add(what map[string]bool, keys ...string) {
 // cover every Recorder step type the import keeps, the common Selenium IDE commands and target
 // forms, and every control type a value step meets (text field, text area, select, checkbox,
 // radio button, editable element). Each imported test also reads back the same through the test
-// format. Cost: 12–16 s on two cores (the replays; the rest is milliseconds).
+// format. Cost: 14–17 s for the package on two cores shared with other work (load average 9–12),
+// nearly all of it the replays; TestAlternativesRescueADriftedLocator runs beside it.
 func TestCorpus(t *testing.T) {
 	t.Parallel()
 	sites := map[string]string{}
