@@ -267,9 +267,9 @@ func readProjectDir(dir, projectID string) ([]projectFile, error) {
 	return files, nil
 }
 
-// sameTest says whether a file holds what the project holds: steps, status and name.
+// sameTest says whether a file holds what the project holds: steps, status, name and viewport.
 func sameTest(a, b gardener.Test) bool {
-	return a.Name == b.Name && a.Status == b.Status && slices.EqualFunc(a.Steps, b.Steps, gardener.Step.Equal)
+	return a.Name == b.Name && a.Status == b.Status && a.Viewport == b.Viewport && slices.EqualFunc(a.Steps, b.Steps, gardener.Step.Equal)
 }
 
 func runPush(ctx context.Context, c *cli, args []string) int {

@@ -69,25 +69,12 @@ func writeTestBytes(path string, b []byte) error {
 // in the same directory, flushed, renamed over the file, and the rename flushed with the
 // directory.
 func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	tmp, err := stageFile(path, data, perm)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	defer os.Remove(tmp)
+	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	dir, err := os.Open(filepath.Dir(path))
@@ -99,6 +86,30 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("writing %s: flushing its directory: %w", path, err)
 	}
 	return nil
+}
+
+// stageFile writes data with perm to a new temporary file beside path, flushed to disk, and
+// returns its name: renamed over path, it replaces the file at once.
+func stageFile(path string, data []byte, perm fs.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // fileWrites is the state's record of test files being written back with the store's test

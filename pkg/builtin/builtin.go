@@ -256,7 +256,10 @@ func targetOf(step gardener.Step, recorded *gardener.Fingerprint) (gardener.Fing
 	var fp gardener.Fingerprint
 	switch l.Kind {
 	case gardener.ByRole:
-		fp.Role, fp.AccessibleName = l.Role, l.Name
+		fp.AccessibleName = l.Name
+		if l.Role != gardener.AnyRole {
+			fp.Role = l.Role
+		}
 		if l.Name != "" {
 			fp.VisibleText = strings.Fields(l.Name)
 		}

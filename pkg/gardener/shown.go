@@ -56,10 +56,6 @@ func stepAt(steps []Step, path string) (Step, bool) {
 	return steps[i-1], true
 }
 
-// entersValue reports whether a step of kind k types or picks its value in the app: the value
-// Redacted masks.
-func entersValue(k StepKind) bool { return k == Fill || k == Select }
-
 // DataForPeople is a JSON document the gardener wrote for its own use — a state machine
 // execution's output, which carries the test, the fix's operations and the repair record — as a
 // person or an agent may read it: every step that enters a value shows it by RedactValue's mask,
@@ -93,7 +89,7 @@ func withoutValues(v any) any {
 		if kind == "" {
 			return v
 		}
-		if s, ok := v["value"].(string); ok && entersValue(StepKind(kind)) {
+		if s, ok := v["value"].(string); ok && (Step{Kind: StepKind(kind)}).Enters() {
 			v["value"] = RedactValue(s)
 		}
 		// A step record's entered values, and an intent block's (a map of them).

@@ -11,8 +11,9 @@ import (
 )
 
 // FormatTest is a test file in the one canonical layout every command writes (pull, repair
-// --write, push's version update): the test's fields in a fixed order, one step per line with
-// its keys in the order the step encoder gives them, ", " and ": " between them. A repaired
+// --write, push's version update, import): the test's fields in a fixed order (a viewport, when
+// the test has one, just before the steps), one step per line with its keys in the order the
+// step encoder gives them, ", " and ": " between them. A repaired
 // test written back to a team's repository therefore differs from the file before only in the
 // lines of the steps that changed.
 func FormatTest(t Test) ([]byte, error) {
@@ -32,6 +33,9 @@ func FormatTest(t Test) ([]byte, error) {
 			return nil, fmt.Errorf("formatting test %s: %w", t.ID, err)
 		}
 		fmt.Fprintf(&b, "  %q: %s,\n", f.key, v)
+	}
+	if !t.Viewport.IsZero() {
+		fmt.Fprintf(&b, "  \"viewport\": {\"width\": %d, \"height\": %d},\n", t.Viewport.Width, t.Viewport.Height)
 	}
 	b.WriteString("  \"steps\": [")
 	for i, s := range t.Steps {

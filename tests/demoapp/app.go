@@ -126,6 +126,8 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /checkout/payment", a.paymentPage)
 	mux.HandleFunc("POST /checkout/payment", a.placePayment)
 	mux.HandleFunc("GET /checkout/confirmation", a.confirmation)
+	mux.HandleFunc("GET /preferences", a.preferencesPage)
+	mux.HandleFunc("POST /preferences", a.savePreferences)
 
 	mux.HandleFunc("POST /api/products", a.apiCreateProduct)
 	mux.HandleFunc("DELETE /api/products/{id}", a.apiDeleteProduct)
