@@ -47,7 +47,8 @@ type Fixture struct {
 	Log string
 }
 
-// Steps are the canary test's steps: it types Typed into the email field and picks Picked.
+// Steps are the canary test's steps: it types Typed into the email field, picks Picked and sets
+// a referral code to Typed.
 func Steps() []gardener.Step {
 	return []gardener.Step{
 		{Kind: gardener.Goto, URL: "/signup"},
@@ -55,6 +56,8 @@ func Steps() []gardener.Step {
 		{Kind: gardener.Select, Locator: gardener.MustLocator("label=Plan"), Value: Picked},
 		{Kind: gardener.Click, Locator: gardener.MustLocator(`role=button[name="Sign up"]`)},
 		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator(`role=heading[name="Welcome"]`)},
+		// A set step (what an imported recording's change becomes) enters its value too.
+		{Kind: gardener.Set, Locator: gardener.MustLocator("label=Referral code"), Value: Typed},
 	}
 }
 
@@ -137,6 +140,7 @@ func lastGreen() *gardener.RunResult {
 		{Path: "3", Kind: gardener.Select, Values: []string{Picked}, Passed: true},
 		{Path: "4", Kind: gardener.Click, Requests: []gardener.Request{{Method: "POST", URL: "http://shop.test/api/signup", Status: 201}}, Passed: true},
 		{Path: "5", Kind: gardener.AssertVisible, Passed: true},
+		{Path: "6", Kind: gardener.Set, Values: []string{Typed}, Passed: true},
 	}}
 }
 
@@ -158,7 +162,7 @@ func (r runner) Replay(_ context.Context, t gardener.Test, o gardener.ReplayOpti
 		switch {
 		case s.Kind == gardener.Fill && strings.Contains(s.Locator.String(), "Nickname"):
 			rec.Values = []string{""}
-		case s.Kind == gardener.Fill || s.Kind == gardener.Select:
+		case s.Enters():
 			rec.Values = []string{s.Value}
 		case s.Kind == gardener.Click && strings.Contains(s.Locator.String(), "Sign up"):
 			rec.Requests = []gardener.Request{{Method: "POST", URL: "http://shop.test/api/signup", Status: 201}}

@@ -75,7 +75,7 @@ func TestOneRenderingOfAStepForPeople(t *testing.T) {
 		got := s.Redacted()
 		canary.Absent(t, "Redacted of "+string(s.Kind), got)
 		switch s.Kind {
-		case gardener.Fill, gardener.Select:
+		case gardener.Fill, gardener.Select, gardener.Set:
 			if !strings.Contains(got, fmt.Sprintf("[value redacted, %d chars]", len(s.Value))) || !strings.Contains(got, s.Locator.String()) {
 				t.Errorf("%s renders as %q, want its locator and the masked value", s.Kind, got)
 			}
