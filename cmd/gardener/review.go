@@ -599,7 +599,7 @@ func printHistory(w io.Writer, h testHistory) {
 		}
 		fmt.Fprintf(w, "\n  repair %s  version %d -> %d%s\n", r.ID, r.FromVersion, r.ToVersion, badge)
 		fmt.Fprintf(w, "    when: %s\n", r.At.UTC().Format(timeLayout))
-		fmt.Fprintf(w, "    run: %s\n", cmp.Or(r.RunID, "none (approved from the queue)"))
+		fmt.Fprintf(w, "    run: %s\n", cmp.Or(r.RunID, "none recorded (a sweep's dry run or an edit)"))
 		switch {
 		case r.Auto:
 			fmt.Fprintln(w, "    by: auto-repair")

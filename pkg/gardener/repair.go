@@ -212,6 +212,9 @@ type Proposal struct {
 	Triggers    []AppChange    `json:"triggers"`
 	FailedStep  string         `json:"failedStep"`
 	Error       string         `json:"error"`
+	// RunID is the failed run the fix was computed from; empty for a radar sweep's dry run or a
+	// chat edit. The repair an approval writes carries it, so its record names the run.
+	RunID string `json:"runId,omitempty"`
 	// Reason says why a person must look when the proposal was staged from apply mode.
 	Reason    string    `json:"reason,omitempty"`
 	Restated  int       `json:"restated"`

@@ -121,6 +121,7 @@ func (s *Service) ApproveAs(ctx context.Context, proposalID, by string, actor ga
 		ID:          gardener.RepairIDOfProposal(p.ID),
 		ProjectID:   p.ProjectID,
 		TestID:      p.TestID,
+		RunID:       p.RunID,
 		ProposalID:  p.ID,
 		Verdict:     p.Verdict,
 		PreSteps:    t.Steps,

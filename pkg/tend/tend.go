@@ -337,7 +337,7 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 func (t *Tender) stage(ctx context.Context, d Decision, reason string) (Persisted, error) {
 	p := gardener.Proposal{
 		ID: gardener.ProposalIDOf(d.TestID, d.BaseVersion, d.Verdict.Ops), ProjectID: d.ProjectID, TestID: d.TestID,
-		BaseVersion: d.BaseVersion, Verdict: *d.Verdict, Triggers: d.Triggers, FailedStep: d.FailedStep, Error: d.Error, Reason: reason,
+		BaseVersion: d.BaseVersion, Verdict: *d.Verdict, Triggers: d.Triggers, FailedStep: d.FailedStep, Error: d.Error, Reason: reason, RunID: d.RunID,
 	}
 	staged, err := t.Life.Stage(ctx, p)
 	if err != nil {

@@ -106,8 +106,15 @@ func TestDriftVariantsAreRepaired(t *testing.T) {
 				if got.Persisted.Staged != nil {
 					// Staged for a person even in apply mode: apply it as a person would, so
 					// the record check below covers it too.
-					if _, err := s.Life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer"); err != nil {
+					approved, err := s.Life.Approve(ctx, got.Persisted.Staged.Proposal.ID, "reviewer")
+					if err != nil {
 						t.Fatalf("approve %s: %v", id, err)
+					}
+					// The repair record names the failed run the fix was computed from (a fix
+					// propagated from another test's repair was computed from none of its own).
+					p := got.Persisted.Staged.Proposal
+					if approved.Repair.RunID != p.RunID || (p.RunID == "" && !strings.HasPrefix(p.Reason, "propagated from")) {
+						t.Errorf("%s: the approved repair names run %q, the proposal %q (%s)", id, approved.Repair.RunID, p.RunID, p.Reason)
 					}
 				}
 				t.Logf("%s: %s by %s\n%s", id, got.Persisted.Outcome, got.Result.Verdict.Strategy, gardener.RenderDiff(got.Result.Diff))
