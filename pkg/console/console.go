@@ -29,7 +29,8 @@ var templateFS embed.FS
 //go:embed assets
 var assetFS embed.FS
 
-// Prefix is where the console is served; every console route starts with it.
+// Prefix is where the console is served; every console route starts with it but the icon a
+// browser asks the site for (/favicon.ico).
 const Prefix = "/console"
 
 // ActionError is a refusal a page answers with its own HTTP status: the API's answer to the
@@ -60,6 +61,10 @@ type Deps struct {
 	// same the API and the other doors call.
 	App  *gardening.Service
 	Auth *Auth
+	// Here is what a use case that replays in this process (Run now, Sweep now) runs with for a
+	// project's tests: the browser and the base URL of the process serving the console. A
+	// process without a browser gives none, and those actions answer that they cannot run here.
+	Here func(projectID string) gardening.Here
 	Now  func() time.Time
 	Log  *slog.Logger
 }
@@ -67,8 +72,9 @@ type Deps struct {
 // Console serves the pages.
 type Console struct {
 	Deps
-	pages  map[string]*template.Template
-	assets http.Handler
+	pages   map[string]*template.Template
+	assets  http.Handler
+	favicon []byte
 }
 
 // New builds the console; its templates are parsed here, so a broken one fails the cold start.
@@ -94,7 +100,11 @@ func New(d Deps) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console assets: %w", err)
 	}
-	c := &Console{Deps: d, pages: pages, assets: http.StripPrefix(Prefix+"/assets/", http.FileServer(http.FS(sub)))}
+	icon, err := fs.ReadFile(sub, "favicon.svg")
+	if err != nil {
+		return nil, fmt.Errorf("console assets: %w", err)
+	}
+	c := &Console{Deps: d, pages: pages, assets: http.StripPrefix(Prefix+"/assets/", http.FileServer(http.FS(sub))), favicon: icon}
 	return c, nil
 }
 
@@ -103,6 +113,13 @@ func (c *Console) now() time.Time {
 		return c.Now()
 	}
 	return time.Now()
+}
+
+func (c *Console) here(projectID string) gardening.Here {
+	if c.Here == nil {
+		return gardening.Here{}
+	}
+	return c.Here(projectID)
 }
 
 func (c *Console) log() *slog.Logger {
@@ -157,6 +174,9 @@ func Routes() []Route {
 		{"POST " + Prefix + "/proposals/{proposalId}/dismiss", Authorized, (*Console).dismiss},
 		{"POST " + Prefix + "/repairs/{repairId}/revert", Authorized, (*Console).revert},
 		{"POST " + Prefix + "/repairs/{repairId}/reviewed", Authorized, (*Console).reviewed},
+		{"POST " + Prefix + "/projects/{projectId}/sweep", Authorized, (*Console).sweepNow},
+		{"POST " + Prefix + "/tests/{testId}/runs", Authorized, (*Console).runNow},
+		{"GET /favicon.ico", Public, (*Console).serveFavicon},
 	}
 }
 
@@ -227,6 +247,15 @@ func secure(w http.ResponseWriter) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
+}
+
+// serveFavicon answers a browser's own request for /favicon.ico (a bookmark, a page that names
+// no icon) with the console's icon; it is SVG whatever the name says, and browsers take an icon
+// by its content type.
+func (c *Console) serveFavicon(w http.ResponseWriter, _ *http.Request, _ Visitor) {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	_, _ = w.Write(c.favicon)
 }
 
 func (c *Console) asset(w http.ResponseWriter, r *http.Request, _ Visitor) {
