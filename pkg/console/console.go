@@ -29,8 +29,7 @@ var templateFS embed.FS
 //go:embed assets
 var assetFS embed.FS
 
-// Prefix is where the console is served; every console route starts with it but the icon a
-// browser asks the site for (/favicon.ico).
+// Prefix is where the console is served; every console route starts with it.
 const Prefix = "/console"
 
 // ActionError is a refusal a page answers with its own HTTP status: the API's answer to the
@@ -72,9 +71,8 @@ type Deps struct {
 // Console serves the pages.
 type Console struct {
 	Deps
-	pages   map[string]*template.Template
-	assets  http.Handler
-	favicon []byte
+	pages  map[string]*template.Template
+	assets http.Handler
 }
 
 // New builds the console; its templates are parsed here, so a broken one fails the cold start.
@@ -100,11 +98,7 @@ func New(d Deps) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console assets: %w", err)
 	}
-	icon, err := fs.ReadFile(sub, "favicon.svg")
-	if err != nil {
-		return nil, fmt.Errorf("console assets: %w", err)
-	}
-	c := &Console{Deps: d, pages: pages, assets: http.StripPrefix(Prefix+"/assets/", http.FileServer(http.FS(sub))), favicon: icon}
+	c := &Console{Deps: d, pages: pages, assets: http.StripPrefix(Prefix+"/assets/", http.FileServer(http.FS(sub)))}
 	return c, nil
 }
 
@@ -176,7 +170,6 @@ func Routes() []Route {
 		{"POST " + Prefix + "/repairs/{repairId}/reviewed", Authorized, (*Console).reviewed},
 		{"POST " + Prefix + "/projects/{projectId}/sweep", Authorized, (*Console).sweepNow},
 		{"POST " + Prefix + "/tests/{testId}/runs", Authorized, (*Console).runNow},
-		{"GET /favicon.ico", Public, (*Console).serveFavicon},
 	}
 }
 
@@ -247,15 +240,6 @@ func secure(w http.ResponseWriter) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
-}
-
-// serveFavicon answers a browser's own request for /favicon.ico (a bookmark, a page that names
-// no icon) with the console's icon; it is SVG whatever the name says, and browsers take an icon
-// by its content type.
-func (c *Console) serveFavicon(w http.ResponseWriter, _ *http.Request, _ Visitor) {
-	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Header().Set("Cache-Control", "public, max-age=86400")
-	_, _ = w.Write(c.favicon)
 }
 
 func (c *Console) asset(w http.ResponseWriter, r *http.Request, _ Visitor) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -201,18 +202,34 @@ func (tb *tab) audit(name string) {
 // development sign-in and the loopback checks of `gardener serve`.
 func serve(t testing.TB, w *world) *httptest.Server {
 	t.Helper()
-	runner := browser.New(browser.Options{})
-	t.Cleanup(func() { runner.Close() })
-	services := handler.Services{Store: w.store, Runner: runner,
+	srv, _ := serveStack(t, w, true)
+	return srv
+}
+
+// serveStack is serve with the stack (to wait for its executions), with or without a browser
+// for the API and the console to replay in. The paths the server was asked for are kept in
+// w.asked.
+func serveStack(t testing.TB, w *world, withBrowser bool) (*httptest.Server, *stack.Stack) {
+	t.Helper()
+	services := handler.Services{Store: w.store,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}
+	if withBrowser {
+		runner := browser.New(browser.Options{})
+		t.Cleanup(func() { runner.Close() })
+		services.Runner = runner
+	}
 	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: services})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Wait)
-	srv := httptest.NewServer(st.Handler())
+	h := st.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.asked.Store(r.URL.Path, true)
+		h.ServeHTTP(rw, r)
+	}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, st
 }
