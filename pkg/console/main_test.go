@@ -202,24 +202,21 @@ func (tb *tab) audit(name string) {
 // development sign-in and the loopback checks of `gardener serve`.
 func serve(t testing.TB, w *world) *httptest.Server {
 	t.Helper()
-	srv, _ := serveStack(t, w, true)
+	srv, _ := serveStack(t, w, 0)
 	return srv
 }
 
-// serveStack is serve with the stack (to wait for its executions), with or without a browser
-// for the API and the console to replay in. The paths the server was asked for are kept in
-// w.asked.
-func serveStack(t testing.TB, w *world, withBrowser bool) (*httptest.Server, *stack.Stack) {
+// serveStack is serve with the stack (to wait for its executions), its replayed steps bounded
+// by stepTimeout (zero: the runner's default; a test whose step fails on purpose waits less).
+// The paths the server was asked for are kept in w.asked.
+func serveStack(t testing.TB, w *world, stepTimeout time.Duration) (*httptest.Server, *stack.Stack) {
 	t.Helper()
-	services := handler.Services{Store: w.store,
+	runner := browser.New(browser.Options{})
+	t.Cleanup(func() { runner.Close() })
+	services := handler.Services{Store: w.store, Runner: runner, StepTimeout: stepTimeout,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}
-	if withBrowser {
-		runner := browser.New(browser.Options{})
-		t.Cleanup(func() { runner.Close() })
-		services.Runner = runner
-	}
 	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: services})
 	if err != nil {
 		t.Fatal(err)
