@@ -239,6 +239,8 @@ func TestEveryDoorIsInTheTable(t *testing.T) {
 		"POST /console/proposals/{proposalId}/dismiss": "gardening.Dismiss",
 		"POST /console/repairs/{repairId}/revert":      "gardening.Revert",
 		"POST /console/repairs/{repairId}/reviewed":    "gardening.MarkReviewed",
+		"POST /console/tests/{testId}/runs":            "gardening.RunNow, as POST /tests/{testId}/runs",
+		"POST /console/projects/{projectId}/sweep":     "gardening.SweepNow: the radar's sweep (gardening.SweepProject) and a staging pass",
 		"command dismiss":                              "gardening.Dismiss",
 		"command run":                                  "replays a test; repairs nothing; --record records the run through gardening.RunNow",
 		"POST /tests/{testId}/runs":                    "gardening.RunNow: replays and records a run (the baseline a repair compares with); repairs nothing",
