@@ -48,6 +48,30 @@ func TestAccessible(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Layout a page must keep at each width: a settings checkbox sits on its label's line (its
+	// middle where the label's text is, before the text), and the run page's step records carry
+	// their own numbers only.
+	layout := func(tb *tab, name string, width int) {
+		switch name {
+		case "settings":
+			off := value(tb, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("fieldset label")].map(l => {
+				const box = l.querySelector("input").getBoundingClientRect(), r = document.createRange();
+				r.selectNodeContents(l.lastChild); const text = r.getClientRects()[0];
+				return Math.abs((box.top + box.bottom) / 2 - (text.top + text.bottom) / 2) + (box.right > text.left ? 1000 : 0); })`))
+			if len(off) != 2 {
+				t.Fatalf("the settings page has %d labelled checkboxes, want 2", len(off))
+			}
+			for i, o := range off {
+				if o > 3 {
+					t.Errorf("at %d px, settings checkbox %d is %.0f px off its label's line (1000 more: not before the text)", width, i+1, o)
+				}
+			}
+		case "run":
+			if got := value(tb, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("ol.records")).listStyleType`)); got != "none" {
+				t.Errorf("the run page's step records are numbered by the list too (list-style %s) as well as by their own numbers", got)
+			}
+		}
+	}
 	// Each page is loaded once and audited at both widths, which keeps axe-core loaded.
 	widths := []int{1280, 390}
 	at := func(tb *tab, width int) { tb.do(chromedp.EmulateViewport(int64(width), 900)) }
@@ -60,6 +84,7 @@ func TestAccessible(t *testing.T) {
 					t.Errorf("%s at %d px scrolls sideways by %d px", what, width, over)
 				}
 			}
+			layout(tb, name, width)
 			shoot(tb, name, width)
 		}
 	}
@@ -90,28 +115,6 @@ func TestAccessible(t *testing.T) {
 	}
 	both(tb, "confirm-approval", "the approval's confirmation")
 
-	// Layout: a settings checkbox sits on its label's line (its middle where the label's text
-	// is), and the run page's step records carry their own numbers only.
-	for _, width := range widths {
-		at(tb, width)
-		tb.open("/console/projects/shop/settings")
-		off := value(tb, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("fieldset label")].map(l => {
-			const box = l.querySelector("input").getBoundingClientRect(), r = document.createRange();
-			r.selectNodeContents(l.lastChild); const text = r.getClientRects()[0];
-			return Math.abs((box.top + box.bottom) / 2 - (text.top + text.bottom) / 2) + (box.right > text.left ? 1000 : 0); })`))
-		if len(off) != 2 {
-			t.Fatalf("the settings page has %d labelled checkboxes, want 2", len(off))
-		}
-		for i, o := range off {
-			if o > 3 {
-				t.Errorf("at %d px, settings checkbox %d is %.0f px off its label's line (1000 more: not before the text)", width, i+1, o)
-			}
-		}
-	}
-	tb.open("/console/runs/" + w.failedRun)
-	if got := value(tb, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("ol.records")).listStyleType`)); got != "none" {
-		t.Errorf("the run page's step records are numbered by the list too (list-style %s) as well as by their own numbers", got)
-	}
 	// Every page names the console's icon, so no browser asks for a /favicon.ico that is not there.
 	if _, asked := w.asked.Load("/favicon.ico"); asked {
 		t.Error("a page made the browser ask for /favicon.ico")

@@ -124,6 +124,7 @@ var notices = map[string]string{
 	"approved":  "Approved and applied: the fix is written to the test and records who approved it.",
 	"baselined": "Baseline recorded: the project had none, so there was nothing to compare with yet. The next sweep compares the app with it.",
 	"swept":     "Swept: the sections below show what the sweep saw and what the staging pass after it did.",
+	"reswept":   "Swept: the sections below show what the sweep saw and what the staging pass after it did. Tests were added, edited or went green since the baseline was recorded, so it was recorded again after the sweep: the next sweep watches them as they are now.",
 	"green":     "Ran now: the test passed. This run is its green run: a later repair of this version compares a failure with it.",
 	"red":       "Ran now: the test failed. The failure is below; a repair can start from this run.",
 	"dismissed": "Dismissed: the fix is not proposed again unless the test or the app changes.",
@@ -330,8 +331,11 @@ func (c *Console) sweepNow(w http.ResponseWriter, r *http.Request, v Visitor) {
 		return
 	}
 	notice := "swept"
-	if swept.Sweep == nil {
+	switch {
+	case swept.Sweep == nil:
 		notice = "baselined"
+	case swept.Refreshed != "":
+		notice = "reswept"
 	}
 	done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project), notice)
 }
