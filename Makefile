@@ -88,12 +88,15 @@ screenshots: chromium
 bench:
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -run '^TestSimiloBench$$' -v ./pkg/similo/
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -timeout 30m -run '^TestSimiloCV$$' -v ./pkg/similo/ -args -similo.cv
+	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -run '^TestLocatorWordsBench$$' -v ./pkg/builtin/
 	$(GO) test -run '^$$' -bench BenchmarkLocate -benchtime 2s -cpu 1 ./pkg/similo/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./pkg/browser/
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 	$(GO) test -run '^$$' -bench BenchmarkRepair -benchtime 1x ./tests/spaapp/
 	$(GO) test -count=1 -timeout 90m -run '^TestGeneratedDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
 	$(GO) test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 20 -driftgen.seed 20 -driftgen.parallel 2
+	$(GO) test -count=1 -timeout 90m -run '^TestGeneratedDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 8 -driftgen.seed 20 -driftgen.parallel 2 -driftgen.no-baseline
+	$(GO) test -count=1 -timeout 90m -run '^TestCrewdeskDriftTable$$' -v ./tests/driftgen/ -args -driftgen.table -driftgen.per-kind 8 -driftgen.seed 20 -driftgen.parallel 2 -driftgen.no-baseline
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./pkg/radar/
 	$(GO) test -count=1 -timeout 30m -run '^TestHostileModelCertifiesNoRegression$$' -v ./tests/hostile/ -args -hostile.all
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./pkg/console/

@@ -180,3 +180,6 @@ func (r stepTimeoutRunner) Replay(ctx context.Context, t gardener.Test, o garden
 	o.StepTimeout = cmp.Or(o.StepTimeout, r.stepTimeout)
 	return r.Runner.Replay(ctx, t, o)
 }
+
+// plural is gardener.Plural: every count the CLI prints with its noun.
+func plural(n int, one, many string) string { return gardener.Plural(n, one, many) }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -92,6 +93,8 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 	verbose := fs.Bool("v", false, "print why each failing run failed")
 	asJSON := fs.Bool("json", false, "tell the story on stderr and print one JSON summary on stdout")
 	serve := fs.Bool("serve", false, "keep serving the review console (and the API) after the story, until interrupted")
+	listen := fs.String("listen", "127.0.0.1:0", "where the stack's API and the review console listen (loopback only; port 0 picks a free port)")
+	appListen := fs.String("app-listen", "127.0.0.1:0", "where the demo shop listens (loopback only; port 0 picks a free port)")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -99,7 +102,16 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
-	var err error
+	apiLn, err := listenLoopback("--listen", *listen)
+	if err != nil {
+		return c.badUsage(fs, "%v", err)
+	}
+	defer apiLn.Close()
+	appLn, err := listenLoopback("--app-listen", *appListen)
+	if err != nil {
+		return c.badUsage(fs, "%v", err)
+	}
+	defer appLn.Close()
 	if o.region, err = awsRegion(ctx, o.region); err != nil {
 		return c.fail("demo", exitBadInput, err)
 	}
@@ -127,7 +139,7 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 	if *asJSON {
 		d.out, d.marks = c.stderr, marksFor(false)
 	}
-	if err := d.run(o); err != nil {
+	if err := d.run(o, apiLn, appLn); err != nil {
 		return c.fail("demo", exitFailure, err)
 	}
 	if *asJSON {
@@ -171,12 +183,9 @@ func (d *demo) listed(err error) error {
 	return failure
 }
 
-func (d *demo) run(o localOptions) error {
+func (d *demo) run(o localOptions, apiLn, appLn net.Listener) error {
 	d.app = demoapp.New()
-	appSrv, err := serveLoopback(d.app.Handler())
-	if err != nil {
-		return err
-	}
+	appSrv := serveLoopback(appLn, d.app.Handler())
 	defer appSrv.Close()
 	d.appURL = appSrv.URL
 	o.baseURLs = map[string]string{"demo": d.appURL}
@@ -187,9 +196,7 @@ func (d *demo) run(o localOptions) error {
 	}
 	d.l = l
 	defer l.close()
-	if d.api, err = serveLoopback(l.Handler()); err != nil {
-		return err
-	}
+	d.api = serveLoopback(apiLn, l.Handler())
 	defer d.api.Close()
 	tpl := l.Template()
 	d.say("Drift Gardener demo — the stack of template.yaml on one machine: %d functions, %d state machines, %d API routes; the demo shop at %s",
@@ -307,7 +314,7 @@ func (d *demo) run(o localOptions) error {
 		return err
 	}
 	for _, r := range q.Rows {
-		d.say("   staged %s for %s (failed at step %s; %d trigger(s), restated %d)", r.ProposalID, r.TestID, r.FailedStep, len(r.Triggers), r.Restated)
+		d.say("   staged %s for %s (failed at step %s; %s, restated %s)", r.ProposalID, r.TestID, r.FailedStep, plural(len(r.Triggers), "trigger", "triggers"), plural(r.Restated, "time", "times"))
 		for _, line := range strings.Split(strings.TrimRight(gardener.RenderDiff(r.Diff), "\n"), "\n") {
 			d.say("       %s", line)
 		}
@@ -333,7 +340,7 @@ func (d *demo) run(o localOptions) error {
 		d.say("   it stops with the demo; run `gardener demo --serve` (make demo DEMO_FLAGS=--serve) to keep it up")
 		return nil
 	}
-	d.say("   serving until interrupted")
+	d.say("   serving until interrupted: the console at %s/console, the API at %s (Authorization: %s), the demo shop at %s", d.api.URL, d.api.URL, d.token, d.appURL)
 	<-d.ctx.Done()
 	return nil
 }
@@ -347,7 +354,7 @@ func (d *demo) seed() error {
 		return err
 	}
 	d.counts["tests"] = len(tests)
-	d.say("project demo: %d saved tests, auto-repair on, model builtin (no key, no tokens)", len(tests))
+	d.say("project demo: %s, auto-repair on, model builtin (no key, no tokens)", plural(len(tests), "saved test", "saved tests"))
 	return nil
 }
 
@@ -411,7 +418,7 @@ func (d *demo) queueHoldsOnlyHeld(q radar.Queue, empty string) {
 		d.check(slices.Contains(d.held, r.TestID), "the queue stages %s, which auto-repair did not hold for a person", r.TestID)
 	}
 	if len(staged) > 0 {
-		d.say("   queue: %d staged for a person (%s)", len(staged), strings.Join(staged, ", "))
+		d.say("   queue: %s staged for a person (%s)", plural(len(staged), "fix", "fixes"), strings.Join(staged, ", "))
 		return
 	}
 	d.say("   queue: %q", q.Empty)
@@ -501,8 +508,16 @@ func (d *demo) showRepairs(runs []string) error {
 			v := r.Verdict
 			counts := gardener.Summarize(v.Changes)
 			k, n := v.Contract.Kept()
-			d.say("   %s v%d→v%d by %s (run %s): %d repair / %d review / %d protected; contract %d of %d kept; checks proven sensitive in %d of %d; badge %v",
-				r.TestID, r.FromVersion, r.ToVersion, v.Strategy, r.RunID, counts[gardener.ClassRepair], counts[gardener.ClassReview], counts[gardener.ClassProtected], k, n, v.Sensitivity.Sensitive, v.Sensitivity.Total, r.Badge)
+			contract := "no requirement recorded"
+			if n > 0 {
+				contract = fmt.Sprintf("contract %d of %d kept", k, n)
+			}
+			badge := "no badge"
+			if r.Badge {
+				badge = "badged Auto-repaired"
+			}
+			d.say("   %s v%d→v%d by %s (run %s): %d repair / %d review / %d protected; %s; checks proven sensitive in %d of %d; %s",
+				r.TestID, r.FromVersion, r.ToVersion, v.Strategy, r.RunID, counts[gardener.ClassRepair], counts[gardener.ClassReview], counts[gardener.ClassProtected], contract, v.Sensitivity.Sensitive, v.Sensitivity.Total, badge)
 			for _, line := range strings.Split(strings.TrimRight(gardener.RenderDiff(gardener.Diff(r.PreSteps, v.Ops)), "\n"), "\n") {
 				d.say("       %s", line)
 			}
@@ -614,7 +629,7 @@ func (d *demo) revert() error {
 		return err
 	}
 	d.check(slices.EqualFunc(t.Steps, target.PreSteps, gardener.Step.Equal), "revert should restore the pre-repair steps exactly")
-	d.say("   reverted %s: %s is version %d with its %d pre-repair steps", target.ID, t.ID, t.Version, len(t.Steps))
+	d.say("   reverted %s: %s is version %d with its %s from before the repair", target.ID, t.ID, t.Version, plural(len(t.Steps), "step", "steps"))
 	d.counts["reverted"]++
 	return nil
 }
@@ -650,14 +665,6 @@ func (d *demo) summary() error {
 	if err = d.listed(err); err != nil {
 		return err
 	}
-	auto, approved := 0, 0
-	for _, r := range repairs {
-		if r.Auto {
-			auto++
-		} else if r.ApprovedBy != "" {
-			approved++
-		}
-	}
 	issues, err := d.l.store.TriageIssues(d.ctx, "demo")
 	if err = d.listed(err); err != nil {
 		return err
@@ -668,19 +675,64 @@ func (d *demo) summary() error {
 			refusals += len(a.Refusals)
 		}
 	}
-	d.say("   tests %d; scheduled runs %d; repairs written %d (auto %d, approved %d, reverted %d); proposals dismissed %d, stale %d; triage issues %d; refusals %d; model calls %d (tokens %d); SNS events %d; %.1fs",
-		len(tests), d.runs, len(repairs), auto, approved, d.counts["reverted"], d.counts["dismissed"], d.counts["stale"], len(issues), refusals, calls, tokens, d.counts["sns"], time.Since(d.start).Seconds())
+	d.say("   %s; %s; %s; proposals dismissed %d, stale %d; %s; %s; %s (%s); %s; %.1fs",
+		plural(len(tests), "test", "tests"), plural(d.runs, "scheduled run", "scheduled runs"), repairsWritten(repairs),
+		d.counts["dismissed"], d.counts["stale"], plural(len(issues), "triage issue", "triage issues"), plural(refusals, "refusal", "refusals"),
+		plural(calls, "model call", "model calls"), plural(tokens, "token", "tokens"), plural(d.counts["sns"], "SNS event", "SNS events"), time.Since(d.start).Seconds())
 	whys := make([]string, 0, len(held))
 	total := 0
 	for _, k := range slices.Sorted(maps.Keys(held)) {
 		whys = append(whys, fmt.Sprintf("%s %d", k, held[k]))
 		total += held[k]
 	}
-	d.say("   staged for a person %d (%s)", total, strings.Join(whys, ", "))
+	if total == 0 {
+		d.say("   staged for a person: none")
+	} else {
+		d.say("   staged for a person %d (%s)", total, strings.Join(whys, ", "))
+	}
 	if len(d.fails) == 0 {
 		d.say("   every demo check passed")
 	}
 	return nil
+}
+
+// repairsWritten says how many repairs were written and how each came to be: by auto-repair,
+// approved by a person (a queue's approval or a person's manual repair), and how many of them a
+// person reverted since. A revert undoes a repair's steps but keeps its record, so the reverted
+// are among the written, not beside them.
+func repairsWritten(repairs []gardener.Repair) string {
+	auto, approved, other, reverted := 0, 0, 0, 0
+	for _, r := range repairs {
+		switch {
+		case r.Auto:
+			auto++
+		case r.ApprovedBy != "":
+			approved++
+		default:
+			other++
+		}
+		if !r.RevertedAt.IsZero() {
+			reverted++
+		}
+	}
+	var how []string
+	if auto > 0 {
+		how = append(how, fmt.Sprintf("%d by auto-repair", auto))
+	}
+	if approved > 0 {
+		how = append(how, fmt.Sprintf("%d approved by a person", approved))
+	}
+	if other > 0 {
+		how = append(how, fmt.Sprintf("%d with no approver recorded", other))
+	}
+	out := plural(len(repairs), "repair written", "repairs written")
+	if len(how) > 0 {
+		out += " (" + strings.Join(how, ", ") + ")"
+	}
+	if reverted > 0 {
+		out += fmt.Sprintf(", %d of them reverted since", reverted)
+	}
+	return out
 }
 
 // versions maps each test to its version.

@@ -140,11 +140,20 @@ func usage(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprint(w, `
-exit codes:
-  0  success
-  1  a negative result: a test fails, no proven fix, a demo check failed
-  2  bad input: a wrong flag or argument, an unreadable or malformed file
-  3  a runtime failure: the browser, the store, the network, an interrupt
+exit codes (the same for every command):
+  0  success (a test that passes, a repair written or staged, a review action done)
+  1  a negative result: a test fails, no proven fix, a refusal (stale, decided already,
+     not confirmed, an edited file not overwritten), a demo check failed
+  2  bad input: a wrong flag or argument, an unreadable or malformed file, an id that does
+     not exist, a token the API refuses; nothing was done
+  3  a runtime failure: the browser, the store, git, the network (the app or the API could
+     not be reached: nothing is judged), an interrupt
+
+The local state (run --record, repair, sweep, push, pull, queue, approve, dismiss, revert,
+history, mcp) is kept in .gardener beside where a command runs (--state DIR). A test file that
+names no "project" is in project local there; push and pull name theirs with --project. The
+review commands and push and pull act on an API instead with --api URL (the bearer token in
+$GARDENER_TOKEN, or the variable --token-env names).
 
 -h or --help after any command prints its usage; gardener --version prints the version.
 `)

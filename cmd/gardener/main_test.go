@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 		tokenEnv:                stack.DevToken("ann@example.com", "demo"),
 		"AWS_ACCESS_KEY_ID":     "test",
 		"AWS_SECRET_ACCESS_KEY": "test",
+		// The review commands' tokens, which they name with --token-env.
+		"REVIEW_TOKEN_SHOP":  stack.DevToken("ann@example.com", "shop"),
+		"REVIEW_TOKEN_OTHER": stack.DevToken("eve@example.com", "other"),
+		"REVIEW_TOKEN_BAD":   "not-a-token",
 	} {
 		if err := os.Setenv(k, v); err != nil {
 			panic(err)

@@ -21,10 +21,12 @@ import (
 
 func init() {
 	register("mcp", command{
-		summary:  "serve suggest_fix and apply_repair to an MCP client (stdio, or streamable HTTP with --listen)",
+		summary:  "serve run_test, suggest_fix and apply_repair to an MCP client (stdio, or streamable HTTP with --listen)",
 		synopsis: []string{"[--state DIR] [--base-url URL] [--listen ADDR]", "--api URL [--token-env NAME] [--listen ADDR]"},
 		about: `Serves the gardener's manual path to an MCP client (a coding assistant) over stdin and stdout,
-or over streamable HTTP on a loopback address with --listen. Two tools:
+or over streamable HTTP on a loopback address with --listen. Three tools:
+  run_test      runs a test's current version now (testId) and records the run: a green one is
+                the baseline a later repair compares a failure with; writes nothing to the test
   suggest_fix   runs the repair ladder in propose mode on a failed run (runId) or a test reproduced
                 now (testId) and stages a fix proven green as a proposal; writes nothing to the test
   apply_repair  applies a proposal (proposalId, or the runId suggest_fix was asked about) if the
@@ -70,7 +72,7 @@ func runMCP(ctx context.Context, c *cli, args []string) int {
 	var ln net.Listener
 	if f.listen != "" {
 		var err error
-		if ln, err = loopbackListener(f.listen); err != nil {
+		if ln, err = listenLoopback("--listen", f.listen); err != nil {
 			return c.badUsage(fs, "%v", err)
 		}
 		defer ln.Close()
@@ -132,24 +134,6 @@ func (c *cli) mcpBackend(ctx context.Context, f mcpFlags) (mcpserver.Backend, fu
 			return modelspec.Open(ctx, spec, modelspec.Options{Region: region, Endpoint: f.endpoint})
 		},
 	}, func() { closeRunner(); store.Close() }, nil
-}
-
-// loopbackListener listens on addr, which must be a loopback address: the tools act with the
-// local state's authority (or the API token's), and nothing authenticates an HTTP client.
-func loopbackListener(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %v (give HOST:PORT, e.g. 127.0.0.1:8765)", addr, err)
-	}
-	ip := net.ParseIP(host)
-	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("--listen %q: only a loopback address (127.0.0.1, [::1], localhost) is served: the MCP endpoint has no authentication", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %w", addr, err)
-	}
-	return ln, nil
 }
 
 // serveMCPHTTP serves streamable HTTP at /mcp until ctx ends; the URL is the first line on

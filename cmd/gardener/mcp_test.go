@@ -159,8 +159,8 @@ func TestMCPInMemory(t *testing.T) {
 	defer ss.Close()
 	client := newMCPClient(t, ctx, clientT)
 
-	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "suggest_fix"}) {
-		t.Fatalf("tools %v, want exactly apply_repair and suggest_fix", names)
+	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "run_test", "suggest_fix"}) {
+		t.Fatalf("tools %v, want exactly apply_repair, run_test and suggest_fix", names)
 	}
 
 	noErr(t, app.SetVariant("id-renamed"))
@@ -296,10 +296,24 @@ func TestMCPStdio(t *testing.T) {
 	cmd := gardenerCommand(t, "mcp", "--state", state, "--step-timeout", mcpStepTimeout.String())
 	cmd.Stderr = &stderr
 	client := newMCPClient(t, ctx, &mcp.CommandTransport{Command: cmd})
-	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "suggest_fix"}) {
-		t.Fatalf("tools %v, want exactly apply_repair and suggest_fix", names)
+	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "run_test", "suggest_fix"}) {
+		t.Fatalf("tools %v, want exactly apply_repair, run_test and suggest_fix", names)
+	}
+	// run_test records a run now: green on the shop as it is, red once it drifted.
+	var green, red mcpserver.Ran
+	if text, isErr := client.call(t, ctx, "run_test", map[string]any{"testId": "login"}, &green); isErr || !green.Green || green.RunID == "" || green.Version != login.Version || !strings.HasPrefix(text, "GREEN: test login") {
+		t.Fatalf("run_test on the baseline: %+v %q\nstderr: %s", green, text, stderr.String())
+	}
+	if text, isErr := client.call(t, ctx, "run_test", map[string]any{"testId": "nope"}, nil); !isErr || text != `testId: no test "nope" in the state` {
+		t.Errorf("run_test of an unknown test: error=%v %q", isErr, text)
 	}
 	noErr(t, app.SetVariant("id-renamed"))
+	if text, isErr := client.call(t, ctx, "run_test", map[string]any{"testId": "login"}, &red); isErr || red.Green || red.FailedStep != "4" || !strings.Contains(red.Error, "#password") || !strings.Contains(text, "recorded (not as a green run)") {
+		t.Fatalf("run_test on the drifted shop: %+v %q", red, text)
+	}
+	if strings.Contains(red.Error, "demo123") {
+		t.Errorf("run_test's error carries what the test types: %s", red.Error)
+	}
 	var s mcpserver.Suggestion
 	if text, isErr := client.call(t, ctx, "suggest_fix", map[string]any{"runId": failed.ID}, &s); isErr {
 		t.Fatalf("suggest_fix failed: %s\nstderr: %s", text, stderr.String())
@@ -331,6 +345,11 @@ func TestMCPStdio(t *testing.T) {
 	rep, err := store.Repair(ctx, applied.RepairID)
 	if err != nil || written.Version != login.Version+1 || rep.ApprovedBy != "mcp:test-assistant" {
 		t.Errorf("the state after the session: test version %d, repair %+v (%v)", written.Version, rep, err)
+	}
+	for _, r := range []mcpserver.Ran{green, red} {
+		if run, err := store.Run(ctx, r.RunID); err != nil || run.Result == nil || run.Result.Passed != r.Green || run.TestVersion != login.Version {
+			t.Errorf("run_test's run %s in the state: %+v %v", r.RunID, run, err)
+		}
 	}
 }
 
@@ -396,6 +415,17 @@ func TestMCPOverTheAPI(t *testing.T) {
 	noErr(t, err)
 	defer ss.Close()
 	client := newMCPClient(t, ctx, clientT)
+	// run_test is POST /tests/{testId}/runs: the API replays and records the run.
+	var ran mcpserver.Ran
+	if text, isErr := client.call(t, ctx, "run_test", map[string]any{"testId": "login"}, &ran); isErr || !ran.Green || ran.Version != before.Version {
+		t.Fatalf("run_test over the API: %+v %q", ran, text)
+	}
+	if g, err := store.LastGreenRun(ctx, "login"); err != nil || g.ID != ran.RunID || g.Trigger != gardener.TriggerManual {
+		t.Errorf("the last green run after run_test: %+v %v, want run %s", g, err, ran.RunID)
+	}
+	if text, isErr := client.call(t, ctx, "run_test", map[string]any{"testId": "nope"}, nil); !isErr || !strings.HasPrefix(text, `testId: no test "nope" visible to this token`) {
+		t.Errorf("run_test of an unknown test over the API: error=%v %q", isErr, text)
+	}
 	noErr(t, app.SetVariant("id-renamed"))
 	var s mcpserver.Suggestion
 	if text, isErr := client.call(t, ctx, "suggest_fix", map[string]any{"testId": "login"}, &s); isErr {
@@ -524,7 +554,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		t.Fatalf("first line %q, want the endpoint's URL", line)
 	}
 	client := newMCPClient(t, ctx, &mcp.StreamableClientTransport{Endpoint: endpoint})
-	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "suggest_fix"}) {
+	if names := listToolNames(t, ctx, client); !slices.Equal(names, []string{"apply_repair", "run_test", "suggest_fix"}) {
 		t.Errorf("tools %v over HTTP", names)
 	}
 	noErr(t, client.Close())

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -26,38 +24,46 @@ import (
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
-// tokenEnv is where push and pull read the API's bearer token from.
-const tokenEnv = "GARDENER_TOKEN"
-
 func init() {
 	register("push", command{
 		summary:  "sync a folder of test files to a project (local state or a deployed API)",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--json]"},
+		synopsis: []string{"DIR --project P [--api URL [--token-env NAME]] [--state DIR] [--record [--base-url URL]] [--json]"},
 		about: `Syncs the test files in DIR (*.json, subfolders included) to project P: in the local
 state, or with --api through a deployed API, authenticated by the bearer token in $GARDENER_TOKEN
-(against "gardener serve": dev:EMAIL:PROJECTS). Each test is printed as created, updated,
-unchanged or refused, with the reason. A file whose test changed in the project since the version
-the file names (a repair, someone's edit) is refused rather than written over it: pull, redo the
-edit, push again. A file is rewritten with the version the project now holds, in the canonical
-layout, so the next push knows what it was based on. Every file is read first: when one is not
-a test of P, nothing is pushed.
+or the variable --token-env names (against "gardener serve": dev:EMAIL:PROJECTS). Each test is
+printed as created, updated, unchanged or refused, with the reason. A file whose test changed in
+the project since the version the file names (a repair, someone's edit) is refused rather than
+written over it: pull, redo the edit, push again. A file's version line is then set to the
+version the project now holds (added when the file names none), so the next push knows what it
+was based on; nothing else in the file changes. Every file is read first: when one is not a test
+of P, nothing is pushed.
 
-Exit status: 0 all pushed; 1 some refused; 2 bad input (nothing pushed); 3 the state or the
-API could not be reached.`,
+--record runs each test the push created or changed once against its app and records the run,
+as "gardener run --record" and POST /tests/{testId}/runs do: a passing run is the green run a
+later repair of that version compares a failure with (without one a repair that finds no green
+proof says it cannot tell drift from a bug). Each is reported as "recorded green run ID" or as
+failed with the step and the error: a failing run is recorded, never as a green one. Locally the
+test replays in Chromium against --base-url (added to the project's allowed origins), else the
+project's first allowed origin; with --api the API replays it in its own browser.
+
+Exit status: 0 all pushed (and, with --record, every run green); 1 some refused, or a recorded
+run failed; 2 bad input (nothing pushed; a token the API refuses); 3 the state or the API could not be reached, or could
+not replay a test.`,
 		run: runPush,
 	})
 	register("pull", command{
 		summary:  "write a project's tests to a folder of test files",
-		synopsis: []string{"DIR --project P [--api URL] [--state DIR] [--commit | --branch NAME] [--json]"},
-		about: `Writes every test of project P to DIR in the canonical layout (one step per line, a fixed
-key order), so repaired tests can be committed back and their diffs are small: into the file that
-holds the test's id, else DIR/ID.json. Each test is printed as created, updated, unchanged or
-refused. A file edited here is never overwritten: one whose content differs from what the
+		synopsis: []string{"DIR --project P [--api URL [--token-env NAME]] [--state DIR] [--commit | --branch NAME] [--json]"},
+		about: `Writes every test of project P to DIR, so repaired tests can be committed back: into the file
+that holds the test's id, changing only the steps that changed and the version line (the file
+keeps its own layout, locator spelling and key order, so its diff is the repair), else into a new
+DIR/ID.json in the canonical layout (one step per line, a fixed key order; "gardener fmt" applies
+it to a file when asked). Each test is printed as created, updated, unchanged or refused. A file edited here is never overwritten: one whose content differs from what the
 version it names held is refused with the reason (push it first, or, when the project has moved
 on, move it aside, pull and redo the edit). What an older version held is read from the test's
 repair history (a repair keeps the steps of the version it repaired); when no record says, the
 file is refused too, since an edit in it could not be told apart. With --api the tests and their
-repair histories come from a deployed API, authenticated by $GARDENER_TOKEN.
+repair histories come from a deployed API, authenticated by $GARDENER_TOKEN (or --token-env).
 
 With --commit, DIR must be in a git working tree: each test written is committed on its own, on
 the current branch, with its record as the message (the test, its version, and each repair
@@ -69,47 +75,62 @@ naming it); a refused file is left as it is and not committed. git must be insta
 user.name and user.email to commit as.
 
 Exit status: 0 all written; 1 some refused; 2 bad input (with --commit: not a git working tree,
-a change outside pull's files); 3 the state, the API or git could not do its part.`,
+a change outside pull's files; a token the API refuses); 3 the state, the API or git could not
+do its part.`,
 		run: runPull,
 	})
 }
 
 // syncFlags are push's and pull's flags.
 type syncFlags struct {
-	project, api, state string
-	json                bool
+	apiFlags
+	project string
+	json    bool
 	// commit and branch are pull's: commit what it writes, on the current branch or on branch.
 	commit bool
 	branch string
+	// record and base are push's: run each test it writes once and record the run, replaying
+	// against base (local state only).
+	record bool
+	base   string
 }
 
 func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, bool) {
 	fs := c.flags(name)
 	var f syncFlags
 	fs.StringVar(&f.project, "project", "", "the project's `ID` (required)")
-	fs.StringVar(&f.api, "api", "", "a deployed API's base `URL`; the token is read from $"+tokenEnv)
-	fs.StringVar(&f.state, "state", defaultStateDir, "`DIR` of the local state, without --api")
+	f.apiFlags.register(fs)
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	if name == "pull" {
 		fs.BoolVar(&f.commit, "commit", false, "commit each test written, with its repairs as the message, on the current git branch")
 		fs.StringVar(&f.branch, "branch", "", "like --commit, on git branch `NAME` (created when it does not exist)")
+	}
+	if name == "push" {
+		fs.BoolVar(&f.record, "record", false, "run each test created or changed once and record the run: a passing one is the green run a repair compares with")
+		fs.StringVar(&f.base, "base-url", "", "with --record and the local state, the app's `URL` to replay against (default: the project's first allowed origin)")
 	}
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return f, "", code, false
 	}
 	switch {
+	case f.base != "" && !f.record:
+		return f, "", c.badUsage(fs, "--base-url is for --record: without it nothing is replayed"), false
+	case f.base != "" && f.api != "":
+		return f, "", c.badUsage(fs, "--base-url is for the local state: with --api the API replays against the project's app"), false
+	case f.base != "":
+		if err := checkHTTPURL("--base-url", f.base); err != nil {
+			return f, "", c.badUsage(fs, "%v", err), false
+		}
+	}
+	switch {
 	case len(pos) != 1:
 		return f, "", c.badUsage(fs, "give one DIR"), false
 	case f.project == "":
 		return f, "", c.badUsage(fs, "--project is required"), false
-	case f.api != "" && os.Getenv(tokenEnv) == "":
-		return f, "", c.badUsage(fs, "--api needs the API's bearer token in $%s", tokenEnv), false
 	}
-	if f.api != "" {
-		if err := checkHTTPURL("--api", f.api); err != nil {
-			return f, "", c.badUsage(fs, "%v", err), false
-		}
+	if _, err := f.client(); err != nil {
+		return f, "", c.badUsage(fs, "%v", err), false
 	}
 	return f, pos[0], exitOK, true
 }
@@ -123,6 +144,8 @@ type project interface {
 	// repairs is a test's repair history, newest first: the only record of what a version the
 	// project has moved past held (each repair keeps the steps of its FromVersion).
 	repairs(ctx context.Context, testID string) ([]gardener.Repair, error)
+	// runNow replays the test's current version once and records the run (gardening.RunNow).
+	runNow(ctx context.Context, testID string) (gardening.RanNow, error)
 	close()
 }
 
@@ -139,6 +162,28 @@ type synced struct {
 	Version int    `json:"version,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Commit  string `json:"commit,omitempty"` // pull --commit: the commit that holds it
+	// Run is push --record's run of the version written.
+	Run *recorded `json:"run,omitempty"`
+}
+
+// recorded is a run push --record made of a test it wrote: green (the baseline a repair
+// compares with), failed (recorded, never as green), or not made (Error).
+type recorded struct {
+	RunID      string `json:"runId,omitempty"`
+	Green      bool   `json:"green"`
+	FailedStep string `json:"failedStep,omitempty"`
+	Failure    string `json:"failure,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// recordedOf is what a run made now says to people: its id, and for a red one where and how it
+// failed, in the words the run records (steps redacted, no value a check read).
+func recordedOf(ran gardening.RanNow) *recorded {
+	r := &recorded{RunID: ran.Run.ID, Green: ran.Green}
+	if res := ran.Run.Result; res != nil && !ran.Green {
+		r.FailedStep, r.Failure = res.FailedStep, res.Message
+	}
+	return r
 }
 
 // syncReport is what --json prints.
@@ -150,8 +195,8 @@ type syncReport struct {
 }
 
 func openProject(f syncFlags) (project, error) {
-	if f.api != "" {
-		return &apiProject{base: strings.TrimRight(f.api, "/"), id: f.project, token: os.Getenv(tokenEnv), http: &http.Client{Timeout: time.Minute}}, nil
+	if api, err := f.client(); err != nil || api != nil {
+		return &apiProject{apiClient: api, id: f.project}, err
 	}
 	store, err := openState(f.state)
 	if err != nil {
@@ -162,7 +207,7 @@ func openProject(f syncFlags) (project, error) {
 		store.Close()
 		return nil, err
 	}
-	return &stateProject{store: store, app: app, id: f.project}, nil
+	return &stateProject{store: store, app: app, id: f.project, base: f.base}, nil
 }
 
 // projectFile is a test file of a project read from a folder.
@@ -222,9 +267,9 @@ func readProjectDir(dir, projectID string) ([]projectFile, error) {
 	return files, nil
 }
 
-// sameTest says whether a file holds what the project holds: steps, status and name.
+// sameTest says whether a file holds what the project holds: steps, status, name and viewport.
 func sameTest(a, b gardener.Test) bool {
-	return a.Name == b.Name && a.Status == b.Status && slices.EqualFunc(a.Steps, b.Steps, gardener.Step.Equal)
+	return a.Name == b.Name && a.Status == b.Status && a.Viewport == b.Viewport && slices.EqualFunc(a.Steps, b.Steps, gardener.Step.Equal)
 }
 
 func runPush(ctx context.Context, c *cli, args []string) int {
@@ -241,12 +286,23 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		return c.fail("push", exitFailure, err)
 	}
 	defer p.close()
+	if sp, ok := p.(*stateProject); ok && f.record {
+		// Chromium is started only when a test is to be replayed.
+		sp.browser = func() gardener.Runner {
+			if sp.runner == nil {
+				var done func()
+				sp.runner, done = c.browserFor(0)
+				sp.done = done
+			}
+			return sp.runner
+		}
+	}
 	have, err := p.tests(ctx)
 	if errors.Is(err, gardener.ErrNotFound) {
 		return c.fail("push", exitBadInput, fmt.Errorf("project %s does not exist: create it first (PUT /projects/%s)", f.project, f.project))
 	}
 	if err != nil {
-		return c.fail("push", exitFailure, err)
+		return c.fail("push", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
 	for _, tf := range files {
@@ -270,7 +326,7 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 				break
 			}
 			if err != nil {
-				return c.fail("push", exitFailure, fmt.Errorf("%s: %w", tf.path, err))
+				return c.fail("push", exitOf(err), fmt.Errorf("%s: %w", tf.path, err))
 			}
 			s.Outcome, s.Version = "updated", written.Version
 			if !exists {
@@ -280,8 +336,17 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		}
 		// The file records the version it is now the project's copy of.
 		if s.Outcome != "refused" && tf.test.Version != stored.Version {
-			if err := writeTest(tf.path, stored); err != nil {
+			if err := updateTestFile(tf.path, stored); err != nil {
 				return c.fail("push", exitFailure, err)
+			}
+		}
+		// A version the push wrote has no green run yet: --record makes its first run now.
+		if f.record && (s.Outcome == "created" || s.Outcome == "updated") {
+			ran, err := p.runNow(ctx, s.TestID)
+			if err != nil {
+				s.Run = &recorded{Error: err.Error()}
+			} else {
+				s.Run = recordedOf(ran)
 			}
 		}
 		rep.add(s)
@@ -323,7 +388,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		return c.fail("pull", exitBadInput, fmt.Errorf("project %s does not exist", f.project))
 	}
 	if err != nil {
-		return c.fail("pull", exitFailure, err)
+		return c.fail("pull", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
 	if repo != nil {
@@ -412,7 +477,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			// a comparison with what that version held, which only the repair history keeps.
 			rs, err := history(id)
 			if err != nil {
-				return c.fail("pull", exitFailure, err)
+				return c.fail("pull", exitOf(err), err)
 			}
 			if why := editedSince(tf.test, t, rs); why != "" {
 				s.Outcome, s.Reason = "refused", why
@@ -421,13 +486,13 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			s.Outcome = "updated"
 		}
 		if s.Outcome == "created" || s.Outcome == "updated" {
-			if err := writeTest(tf.path, t); err != nil {
+			if err := updateTestFile(tf.path, t); err != nil {
 				return c.fail("pull", exitFailure, err)
 			}
 			if repo != nil {
 				rs, err := history(id)
 				if err != nil {
-					return c.fail("pull", exitFailure, err)
+					return c.fail("pull", exitOf(err), err)
 				}
 				msg := commitMessage(f.project, t, tf.test.Version, exists, rs)
 				if s.Commit, err = repo.commit(ctx, tf.path, msg); err != nil {
@@ -574,6 +639,15 @@ func safeName(id string) string {
 func (r *syncReport) add(s synced) {
 	r.Tests = append(r.Tests, s)
 	r.Counts[s.Outcome]++
+	switch {
+	case s.Run == nil:
+	case s.Run.Error != "":
+		r.Counts["not recorded"]++
+	case s.Run.Green:
+		r.Counts["recorded green"]++
+	default:
+		r.Counts["failed"]++
+	}
 }
 
 // report prints a push or pull and returns its exit status: 1 when something was refused.
@@ -596,14 +670,34 @@ func (c *cli) report(name string, f syncFlags, rep syncReport) int {
 				line += fmt.Sprintf(" (commit %.12s)", s.Commit)
 			}
 			fmt.Fprintln(c.stdout, line)
+			if r := s.Run; r != nil {
+				switch {
+				case r.Error != "":
+					fmt.Fprintf(c.stdout, "          not recorded: %s\n", r.Error)
+				case r.Green:
+					fmt.Fprintf(c.stdout, "          recorded green run %s\n", r.RunID)
+				default:
+					fmt.Fprintf(c.stdout, "          failed: run %s failed at step %s: %s (recorded, not as a green run)\n", r.RunID, r.FailedStep, r.Failure)
+				}
+			}
 		}
 		if rep.Branch != "" {
 			fmt.Fprintf(c.stdout, "committed on branch %s\n", rep.Branch)
 		}
-		fmt.Fprintf(c.stdout, "%s %s: %d created, %d updated, %d unchanged, %d refused\n", name, rep.Project,
+		line := fmt.Sprintf("%s %s: %d created, %d updated, %d unchanged, %d refused", name, rep.Project,
 			rep.Counts["created"], rep.Counts["updated"], rep.Counts["unchanged"], rep.Counts["refused"])
+		if f.record {
+			line += fmt.Sprintf("; runs: %d recorded green, %d failed", rep.Counts["recorded green"], rep.Counts["failed"])
+			if n := rep.Counts["not recorded"]; n > 0 {
+				line += fmt.Sprintf(", %d not recorded", n)
+			}
+		}
+		fmt.Fprintln(c.stdout, line)
 	}
-	if rep.Counts["refused"] > 0 {
+	switch {
+	case rep.Counts["not recorded"] > 0:
+		return exitFailure
+	case rep.Counts["refused"] > 0 || rep.Counts["failed"] > 0:
 		return exitNegative
 	}
 	return exitOK
@@ -615,12 +709,23 @@ type stateProject struct {
 	store *embedded.Store
 	app   *gardening.Service
 	id    string
+	// base is the app runNow replays against; browser starts the Chromium it replays in
+	// (push --record only), kept in runner until close lets go of it with done.
+	base    string
+	browser func() gardener.Runner
+	runner  gardener.Runner
+	done    func()
 }
 
 func (s *stateProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
 	// The local state holds what its commands made; a project named for the first time is
-	// created, as repair and sweep do.
-	if _, err := (&workspace.Service{Store: s.store}).EnsureProject(ctx, s.id, workspace.Settings{}); err != nil {
+	// created, as repair and sweep do. The app a push records runs against is one of its
+	// origins, as "gardener run --record" makes it.
+	set := workspace.Settings{}
+	if s.base != "" {
+		set.Origins = []string{originOf(s.base)}
+	}
+	if _, err := (&workspace.Service{Store: s.store}).EnsureProject(ctx, s.id, set); err != nil {
 		return nil, err
 	}
 	ts, err := s.store.Tests(ctx, s.id)
@@ -655,12 +760,33 @@ func (s *stateProject) repairs(ctx context.Context, testID string) ([]gardener.R
 	return rs, nil
 }
 
-func (s *stateProject) close() { s.store.Close() }
+// runNow replays the test through the application layer's RunNow, as run --record does.
+func (s *stateProject) runNow(ctx context.Context, testID string) (gardening.RanNow, error) {
+	if s.browser == nil {
+		return gardening.RanNow{}, errors.New("no browser to replay in")
+	}
+	ran, err := s.app.RunNow(ctx, gardening.Person(localUser()), testID, gardening.Here{Runner: s.browser(), Options: gardener.ReplayOptions{BaseURL: s.base}})
+	if err != nil {
+		return ran, err
+	}
+	t, err := s.store.Test(ctx, testID)
+	if err == nil {
+		ran.Run = ran.Run.ForPeople(t)
+	}
+	return ran, nil
+}
+
+func (s *stateProject) close() {
+	if s.done != nil {
+		s.done()
+	}
+	s.store.Close()
+}
 
 // apiProject is a project of a deployed API.
 type apiProject struct {
-	base, id, token string
-	http            *http.Client
+	*apiClient
+	id string
 }
 
 func (a *apiProject) tests(ctx context.Context) (map[string]gardener.Test, error) {
@@ -719,58 +845,21 @@ func (a *apiProject) repairs(ctx context.Context, testID string) ([]gardener.Rep
 	return rs, nil
 }
 
+// runNow is POST /tests/{testId}/runs: the API replays the test in its own browser and records
+// the run.
+func (a *apiProject) runNow(ctx context.Context, testID string) (gardening.RanNow, error) {
+	var ran gardening.RanNow
+	status, body, err := a.call(ctx, "POST", "/tests/"+url.PathEscape(testID)+"/runs", nil, nil, &ran)
+	if err != nil {
+		return ran, err
+	}
+	if status != http.StatusCreated {
+		return ran, fmt.Errorf("POST /tests/%s/runs: %d %s", testID, status, apiError([]byte(body)))
+	}
+	return ran, nil
+}
+
 func (a *apiProject) close() {}
-
-// call sends one request to the API and decodes a 2xx answer into out.
-func (a *apiProject) call(ctx context.Context, method, path string, in any, header map[string]string, out any) (int, string, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return 0, "", err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, body)
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: %w", method, a.base+path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: reading the answer: %w", method, a.base+path, err)
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return 0, "", fmt.Errorf("%s %s: %d %s (check $%s)", method, a.base+path, resp.StatusCode, apiError(b), tokenEnv)
-	}
-	if resp.StatusCode/100 == 2 && out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return 0, "", fmt.Errorf("%s %s: the answer is not what the API gives: %w", method, a.base+path, err)
-		}
-	}
-	return resp.StatusCode, string(b), nil
-}
-
-// apiError is the message of an API error body, or the body.
-func apiError(b []byte) string {
-	var e struct {
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(b, &e) == nil && cmp.Or(e.Error, e.Message) != "" {
-		return cmp.Or(e.Error, e.Message)
-	}
-	return strings.TrimSpace(string(b))
-}
 
 // gitTree is the git working tree pull --commit commits in, driven through the git binary:
 // the team's own git, hooks and configuration included, and no git library to carry.

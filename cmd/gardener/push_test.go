@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,20 +122,23 @@ func TestPushPullLocalState(t *testing.T) {
 	if got, _ := os.ReadFile(login); !bytes.Contains(got, []byte(`"demo12345"`)) {
 		t.Fatal("pull wrote over an edit made on version 2")
 	}
-	// Without the edit the file is version 2 as the project held it, and pull takes version 3.
+	// Without the edit the file is version 2 as the project held it, and pull takes version 3:
+	// the repaired step and the version line change, the rest stays as the file had it.
 	b, _ = os.ReadFile(login)
-	noErr(t, os.WriteFile(login, bytes.Replace(b, []byte(`"demo12345"`), []byte(`"demo1234"`), 1), 0o644))
+	before := bytes.Replace(b, []byte(`"demo12345"`), []byte(`"demo1234"`), 1)
+	noErr(t, os.WriteFile(login, before, 0o644))
 	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--state", state)
 	if code != exitOK || outcomes(rep)["login"] != "updated" || outcomes(rep)["cart-total"] != "unchanged" {
 		t.Fatalf("pull after the repair: exit %d %+v", code, rep)
 	}
-	want, err := gardener.FormatTest(repaired)
-	noErr(t, err)
-	if got, _ := os.ReadFile(login); !bytes.Equal(got, want) {
-		t.Errorf("pulled file:\n%s\nwant:\n%s", got, want)
+	got, _ := os.ReadFile(login)
+	if test, err := gardener.DecodeTest(got); err != nil || test.Version != 3 || !slices.EqualFunc(test.Steps, repaired.Steps, gardener.Step.Equal) {
+		t.Errorf("pulled file reads %+v, %v; want version 3's steps", test, err)
+	}
+	if removed, added := changedLines(string(before), string(got)); len(removed) != 2 || len(added) != 2 || !strings.Contains(added[1], `"#pass"`) {
+		t.Errorf("pull removed %q, added %q; want the version line and step 4's", removed, added)
 	}
 	// An edit on the pulled version is not overwritten by the next pull.
-	got, _ := os.ReadFile(login)
 	noErr(t, os.WriteFile(login, bytes.Replace(got, []byte(`#pass"`), []byte(`#pwd"`), 1), 0o644))
 	if rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--state", state); code != exitNegative || outcomes(rep)["login"] != "refused" {
 		t.Errorf("pull over an edit not pushed: exit %d %+v", code, rep)
@@ -265,8 +269,11 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	if rep, code, _ := syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL); code != exitOK || outcomes(rep)["checkout"] != "updated" {
 		t.Errorf("pull of an unedited version 1: exit %d %+v", code, rep)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Equal(got, want) {
-		t.Errorf("pulled checkout.json:\n%s\nwant:\n%s", got, want)
+	// Into the team's file the repair is written in place: its step and the version line.
+	inPlace, err := gardener.EditTestFile(b, repaired)
+	noErr(t, err)
+	if got, _ := os.ReadFile(filepath.Join(dir, "checkout.json")); !bytes.Equal(got, inPlace) {
+		t.Errorf("pulled checkout.json:\n%s\nwant:\n%s", got, inPlace)
 	}
 	// --branch through the API: the commit's message is the repair record GET /tests/{id}/repairs
 	// gives.
@@ -287,6 +294,13 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	t.Setenv(tokenEnv, stack.DevToken("eve@example.com", "other"))
 	if _, code, stderr := syncCLI(t, "pull", pulled, "--project", "demo", "--api", srv.URL); code != exitBadInput || !strings.Contains(stderr, "project demo does not exist") {
 		t.Errorf("pull with a token for another project: exit %d %s", code, stderr)
+	}
+	// A token the API does not take is bad input too (exit 2), for push and pull alike.
+	t.Setenv(tokenEnv, "not-a-token")
+	for _, verb := range []string{"push", "pull"} {
+		if _, code, stderr := syncCLI(t, verb, pulled, "--project", "demo", "--api", srv.URL); code != exitBadInput || !strings.Contains(stderr, "the API refused the token in $"+tokenEnv+" (401") {
+			t.Errorf("%s with a refused token: exit %d %s", verb, code, stderr)
+		}
 	}
 }
 
@@ -383,7 +397,9 @@ func TestAcceptanceFromAnEmptyStore(t *testing.T) {
 		if code != exitOK || outcomes(rep)["login"] != "updated" {
 			t.Fatalf("pull: exit %d %+v", code, rep)
 		}
-		want, _ := gardener.FormatTest(repaired)
+		original, _ := demoapp.TestJSON("login")
+		want, err := gardener.EditTestFile(original, repaired)
+		noErr(t, err)
 		if got, _ := os.ReadFile(filepath.Join(dir, "login.json")); !bytes.Equal(got, want) || bytes.Contains(got, []byte(`"#password"`)) {
 			t.Errorf("pulled login.json:\n%s", got)
 		}
@@ -496,7 +512,8 @@ func TestPullCommitsRepairsOnABranch(t *testing.T) {
 	if n := gitIn(t, repo, "rev-list", "--count", "main..gardener/repairs"); n != "2" {
 		t.Errorf("%s commits on the branch, want 2 (login, checkout)", n)
 	}
-	want, _ := gardener.FormatTest(login)
+	original, _ := demoapp.TestJSON("login")
+	want, _ := gardener.EditTestFile(original, login)
 	if got := gitIn(t, repo, "show", "gardener/repairs:tests/login.json"); got != strings.TrimSpace(string(want)) {
 		t.Errorf("the committed login.json:\n%s\nwant:\n%s", got, want)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,9 +26,14 @@ func init() {
 		about: `Replays TEST.json against the app at URL. A test that passes has its green run recorded, for
 later repairs to compare with. A test that fails goes up the repair ladder (self-heal, suggest,
 diagnose); a fix proven green is written to the local state in apply mode (and to TEST.json
-with --write), or staged for review in propose mode. Progress goes to stdout, or to stderr with
---json. Exit status: 0 passed, repaired or staged; 1 no proven fix (triaged, refused); 2 bad
-input; 3 a runtime failure.`,
+with --write, changing only the repaired steps and the version line: the file keeps its own
+layout; "gardener fmt" rewrites it in the canonical one), or staged for review in propose mode
+("gardener queue" lists it, "gardener approve" applies it). The run the repair answers is
+printed with its id. A test file that names no project is in project local of the state.
+Progress goes to stdout, or to stderr with --json. Exit status: 0 passed (nothing to repair),
+repaired or staged; 1 no proven fix (triaged, refused); 2 bad input; 3 a runtime failure: the
+browser, the state, or the network (the app at URL could not be reached, or a page of the test
+could not be loaded: nothing is judged).`,
 		run: runRepair,
 	})
 }
@@ -87,7 +94,11 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 		progress = c.stderr
 	}
 	out, err := repairOne(ctx, c, f, mode, model, test, pos[0], progress)
-	if err != nil {
+	var unreached *unreachableError
+	switch {
+	case errors.As(err, &unreached):
+		return c.fail("repair", exitFailure, err)
+	case err != nil:
 		return c.fail("repair", exitOf(err), err)
 	}
 	if f.json {
@@ -97,8 +108,10 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 	} else {
 		printRepair(c.stdout, marksFor(c.term), out)
 	}
-	switch out.Outcome {
-	case ladder.Repaired, ladder.Staged, ladder.NoFix:
+	switch {
+	case out.Failure != nil && out.Failure.ErrorKind.Network():
+		return c.fail("repair", exitFailure, fmt.Errorf("%s: step %s could not load its page over the network (%s): the app was not reached, so nothing was repaired", out.TestID, out.Failure.Step, out.Failure.Message))
+	case out.Outcome == ladder.Repaired, out.Outcome == ladder.Staged, out.Outcome == ladder.NoFix:
 		return exitOK
 	}
 	return exitNegative
@@ -109,6 +122,7 @@ type repairOutput struct {
 	Outcome     ladder.Outcome         `json:"outcome"`
 	Reason      string                 `json:"reason,omitempty"`
 	TestID      string                 `json:"testId"`
+	RunID       string                 `json:"runId,omitempty"` // the run the repair answers
 	BaseVersion int                    `json:"baseVersion"`
 	Version     int                    `json:"version"` // the test's version after the command
 	Failure     *ladder.FailureSummary `json:"failure,omitempty"`
@@ -144,6 +158,11 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		return nil, err
 	}
 	defer store.Close()
+	// Before anything is synced or recorded: a test replayed against no app would be judged on
+	// the network's failure.
+	if err := reachApp(ctx, f.baseURL); err != nil {
+		return nil, err
+	}
 	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
 	project, err := ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{
 		AutoRepair: ptr(mode == gardener.ModeApply), Model: ptr(model.Name()), Origins: []string{originOf(f.baseURL)},
@@ -199,6 +218,9 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	tended := rep.Tended
 	out := toOutput(tended, test)
 	out.Recorded = rep.Recorded
+	if rep.Run != nil {
+		out.RunID = rep.Run.ID
+	}
 	if rep.RecordMillis > 0 {
 		out.Timings.Reproduce += rep.RecordMillis
 		out.Timings.Total += rep.RecordMillis
@@ -210,7 +232,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 			if err := c.haltAt("state written"); err != nil {
 				return nil, err
 			}
-			if err := writeTest(path, a.Test); err != nil {
+			if err := updateTestFile(path, a.Test); err != nil {
 				return nil, err
 			}
 			fmt.Fprintf(progress, "wrote %s (version %d)\n", path, a.Test.Version)
@@ -270,14 +292,22 @@ func toOutput(t tend.Tended, test gardener.Test) *repairOutput {
 	return out
 }
 
+// headings are the words printRepair opens with, one an outcome: "no-fix" (the API's name for
+// a test that passes when reproduced) is no failed repair, and reads as what happened.
+var headings = map[ladder.Outcome]string{ladder.NoFix: "PASSES"}
+
 func printRepair(w io.Writer, m marks, o *repairOutput) {
-	fmt.Fprintf(w, "\n%s: %s", strings.ToUpper(string(o.Outcome)), o.TestID)
+	heading := cmp.Or(headings[o.Outcome], strings.ToUpper(string(o.Outcome)))
+	fmt.Fprintf(w, "\n%s: %s", heading, o.TestID)
 	if o.Reason != "" {
 		fmt.Fprintf(w, " — %s", o.Reason)
 	}
 	fmt.Fprintln(w)
-	if o.Recorded {
-		fmt.Fprintln(w, "its green run is recorded for later repairs to compare with")
+	switch {
+	case o.Recorded:
+		fmt.Fprintf(w, "run %s: green, recorded for later repairs to compare with\n", o.RunID)
+	case o.RunID != "":
+		fmt.Fprintf(w, "run %s\n", o.RunID)
 	}
 	if o.Failure != nil {
 		fmt.Fprintf(w, "failed at step %s (%s): %s\n", o.Failure.Step, o.Failure.ErrorKind, o.Failure.Message)
@@ -293,7 +323,7 @@ func printRepair(w io.Writer, m marks, o *repairOutput) {
 	}
 	if len(o.Changes) > 0 {
 		counts := gardener.Summarize(o.Changes)
-		fmt.Fprintf(w, "  %d repair, %d to review, %d protected\n", counts[gardener.ClassRepair], counts[gardener.ClassReview], counts[gardener.ClassProtected])
+		fmt.Fprintf(w, "  changes: %d repair, %d to review, %d protected\n", counts[gardener.ClassRepair], counts[gardener.ClassReview], counts[gardener.ClassProtected])
 	}
 	for _, r := range o.Refusals {
 		fmt.Fprintln(w, r.String())
@@ -340,5 +370,5 @@ func printRepair(w io.Writer, m marks, o *repairOutput) {
 		}
 		fmt.Fprintf(w, "propagated to %s: %s\n", p.TestID, state)
 	}
-	fmt.Fprintf(w, "model calls %d, tokens in/out %d/%d, replays %d, %d ms\n", o.ModelCalls, o.Tokens.Input, o.Tokens.Output, o.Timings.Replays, o.Timings.Total)
+	fmt.Fprintf(w, "%s, tokens in/out %d/%d, %s, %d ms\n", plural(o.ModelCalls, "model call", "model calls"), o.Tokens.Input, o.Tokens.Output, plural(o.Timings.Replays, "replay", "replays"), o.Timings.Total)
 }

@@ -149,7 +149,7 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	app, url, file, state := recordedShop(t)
 	var o repairOutput
 	noErr(t, json.Unmarshal([]byte(recordedLogin.json), &o))
-	if o.Outcome != ladder.NoFix || !o.Recorded {
+	if o.Outcome != ladder.NoFix || !o.Recorded || o.RunID == "" {
 		t.Fatalf("first run: %+v", o)
 	}
 	if o.Timings.Replays != 1 || o.Timings.Total <= 0 {
@@ -157,8 +157,8 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	}
 	noErr(t, app.SetVariant("id-renamed"))
 	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
-	if code != 0 || o.Outcome != ladder.Repaired {
-		t.Fatalf("drift: exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
+	if code != 0 || o.Outcome != ladder.Repaired || o.RunID == "" {
+		t.Fatalf("drift: exit %d, outcome %s (%s), run %q", code, o.Outcome, o.Reason, o.RunID)
 	}
 	if len(o.Ops) != 1 || o.Ops[0].Index != 3 || o.Ops[0].Step.Locator.String() == "css=#password" {
 		t.Errorf("ops %v", o.Ops)
@@ -174,6 +174,14 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	tt, err := gardener.DecodeTest(written)
 	if err != nil || tt.Version != 2 || tt.Steps[3].Locator != o.Ops[0].Step.Locator {
 		t.Fatalf("--write wrote %+v, %v", tt, err)
+	}
+	// The demo's file spells its password locator bare and orders one check's keys its own way:
+	// the first write changes the repaired step and the version line, nothing else (issue 29).
+	original, err := demoapp.TestJSON("login")
+	noErr(t, err)
+	if removed, added := changedLines(string(original), string(written)); len(removed) != 2 || len(added) != 2 ||
+		!strings.Contains(removed[1], `"#password"`) || added[0] != `  "version": 2,` {
+		t.Errorf("--write removed %q and added %q; want the version line and step 4's", removed, added)
 	}
 	// The written test is green against the drifted app, and its fill reaches the password field.
 	app.ResetRecord()

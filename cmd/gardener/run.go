@@ -31,8 +31,11 @@ the step and the error. Navigation is held to the base URL's origin and the ones
 adds. --record also records each run in the local state (--state DIR), syncing each file
 there first: a passing run is the green run a later "gardener repair" of that version compares
 a failure with — without one, a repair that finds no green proof says it cannot tell drift from
-a bug. Exit status: 0 every test passed; 1 a test failed; 2 bad input (nothing is replayed); 3 a
-runtime failure.`,
+a bug. A recorded run's id is printed with its result (and is "runId" in --json); a run without
+--record is not kept and has none. A test file that names no project is in project local.
+Exit status: 0 every test passed; 1 a test failed; 2 bad input (nothing is replayed); 3 a
+runtime failure: the browser, the state, or the network — the app at URL could not be reached
+(nothing is replayed), or a page of a test could not be loaded.`,
 		run: runRun,
 	})
 }
@@ -96,6 +99,9 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail("run", exitBadInput, err)
 	}
+	if err := reachApp(ctx, *base); err != nil {
+		return c.fail("run", exitFailure, err)
+	}
 	opts := gardener.ReplayOptions{BaseURL: *base, StepTimeout: *timeout}
 	if len(allowed) > 0 {
 		opts.AllowedOrigins = append([]string{*base}, allowed...)
@@ -130,42 +136,55 @@ func defaultParallel() int { return max(1, runtime.NumCPU()) }
 type fileResult struct {
 	File   string             `json:"file"`
 	Result gardener.RunResult `json:"result"`
-	Error  string             `json:"error,omitempty"`
+	// RunID is the run recorded for it (--record); empty when none was.
+	RunID string `json:"runId,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// recordedResult is what run --json prints for one test: its result, and the id of the run
+// recorded for it with --record.
+type recordedResult struct {
+	gardener.RunResult
+	RunID string `json:"runId,omitempty"`
 }
 
 // runOne replays one test file with a live step log, as `gardener run TEST.json` always has.
 func (c *cli) runOne(ctx context.Context, test gardener.Test, file string, opts gardener.ReplayOptions, asJSON bool, rec *runRecorder) ([]fileResult, int) {
 	if !asJSON {
-		fmt.Fprintf(c.stdout, "running %s (%d steps) against %s\n", test.ID, len(test.Steps), opts.BaseURL)
+		fmt.Fprintf(c.stdout, "running %s (%s) against %s\n", test.ID, plural(len(test.Steps), "step", "steps"), opts.BaseURL)
 		opts.OnStep = func(rec gardener.StepRecord) { printStep(c.stdout, test, rec) }
 	}
 	r, closeRunner := c.browserFor(opts.StepTimeout)
 	defer closeRunner()
-	result, err := replayFile(ctx, r, rec, test, file, opts)
+	result, runID, err := replayFile(ctx, r, rec, test, file, opts)
 	if err != nil {
 		return []fileResult{{File: file, Result: gardener.RunResult{TestID: test.ID}, Error: err.Error()}}, c.fail("run", exitFailure, err)
 	}
 	if asJSON {
-		if err := writeJSON(c.stdout, result); err != nil {
+		if err := writeJSON(c.stdout, recordedResult{result, runID}); err != nil {
 			return nil, c.fail("run", exitFailure, err)
 		}
 	} else {
-		printRun(c.stdout, result)
+		printRun(c.stdout, result, runID)
 	}
-	res := []fileResult{{File: file, Result: result}}
-	if !result.Passed {
-		return res, exitNegative
+	res := []fileResult{{File: file, Result: result, RunID: runID}}
+	switch {
+	case result.Passed:
+		return res, exitOK
+	case result.ErrorKind.Network():
+		return res, c.fail("run", exitFailure, fmt.Errorf("%s: a page could not be loaded over the network (%s): the app was not reached, so the test was not judged", test.ID, result.Message))
 	}
-	return res, exitOK
+	return res, exitNegative
 }
 
-// replayFile replays one test file, through the recorder when the runs are recorded.
-func replayFile(ctx context.Context, r gardener.Runner, rec *runRecorder, t gardener.Test, file string, opts gardener.ReplayOptions) (gardener.RunResult, error) {
+// replayFile replays one test file, through the recorder when the runs are recorded; runID is
+// the recorded run's.
+func replayFile(ctx context.Context, r gardener.Runner, rec *runRecorder, t gardener.Test, file string, opts gardener.ReplayOptions) (result gardener.RunResult, runID string, err error) {
 	if rec != nil {
 		return rec.replay(ctx, r, t, file, opts)
 	}
 	rep, err := r.Replay(ctx, t, opts)
-	return rep.Result, err
+	return rep.Result, "", err
 }
 
 // runSummary is what --json prints for several tests.
@@ -184,7 +203,7 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 	r, closeRunner := c.browserFor(opts.StepTimeout)
 	defer closeRunner()
 	if !asJSON {
-		fmt.Fprintf(c.stdout, "running %d tests against %s, %d at a time\n", len(tests), opts.BaseURL, parallel)
+		fmt.Fprintf(c.stdout, "running %s against %s, %d at a time\n", plural(len(tests), "test", "tests"), opts.BaseURL, parallel)
 	}
 	results := make([]fileResult, len(tests))
 	var mu sync.Mutex
@@ -195,11 +214,11 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			res := fileResult{File: files[i], Result: gardener.RunResult{TestID: t.ID, TestVersion: t.Version}}
-			result, err := replayFile(ctx, r, rec, t, files[i], opts)
+			result, runID, err := replayFile(ctx, r, rec, t, files[i], opts)
 			if err != nil {
 				res.Error = err.Error()
 			} else {
-				res.Result = result
+				res.Result, res.RunID = result, runID
 			}
 			results[i] = res
 			if !asJSON {
@@ -213,7 +232,7 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 	sum := runSummary{Results: results, Seconds: time.Since(start).Seconds()}
 	for _, res := range results {
 		switch {
-		case res.Error != "":
+		case res.Error != "" || res.Result.ErrorKind.Network():
 			sum.Errors++
 		case res.Result.Passed:
 			sum.Passed++
@@ -226,9 +245,9 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 			return results, c.fail("run", exitFailure, err)
 		}
 	} else {
-		fmt.Fprintf(c.stdout, "%d tests: %d passed, %d failed", len(results), sum.Passed, sum.Failed)
+		fmt.Fprintf(c.stdout, "%s: %d passed, %d failed", plural(len(results), "test", "tests"), sum.Passed, sum.Failed)
 		if sum.Errors > 0 {
-			fmt.Fprintf(c.stdout, ", %d could not run", sum.Errors)
+			fmt.Fprintf(c.stdout, ", %d could not run (the browser, the state, or a page the network did not load)", sum.Errors)
 		}
 		fmt.Fprintf(c.stdout, " in %.1fs\n", sum.Seconds)
 	}
@@ -244,13 +263,19 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 // printProgress writes the line of one finished test of several.
 func printProgress(w io.Writer, res fileResult) {
 	r := res.Result
+	recorded := ""
+	if res.RunID != "" {
+		recorded = "  run " + res.RunID
+	}
 	switch {
 	case res.Error != "":
 		fmt.Fprintf(w, "ERROR %s  %s: %s\n", r.TestID, res.File, res.Error)
 	case r.Passed:
-		fmt.Fprintf(w, "PASS  %s  %s  %s\n", r.TestID, res.File, time.Duration(r.Millis)*time.Millisecond)
+		fmt.Fprintf(w, "PASS  %s  %s  %s%s\n", r.TestID, res.File, time.Duration(r.Millis)*time.Millisecond, recorded)
+	case r.ErrorKind.Network():
+		fmt.Fprintf(w, "ERROR %s  %s  [%s] %s: the app was not reached, the test not judged%s\n", r.TestID, res.File, r.ErrorKind, r.Message, recorded)
 	default:
-		fmt.Fprintf(w, "FAIL  %s  %s  [%s] %s\n", r.TestID, res.File, r.ErrorKind, r.Message)
+		fmt.Fprintf(w, "FAIL  %s  %s  [%s] %s%s\n", r.TestID, res.File, r.ErrorKind, r.Message, recorded)
 	}
 }
 
@@ -340,13 +365,17 @@ func printStep(w io.Writer, test gardener.Test, rec gardener.StepRecord) {
 	fmt.Fprintln(w, line)
 }
 
-// printRun writes the verdict after the step lines.
-func printRun(w io.Writer, res gardener.RunResult) {
+// printRun writes the verdict after the step lines, with the id of the run recorded for it.
+func printRun(w io.Writer, res gardener.RunResult, runID string) {
+	recorded := ""
+	if runID != "" {
+		recorded = fmt.Sprintf(" (run %s)", runID)
+	}
 	if res.Passed {
-		fmt.Fprintf(w, "PASS %s in %s\n", res.TestID, time.Duration(res.Millis)*time.Millisecond)
+		fmt.Fprintf(w, "PASS %s in %s%s\n", res.TestID, time.Duration(res.Millis)*time.Millisecond, recorded)
 		return
 	}
-	fmt.Fprintf(w, "FAIL %s [%s] %s\n", res.TestID, res.ErrorKind, res.Message)
+	fmt.Fprintf(w, "FAIL %s [%s] %s%s\n", res.TestID, res.ErrorKind, res.Message, recorded)
 }
 
 // stepByPath finds a step by its path ("4" or "3.2").

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -208,6 +209,10 @@ func TestRunRecordRecordsTheGreenRun(t *testing.T) {
 	if !strings.Contains(errOut.String(), "[record] hello version 3: green run") {
 		t.Errorf("stderr does not say the green run was recorded:\n%s", errOut.String())
 	}
+	// Each test's line names the run recorded for it (hello's is checked against the state below).
+	if line := lineWith(out.String(), "FAIL  gone  "+failing); !strings.Contains(line, "  run ") || strings.HasSuffix(line, "  run ") {
+		t.Errorf("the failing test's line names no run: %q\n%s", line, out.String())
+	}
 	store, err := openState(recorded)
 	if err != nil {
 		t.Fatal(err)
@@ -218,10 +223,55 @@ func TestRunRecordRecordsTheGreenRun(t *testing.T) {
 	if err != nil || green.TestVersion != 3 || green.Result == nil || !green.Result.Passed {
 		t.Errorf("hello's last green run %+v (%v), want a passing run of version 3", green, err)
 	}
+	if line := lineWith(out.String(), "PASS  hello"); !strings.HasSuffix(line, "  run "+green.ID) {
+		t.Errorf("hello's line %q does not name its green run %s", line, green.ID)
+	}
 	if g, err := store.LastGreenRun(ctx, "gone"); err == nil {
 		t.Errorf("the failing test has a green run: %+v", g)
 	}
 	if !strings.Contains(errOut.String(), "[record] gone version 1: run ") || !strings.Contains(errOut.String(), "it failed, so it is no green run") {
 		t.Errorf("stderr does not say the failing run was recorded as no green run:\n%s", errOut.String())
 	}
+}
+
+// lineWith is the first line of out that contains s, or "".
+func lineWith(out, s string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestRunOfAnUnreachablePage: a page of a test that the network cannot load (a refused
+// connection) is no failing test: the run exits 3 and says the app was not reached, alone and
+// among several. About a second of browser.
+func TestRunOfAnUnreachablePage(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
+	defer srv.Close()
+	closed := closedOrigin(t)
+	gone := writeRunTest(t, `{"id":"elsewhere","steps":[{"kind":"goto","url":"`+closed+`/"}]}`)
+	here := writeRunTest(t, `{"id":"hello","steps":[{"kind":"goto","url":"/"}]}`)
+	for _, args := range [][]string{{gone}, {gone, here}} {
+		var out, errOut bytes.Buffer
+		code := dispatch(append([]string{"run", "--base-url", srv.URL, "--allow-origin", closed}, args...), nil, &out, &errOut)
+		if code != exitFailure || !strings.Contains(out.String()+errOut.String(), "the app was not reached") {
+			t.Errorf("%v: exit %d, want 3 saying the app was not reached\n%s%s", args, code, out.String(), errOut.String())
+		}
+	}
+}
+
+// closedOrigin is the origin of a loopback port nothing listens on.
+func closedOrigin(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	noErr(t, err)
+	origin := "http://" + ln.Addr().String()
+	noErr(t, ln.Close())
+	return origin
 }

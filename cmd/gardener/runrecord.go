@@ -47,26 +47,26 @@ func openRunRecorder(state, by, base string, progress io.Writer) (*runRecorder, 
 func (rr *runRecorder) Close() error { return rr.store.Close() }
 
 // replay syncs the file's test into the state and replays the state's version of it with r,
-// recording the run.
-func (rr *runRecorder) replay(ctx context.Context, r gardener.Runner, file gardener.Test, path string, opts gardener.ReplayOptions) (gardener.RunResult, error) {
+// recording the run; runID is the recorded run's.
+func (rr *runRecorder) replay(ctx context.Context, r gardener.Runner, file gardener.Test, path string, opts gardener.ReplayOptions) (result gardener.RunResult, runID string, err error) {
 	rr.mu.Lock()
-	_, err := rr.ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{Origins: []string{originOf(rr.base)}})
+	_, err = rr.ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{Origins: []string{originOf(rr.base)}})
 	var synced workspace.Synced
 	if err == nil {
 		synced, err = syncTestFile(ctx, rr.ws, rr.writes, path, file, rr.progress)
 	}
 	rr.mu.Unlock()
 	if err != nil {
-		return gardener.RunResult{}, err
+		return gardener.RunResult{}, "", err
 	}
 	ran, err := rr.app.RunNow(ctx, rr.who, synced.Test.ID, gardening.Here{Runner: r, Options: opts})
 	if err != nil {
-		return gardener.RunResult{}, err
+		return gardener.RunResult{}, "", err
 	}
 	if ran.Green {
 		fmt.Fprintf(rr.progress, "[record] %s version %d: green run %s recorded\n", synced.Test.ID, synced.Test.Version, ran.Run.ID)
 	} else {
 		fmt.Fprintf(rr.progress, "[record] %s version %d: run %s recorded; it failed, so it is no green run\n", synced.Test.ID, synced.Test.Version, ran.Run.ID)
 	}
-	return *ran.Run.Result, nil
+	return *ran.Run.Result, ran.Run.ID, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,13 +17,17 @@ import (
 
 func init() {
 	register("serve", command{
-		summary: "the local stack with its HTTP API on localhost (--demo-app seeds the demo shop)",
-		about: `Runs the stack of template.yaml on this machine: the HTTP API on a loopback address (it takes
-development tokens, printed at start), the state machines, the event bus and the schedules,
-with the embedded store in --state or DynamoDB at --dynamodb-endpoint. The
-API's GET /executions/{id}/events with Accept: text/event-stream follows a manual execution's
-events as Server-Sent Events until it ends. Serves until
-interrupted. Exit status: 0 stopped by an interrupt; 2 bad input; 3 the stack failed.`,
+		summary:  "the local stack with its HTTP API on localhost (--demo-app seeds the demo shop)",
+		synopsis: []string{"[--listen ADDR] [--state DIR] [--demo-app [--app-listen ADDR]] [flags]"},
+		about: `Runs the stack of template.yaml on this machine: the HTTP API and the review console on a
+loopback address (--listen, default 127.0.0.1:8787; the API takes development tokens, printed at
+start), the state machines, the event bus and the schedules, with the embedded store in --state
+or DynamoDB at --dynamodb-endpoint. With --demo-app it also serves the demo shop on --app-listen
+(default a free port) and seeds project demo with its saved tests. The URLs are printed at
+start. The API's GET /executions/{id}/events with Accept: text/event-stream follows a manual
+execution's events as Server-Sent Events until it ends. Serves until interrupted.
+Exit status: 0 stopped by an interrupt; 2 bad input (a flag, an address that cannot be
+listened on); 3 the stack failed.`,
 		run: runServe,
 	})
 }
@@ -38,6 +43,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	fs.DurationVar(&o.stepTimeout, "step-timeout", 5*time.Second, "default time limit of a replayed step")
 	listen := fs.String("listen", "127.0.0.1:8787", "where the HTTP API listens (loopback only: development tokens are not verified)")
 	demo := fs.Bool("demo-app", false, "also serve the demo shop and seed its project and tests")
+	appListen := fs.String("app-listen", "127.0.0.1:0", "where the demo shop listens, with --demo-app (loopback only; port 0 picks a free port)")
 	every := fs.Duration("tick", time.Minute, "how often the local scheduler checks the template's schedules")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
@@ -46,9 +52,23 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
-	host, _, err := net.SplitHostPort(*listen)
-	if err != nil || !(host == "127.0.0.1" || host == "localhost" || host == "::1") {
-		return c.badUsage(fs, "--listen %q must be a loopback address: the local API takes development tokens", *listen)
+	var appSet bool
+	fs.Visit(func(f *flag.Flag) { appSet = appSet || f.Name == "app-listen" })
+	if appSet && !*demo {
+		return c.badUsage(fs, "--app-listen is where the demo shop listens: it goes with --demo-app")
+	}
+	// Both addresses are listened on first: a port in use is bad input, said before anything starts.
+	apiLn, err := listenLoopback("--listen", *listen)
+	if err != nil {
+		return c.badUsage(fs, "%v", err)
+	}
+	defer apiLn.Close()
+	var appLn net.Listener
+	if *demo {
+		if appLn, err = listenLoopback("--app-listen", *appListen); err != nil {
+			return c.badUsage(fs, "%v", err)
+		}
+		defer appLn.Close()
 	}
 	if o.region, err = awsRegion(ctx, o.region); err != nil {
 		return c.fail("serve", exitBadInput, err)
@@ -60,10 +80,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var app *demoapp.App
 	if *demo {
 		app = demoapp.New()
-		appSrv, err := serveLoopback(app.Handler())
-		if err != nil {
-			return c.fail("serve", exitFailure, err)
-		}
+		appSrv := serveLoopback(appLn, app.Handler())
 		defer appSrv.Close()
 		appURL := appSrv.URL
 		o.baseURLs = map[string]string{"demo": appURL}
@@ -80,7 +97,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return c.fail("serve", exitFailure, err)
 		}
 	}
-	srv := &http.Server{Addr: *listen, Handler: l.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: l.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		ticks := time.NewTicker(*every)
 		defer ticks.Stop()
@@ -92,9 +109,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
-	fmt.Fprintf(c.stdout, "local stack: API on http://%s (Authorization: Bearer %s)\n", *listen, stack.DevToken("you@example.com", "*"))
-	fmt.Fprintf(c.stdout, "review console: http://%s/console\n", *listen)
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	apiURL := "http://" + apiLn.Addr().String()
+	fmt.Fprintf(c.stdout, "local stack: API on %s (Authorization: Bearer %s)\n", apiURL, stack.DevToken("you@example.com", "*"))
+	fmt.Fprintf(c.stdout, "review console: %s/console\n", apiURL)
+	if err := srv.Serve(apiLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return c.fail("serve", exitFailure, err)
 	}
 	return exitOK

@@ -60,6 +60,7 @@ type sweepOutput struct {
 
 type recordedGreen struct {
 	TestID string `json:"testId"`
+	RunID  string `json:"runId"`
 	Passed bool   `json:"passed"`
 	Error  string `json:"error,omitempty"`
 }
@@ -168,6 +169,9 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, mod
 		return nil, err
 	}
 	defer store.Close()
+	if err := reachApp(ctx, f.baseURL); err != nil {
+		return nil, err
+	}
 	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
 	projectID := files[0].ProjectID
 	set := workspace.Settings{Model: ptr(""), Origins: []string{originOf(f.baseURL)}, New: gardener.Project{Radar: true}}
@@ -213,7 +217,7 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, mod
 		}
 		if rec.Replayed {
 			res := rec.Replay.Result
-			out.Recorded = append(out.Recorded, recordedGreen{TestID: t.ID, Passed: res.Passed, Error: res.Message})
+			out.Recorded = append(out.Recorded, recordedGreen{TestID: t.ID, RunID: rec.Run.ID, Passed: res.Passed, Error: res.Message})
 		}
 	}
 	if out.BaselineWhy, err = rad.BaselineDue(ctx, projectID, f.baseline); err != nil {
@@ -263,12 +267,14 @@ func printSweep(w io.Writer, o *sweepOutput) {
 		fmt.Fprintf(w, "left out of the queue, does not decode: %s\n", c)
 	}
 	for _, r := range o.Recorded {
-		if !r.Passed {
-			fmt.Fprintf(w, "not baselined: %s fails (%s)\n", r.TestID, r.Error)
+		if r.Passed {
+			fmt.Fprintf(w, "recorded: %s passes, run %s is its green run\n", r.TestID, r.RunID)
+		} else {
+			fmt.Fprintf(w, "not baselined: %s fails (%s), run %s\n", r.TestID, r.Error, r.RunID)
 		}
 	}
 	if o.Baseline != nil {
-		fmt.Fprintf(w, "baseline: %d pages of %d tests (%s)\n", len(o.Baseline.Pages), len(o.Baseline.Tests), o.BaselineWhy)
+		fmt.Fprintf(w, "baseline: %s of %s (%s)\n", plural(len(o.Baseline.Pages), "page", "pages"), plural(len(o.Baseline.Tests), "test", "tests"), o.BaselineWhy)
 		for _, u := range o.Baseline.Unreached {
 			fmt.Fprintf(w, "  not reached: %s (%s)\n", u.ID, u.Reason)
 		}
@@ -279,7 +285,7 @@ func printSweep(w io.Writer, o *sweepOutput) {
 			changed++
 		}
 	}
-	fmt.Fprintf(w, "\nApp changes: %d on %d of %d pages\n", len(o.Sweep.Changes), changed, len(o.Sweep.Pages))
+	fmt.Fprintf(w, "\nApp changes: %d on %d of %s\n", len(o.Sweep.Changes), changed, plural(len(o.Sweep.Pages), "page", "pages"))
 	for _, c := range o.Sweep.Changes {
 		fmt.Fprintf(w, "  %-8s %s  %s\n", c.Kind, c.URL, c.Detail)
 	}
@@ -306,44 +312,29 @@ func printSweep(w io.Writer, o *sweepOutput) {
 			case d.Skipped != "":
 				fmt.Fprintf(w, "  %-16s skipped: %s\n", d.TestID, d.Skipped)
 			case d.Passed:
-				fmt.Fprintf(w, "  %-16s still passes: nothing proposed, no model call\n", d.TestID)
+				fmt.Fprintf(w, "  %-16s still passes (run %s): nothing proposed, no model call\n", d.TestID, d.RunID)
 			default:
-				fmt.Fprintf(w, "  %-16s fails at step %s: %s\n", d.TestID, d.FailedStep, d.Error)
+				fmt.Fprintf(w, "  %-16s fails at step %s (run %s): %s\n", d.TestID, d.FailedStep, d.RunID, d.Error)
 			}
 		}
 		fmt.Fprintf(w, "Staged: %d\n", len(o.Pass.Proposed))
 		for _, p := range o.Pass.Proposed {
 			what := string(p.Outcome)
 			if p.Staged != "" {
-				what = fmt.Sprintf("%s %s (restated %d)", p.Staged, p.ProposalID, p.Restated)
+				what = fmt.Sprintf("%s %s (restated %s)", p.Staged, p.ProposalID, plural(p.Restated, "time", "times"))
 			}
 			if p.Skipped != "" {
 				what = "skipped: " + p.Skipped
 			}
-			fmt.Fprintf(w, "  %-16s %s, %d model call(s)\n", p.TestID, what, p.ModelCalls)
+			fmt.Fprintf(w, "  %-16s %s, %s\n", p.TestID, what, plural(p.ModelCalls, "model call", "model calls"))
 		}
 	}
 	if len(sel.Deferred) > 0 {
-		fmt.Fprintf(w, "Waiting for the next pass (cap of %d dry-runs): %s\n", radar.MaxDryRuns, strings.Join(sel.Deferred, ", "))
+		fmt.Fprintf(w, "Waiting for the next pass (cap of %s): %s\n", plural(radar.MaxDryRuns, "dry-run", "dry-runs"), strings.Join(sel.Deferred, ", "))
 	}
 	for _, s := range sel.Ineligible {
 		fmt.Fprintf(w, "Not eligible: %s (%s)\n", s.ID, s.Reason)
 	}
-	q := o.Queue
-	fmt.Fprintf(w, "\nStaged repairs: %d\n", len(q.Rows))
-	if q.Empty != "" {
-		fmt.Fprintf(w, "  %s. %s\n", q.Empty, q.Explain)
-	}
-	for _, r := range q.Rows {
-		fmt.Fprintf(w, "  %s  %s (staged %s ago, restated %d)\n", r.TestID, r.ProposalID, r.StagedFor, r.Restated)
-		fmt.Fprintf(w, "    failed at step %s: %s\n", r.FailedStep, r.Error)
-		for _, e := range r.Diff {
-			for _, l := range e.Lines() {
-				fmt.Fprintf(w, "    %s\n", l)
-			}
-		}
-		for _, c := range r.Triggers {
-			fmt.Fprintf(w, "    trigger: %s %s %s\n", c.Kind, c.URL, c.Detail)
-		}
-	}
+	fmt.Fprintln(w)
+	printQueue(w, o.Queue)
 }

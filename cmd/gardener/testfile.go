@@ -14,7 +14,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
-// readTest reads a test file; a test that names no project is in project "local".
+// readTest reads a test file; a test that names no project is in project localProject.
 func readTest(path string) (gardener.Test, error) {
 	b, err := readInput(path, "test file")
 	if err != nil {
@@ -25,18 +25,38 @@ func readTest(path string) (gardener.Test, error) {
 		return gardener.Test{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if t.ProjectID == "" {
-		t.ProjectID = "local"
+		t.ProjectID = localProject
 	}
 	return t, nil
 }
 
-// writeTest replaces a test file with the test in the canonical layout (gardener.FormatTest),
-// keeping its permissions.
+// writeTest writes a test file in the canonical layout (gardener.FormatTest), keeping the
+// permissions of a file it replaces: for a new file, or when the canonical layout is asked for.
 func writeTest(path string, t gardener.Test) error {
 	b, err := gardener.FormatTest(t)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	return writeTestBytes(path, b)
+}
+
+// updateTestFile writes t into the test file at path, changing only what differs from the test
+// the file holds (gardener.EditTestFile): the team's layout, locator spelling and key order stay,
+// so the file's diff is the repair and the version line. A file that is not there, or not a
+// test that can be edited in place, is written in the canonical layout.
+func updateTestFile(path string, t gardener.Test) error {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return writeTest(path, t)
+	}
+	b, err := gardener.EditTestFile(old, t)
+	if err != nil {
+		return writeTest(path, t)
+	}
+	return writeTestBytes(path, b)
+}
+
+func writeTestBytes(path string, b []byte) error {
 	perm := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()
@@ -49,25 +69,12 @@ func writeTest(path string, t gardener.Test) error {
 // in the same directory, flushed, renamed over the file, and the rename flushed with the
 // directory.
 func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	tmp, err := stageFile(path, data, perm)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	defer os.Remove(tmp)
+	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	dir, err := os.Open(filepath.Dir(path))
@@ -79,6 +86,30 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("writing %s: flushing its directory: %w", path, err)
 	}
 	return nil
+}
+
+// stageFile writes data with perm to a new temporary file beside path, flushed to disk, and
+// returns its name: renamed over path, it replaces the file at once.
+func stageFile(path string, data []byte, perm fs.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // fileWrites is the state's record of test files being written back with the store's test
@@ -163,7 +194,7 @@ func syncTestFile(ctx context.Context, ws *workspace.Service, writes fileWrites,
 		return workspace.Synced{}, err
 	}
 	if synced.Outcome == workspace.SyncBehind {
-		if err := writeTest(path, synced.Test); err != nil {
+		if err := updateTestFile(path, synced.Test); err != nil {
 			return workspace.Synced{}, err
 		}
 		fmt.Fprintf(progress, "state: the last write of %s was cut short; wrote version %d of %s there (the file still held version %d)\n", path, synced.Test.Version, file.ID, file.Version)

@@ -13,7 +13,7 @@ import (
 // schema and not every model on Bedrock enforces one.
 
 // locatorHelp is the locator grammar of DESIGN.md §5, for field descriptions.
-const locatorHelp = `A locator string: css=SELECTOR (the default for a bare string), xpath=EXPR, text=TEXT, role=ROLE[name="NAME"], label=TEXT, placeholder=TEXT or testid=ID; quote TEXT ("…") for an exact match.`
+const locatorHelp = `A locator string: css=SELECTOR (the default for a bare string), xpath=EXPR, text=TEXT, role=ROLE[name="NAME"] (role=*[name="NAME"]: any role), label=TEXT, placeholder=TEXT or testid=ID; quote TEXT ("…") for an exact match.`
 
 func enumOf[T ~string](values ...T) []string {
 	out := make([]string, len(values))
@@ -41,8 +41,9 @@ var fieldSchemas = map[string]map[string]any{
 	"locator":    {"$ref": "#/$defs/locator"},
 	"scope":      {"$ref": "#/$defs/locator"},
 	"url":        stringField("goto: the address to open; wait for url: the URL pattern awaited."),
-	"value":      stringField("The value entered (fill) or the option picked (select)."),
+	"value":      stringField("The value entered (fill), the option picked (select), or either or a checkbox's state, whatever the control is (set)."),
 	"key":        stringField(`The key pressed, e.g. "Enter".`),
+	"clicks":     map[string]any{"type": "integer", "minimum": 1, "maximum": gardener.MaxClicks, "description": "click: clicks in a row, 2 for a double click; absent is one."},
 	"assert":     enumField("What an assert step compares.", enumOf(gardener.SubjectURL, gardener.SubjectText, gardener.SubjectTitle, gardener.SubjectValue, gardener.SubjectVariable)),
 	"condition":  enumField("How the observed value is compared with the expected one.", enumOf(gardener.Equals, gardener.Contains, gardener.Matches)),
 	"expected":   stringField("The value an assert expects."),

@@ -19,6 +19,8 @@ var validSteps = []string{
 	`{"kind":"click","locator":"role=button[name=\"Go\"]","timeoutMs":500}`,
 	`{"kind":"fill","locator":"label=Email","value":"a@b.c"}`,
 	`{"kind":"select","locator":"css=#country","value":"FR"}`,
+	`{"kind":"set","locator":"role=*[name=\"Delivery\"]","value":"express"}`,
+	`{"kind":"click","locator":"text=Tile","clicks":2}`,
 	`{"kind":"check","locator":"label=Terms"}`,
 	`{"kind":"uncheck","locator":"label=News"}`,
 	`{"kind":"press","locator":"css=input","key":"Enter"}`,

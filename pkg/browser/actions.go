@@ -49,6 +49,8 @@ func (r *run) do(ctx context.Context, st gardener.Step, vars map[string]string, 
 		return r.fill(ctx, st, rec, timeout)
 	case gardener.Select:
 		return r.selectOption(ctx, st, rec, timeout)
+	case gardener.Set:
+		return r.set(ctx, st, rec, timeout)
 	case gardener.Check, gardener.Uncheck:
 		return r.check(ctx, st, rec, timeout)
 	case gardener.Press:
@@ -86,9 +88,13 @@ type targetResult struct {
 	Y       float64  `json:"y"`
 	Direct  bool     `json:"direct"`
 	Checked bool     `json:"checked"`
-	Value   *string  `json:"value"`
-	Invalid bool     `json:"invalid"`
-	Msgs    []string `json:"messages"`
+	// Control is what a set step found: select, checkbox, radio or text.
+	Control string `json:"control"`
+	// BoxValue is the value attribute of the checkbox or radio button a set step found.
+	BoxValue string   `json:"boxValue"`
+	Value    *string  `json:"value"`
+	Invalid  bool     `json:"invalid"`
+	Msgs     []string `json:"messages"`
 	// Print is the fingerprint of the element found, when it was found (see the runtime's
 	// printed).
 	Print *gardener.Fingerprint `json:"fingerprint"`
@@ -156,7 +162,7 @@ func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn
 func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string, timeout time.Duration, rec *gardener.StepRecord) (targetResult, *failure) {
 	res, err := r.pollTarget(ctx, func(t targetResult) bool {
 		switch t.State {
-		case "ok", "not-editable", "not-select", "not-checkable":
+		case "ok", "not-editable", "not-select", "not-checkable", "not-settable":
 			return true
 		}
 		return false
@@ -209,7 +215,7 @@ func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) 
 	case "", "none":
 		return fail(gardener.ErrElementNotFound, "no element matches %s after %s", loc, timeout)
 	case "hidden":
-		return fail(gardener.ErrElementNotFound, "%d element(s) match %s but none is visible after %s", t.Count, loc, timeout)
+		return fail(gardener.ErrElementNotFound, "%s %s but none is visible after %s", gardener.Plural(t.Count, "element matches", "elements match"), loc, timeout)
 	case "ambiguous":
 		return fail(gardener.ErrAmbiguousElement, "%d visible elements match %s (%s)", t.Visible, loc, strings.Join(t.Matches, ", "))
 	case "disabled":
@@ -222,6 +228,8 @@ func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) 
 		return fail(gardener.ErrBadStep, "the element %s is %s, not a <select>", loc, t.What)
 	case "not-checkable":
 		return fail(gardener.ErrBadStep, "the element %s is %s, not a checkbox, radio or switch", loc, t.What)
+	case "not-settable":
+		return fail(gardener.ErrBadStep, "the element %s is %s, which has no value to set (not a text field, text area, editable element, select, checkbox, radio or switch)", loc, t.What)
 	}
 	return fail(gardener.ErrTimeout, "the element %s was not ready (%s) after %s", loc, t.State, timeout)
 }
@@ -282,7 +290,19 @@ func (r *run) click(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 	if f != nil {
 		return f
 	}
-	return r.clickAt(ctx, t.X, t.Y)
+	if f := r.clickAt(ctx, t.X, t.Y); f != nil {
+		return f
+	}
+	// A double (or triple) click is a person's second press at the same place: the browser
+	// counts it into one gesture by its click count, and fires dblclick on the second.
+	for n := int64(2); n <= int64(st.Clicks); n++ {
+		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			if f := r.mouse(ctx, typ, t.X, t.Y, n); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
@@ -290,6 +310,51 @@ func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 	if f != nil {
 		return f
 	}
+	return r.typeValue(ctx, st, t, rec)
+}
+
+// set does what the control it finds needs: types into a text field, text area or editable
+// element, picks a select's option, checks or unchecks a checkbox, switch or radio button.
+func (r *run) set(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+	t, f := r.waitTarget(ctx, st.Locator, "set", timeout, rec)
+	if f != nil {
+		return f
+	}
+	switch t.Control {
+	case "select":
+		return r.pick(ctx, st, rec, timeout)
+	case "checkbox", "radio":
+		want, ok := boxState(st.Value, t.BoxValue)
+		if !ok {
+			return fail(gardener.ErrBadStep, "the value %s does not say whether the %s %s is to be checked (true or false, on or off, checked or unchecked, or the %s's own value)", gardener.RedactValue(st.Value), t.Control, st.Locator, t.Control)
+		}
+		if f := r.setChecked(ctx, st, t, want, rec, timeout); f != nil {
+			return f
+		}
+		rec.Values = []string{st.Value}
+		return nil
+	}
+	return r.typeValue(ctx, st, t, rec)
+}
+
+// boxState reads the value of a set step on a checkbox or radio button: its own value (what a
+// recorded change of it carries, "on" by default) or a word for checked or unchecked.
+func boxState(value, own string) (want, ok bool) {
+	if own != "" && value == own {
+		return true, true
+	}
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "true", "on", "checked":
+		return true, true
+	case "false", "off", "unchecked":
+		return false, true
+	}
+	return false, false
+}
+
+// typeValue enters a fill's (or a set's) value into the text field, text area or editable
+// element target found and focused.
+func (r *run) typeValue(ctx context.Context, st gardener.Step, t targetResult, rec *gardener.StepRecord) *failure {
 	if !t.Direct {
 		if st.Value == "" {
 			if f := r.key(ctx, kbKey(kb.Backspace), 0); f != nil {
@@ -311,6 +376,12 @@ func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.
 	if _, f := r.waitTarget(ctx, st.Locator, "select", timeout, rec); f != nil {
 		return f
 	}
+	return r.pick(ctx, st, rec, timeout)
+}
+
+// pick chooses the option of the select target found whose value, else whose label, is the
+// step's value.
+func (r *run) pick(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
 	var res struct {
 		OK       bool
 		Value    string
@@ -352,15 +423,20 @@ func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.
 }
 
 func (r *run) check(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
-	want := st.Kind == gardener.Check
 	t, f := r.waitTarget(ctx, st.Locator, "check", timeout, rec)
 	if f != nil {
 		return f
 	}
+	return r.setChecked(ctx, st, t, st.Kind == gardener.Check, rec, timeout)
+}
+
+// setChecked clicks the checkbox, switch or radio button target found when it is not in the
+// state wanted, and waits until it is.
+func (r *run) setChecked(ctx context.Context, st gardener.Step, t targetResult, want bool, rec *gardener.StepRecord, timeout time.Duration) *failure {
 	if t.Checked == want {
 		return nil
 	}
-	if !want && rec.Element != nil && rec.Element.Type == "radio" {
+	if !want && (t.Control == "radio" || rec.Element != nil && rec.Element.Type == "radio") {
 		return fail(gardener.ErrBadStep, "%s is a radio button, which cannot be unchecked by clicking it", st.Locator)
 	}
 	if f := r.clickAt(ctx, t.X, t.Y); f != nil {
@@ -546,7 +622,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			case last.Count == 0:
 				return fail(gardener.ErrElementNotFound, "no element matches %s after %s", st.Locator, timeout)
 			default:
-				return fail(gardener.ErrTimeout, "%d element(s) match %s but none is visible after %s", last.Count, st.Locator, timeout)
+				return fail(gardener.ErrTimeout, "%s %s but none is visible after %s", gardener.Plural(last.Count, "element matches", "elements match"), st.Locator, timeout)
 			}
 		case <-time.After(pollInterval):
 		}

@@ -491,7 +491,7 @@ func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 		rec.Observed = strings.Join(parts, "; ")
 	}
 	if len(failing) > 0 {
-		return fail(gardener.ErrAssertionFailed, "%d accessibility violation(s) at or above %s: %s", len(failing), st.Threshold, strings.Join(failing, "; "))
+		return fail(gardener.ErrAssertionFailed, "%s at or above %s: %s", gardener.Plural(len(failing), "accessibility violation", "accessibility violations"), st.Threshold, strings.Join(failing, "; "))
 	}
 	return nil
 }

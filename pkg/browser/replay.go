@@ -115,6 +115,9 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 	if err == nil {
 		err = l.clear(tabCtx, s.tgt, chromedp.FromContext(in.ctx).Browser)
 	}
+	if err == nil && !t.Viewport.IsZero() {
+		err = s.viewport(t.Viewport)
+	}
 	stopWatches()
 	stopOpen()
 	if err != nil {

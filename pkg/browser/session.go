@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
@@ -102,6 +103,16 @@ func (s *session) open() error {
 	s.mainFrame = tree.FrameTree.Frame.ID
 	s.url = tree.FrameTree.Frame.URL
 	s.mu.Unlock()
+	return nil
+}
+
+// viewport lays the tab's pages out at the test's viewport, before its first step: the tab is
+// the replay's own, so the size goes with it.
+func (s *session) viewport(v gardener.Viewport) error {
+	p := emulation.SetDeviceMetricsOverrideParams{Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: 1}
+	if _, err := cdp.Call(s.ctx, s.tgt, emulation.SetDeviceMetricsOverride, p); err != nil {
+		return fmt.Errorf("setting the viewport to %s: %w", v, err)
+	}
 	return nil
 }
 

@@ -42,20 +42,44 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		ans.Reason = "the page had no candidate elements a person can use"
 		return ans, nil
 	}
+	if ask.Recorded == nil && ask.Step.IsCheck() {
+		// What a check reads is known only from a green run: its locator's words may name
+		// another element that shows other things, and a check moved there checks those.
+		ans.Reason = fmt.Sprintf("no green run recorded what step %s checks: a check is not moved on its locator's words alone", ask.Result.FailedStep)
+		return ans, nil
+	}
 	page := similo.NewPage(cands)
 	m := e.Locate.LocateOn(page, target)
 	idx, confidence := m.Index, m.Confidence
 	matched := fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
+	byWords := false
 	if m.Abstained() {
 		i, ok := glyphNamed(cands, target)
-		if !ok {
+		switch {
+		case ok:
+			// The similarity of all the element's features is low because its words moved
+			// from its text into its name; the name itself is the evidence.
+			idx, confidence = i, 0
+			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
+		case ask.Recorded == nil:
+			// Without a green run the locator's own words are the evidence left, and only for
+			// an element whose handle is gone: one the locator still finds out of sight (in a
+			// closed menu) is there, and an element called the same elsewhere is another.
+			if f := failedRecord(ask.Result); f != nil && f.Hidden > 0 {
+				ans.Reason = fmt.Sprintf("no green run recorded the element, and the step's locator still matches %d hidden element(s): it is out of sight, not renamed", f.Hidden)
+				return ans, nil
+			}
+			n := namedBy(ask.Snapshot, ask.Step)
+			if idx = slices.Index(at, n.unique()); idx < 0 {
+				ans.Reason = "no green run recorded the element, and " + n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target())
+				return ans, nil
+			}
+			confidence, byWords = 0, true
+			matched = n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target())
+		default:
 			ans.Reason = "no confident match for the " + from + ": " + m.Reason
 			return ans, nil
 		}
-		// The similarity of all the element's features is low because its words moved from
-		// its text into its name; the name itself is the evidence.
-		idx, confidence = i, 0
-		matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
 	}
 	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
 		// A check asserts what its element shows: another element that shows other words (the
@@ -69,7 +93,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// menu, a collapsed section); a visible neighbour that says other words (the dialog's
 		// "Delete" beside a "Cancel") is another control. Revealing the element is for the
 		// drift rules.
-		ans.Reason = fmt.Sprintf("the step's locator still matches %d hidden element(s); the closest visible element reads %q, not %q", failed.Hidden, nameOrText(cands[idx]), strings.Join(recordedWords(target), " "))
+		ans.Reason = fmt.Sprintf("the step's locator still matches %s; the closest visible element reads %q, not %q", gardener.Plural(failed.Hidden, "hidden element", "hidden elements"), nameOrText(cands[idx]), strings.Join(recordedWords(target), " "))
 		return ans, nil
 	}
 	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {
@@ -97,6 +121,15 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		if err != nil || l == current {
 			continue
 		}
+		if byWords {
+			if n := otherStepUsing(ask.Test.Steps, ask.Index, l); n > 0 {
+				// The element the words found is the one another step names already: no
+				// green run says this step was ever about it.
+				ans.Locator, ans.Alternatives = gardener.Locator{}, nil
+				ans.Reason = fmt.Sprintf("the element the words of step %s name is the one step %d uses (%s)", ask.Result.FailedStep, n, l)
+				return ans, nil
+			}
+		}
 		if ans.Locator.IsZero() {
 			ans.Locator = l
 		} else {
@@ -110,6 +143,17 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	ans.Confidence = confidence
 	ans.Reason = matched
 	return ans, nil
+}
+
+// otherStepUsing is the number (from 1) of a top-level step other than step i whose target
+// is l, or 0.
+func otherStepUsing(steps []gardener.Step, i int, l gardener.Locator) int {
+	for j, s := range steps {
+		if j != i && s.Kind != gardener.Intent && s.Target() == l {
+			return j + 1
+		}
+	}
+	return 0
 }
 
 // failedRecord is the record of the step a run failed at, or nil.
@@ -212,7 +256,10 @@ func targetOf(step gardener.Step, recorded *gardener.Fingerprint) (gardener.Fing
 	var fp gardener.Fingerprint
 	switch l.Kind {
 	case gardener.ByRole:
-		fp.Role, fp.AccessibleName = l.Role, l.Name
+		fp.AccessibleName = l.Name
+		if l.Role != gardener.AnyRole {
+			fp.Role = l.Role
+		}
 		if l.Name != "" {
 			fp.VisibleText = strings.Fields(l.Name)
 		}

@@ -75,12 +75,37 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	if m := errorText.FindString(ask.PageText); m != "" {
 		add(gardener.AppBug, "the page says %q", m)
 	}
+	var renamed *gardener.Op
 	if r.ErrorKind == gardener.ErrElementNotFound && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
 		s := failedStep(ask.Test, r.FailedStep)
-		target, _ := targetOf(s, ask.LastGreen.Element(r.FailedStep))
-		if m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); m.Abstained() {
+		rec := ask.LastGreen.Element(r.FailedStep)
+		target, _ := targetOf(s, rec)
+		switch m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); {
+		case !m.Abstained():
+		case rec != nil:
 			add(gardener.AppBug, "the element of step %s (%s) is gone with nothing similar on the page", r.FailedStep, s.Target())
+		default:
+			// No green run recorded the element: the locator's words are all there is to go
+			// on. An element that still answers to them is drift (the locator rung's answer
+			// is the repair); one that does not is gone only as far as a locator can tell,
+			// which alone is no evidence of a bug.
+			switch op := e.renameOp(ctx, ask, s); {
+			case op != nil:
+				d.Evidence = append(d.Evidence, namedBy(ask.Snapshot, s).say(ask.Snapshot, r.FailedStep, s.Target()))
+				renamed = op
+			case !s.IsAction():
+				weak = append(weak, fmt.Sprintf("nothing on the page matches the locator of step %s (%s), and no green run recorded what it checked: its absence alone is no evidence of a bug", r.FailedStep, s.Target()))
+			default:
+				weak = append(weak, namedBy(ask.Snapshot, s).say(ask.Snapshot, r.FailedStep, s.Target())+
+					": no green run recorded what the element was, so its absence alone is no evidence of a bug")
+			}
 		}
+	}
+	if renamed != nil && d.Classification == "" {
+		d.Classification = gardener.TestDrift
+		d.Evidence = append(d.Evidence, weak...)
+		d.Ops = []gardener.Op{*renamed}
+		return d, nil
 	}
 	if d.Classification != "" {
 		d.Evidence = append(d.Evidence, weak...)
@@ -104,6 +129,21 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		d.Evidence = append(d.Evidence, "no server, network, console or page evidence of a defect: the failure looks like drift")
 	}
 	return d, nil
+}
+
+// renameOp is the replacement of failing step s (a top-level step) by the same step under the
+// locator the locator rung finds for it, or nil.
+func (e Engine) renameOp(ctx context.Context, ask gardener.DiagnoseAsk, s gardener.Step) *gardener.Op {
+	if strings.Contains(ask.Result.FailedStep, ".") || !s.IsAction() {
+		return nil
+	}
+	ans, err := e.FixLocator(ctx, gardener.LocatorAsk{Failure: ask.Failure, Index: ask.Result.FailedIndex, Inner: -1, Step: s})
+	if err != nil || ans.Locator.IsZero() {
+		return nil
+	}
+	fixed := s.Clone()
+	fixed.Locator = ans.Locator
+	return &gardener.Op{Kind: gardener.OpReplace, Index: ask.Result.FailedIndex, Step: &fixed}
 }
 
 // readValue reports whether the failing check s read the value it compares from its element (a

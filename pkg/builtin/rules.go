@@ -607,7 +607,7 @@ func fillsField(steps []gardener.Step, c gardener.Fingerprint, l gardener.Locato
 			}
 			continue
 		}
-		if _, ok := map[gardener.StepKind]bool{gardener.Fill: true, gardener.Select: true, gardener.Check: true, gardener.Uncheck: true}[s.Kind]; !ok {
+		if !s.Enters() && s.Kind != gardener.Check && s.Kind != gardener.Uncheck {
 			continue
 		}
 		t := s.Locator

@@ -217,3 +217,28 @@ func TestDismissWords(t *testing.T) {
 		}
 	}
 }
+
+// TestFillsFieldCountsSetSteps: a field the test already enters a value into — by a fill, a
+// select, a set or a check — gets no made-up value from the rule for a new required field.
+func TestFillsFieldCountsSetSteps(t *testing.T) {
+	field := gardener.Fingerprint{Tag: "SELECT", ID: "zone", Label: "Time zone"}
+	for _, kind := range []gardener.StepKind{gardener.Fill, gardener.Select, gardener.Set} {
+		steps := []gardener.Step{{Kind: kind, Locator: gardener.MustLocator("label=Time zone"), Value: "cet"}}
+		if !fillsField(steps, field, gardener.MustLocator("css=#zone")) {
+			t.Errorf("a %s of the field does not count as entering it", kind)
+		}
+	}
+	steps := []gardener.Step{{Kind: gardener.Click, Locator: gardener.MustLocator("label=Time zone")}}
+	if fillsField(steps, field, gardener.MustLocator("css=#zone")) {
+		t.Error("a click on the field counts as entering a value")
+	}
+}
+
+// TestTargetOfAnyRole: with no green run, a role=*[name=…] locator describes an element by its
+// accessible name and no role, never by the role "*".
+func TestTargetOfAnyRole(t *testing.T) {
+	fp, _ := targetOf(gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator(`role=*[name="Save profile"]`)}, nil)
+	if fp.Role != "" || fp.AccessibleName != "Save profile" {
+		t.Errorf("described as %+v", fp)
+	}
+}

@@ -68,6 +68,12 @@ func TestRedacted(t *testing.T) {
 	if strings.Contains(got, "demo123") || !strings.Contains(got, `role=textbox[name="Password"]`) || !strings.Contains(got, "7 chars") || !strings.Contains(got, "timeout=2000ms") {
 		t.Errorf("Redacted() = %q", got)
 	}
+	for _, kind := range []StepKind{Select, Set} {
+		got := Step{Kind: kind, Locator: loc, Value: "demo123"}.Redacted()
+		if strings.Contains(got, "demo123") || !strings.Contains(got, "7 chars") {
+			t.Errorf("%s: Redacted() = %q", kind, got)
+		}
+	}
 	click := Step{Kind: Click, Locator: loc}
 	if click.Redacted() != click.String() {
 		t.Errorf("a click reads %q redacted, %q in full", click.Redacted(), click.String())

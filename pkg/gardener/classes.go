@@ -269,7 +269,7 @@ func actionDiff(b, a Step) []string {
 		name string
 		diff bool
 	}{
-		{"url", b.URL != a.URL}, {"value", b.Value != a.Value}, {"key", b.Key != a.Key},
+		{"url", b.URL != a.URL}, {"value", b.Value != a.Value}, {"key", b.Key != a.Key}, {"clicks", b.Clicks != a.Clicks},
 		{"variable", b.Variable != a.Variable}, {"attribute", b.Attribute != a.Attribute},
 		{"name", b.Name != a.Name}, {"for", b.For != a.For}, {"state", b.State != a.State},
 		{"ms", b.Ms != a.Ms},

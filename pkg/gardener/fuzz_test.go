@@ -13,8 +13,9 @@ import (
 func FuzzStepsRoundTrip(f *testing.F) {
 	b, _ := json.Marshal(everyKind())
 	f.Add(b)
-	tb, _ := json.Marshal(Test{ID: "t1", ProjectID: "p", Name: "every kind", Status: StatusPending, Version: 4, Steps: everyKind()})
+	tb, _ := json.Marshal(Test{ID: "t1", ProjectID: "p", Name: "every kind", Status: StatusPending, Version: 4, Viewport: Viewport{Width: 390, Height: 844}, Steps: everyKind()})
 	f.Add(tb)
+	f.Add([]byte(`{"id":"v","viewport":{"width":1024,"height":768},"steps":[{"kind":"set","locator":"role=*[name=\"Theme\"]","value":"dark"},{"kind":"click","locator":"#a","clicks":2}]}`))
 	f.Add([]byte(`[{"kind":"intent","goal":"g","steps":[{"kind":"click","locator":"role=button[name=\"x\"]"}]}]`))
 	f.Add([]byte(`[{"kind":"click","locator":"css=a[b='c']"}]`))
 	f.Add([]byte(`[{"kind":"wait","for":"element","locator":"xpath=//a","state":"hidden"}]`))
@@ -44,7 +45,7 @@ func FuzzStepsRoundTrip(f *testing.F) {
 			if err != nil {
 				t.Fatalf("our encoding of a test does not decode: %v\n%s", err, again)
 			}
-			if back.ID != test.ID || back.ProjectID != test.ProjectID || back.Name != test.Name || back.Status != test.Status || back.Version != test.Version {
+			if back.ID != test.ID || back.ProjectID != test.ProjectID || back.Name != test.Name || back.Status != test.Status || back.Version != test.Version || back.Viewport != test.Viewport {
 				t.Fatalf("round trip changed the test: %+v → %+v", test, back)
 			}
 			sameSteps(t, test.Steps, back.Steps)

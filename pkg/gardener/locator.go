@@ -28,7 +28,7 @@ var locatorKinds = []LocatorKind{ByCSS, ByXPath, ByText, ByRole, ByLabel, ByPlac
 type Locator struct {
 	Kind  LocatorKind
 	Value string // css selector, xpath, text, label, placeholder or test id
-	Role  string // for ByRole
+	Role  string // for ByRole; AnyRole with a name: any element of that accessible name
 	Name  string // for ByRole: the accessible name, empty when not constrained
 	// Exact is set when a text, label or placeholder was quoted: match the whole string rather
 	// than a substring, as the quoting asks.
@@ -39,6 +39,11 @@ type Locator struct {
 	// frame=#payment >> label=Card number.
 	Frame string
 }
+
+// AnyRole is the role of a role locator that names an element by its accessible name alone,
+// whatever its role: role=*[name="Search products"]. It is what a recorded accessible-name
+// selector without a role (the Chrome Recorder's aria/Search products) becomes.
+const AnyRole = "*"
 
 // FrameSeparator joins the frame selectors of a locator's frame path and the locator they scope.
 const FrameSeparator = " >> "
@@ -251,17 +256,21 @@ func isRoleName(s string) bool {
 	return true
 }
 
-// parseRole reads `button` or `button[name="Sign in"]` (single quotes allowed).
+// parseRole reads `button` or `button[name="Sign in"]` (single quotes allowed), or
+// `*[name="Sign in"]`: any role, that name.
 func parseRole(s string) (role, name, problem string) {
 	i := strings.IndexByte(s, '[')
 	if i < 0 {
+		if s == AnyRole {
+			return "", "", `role=* names no element without a name: write role=*[name="…"]`
+		}
 		if !isRoleName(s) {
 			return "", "", fmt.Sprintf("role %q is not an ARIA role name (lower-case letters)", s)
 		}
 		return s, "", ""
 	}
 	role = s[:i]
-	if !isRoleName(role) {
+	if role != AnyRole && !isRoleName(role) {
 		return "", "", fmt.Sprintf("role %q is not an ARIA role name (lower-case letters)", role)
 	}
 	attr := s[i:]

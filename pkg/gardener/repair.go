@@ -1,6 +1,7 @@
 package gardener
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -248,6 +249,20 @@ type Repair struct {
 	ReviewedBy string    `json:"reviewedBy,omitempty"`
 	RevertedAt time.Time `json:"revertedAt,omitzero"`
 	RevertedBy string    `json:"revertedBy,omitempty"`
+}
+
+// RevertRefusal says why r cannot be reverted while its test is at version, in the words every
+// door shows beside the repair; "" when it can be. A revert writes the pre-repair steps back
+// over exactly the version the repair wrote: once reverted, or once the test moved past that
+// version (an edit, another repair), it would throw work away.
+func (r Repair) RevertRefusal(version int) string {
+	switch {
+	case !r.RevertedAt.IsZero():
+		return fmt.Sprintf("Reverted by %s on %s.", r.RevertedBy, r.RevertedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	case r.ToVersion != version:
+		return fmt.Sprintf("Not revertable: the test is at version %d, this repair wrote version %d.", version, r.ToVersion)
+	}
+	return ""
 }
 
 // Classification is what a diagnosis says a failure is.

@@ -18,6 +18,12 @@ const (
 	ErrBadStep           ErrorKind = "bad-step"
 )
 
+// Network reports whether a failure of this kind is the network's: a page could not be loaded
+// at all (the connection refused, reset or timed out, the name not resolved). The app was not
+// reached, so the run says nothing about the test: it is neither drift nor a bug, and a door
+// reports it as a failure to run (the CLI's exit 3), not as a failing test.
+func (k ErrorKind) Network() bool { return k == ErrNavigation }
+
 // FailureCause says what a failure was down to where the error kind alone does not tell: a
 // timeout may be the page's (an element that never showed) or the browser's own.
 type FailureCause string

@@ -1,6 +1,7 @@
 package gardener
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,4 +54,49 @@ func stepAt(steps []Step, path string) (Step, bool) {
 		return stepAt(steps[i-1].Steps, rest)
 	}
 	return steps[i-1], true
+}
+
+// DataForPeople is a JSON document the gardener wrote for its own use — a state machine
+// execution's output, which carries the test, the fix's operations and the repair record — as a
+// person or an agent may read it: every step that enters a value shows it by RedactValue's mask,
+// an intent block's values and a step record's entered values are left out, and what a check
+// read is shown by its length only. The doors that hand such a document out (the API's execution
+// answer) call it, so its shape may change without a value slipping through. A document that is
+// not JSON is answered as nil: nothing of it is shown.
+func DataForPeople(doc []byte) []byte {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil
+	}
+	out, err := json.Marshal(withoutValues(v))
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+func withoutValues(v any) any {
+	switch v := v.(type) {
+	case []any:
+		for i := range v {
+			v[i] = withoutValues(v[i])
+		}
+	case map[string]any:
+		for k, e := range v {
+			v[k] = withoutValues(e)
+		}
+		kind, _ := v["kind"].(string)
+		if kind == "" {
+			return v
+		}
+		if s, ok := v["value"].(string); ok && (Step{Kind: StepKind(kind)}).Enters() {
+			v["value"] = RedactValue(s)
+		}
+		// A step record's entered values, and an intent block's (a map of them).
+		delete(v, "values")
+		if s, ok := v["observed"].(string); ok {
+			v["observed"] = Step{Kind: Assert, Subject: SubjectValue}.ShowObserved(s)
+		}
+	}
+	return v
 }

@@ -46,3 +46,25 @@ func TestRunForPeople(t *testing.T) {
 		})
 	}
 }
+
+func TestDataForPeopleMasksEveryEnteredValue(t *testing.T) {
+	doc := `{"persisted":{"test":{"steps":[{"kind":"goto","url":"/a"},{"kind":"fill","locator":"css=#pw","value":"s3cret-typed"},
+{"kind":"select","locator":"css=#c","value":"NL-picked"},{"kind":"set","locator":"css=#d","value":"set-typed"},{"kind":"assert","assert":"value","locator":"css=#pw","condition":"equals","expected":"shown"},
+{"kind":"intent","goal":"sign in","values":{"user":"u-typed"},"steps":[{"kind":"fill","locator":"label=User","value":"u-typed"}]}]},
+"ops":[{"op":"replace","index":1,"step":{"kind":"fill","locator":"label=Password","value":"s3cret-typed"}}],
+"result":{"steps":[{"path":"2","kind":"fill","values":["s3cret-typed"]},{"path":"4","kind":"assert","observed":"read-back-value"}]}},"status":"x"}`
+	got := string(gardener.DataForPeople([]byte(doc)))
+	for _, typed := range []string{"s3cret-typed", "NL-picked", "set-typed", "u-typed", "read-back-value"} {
+		if strings.Contains(got, typed) {
+			t.Errorf("%q is still in %s", typed, got)
+		}
+	}
+	for _, kept := range []string{`"/a"`, `"shown"`, `[value redacted, 12 chars]`, `label=Password`, `"sign in"`, `"status":"x"`} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%s is missing from %s", kept, got)
+		}
+	}
+	if gardener.DataForPeople([]byte("not json")) != nil {
+		t.Error("a document that is not JSON is shown")
+	}
+}

@@ -14,10 +14,15 @@ type StepKind string
 
 // Actions change the page.
 const (
-	Goto    StepKind = "goto"
-	Click   StepKind = "click"
-	Fill    StepKind = "fill"
-	Select  StepKind = "select"
+	Goto   StepKind = "goto"
+	Click  StepKind = "click"
+	Fill   StepKind = "fill"
+	Select StepKind = "select"
+	// Set sets a form control to a value whatever control it turns out to be at replay: a
+	// text field, text area or editable element is typed into (as fill), a <select> picks the
+	// option (as select), a checkbox, switch or radio button is checked or unchecked. It is
+	// what a recorded change becomes when the recording does not say which control it was.
+	Set     StepKind = "set"
 	Check   StepKind = "check"
 	Uncheck StepKind = "uncheck"
 	Press   StepKind = "press"
@@ -106,8 +111,11 @@ type Step struct {
 	Scope        Locator // a11yAudit: the part of the page audited (zero: whole page)
 
 	URL   string // goto: target; wait for url: the URL pattern awaited
-	Value string // fill, select: the value entered or picked
+	Value string // fill, select, set: the value entered or picked
 	Key   string // press: the key
+	// Clicks is how many clicks a click step makes in a row: 2 is a double click, 3 a triple
+	// click; zero (and 1) is one click.
+	Clicks int
 
 	Subject   Subject   // assert
 	Condition Condition // assert
@@ -146,7 +154,18 @@ type Step struct {
 // IsAction reports whether the step changes the page.
 func (s Step) IsAction() bool {
 	switch s.Kind {
-	case Goto, Click, Fill, Select, Check, Uncheck, Press, Hover:
+	case Goto, Click, Fill, Select, Set, Check, Uncheck, Press, Hover:
+		return true
+	}
+	return false
+}
+
+// Enters reports whether the step's Value is what the test enters into the page: the text
+// a fill or a set types, the option a select or a set picks. Such a value may be a password, so
+// no text for people or agents shows it (see Redacted).
+func (s Step) Enters() bool {
+	switch s.Kind {
+	case Fill, Select, Set:
 		return true
 	}
 	return false
@@ -204,7 +223,7 @@ func CloneSteps(steps []Step) []Step {
 // Equal reports whether two steps are the same in every field.
 func (s Step) Equal(o Step) bool {
 	if s.Kind != o.Kind || s.Locator != o.Locator || s.Scope != o.Scope || s.URL != o.URL ||
-		s.Value != o.Value || s.Key != o.Key || s.Subject != o.Subject ||
+		s.Value != o.Value || s.Key != o.Key || s.Clicks != o.Clicks || s.Subject != o.Subject ||
 		s.Condition != o.Condition || s.Expected != o.Expected || s.Actual != o.Actual ||
 		s.Text != o.Text || s.Level != o.Level || s.Pattern != o.Pattern || s.Expect != o.Expect ||
 		s.Method != o.Method || s.Status != o.Status || s.URLPattern != o.URLPattern ||
@@ -228,12 +247,13 @@ func (s Step) Equal(o Step) bool {
 // console pages, MCP results, notes, requirements and triage issues all render a step with it
 // and nothing else. It is String with what the step enters left out: a fill's or a select's
 // value becomes RedactValue's mask, which still says a value was entered and how long it is,
-// so a reader can tell an empty fill from a full one without reading a password. Every other
+// so a reader can tell an empty fill from a full one without reading a password (a set's
+// value too: the same text is typed, or picked). Every other
 // field is shown as String shows it: a locator, a URL or a check's expectation is what a
 // reviewer needs, and none of them is typed into the app. (An intent block's values are never
 // shown by String, and the steps inside it are rendered one by one.)
 func (s Step) Redacted() string {
-	if s.Kind != Fill && s.Kind != Select {
+	if !s.Enters() {
 		return s.String()
 	}
 	str := fmt.Sprintf("%s %s %s", s.Kind, s.Locator, RedactValue(s.Value))
@@ -247,8 +267,11 @@ func (s Step) Redacted() string {
 // text is meant for people: its length, never its characters. Step.Redacted, the requirement
 // contract and the browser's messages all use it, so a masked value reads the same everywhere.
 func RedactValue(v string) string {
-	return fmt.Sprintf("[value redacted, %d chars]", utf8.RuneCountInString(v))
+	return fmt.Sprintf("[value redacted, %s]", chars(utf8.RuneCountInString(v)))
 }
+
+// chars is a length in characters as people read it: "1 char", "7 chars".
+func chars(n int) string { return Plural(n, "char", "chars") }
 
 // MaxQuotedRunes bounds the page text a run message or a log line quotes: enough to tell one
 // text from another, not enough to copy a page into CloudWatch.
@@ -270,7 +293,7 @@ func QuoteBounded(text string) string {
 		return strconv.Quote(text)
 	}
 	runes := []rune(text)
-	return strconv.Quote(string(runes[:MaxQuotedRunes])) + fmt.Sprintf("… (%d chars)", len(runes))
+	return strconv.Quote(string(runes[:MaxQuotedRunes])) + "… (" + chars(len(runes)) + ")"
 }
 
 // String is the one-line form of the whole step, values included, e.g.
@@ -292,9 +315,14 @@ func (s Step) String() string {
 	switch s.Kind {
 	case Goto:
 		add(s.URL)
-	case Click, Check, Uncheck, Hover:
+	case Click:
 		add(s.Locator.String())
-	case Fill, Select:
+		if s.Clicks > 1 {
+			add(fmt.Sprintf("clicks=%d", s.Clicks))
+		}
+	case Check, Uncheck, Hover:
+		add(s.Locator.String())
+	case Fill, Select, Set:
 		add(s.Locator.String(), q(s.Value))
 	case Press:
 		add(s.Locator.String(), s.Key)

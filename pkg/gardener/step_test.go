@@ -32,6 +32,7 @@ func TestParseLocator(t *testing.T) {
 		{`frame=iframe[title="Editor"]>>#body`, Locator{Kind: ByCSS, Value: "#body", Frame: `iframe[title="Editor"]`}, `frame=iframe[title="Editor"] >> css=#body`},
 		{`frame=#outer >> frame=0 >> role=button[name="Pay"]`, Locator{Kind: ByRole, Role: "button", Name: "Pay", Frame: "#outer >> 0"}, `frame=#outer >> frame=0 >> role=button[name="Pay"]`},
 		{"text=a >> b", Locator{Kind: ByText, Value: "a >> b"}, "text=a >> b"},
+		{`role=*[name="Search products"]`, Locator{Kind: ByRole, Role: AnyRole, Name: "Search products"}, `role=*[name="Search products"]`},
 	}
 	for _, c := range cases {
 		got, err := ParseLocator(c.in)
@@ -77,6 +78,8 @@ func TestParseLocator(t *testing.T) {
 		"frame=#pay >> ":            "no locator after the frame path",
 		"frame=iframe[x >> #a":      "unclosed",
 		"frame=#pay >> id=x":        `unknown locator form "id="`,
+		"role=*":                    "without a name",
+		"role=**[name=\"x\"]":       "ARIA role",
 	}
 	for in, want := range bad {
 		_, err := ParseLocator(in)
@@ -91,7 +94,7 @@ func TestDecodeStepsErrorsNameStepAndField(t *testing.T) {
 	cases := []struct {
 		name, json, want string
 	}{
-		{"unknown kind", `[{"kind":"goto","url":"/"},{"kind":"teleport"}]`, `step 2, field "kind": unknown step kind "teleport" (the kinds are goto, click, fill, select, check, uncheck, press, hover, assert, assertVisible, assertHidden, assertToast, assertModal, assertValidationError, assertConsole, assertRequest, a11yAudit, wait, screenshot, extract, intent)`},
+		{"unknown kind", `[{"kind":"goto","url":"/"},{"kind":"teleport"}]`, `step 2, field "kind": unknown step kind "teleport" (the kinds are goto, click, fill, select, set, check, uncheck, press, hover, assert, assertVisible, assertHidden, assertToast, assertModal, assertValidationError, assertConsole, assertRequest, a11yAudit, wait, screenshot, extract, intent)`},
 		{"missing kind", `[{"url":"/"}]`, `step 1, field "kind": is required`},
 		{"unknown field", `[{"kind":"click","locator":"#a","colour":"red"}]`, `step 1 (click), field "colour": unknown field`},
 		{"field of another kind", `[{"kind":"click","locator":"#a","expected":"x"}]`, `step 1 (click), field "expected": is not a field of a click step`},
@@ -122,6 +125,10 @@ func TestDecodeStepsErrorsNameStepAndField(t *testing.T) {
 		{"negative timeout", `[{"kind":"goto","url":"/","timeoutMs":-5}]`, `field "timeoutMs": must not be negative`},
 		{"bad status", `[{"kind":"assertRequest","method":"GET","urlPattern":"/x","status":999}]`, `field "status": must be an HTTP status`},
 		{"bad method", `[{"kind":"assertRequest","method":"FETCH","urlPattern":"/x"}]`, `field "method"`},
+		{"set without value", `[{"kind":"set","locator":"#a"}]`, `step 1 (set), field "value": is required`},
+		{"four clicks", `[{"kind":"click","locator":"#a","clicks":4}]`, `step 1 (click), field "clicks": must be between 1 and 3`},
+		{"clicks as text", `[{"kind":"click","locator":"#a","clicks":"2"}]`, `step 1 (click), field "clicks": must be an integer`},
+		{"clicks on a hover", `[{"kind":"hover","locator":"#a","clicks":2}]`, `step 1 (hover), field "clicks": is not a field of a hover step`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -140,11 +147,13 @@ func everyKind() []Step {
 		{Kind: Fill, Locator: MustLocator("label=Email"), Value: "demo@shop.test"},
 		{Kind: Fill, Locator: MustLocator("placeholder=Password"), Value: ""},
 		{Kind: Select, Locator: MustLocator("css=#country"), Value: "NL"},
+		{Kind: Set, Locator: MustLocator(`role=*[name="Delivery"]`), Value: "express"},
 		{Kind: Check, Locator: MustLocator("testid=terms")},
 		{Kind: Uncheck, Locator: MustLocator("xpath=//input[@name='news']")},
 		{Kind: Press, Key: "Enter"},
 		{Kind: Hover, Locator: MustLocator("text=Menu")},
 		{Kind: Click, Locator: MustLocator(`role=button[name="Sign in"]`), TimeoutMs: 8000},
+		{Kind: Click, Locator: MustLocator("text=Lavender"), Clicks: 2},
 		{Kind: Assert, Subject: SubjectURL, Condition: Contains, Expected: "/dashboard"},
 		{Kind: Assert, Subject: SubjectText, Locator: MustLocator("#total"), Condition: Matches, Expected: `^\$\d+`},
 		{Kind: Assert, Subject: SubjectVariable, Actual: "${total}", Condition: Equals, Expected: "42"},
@@ -200,6 +209,82 @@ func TestStepRoundTrip(t *testing.T) {
 	if !strings.Contains(string(b), `{"kind":"fill","locator":"placeholder=Password","value":""}`) {
 		t.Errorf("empty fill value not encoded: %s", b)
 	}
+}
+
+// TestClicksOfOneAreNone: "clicks": 1 (and 0) is a click step's one click, read back equal to a
+// click that never named its count, so a file that spells it out round-trips.
+func TestClicksOfOneAreNone(t *testing.T) {
+	for _, in := range []string{`[{"kind":"click","locator":"#a","clicks":1}]`, `[{"kind":"click","locator":"#a","clicks":0}]`} {
+		steps, err := DecodeSteps([]byte(in))
+		if err != nil || steps[0].Clicks != 0 || !steps[0].Equal(Step{Kind: Click, Locator: MustLocator("#a")}) {
+			t.Errorf("%s: %+v, %v", in, steps, err)
+		}
+	}
+	steps, err := DecodeSteps([]byte(`[{"kind":"click","locator":"#a","clicks":2}]`))
+	if err != nil || steps[0].Clicks != 2 || steps[0].String() != "click css=#a clicks=2" {
+		t.Errorf("a double click: %+v, %v", steps, err)
+	}
+}
+
+// TestViewport: a test's viewport reads strictly (both sides, whole pixels, within bounds, no
+// other key), writes back as it was read, and a test without one writes no viewport at all.
+func TestViewport(t *testing.T) {
+	in := `{"id":"t1","viewport":{"width":390,"height":844},"steps":[{"kind":"goto","url":"/"}]}`
+	tt, err := DecodeTest([]byte(in))
+	if err != nil || tt.Viewport != (Viewport{Width: 390, Height: 844}) {
+		t.Fatalf("got %+v, %v", tt, err)
+	}
+	b, err := json.Marshal(tt)
+	if err != nil || !strings.Contains(string(b), `"viewport":{"width":390,"height":844}`) {
+		t.Fatalf("encoded %s, %v", b, err)
+	}
+	if back, err := DecodeTest(b); err != nil || back.Viewport != tt.Viewport {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+	f, err := FormatTest(tt)
+	if err != nil || !strings.Contains(string(f), "  \"viewport\": {\"width\": 390, \"height\": 844},\n  \"steps\"") {
+		t.Errorf("formatted:\n%s", f)
+	}
+	if back, err := DecodeTest(f); err != nil || back.Viewport != tt.Viewport {
+		t.Errorf("the formatted file reads back %+v, %v", back, err)
+	}
+	none, _ := DecodeTest([]byte(`{"id":"t2","steps":[{"kind":"goto","url":"/"}]}`))
+	for _, enc := range [][]byte{mustMarshal(t, none), mustFormat(t, none)} {
+		if strings.Contains(string(enc), "viewport") {
+			t.Errorf("a test without a viewport writes one: %s", enc)
+		}
+	}
+	for in, want := range map[string]string{
+		`{"id":"t","viewport":{"width":390},"steps":[{"kind":"goto","url":"/"}]}`:                        `needs both "width" and "height"`,
+		`{"id":"t","viewport":{"width":390,"height":844,"scale":2},"steps":[{"kind":"goto","url":"/"}]}`: `unknown field "scale"`,
+		`{"id":"t","viewport":{"width":390.5,"height":844},"steps":[{"kind":"goto","url":"/"}]}`:         `whole CSS pixels`,
+		`{"id":"t","viewport":{"width":50,"height":844},"steps":[{"kind":"goto","url":"/"}]}`:            `viewport width 50 is out of bounds (100 to 4096`,
+		`{"id":"t","viewport":{"width":1280,"height":9000},"steps":[{"kind":"goto","url":"/"}]}`:         `viewport height 9000 is out of bounds`,
+		`{"id":"t","viewport":"1280x800","steps":[{"kind":"goto","url":"/"}]}`:                           `field "viewport" must be`,
+		`{"id":"t","viewport":{"width":1,"width":2,"height":3},"steps":[{"kind":"goto","url":"/"}]}`:     `appears twice`,
+	} {
+		if _, err := DecodeTest([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustFormat(t *testing.T, tt Test) []byte {
+	t.Helper()
+	b, err := FormatTest(tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestDecodeTest(t *testing.T) {

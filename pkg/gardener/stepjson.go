@@ -63,6 +63,10 @@ func integer(dst func(*Step) *int) fieldSpec {
 	}
 }
 
+// MaxClicks bounds a click step's clicks: a triple click selects a paragraph; more is no
+// gesture a person makes.
+const MaxClicks = 3
+
 // MaxStepMillis bounds a step's timeoutMs and a wait's ms: 10 minutes. A step that needs more
 // is a mistake (or an attempt to hold a browser), and the bound keeps every duration computed
 // from these fields far from overflowing.
@@ -132,6 +136,21 @@ var fields = map[string]fieldSpec{
 	"url":     str(func(s *Step) *string { return &s.URL }),
 	"value":   str(func(s *Step) *string { return &s.Value }),
 	"key":     str(func(s *Step) *string { return &s.Key }),
+	"clicks": func(s *Step, raw json.RawMessage) error {
+		var v int
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return errors.New("must be an integer (2 for a double click)")
+		}
+		if v < 0 || v > MaxClicks {
+			return fmt.Errorf("must be between 1 and %d", MaxClicks)
+		}
+		// One click is what a click step makes anyway: kept as no count, so the step reads
+		// back equal to one that never gave it.
+		if v > 1 {
+			s.Clicks = v
+		}
+		return nil
+	},
 	"assert": func(s *Step, raw json.RawMessage) error {
 		return enum(raw, &s.Subject, SubjectURL, SubjectText, SubjectTitle, SubjectValue, SubjectVariable)
 	},
@@ -216,9 +235,10 @@ var fields = map[string]fieldSpec{
 // Requirements that depend on another field (assert text needs a locator) are in validate.
 var kindFields = map[StepKind][]string{
 	Goto:                  {"url!"},
-	Click:                 {"locator!"},
+	Click:                 {"locator!", "clicks"},
 	Fill:                  {"locator!", "value!"},
 	Select:                {"locator!", "value!"},
+	Set:                   {"locator!", "value!"},
 	Check:                 {"locator!"},
 	Uncheck:               {"locator!"},
 	Press:                 {"locator", "key!"},
@@ -240,7 +260,7 @@ var kindFields = map[StepKind][]string{
 
 // Kinds lists every step kind: actions, checks, then waits, captures and intent blocks.
 func Kinds() []StepKind {
-	return []StepKind{Goto, Click, Fill, Select, Check, Uncheck, Press, Hover,
+	return []StepKind{Goto, Click, Fill, Select, Set, Check, Uncheck, Press, Hover,
 		Assert, AssertVisible, AssertHidden, AssertToast, AssertModal, AssertValidationError,
 		AssertConsole, AssertRequest, A11yAudit, Wait, Screenshot, Extract, Intent}
 }
@@ -612,6 +632,8 @@ func (s Step) field(name string) (any, bool) {
 		return s.Value, s.Value == ""
 	case "key":
 		return s.Key, s.Key == ""
+	case "clicks":
+		return s.Clicks, s.Clicks == 0
 	case "assert":
 		return s.Subject, s.Subject == ""
 	case "condition":

@@ -3,6 +3,7 @@ package gardener
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +30,67 @@ type Test struct {
 	Name      string     `json:"name"`
 	Status    TestStatus `json:"status"`
 	Version   int        `json:"version"`
-	Steps     []Step     `json:"steps"`
+	// Viewport is the size of the page the test replays in; zero replays at the runner's.
+	Viewport Viewport `json:"viewport,omitzero"`
+	Steps    []Step   `json:"steps"`
+}
+
+// Viewport is the size of a page's layout viewport in CSS pixels: what a test recorded at a
+// phone's or a narrow window's width needs, since a page lays itself out (and shows or hides
+// its elements) by it.
+type Viewport struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// The bounds of a viewport: from a small phone's width to a 4K screen's, so that a page's
+// screenshots and snapshots stay within a replay's memory.
+const (
+	MinViewport = 100
+	MaxViewport = 4096
+)
+
+// IsZero reports whether no viewport is set.
+func (v Viewport) IsZero() bool { return v == Viewport{} }
+
+func (v Viewport) String() string { return fmt.Sprintf("%dx%d", v.Width, v.Height) }
+
+// Check says why a viewport is out of bounds, or nil; the zero viewport (none) is in bounds.
+func (v Viewport) Check() error {
+	if v.IsZero() {
+		return nil
+	}
+	for _, d := range []struct {
+		name string
+		n    int
+	}{{"width", v.Width}, {"height", v.Height}} {
+		if d.n < MinViewport || d.n > MaxViewport {
+			return fmt.Errorf("viewport %s %d is out of bounds (%d to %d CSS pixels)", d.name, d.n, MinViewport, MaxViewport)
+		}
+	}
+	return nil
+}
+
+// decodeViewport reads a test's "viewport" strictly: an object of exactly width and height,
+// each a whole number within bounds.
+func decodeViewport(raw json.RawMessage) (Viewport, error) {
+	var wire struct {
+		Width  *int `json:"width"`
+		Height *int `json:"height"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&wire); err != nil {
+		return Viewport{}, fmt.Errorf("field \"viewport\" must be {\"width\": W, \"height\": H} in whole CSS pixels: %w", err)
+	}
+	if wire.Width == nil || wire.Height == nil {
+		return Viewport{}, errors.New(`field "viewport" needs both "width" and "height"`)
+	}
+	v := Viewport{Width: *wire.Width, Height: *wire.Height}
+	if err := v.Check(); err != nil {
+		return Viewport{}, fmt.Errorf("field \"viewport\": %w", err)
+	}
+	return v, nil
 }
 
 // Clone returns a deep copy: candidates are applied to copies, never to the stored test.
@@ -60,6 +121,7 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 		Name      string          `json:"name"`
 		Status    TestStatus      `json:"status"`
 		Version   int             `json:"version"`
+		Viewport  json.RawMessage `json:"viewport"`
 		Steps     json.RawMessage `json:"steps"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -77,7 +139,7 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("test %s: %w", wire.ID, err)
 	}
 	for k := range keys {
-		if !slices.Contains([]string{"id", "project", "name", "status", "version", "steps"}, k) {
+		if !slices.Contains([]string{"id", "project", "name", "status", "version", "viewport", "steps"}, k) {
 			return fmt.Errorf("test %s: unknown field %q", wire.ID, k)
 		}
 	}
@@ -100,6 +162,13 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	if len(wire.Steps) == 0 || string(bytes.TrimSpace(wire.Steps)) == "null" {
 		return fmt.Errorf("test %s: field \"steps\" is required", wire.ID)
 	}
+	var vp Viewport
+	if len(wire.Viewport) > 0 && string(bytes.TrimSpace(wire.Viewport)) != "null" {
+		var err error
+		if vp, err = decodeViewport(wire.Viewport); err != nil {
+			return fmt.Errorf("test %s: %w", wire.ID, err)
+		}
+	}
 	steps, err := DecodeSteps(wire.Steps)
 	if err != nil {
 		return fmt.Errorf("test %s: %w", wire.ID, err)
@@ -107,7 +176,7 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	if len(steps) == 0 {
 		return fmt.Errorf("test %s: field \"steps\" must hold at least one step", wire.ID)
 	}
-	*t = Test{ID: wire.ID, ProjectID: wire.ProjectID, Name: wire.Name, Status: wire.Status, Version: wire.Version, Steps: steps}
+	*t = Test{ID: wire.ID, ProjectID: wire.ProjectID, Name: wire.Name, Status: wire.Status, Version: wire.Version, Viewport: vp, Steps: steps}
 	return nil
 }
 

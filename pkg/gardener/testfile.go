@@ -11,8 +11,9 @@ import (
 )
 
 // FormatTest is a test file in the one canonical layout every command writes (pull, repair
-// --write, push's version update): the test's fields in a fixed order, one step per line with
-// its keys in the order the step encoder gives them, ", " and ": " between them. A repaired
+// --write, push's version update, import): the test's fields in a fixed order (a viewport, when
+// the test has one, just before the steps), one step per line with its keys in the order the
+// step encoder gives them, ", " and ": " between them. A repaired
 // test written back to a team's repository therefore differs from the file before only in the
 // lines of the steps that changed.
 func FormatTest(t Test) ([]byte, error) {
@@ -33,6 +34,9 @@ func FormatTest(t Test) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "  %q: %s,\n", f.key, v)
 	}
+	if !t.Viewport.IsZero() {
+		fmt.Fprintf(&b, "  \"viewport\": {\"width\": %d, \"height\": %d},\n", t.Viewport.Width, t.Viewport.Height)
+	}
 	b.WriteString("  \"steps\": [")
 	for i, s := range t.Steps {
 		line, err := json.Marshal(s)
@@ -50,17 +54,25 @@ func FormatTest(t Test) ([]byte, error) {
 }
 
 // spaced is compact JSON with a space after each ':' and ',' outside strings, as people write
-// it by hand.
+// it by hand; the \u003c, \u003e and \u0026 escapes encoding/json puts in strings are written as
+// the <, > and & they stand for (a locator "main > a" reads as written).
 func spaced(compact []byte) []byte {
 	out := make([]byte, 0, len(compact)+len(compact)/4)
-	inString, escaped := false, false
-	for _, c := range compact {
+	inString := false
+	for i := 0; i < len(compact); i++ {
+		c := compact[i]
+		if inString && c == '\\' && i+1 < len(compact) {
+			if r, ok := htmlEscapes[string(compact[i+1:min(i+6, len(compact))])]; ok {
+				out = append(out, r)
+				i += 5
+				continue
+			}
+			out = append(out, c, compact[i+1])
+			i++
+			continue
+		}
 		out = append(out, c)
 		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
 		case c == '"':
 			inString = !inString
 		case !inString && (c == ':' || c == ','):
@@ -69,6 +81,10 @@ func spaced(compact []byte) []byte {
 	}
 	return out
 }
+
+// htmlEscapes are the escapes encoding/json writes for characters a browser would read as
+// HTML, which a JSON file needs no escape for.
+var htmlEscapes = map[string]byte{"u003c": '<', "u003e": '>', "u0026": '&'}
 
 // DecodeTestDir decodes every *.json test in dir of fsys, strictly, sorted by id. Each file
 // must be named after its test's id, so a folder of tests cannot hold one id twice.

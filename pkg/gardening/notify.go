@@ -70,7 +70,7 @@ func summarize(v *gardener.Verdict, reason string) string {
 	}
 	var b strings.Builder
 	counts := gardener.Summarize(v.Changes)
-	fmt.Fprintf(&b, "%s: %d op(s); %d repair, %d to review", v.Strategy, len(v.Ops), counts[gardener.ClassRepair], counts[gardener.ClassReview])
+	fmt.Fprintf(&b, "%s: %s; %d repair, %d to review", v.Strategy, gardener.Plural(len(v.Ops), "op", "ops"), counts[gardener.ClassRepair], counts[gardener.ClassReview])
 	if k, n := v.Contract.Kept(); n > 0 {
 		fmt.Fprintf(&b, "; requirement contract %d of %d kept", k, n)
 	}

@@ -497,7 +497,9 @@ func (a *API) execution(ctx context.Context, c call) (any, int) {
 	}
 	x := Execution{ID: id, Status: status}
 	if output != "" {
-		x.Output = json.RawMessage(output)
+		// The output is the machine's state: the test, the fix's operations, the repair
+		// record. It is answered as people may read it.
+		x.Output = json.RawMessage(gardener.DataForPeople([]byte(output)))
 	}
 	if x.Outcome, err = a.executionOutcome(ctx, id, output); err != nil {
 		return fail(err)

@@ -100,7 +100,7 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets
 			out = append(out, p)
 			continue
 		}
-		l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, TestID: t.ID, Ops: opLines(t.Steps, sc.Allowed), Message: fmt.Sprintf("%s: %d step(s) use a healed locator", t.ID, len(sc.Allowed))})
+		l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, TestID: t.ID, Ops: opLines(t.Steps, sc.Allowed), Message: fmt.Sprintf("%s: %s a healed locator", t.ID, gardener.Plural(len(sc.Allowed), "step uses", "steps use"))})
 		o := opts
 		o.Probes, _ = probesFor(cand)
 		rep, err := l.Runner.Replay(ctx, cand, o)

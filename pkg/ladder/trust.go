@@ -226,10 +226,10 @@ func addedValueNotes(pairs []pair) []gardener.Note {
 
 // entersValue reports whether a step enters or picks a value, and which.
 func entersValue(s gardener.Step) (string, bool) {
-	switch s.Kind {
-	case gardener.Fill, gardener.Select:
+	switch {
+	case s.Enters():
 		return s.Value, true
-	case gardener.Check, gardener.Uncheck:
+	case s.Kind == gardener.Check, s.Kind == gardener.Uncheck:
 		return string(s.Kind), true
 	}
 	return "", false
@@ -380,7 +380,8 @@ func requestPath(raw string) string {
 	return u.Path
 }
 
-// unverified finds a fill the proof recorded with an empty value where the step passes one.
+// unverified finds a fill (or a set that typed) the proof recorded with an empty value where the
+// step passes one.
 func unverified(steps []gardener.Step, proof gardener.RunResult) string {
 	byPath := map[string]gardener.StepRecord{}
 	for _, r := range proof.Steps {
@@ -396,7 +397,7 @@ func unverified(steps []gardener.Step, proof gardener.RunResult) string {
 				}
 				continue
 			}
-			if s.Kind != gardener.Fill || s.Value == "" {
+			if (s.Kind != gardener.Fill && s.Kind != gardener.Set) || s.Value == "" {
 				continue
 			}
 			rec, ok := byPath[path]

@@ -133,3 +133,30 @@ func TestHealedLocatorsAndPropagationOps(t *testing.T) {
 		t.Errorf("kind change propagated: %+v", got)
 	}
 }
+
+// TestSetStepsEnterValues: a set step enters its value as a fill or a select does — the contract
+// requires it (masked), a repair that turns it into a fill of the same value raises no note, one
+// that drops it is a behaviour change, and a proof that recorded it empty is UNVERIFIED.
+func TestSetStepsEnterValues(t *testing.T) {
+	before := checkout()
+	before[1] = gardener.Step{Kind: gardener.Set, Locator: loc("label=Card number"), Value: "4242 4242"}
+	c := contract(before, before, stepPairs(before, before), greenRun(), *greenRun())
+	if len(c.Requirements) == 0 || c.Requirements[0].What+" "+c.Requirements[0].Detail != "enters [value redacted, 9 chars]" || !c.Requirements[0].Kept {
+		t.Fatalf("requirements %+v", c.Requirements)
+	}
+	typed := gardener.CloneSteps(before)
+	typed[1].Kind = gardener.Fill
+	if n := behaviourNotes(before, typed, stepPairs(before, typed)); len(n) != 0 {
+		t.Errorf("a set that became a fill of the same value: %+v", n)
+	}
+	dropped := gardener.CloneSteps(before)
+	dropped[1] = gardener.Step{Kind: gardener.Click, Locator: loc("text=Use test card")}
+	if n := behaviourNotes(before, dropped, stepPairs(before, dropped)); len(n) != 1 || !strings.Contains(n[0].Text, "no longer does set label=Card number [value redacted, 9 chars]") {
+		t.Errorf("a set replaced by a click: %+v", n)
+	}
+	proof := *greenRun()
+	proof.Steps[1].Values = []string{""}
+	if u := unverified(before, proof); !strings.Contains(u, "step 2 (set label=Card number [value redacted, 9 chars])") {
+		t.Errorf("a set recorded empty: %q", u)
+	}
+}

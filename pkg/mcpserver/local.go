@@ -101,6 +101,25 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 
 func sameOp(a, b gardener.Op) bool { return a.String() == b.String() }
 
+// RunNow replays the test in the browser here and records its run, through the application
+// layer's RunNow as POST /tests/{testId}/runs does.
+func (l *Local) RunNow(ctx context.Context, in RunInput, by string) (Ran, error) {
+	app, err := l.service()
+	if err != nil {
+		return Ran{}, err
+	}
+	ran, err := app.RunNow(ctx, gardening.Agent(by), in.TestID, gardening.Here{Runner: l.Runner, Options: gardener.ReplayOptions{BaseURL: l.BaseURL, StepTimeout: l.StepTimeout}})
+	if err != nil {
+		return Ran{}, runError(in, gardening.ClassOf(err), err, "in the state")
+	}
+	t, err := l.Store.Test(ctx, in.TestID)
+	if err != nil {
+		return Ran{}, fmt.Errorf("run_test for test %s: %w", in.TestID, err)
+	}
+	ran.Run = ran.Run.ForPeople(t)
+	return ranOf(ran), nil
+}
+
 // Apply approves a proposal for the agent by: the application layer applies only a proven fix
 // that needs no person, and marks a stale row stale as the queue does; proposalFor has refused
 // a control run.

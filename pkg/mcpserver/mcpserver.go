@@ -1,10 +1,12 @@
 // Package mcpserver serves the gardener's manual path to MCP clients (coding assistants and
-// their agents): two tools, suggest_fix and apply_repair, over a Backend that is either the local
-// state directory or a deployed review API. suggest_fix climbs the same ladder as the automatic
-// path in propose mode — the same rungs, assertion floor, green gate and trust checks — and stages
-// what it proves as the test's open proposal; apply_repair approves such a proposal through the
-// same lifecycle as the queue's approve. There is deliberately no tool to approve or dismiss
-// queue rows for a person: that stays a dashboard and API action.
+// their agents): three tools, run_test, suggest_fix and apply_repair, over a Backend that is
+// either the local state directory or a deployed review API. run_test replays a test now and
+// records its run (the green run a later repair compares a failure with) through the same use
+// case as POST /tests/{testId}/runs; suggest_fix climbs the same ladder as the automatic path in
+// propose mode — the same rungs, assertion floor, green gate and trust checks — and stages what
+// it proves as the test's open proposal; apply_repair approves such a proposal through the same
+// lifecycle as the queue's approve. There is deliberately no tool to approve or dismiss queue
+// rows for a person: that stays a dashboard and API action.
 package mcpserver
 
 import (
@@ -29,6 +31,35 @@ type Backend interface {
 	Suggest(ctx context.Context, in SuggestInput, by string, progress func(line string)) (Suggestion, error)
 	// Apply approves a proposal for by, through the lifecycle's approve.
 	Apply(ctx context.Context, in ApplyInput, by string) (Applied, error)
+	// RunNow replays the current version of a test once and records the run, green or red
+	// (gardening.RunNow). It writes nothing to the test.
+	RunNow(ctx context.Context, in RunInput, by string) (Ran, error)
+}
+
+// RunInput names the test to run now.
+type RunInput struct {
+	TestID string `json:"testId,omitempty" jsonschema:"id of the test whose current version is replayed now and its run recorded"`
+}
+
+// Ran is what run_test recorded.
+type Ran struct {
+	TestID  string `json:"testId"`
+	Version int    `json:"version" jsonschema:"the test version that ran"`
+	RunID   string `json:"runId" jsonschema:"the run recorded: give it to suggest_fix when it failed"`
+	Green   bool   `json:"green" jsonschema:"true when every step passed: the run is then the green run a later repair of this version compares a failure with"`
+	// FailedStep and Error say where and how a red run failed, typed values redacted.
+	FailedStep string `json:"failedStep,omitempty" jsonschema:"the step a red run failed at, 3.2 inside a block"`
+	Error      string `json:"error,omitempty" jsonschema:"how a red run failed (typed values redacted)"`
+}
+
+// ranOf is what a run made now says to an agent: the run as people read it (no value a check
+// read), and for a red one where and how it failed.
+func ranOf(r gardening.RanNow) Ran {
+	out := Ran{TestID: r.Run.TestID, Version: r.Run.TestVersion, RunID: r.Run.ID, Green: r.Green}
+	if res := r.Run.Result; res != nil && !r.Green {
+		out.FailedStep, out.Error = res.FailedStep, res.Message
+	}
+	return out
 }
 
 // SuggestInput names what to repair: a failed run, or a test to reproduce now.
@@ -144,12 +175,17 @@ type Options struct {
 	Approver func(clientName string) string
 }
 
-// New builds the MCP server with the two tools over b.
+// New builds the MCP server with the three tools over b.
 func New(b Backend, o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "drift-gardener", Version: o.Version}, &mcp.ServerOptions{
-		Instructions: "Drift Gardener repairs browser tests broken by app drift. suggest_fix proposes a repair for a failed run (or a test reproduced now) and writes nothing to the test; apply_repair applies a proposal that is still fresh and was proven green. Protected checks are never changed by either: a person changes them in the step editor.",
+		Instructions: "Drift Gardener repairs browser tests broken by app drift. run_test runs a test now and records its run: a green run is what a later repair compares a failure with (without one the gardener cannot tell drift from a bug). suggest_fix proposes a repair for a failed run (or a test reproduced now) and writes nothing to the test; apply_repair applies a proposal that is still fresh and was proven green. Protected checks are never changed by any of them: a person changes them in the step editor.",
 	})
 	t := &tools{b: b, approver: o.Approver}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "run_test",
+		Description: "Run the current version of a test now in headless Chromium and record the run, as POST /tests/{testId}/runs does. A green run is the baseline a later repair of this version compares a failure with: without one, a repair that finds no green proof cannot tell drift from a bug. A red run is recorded too (never as green), and its runId is what suggest_fix takes. Writes nothing to the test.",
+		Annotations: &mcp.ToolAnnotations{Title: "Run a test now", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+	}, t.run)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "suggest_fix",
 		Description: "Run the repair ladder (self-heal, suggest-fix, diagnose-drift) in propose mode on a failed run, or on a test reproduced now. Returns the diff with change classes, assertion-floor refusals, notes, requirement contract and sensitivity, and stages a fix proven green as a proposal whose id apply_repair takes. Writes nothing to the test.",
@@ -204,6 +240,30 @@ func (t *tools) apply(ctx context.Context, req *mcp.CallToolRequest, in ApplyInp
 	}
 	text := fmt.Sprintf("Applied proposal %s: test %s is now version %d (repair %s, approved by %s).", out.ProposalID, out.TestID, out.Version, out.RepairID, out.ApprovedBy)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+func (t *tools) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, Ran, error) {
+	if in.TestID = strings.TrimSpace(in.TestID); in.TestID == "" {
+		return nil, Ran{}, &InputError{Field: "testId", Reason: "give the id of the test to run"}
+	}
+	out, err := t.b.RunNow(ctx, in, t.approverOf(req))
+	if err != nil {
+		return nil, Ran{}, err
+	}
+	text := fmt.Sprintf("GREEN: test %s version %d passed; run %s is recorded as the green run a later repair of this version compares a failure with.", out.TestID, out.Version, out.RunID)
+	if !out.Green {
+		text = fmt.Sprintf("FAILED: test %s version %d failed at step %s: %s\nrun %s is recorded (not as a green run); suggest_fix with this runId proposes a repair.", out.TestID, out.Version, out.FailedStep, out.Error, out.RunID)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// runError names, for the agent, a test that is not there: class is the application layer's
+// (the API's status read back as one), where says where it was looked for.
+func runError(in RunInput, class gardening.ErrorClass, err error, where string) error {
+	if class == gardening.ClassNotFound {
+		return &InputError{Field: "testId", Reason: fmt.Sprintf("no test %q %s", in.TestID, where)}
+	}
+	return fmt.Errorf("run_test: %w", err)
 }
 
 // approverOf is who the session's client is: "mcp:" and the name its initialize request gave.

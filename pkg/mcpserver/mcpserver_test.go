@@ -41,6 +41,13 @@ func (r *recorder) Apply(_ context.Context, in mcpserver.ApplyInput, by string) 
 	return mcpserver.Applied{}, &mcpserver.RefusedError{ProposalID: in.ProposalID, Reason: "stale: test t moved"}
 }
 
+func (r *recorder) RunNow(_ context.Context, in mcpserver.RunInput, by string) (mcpserver.Ran, error) {
+	r.mu.Lock()
+	r.by = append(r.by, by)
+	r.mu.Unlock()
+	return mcpserver.Ran{TestID: in.TestID, Version: 2, RunID: "manual-1", FailedStep: "3", Error: "step 3 (fill css=#pw [value redacted, 6 chars]): no element matches css=#pw after 3s"}, nil
+}
+
 func connect(t *testing.T, b mcpserver.Backend, client string) (*mcp.ClientSession, func() []string) {
 	t.Helper()
 	ctx := context.Background()
@@ -95,6 +102,8 @@ func TestToolInputErrors(t *testing.T) {
 		{"suggest_fix", map[string]any{"testId": "t", "rungs": []string{"self-heal", "magic"}}, "rungs[1]:"},
 		{"apply_repair", map[string]any{}, "proposalId:"},
 		{"apply_repair", map[string]any{"proposalId": "p", "runId": "r"}, "runId:"},
+		{"run_test", map[string]any{}, "testId:"},
+		{"run_test", map[string]any{"testId": "  "}, "testId:"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 		if err != nil {
@@ -135,7 +144,11 @@ func TestProgressAndApprover(t *testing.T) {
 	if err != nil || !res.IsError || text(res) != "proposal p1 refused: stale: test t moved" {
 		t.Errorf("apply_repair refused: %v %q", err, text(res))
 	}
-	if !slices.Equal(b.by, []string{"mcp:claude-code", "mcp:claude-code"}) {
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_test", Arguments: map[string]any{"testId": "t"}})
+	if err != nil || res.IsError || !strings.HasPrefix(text(res), "FAILED: test t version 2 failed at step 3:") || !strings.Contains(text(res), "run manual-1 is recorded (not as a green run)") {
+		t.Errorf("run_test of a red run: %v %q", err, text(res))
+	}
+	if !slices.Equal(b.by, []string{"mcp:claude-code", "mcp:claude-code", "mcp:claude-code"}) {
 		t.Errorf("asked by %q", b.by)
 	}
 }

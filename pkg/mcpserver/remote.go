@@ -117,6 +117,16 @@ func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progres
 	return r.suggestion(ctx, out)
 }
 
+// RunNow is POST /tests/{testId}/runs: the API replays the test in its browser and records the
+// run; the token's caller is who ran it.
+func (r *Remote) RunNow(ctx context.Context, in RunInput, _ string) (Ran, error) {
+	var ran gardening.RanNow
+	if err := r.do(ctx, http.MethodPost, "/tests/"+url.PathEscape(in.TestID)+"/runs", nil, &ran); err != nil {
+		return Ran{}, runError(in, classOf(err), err, fmt.Sprintf("visible to this token at %s (no such id, or another project's)", r.URL))
+	}
+	return ranOf(ran), nil
+}
+
 // classOf reads an answer of the API back as the class of the application layer's error it
 // answered: the inverse of gardening.ErrorClass.HTTPStatus for the refusals a tool names.
 func classOf(err error) gardening.ErrorClass {

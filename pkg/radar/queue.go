@@ -173,21 +173,27 @@ func (r *Radar) emptyReason(ctx context.Context, p gardener.Project, b *gardener
 		return EmptyNoTests, "The baseline holds no tests: the radar watches the pages a test visited on its last green run, and no test has one yet.", nil
 	}
 	if unreached := unreachedPages(b, sweep); len(unreached) > 0 {
-		return EmptyUnreached, fmt.Sprintf("The radar could not reach %d page(s) the tests visit (%s): what changed there is unknown.", len(unreached), strings.Join(unreached, ", ")), nil
+		return EmptyUnreached, fmt.Sprintf("The radar could not reach %s the tests visit (%s): what changed there is unknown.", gardener.Plural(len(unreached), "page", "pages"), strings.Join(unreached, ", ")), nil
 	}
 	take, left, err := r.pending(ctx, p, risky)
 	if err != nil {
 		return "", "", err
 	}
 	if len(take) > 0 {
-		return EmptyWaiting, fmt.Sprintf("%d test(s) a sweep put at risk have not been dry-run yet; the next staging pass takes them.", len(take)), nil
+		if len(take) == 1 {
+			return EmptyWaiting, "1 test a sweep put at risk has not been dry-run yet; the next staging pass takes it.", nil
+		}
+		return EmptyWaiting, fmt.Sprintf("%d tests a sweep put at risk have not been dry-run yet; the next staging pass takes them.", len(take)), nil
 	}
 	if len(left) > 0 {
 		var named []string
 		for _, s := range left {
 			named = append(named, s.ID+": "+s.Reason)
 		}
-		return EmptyNotTended, fmt.Sprintf("%d test(s) a sweep put at risk are not tended by the staging pass (%s); they stay on the at-risk list.", len(left), strings.Join(named, "; ")), nil
+		if len(left) == 1 {
+			return EmptyNotTended, fmt.Sprintf("1 test a sweep put at risk is not tended by the staging pass (%s); it stays on the at-risk list.", named[0]), nil
+		}
+		return EmptyNotTended, fmt.Sprintf("%d tests a sweep put at risk are not tended by the staging pass (%s); they stay on the at-risk list.", len(left), strings.Join(named, "; ")), nil
 	}
 	dismissed, err := r.dismissedFailing(ctx, p.ID)
 	if err != nil {
@@ -202,10 +208,14 @@ func (r *Radar) emptyReason(ctx context.Context, p gardener.Project, b *gardener
 		}
 	}
 	if len(noFix) > 0 {
-		return EmptyNoFix, fmt.Sprintf("The last staging pass found %d at-risk test(s) failing (%s) and found no fix: see the triage issues. The radar tries again when the test or a page changes.", len(noFix), strings.Join(noFix, ", ")), nil
+		return EmptyNoFix, fmt.Sprintf("The last staging pass found %s failing (%s) and found no fix: see the triage issues. The radar tries again when the test or a page changes.", gardener.Plural(len(noFix), "at-risk test", "at-risk tests"), strings.Join(noFix, ", ")), nil
 	}
 	if len(dismissed) > 0 {
-		return EmptyDismissed, fmt.Sprintf("A person dismissed the fix for %d test(s) that still fail (%s): a dismissed fix is not proposed again until the test or the app changes.", len(dismissed), strings.Join(dismissed, ", ")), nil
+		fail := "that still fail"
+		if len(dismissed) == 1 {
+			fail = "that still fails"
+		}
+		return EmptyDismissed, fmt.Sprintf("A person dismissed the fix for %s %s (%s): a dismissed fix is not proposed again until the test or the app changes.", gardener.Plural(len(dismissed), "test", "tests"), fail, strings.Join(dismissed, ", ")), nil
 	}
 	return EmptyNothingBroken, "Every at-risk test still passes.", nil
 }

@@ -303,7 +303,10 @@ func resolution(res gardener.ResolvedLocator) string {
 	case res.Count == 0:
 		return "it finds nothing"
 	case res.Visible == 0:
-		return fmt.Sprintf("it finds %d element(s), none visible", res.Count)
+		if res.Count == 1 {
+			return "it finds 1 element, which is not visible"
+		}
+		return fmt.Sprintf("it finds %d elements, none visible", res.Count)
 	case res.Visible > 1:
 		names := make([]string, 0, len(res.Elements))
 		for _, e := range res.Elements {

@@ -1,64 +1,50 @@
-// Package recorder converts a Chrome DevTools Recorder recording (the JSON schema of
-// @puppeteer/replay: a title and a list of typed steps, each element step with several selectors)
-// into a gardener test. The most resilient selector becomes the step's locator and the others
-// its recorded alternatives; what has no faithful equivalent is refused with the step's number
-// and the reason, and what replays the same without it (the viewport, a page scroll) is dropped
-// with a note.
+// Package recorder converts what browser recorders save into gardener tests: a Chrome DevTools
+// Recorder recording (the JSON schema of @puppeteer/replay: a title and a list of typed steps,
+// each element step with several selectors) and a Selenium IDE project (a .side file: tests of
+// commands, each with several targets). Import tells the two apart by their content. Of an
+// element's selectors the most resilient becomes the step's locator and the others its recorded
+// alternatives; what has no faithful equivalent is refused, every refusal at once with the step
+// (or the test and command) and the reason, and nothing is converted then; what replays the same
+// without it (a page scroll, a log line) is dropped with a note.
 package recorder
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// Recording is the part of a Recorder recording the conversion reads.
-type Recording struct {
-	Title string `json:"title"`
-	Steps []Step `json:"steps"`
-}
+// Format is a kind of recording, named as people know it.
+type Format string
 
-// Step is one Recorder step; which fields are set depends on Type.
-type Step struct {
-	Type           string            `json:"type"`
-	URL            string            `json:"url"`
-	Selectors      []json.RawMessage `json:"selectors"`
-	Value          string            `json:"value"`
-	Key            string            `json:"key"`
-	Target         string            `json:"target"`
-	Frame          []int             `json:"frame"`
-	Button         string            `json:"button"`
-	Operator       string            `json:"operator"`
-	Count          *int              `json:"count"`
-	Visible        *bool             `json:"visible"`
-	Attributes     map[string]any    `json:"attributes"`
-	Properties     map[string]any    `json:"properties"`
-	Timeout        int               `json:"timeout"`
-	AssertedEvents []struct {
-		Type  string `json:"type"`
-		URL   string `json:"url"`
-		Title string `json:"title"`
-	} `json:"assertedEvents"`
-	Width  int `json:"width"`
-	Height int `json:"height"`
-}
+// The formats Import reads.
+const (
+	ChromeRecorder Format = "Chrome DevTools Recorder recording"
+	SeleniumIDE    Format = "Selenium IDE project"
+)
 
-// Refusal is a step that cannot be converted.
+// Refusal is a step (or a Selenium IDE command) that cannot be converted.
 type Refusal struct {
-	Step   int    // 1-based, as the Recorder numbers its steps
-	Type   string // the Recorder step type
+	// Test names the test of a Selenium IDE project the command is in; "" for a Chrome Recorder
+	// recording, which is one test.
+	Test   string
+	Step   int    // 1-based, as the recorder numbers its steps or commands
+	Type   string // the recorder's step type or command
 	Reason string
 }
 
-func (r Refusal) String() string { return fmt.Sprintf("step %d (%s): %s", r.Step, r.Type, r.Reason) }
+func (r Refusal) String() string {
+	if r.Test != "" {
+		return fmt.Sprintf("test %q, command %d (%s): %s", r.Test, r.Step, r.Type, r.Reason)
+	}
+	return fmt.Sprintf("step %d (%s): %s", r.Step, r.Type, r.Reason)
+}
 
 // RefusedError lists every step that cannot be converted.
 type RefusedError struct{ Refusals []Refusal }
@@ -73,230 +59,89 @@ func (e *RefusedError) Error() string {
 
 // Note is a step converted with a change the user should know of, or dropped.
 type Note struct {
+	Test string // as in Refusal
 	Step int
 	Text string
 }
 
-// Convert reads a recording and returns the test it converts to (id and project are the
-// caller's), with the notes on what changed. Every refusal is reported at once.
-func Convert(data []byte) (gardener.Test, []Note, error) {
-	var rec Recording
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&rec); err != nil {
-		return gardener.Test{}, nil, fmt.Errorf("the recording is not Recorder JSON: %w", err)
+func (n Note) String() string {
+	if n.Test != "" {
+		return fmt.Sprintf("test %q, command %d: %s", n.Test, n.Step, n.Text)
 	}
-	if len(rec.Steps) == 0 {
-		return gardener.Test{}, nil, errors.New("the recording has no steps")
+	return fmt.Sprintf("step %d: %s", n.Step, n.Text)
+}
+
+// Imported is what Import converted: the format it read, its tests (id and project are the
+// caller's, the name the recording's) and the notes on what changed.
+type Imported struct {
+	Format Format
+	Tests  []gardener.Test
+	Notes  []Note
+}
+
+// Import converts a recording in either format, told apart by its content: a JSON object with
+// "steps" is a Chrome Recorder recording, one with "tests" a Selenium IDE project. name is the
+// file's name, for the one check the extension allows: a .side file that holds no project is
+// refused as such. Every refusal is reported at once, and with one no test is returned.
+func Import(data []byte, name string) (Imported, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		return Imported{}, fmt.Errorf("not a recording: a %s and a %s are JSON objects, and this is not one (%s)", ChromeRecorder, SeleniumIDE, jsonProblem(err))
 	}
-	c := converter{}
-	for i, st := range rec.Steps {
-		c.step(i+1, st)
+	_, steps := top["steps"]
+	_, tests := top["tests"]
+	side := strings.EqualFold(filepath.Ext(name), ".side")
+	switch {
+	case tests && !steps:
+		ts, notes, err := ConvertSide(data)
+		return Imported{Format: SeleniumIDE, Tests: ts, Notes: notes}, err
+	case side:
+		return Imported{}, fmt.Errorf("a .side file holds a %s, an object with \"tests\"; this one has none", SeleniumIDE)
+	case steps && !tests:
+		t, notes, err := Convert(data)
+		var ts []gardener.Test
+		if err == nil {
+			ts = []gardener.Test{t}
+		}
+		return Imported{Format: ChromeRecorder, Tests: ts, Notes: notes}, err
 	}
-	if len(c.held) > 0 {
-		c.refuse(len(rec.Steps), "keyDown", fmt.Sprintf("the keys %s are pressed and never released", strings.Join(c.held, ", ")))
+	return Imported{}, fmt.Errorf("not a recording: a %s is an object with \"steps\", a %s an object with \"tests\"; this one has %s", ChromeRecorder, SeleniumIDE, map[bool]string{true: "both", false: "neither"}[steps && tests])
+}
+
+func jsonProblem(err error) string {
+	if err == nil {
+		return "it is null"
 	}
-	if len(c.refusals) > 0 {
-		return gardener.Test{}, c.notes, &RefusedError{Refusals: c.refusals}
-	}
-	if len(c.steps) == 0 {
-		return gardener.Test{}, c.notes, errors.New("the recording has no step the gardener can replay")
-	}
-	t := gardener.Test{Name: strings.TrimSpace(rec.Title), Status: gardener.StatusActive, Version: 1, Steps: c.steps}
-	// The steps go through the test format's own decoder, so an import is held to what a
-	// hand-written test file is.
-	b, err := json.Marshal(t.Steps)
+	return err.Error()
+}
+
+// checked holds a converted test to what a hand-written test file is: its steps go through the
+// test format's own decoder.
+func checked(steps []gardener.Step) error {
+	b, err := json.Marshal(steps)
 	if err != nil {
-		return gardener.Test{}, c.notes, err
+		return err
 	}
 	if _, err := gardener.DecodeSteps(b); err != nil {
-		return gardener.Test{}, c.notes, fmt.Errorf("the converted steps do not validate: %w", err)
+		return fmt.Errorf("the converted steps do not validate: %w", err)
 	}
-	return t, c.notes, nil
+	return nil
 }
 
-type converter struct {
-	steps    []gardener.Step
-	notes    []Note
-	refusals []Refusal
-	// origin is the origin of the first navigation: URLs on it become paths, so the test
-	// replays against whatever base URL it is given.
-	origin string
-	// held are the keys pressed and not yet released; modifiers combine with the next key.
-	held []string
+// origin is the scheme and host of an absolute URL, "" for any other.
+func origin(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && u.Host != "" {
+		return u.Scheme + "://" + u.Host
+	}
+	return ""
 }
 
-func (c *converter) refuse(n int, typ, reason string) {
-	c.refusals = append(c.refusals, Refusal{Step: n, Type: typ, Reason: reason})
-}
-
-func (c *converter) note(n int, format string, args ...any) {
-	c.notes = append(c.notes, Note{Step: n, Text: fmt.Sprintf(format, args...)})
-}
-
-var modifiers = []string{"Shift", "Control", "Alt", "Meta"}
-
-func (c *converter) step(n int, st Step) {
-	if st.Target != "" && st.Target != "main" {
-		c.refuse(n, st.Type, fmt.Sprintf("it acts in the target %q, another tab or window; a test replays in one page", st.Target))
-		return
-	}
-	frame, reason := framePath(st.Frame)
-	if reason != "" {
-		c.refuse(n, st.Type, reason)
-		return
-	}
-	add := func(s gardener.Step) {
-		if st.Timeout > 0 {
-			s.TimeoutMs = st.Timeout
-		}
-		c.steps = append(c.steps, s)
-	}
-	switch st.Type {
-	case "setViewport":
-		c.note(n, "setViewport %dx%d dropped: the gardener replays at its own viewport", st.Width, st.Height)
-	case "navigate":
-		if frame != "" {
-			c.refuse(n, st.Type, "it navigates an iframe; a test navigates the page, and the frame's steps follow its src")
-			return
-		}
-		if st.URL == "" {
-			c.refuse(n, st.Type, "it has no url")
-			return
-		}
-		if c.origin == "" {
-			if u, err := url.Parse(st.URL); err == nil && u.Scheme != "" && u.Host != "" {
-				c.origin = u.Scheme + "://" + u.Host
-			}
-		}
-		add(gardener.Step{Kind: gardener.Goto, URL: c.relative(st.URL)})
-	case "click", "hover", "change", "waitForElement":
-		loc, alts, reason := c.locators(st.Selectors)
-		if reason != "" {
-			c.refuse(n, st.Type, reason)
-			return
-		}
-		// The Recorder names the frame a step acts in by its path of frame indices; each
-		// locator of the step keeps it.
-		loc.Frame = frame
-		for i := range alts {
-			alts[i].Frame = frame
-		}
-		s := gardener.Step{Locator: loc, Alternatives: alts}
-		switch st.Type {
-		case "click":
-			if st.Button != "" && st.Button != "primary" {
-				c.refuse(n, st.Type, fmt.Sprintf("a %s-button click has no step kind; only the primary button clicks", st.Button))
-				return
-			}
-			s.Kind = gardener.Click
-		case "hover":
-			s.Kind = gardener.Hover
-		case "change":
-			s.Kind, s.Value = gardener.Fill, st.Value
-		case "waitForElement":
-			if reason := waitable(st); reason != "" {
-				c.refuse(n, st.Type, reason)
-				return
-			}
-			s.Kind, s.For, s.State = gardener.Wait, gardener.WaitElement, "visible"
-			if st.Visible != nil && !*st.Visible {
-				s.State = "attached"
-			}
-			if st.Count != nil && *st.Count == 0 && (st.Operator == "==" || st.Operator == "<=") {
-				s.State = "hidden"
-			}
-		}
-		add(s)
-	case "keyDown":
-		if st.Key == "" {
-			c.refuse(n, st.Type, "it names no key")
-			return
-		}
-		if slices.Contains(modifiers, st.Key) {
-			c.held = append(c.held, st.Key)
-			return
-		}
-		key := st.Key
-		if len(c.held) > 0 {
-			key = strings.Join(c.held, "+") + "+" + st.Key
-		}
-		c.held = append(c.held, st.Key)
-		add(gardener.Step{Kind: gardener.Press, Key: key})
-	case "keyUp":
-		i := slices.Index(c.held, st.Key)
-		if i < 0 {
-			c.refuse(n, st.Type, fmt.Sprintf("the key %q is released without being pressed", st.Key))
-			return
-		}
-		c.held = slices.Delete(c.held, i, i+1)
-	case "scroll":
-		c.note(n, "scroll dropped: the gardener scrolls each element into view before it acts on it")
-	case "doubleClick":
-		c.refuse(n, st.Type, "a double click has no step kind (a click is one)")
-	case "waitForExpression":
-		c.refuse(n, st.Type, "a JavaScript expression is not a check the gardener replays; assert what it reads instead")
-	case "close":
-		c.refuse(n, st.Type, "closing the page ends the test; remove the step")
-	case "emulateNetworkConditions":
-		c.refuse(n, st.Type, "network emulation is the runner's, not a step")
-	case "customStep":
-		c.refuse(n, st.Type, "a custom step is an extension of the Recorder the gardener cannot run")
-	default:
-		c.refuse(n, st.Type, "not a Recorder step type this import knows")
-	}
-	for _, ev := range st.AssertedEvents {
-		if ev.Type != "navigation" {
-			continue
-		}
-		if ev.URL != "" {
-			add(gardener.Step{Kind: gardener.Wait, For: gardener.WaitURL, URL: c.relative(ev.URL)})
-		}
-		if ev.Title != "" {
-			add(gardener.Step{Kind: gardener.Assert, Subject: gardener.SubjectTitle, Condition: gardener.Equals, Expected: ev.Title})
-		}
-	}
-}
-
-// framePath converts the Recorder's frame, the indices of the child frames from the page down,
-// into a locator's frame path, each step the frame's index among its document's frames.
-func framePath(idx []int) (string, string) {
-	parts := make([]string, 0, len(idx))
-	for _, i := range idx {
-		if i < 0 {
-			return "", fmt.Sprintf("its frame path %v has a negative index", idx)
-		}
-		parts = append(parts, strconv.Itoa(i))
-	}
-	return strings.Join(parts, gardener.FrameSeparator), ""
-}
-
-// waitable says why a waitForElement cannot be a wait for an element, or "".
-func waitable(st Step) string {
-	if len(st.Attributes) > 0 || len(st.Properties) > 0 {
-		return "it checks attributes or properties of the element; write an assert step for them"
-	}
-	if st.Count == nil {
-		return ""
-	}
-	op := st.Operator
-	if op == "" {
-		op = ">="
-	}
-	switch {
-	case *st.Count == 1 && (op == ">=" || op == "=="):
-		return ""
-	case *st.Count == 0 && (op == "==" || op == "<="):
-		return ""
-	}
-	return fmt.Sprintf("it waits for %s %d elements; a wait is for one element, shown or gone", op, *st.Count)
-}
-
-// relative makes a URL on the recording's origin a path, so the test replays against any base.
-func (c *converter) relative(raw string) string {
-	if c.origin == "" {
+// relative makes a URL on origin o a path, so the test replays against any base URL.
+func relative(o, raw string) string {
+	if o == "" {
 		return raw
 	}
-	if rest, ok := strings.CutPrefix(raw, c.origin); ok && (rest == "" || strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "?")) {
+	if rest, ok := strings.CutPrefix(raw, o); ok && (rest == "" || strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "?")) {
 		if rest == "" {
 			return "/"
 		}
@@ -305,100 +150,112 @@ func (c *converter) relative(raw string) string {
 	return raw
 }
 
-// ranked is a converted selector and how resilient its form is (lower is better).
+// How resilient a selector's form is, most first: a role with its name names the element as a
+// person does, a test id is there to be found, an accessible name alone and a text are what
+// people read, CSS follows the markup, CSS through shadow roots more of it, XPath the position.
+const (
+	rankRole = iota
+	rankTestID
+	rankName
+	rankText
+	rankCSS
+	rankPierce
+	rankXPath
+)
+
+// ranked is a converted selector and how resilient its form is.
 type ranked struct {
 	loc  gardener.Locator
 	rank int
 }
 
-var (
-	// prefixed is a Recorder selector of another form than CSS (aria/, text/, xpath/, pierce/).
-	prefixed = regexp.MustCompile(`^(aria|text|xpath|pierce)/`)
-	ariaRole = regexp.MustCompile(`^(.*)\[role="([a-z]+)"\]$`)
-	testID   = regexp.MustCompile(`^\[data-testid=(?:"([^"]+)"|'([^']+)'|([\w-]+))\]$`)
-)
+// candidates collects a step's converted selectors without duplicates, in the order given.
+type candidates []ranked
 
-// locators converts a step's selectors: the most resilient is the locator, the rest its
-// alternatives, duplicates and forms without an equivalent left out. A selector that is a list
-// is a path through shadow roots, each part found in the shadow root of the one before; locators
-// pierce open shadow roots, so a path of plain CSS parts becomes its last part, as pierce/ does.
-// The ranking: a role with its name, a test id, text, CSS, CSS through shadow roots (pierce/ and
-// paths), XPath; the Recorder's own order breaks ties.
-func (c *converter) locators(raw []json.RawMessage) (gardener.Locator, []gardener.Locator, string) {
-	if len(raw) == 0 {
-		return gardener.Locator{}, nil, "it has no selectors"
+func (c *candidates) add(l gardener.Locator, rank int) {
+	if !slices.ContainsFunc(*c, func(x ranked) bool { return x.loc == l }) {
+		*c = append(*c, ranked{l, rank})
 	}
-	var all []ranked
-	var skipped []string
-	for _, r := range raw {
-		var parts []string
-		var one string
-		if err := json.Unmarshal(r, &one); err == nil {
-			parts = []string{one}
-		} else if err := json.Unmarshal(r, &parts); err != nil {
-			return gardener.Locator{}, nil, fmt.Sprintf("a selector is neither a string nor a list of strings: %s", r)
-		}
-		if len(parts) == 0 {
-			continue
-		}
-		sel := parts[0]
-		if len(parts) > 1 {
-			if slices.ContainsFunc(parts, prefixed.MatchString) {
-				skipped = append(skipped, strings.Join(parts, " >> "))
-				continue
-			}
-			sel = "pierce/" + parts[len(parts)-1]
-		}
-		rk, ok := convert(sel)
-		if !ok {
-			skipped = append(skipped, sel)
-			continue
-		}
-		if !slices.ContainsFunc(all, func(x ranked) bool { return x.loc == rk.loc }) {
-			all = append(all, rk)
-		}
+}
+
+// parse adds a locator written in the test format.
+func (c *candidates) parse(s string, rank int) bool {
+	l, err := gardener.ParseLocator(s)
+	if err != nil {
+		return false
 	}
-	if len(all) == 0 {
-		return gardener.Locator{}, nil, fmt.Sprintf("none of its selectors has a locator form (%s): paths through shadow roots with other than CSS parts, and accessible names without a role, have none", strings.Join(skipped, ", "))
+	c.add(l, rank)
+	return true
+}
+
+// pick makes the most resilient candidate the locator and the rest its alternatives, in the
+// recorder's order where ranks tie.
+func (c candidates) pick() (gardener.Locator, []gardener.Locator, error) {
+	if len(c) == 0 {
+		return gardener.Locator{}, nil, errors.New("no candidates")
 	}
+	all := slices.Clone(c)
 	slices.SortStableFunc(all, func(a, b ranked) int { return a.rank - b.rank })
-	alts := make([]gardener.Locator, 0, len(all)-1)
+	var alts []gardener.Locator
 	for _, r := range all[1:] {
 		alts = append(alts, r.loc)
 	}
-	if len(alts) == 0 {
-		alts = nil
-	}
-	return all[0].loc, alts, ""
+	return all[0].loc, alts, nil
 }
 
-// convert maps one Recorder selector to a locator.
-func convert(sel string) (ranked, bool) {
-	parse := func(s string, rank int) (ranked, bool) {
-		l, err := gardener.ParseLocator(s)
-		return ranked{l, rank}, err == nil
+// viewport keeps a recording's one viewport: the first given; a later one of another size is
+// refused by the caller, since a test replays at one size.
+type viewport struct {
+	size gardener.Viewport
+	at   int // the step or command that set it
+}
+
+// set takes the size w×h given at step n, and says why it cannot be the test's, or "".
+func (v *viewport) set(n, w, h int) string {
+	size := gardener.Viewport{Width: w, Height: h}
+	if err := size.Check(); err != nil {
+		return err.Error()
 	}
-	switch {
-	case strings.HasPrefix(sel, "aria/"):
-		m := ariaRole.FindStringSubmatch(strings.TrimPrefix(sel, "aria/"))
-		if m == nil || m[1] == "" {
-			return ranked{}, false
+	if v.size.IsZero() {
+		v.size, v.at = size, n
+		return ""
+	}
+	if v.size != size {
+		return fmt.Sprintf("it changes the viewport to %s after step %d set %s; a test replays at one viewport, set before its first step", size, v.at, v.size)
+	}
+	return ""
+}
+
+// cssIdent reports whether s can follow # or . in a CSS selector as it is.
+func cssIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' || strings.HasPrefix(s, "--") || s[0] == '-' && len(s) > 1 && s[1] >= '0' && s[1] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 0x7f) {
+			return false
 		}
-		return parse("role="+m[2]+"[name="+strconv.Quote(m[1])+"]", 0)
-	case strings.HasPrefix(sel, "text/"):
-		// The Recorder's text selectors match text an element contains, as text= does unquoted.
-		text := strings.TrimPrefix(sel, "text/")
-		if text != strings.TrimSpace(text) || strings.HasPrefix(text, `"`) {
-			return ranked{}, false
-		}
-		return parse("text="+text, 2)
-	case strings.HasPrefix(sel, "xpath/"):
-		return parse("xpath="+strings.TrimPrefix(sel, "xpath/"), 5)
-	case strings.HasPrefix(sel, "pierce/"):
-		return parse("css="+strings.TrimPrefix(sel, "pierce/"), 4)
 	}
-	if m := testID.FindStringSubmatch(sel); m != nil {
-		return parse("testid="+m[1]+m[2]+m[3], 1)
+	return true
+}
+
+// cssString quotes s as a CSS string.
+func cssString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\a `).Replace(s) + `"`
+}
+
+// xpathString quotes s as an XPath 1.0 literal, which has no escapes: a text holding both
+// kinds of quote is spelt with concat().
+func xpathString(s string) string {
+	if !strings.Contains(s, `"`) {
+		return `"` + s + `"`
 	}
-	return parse("css="+sel, 3)
+	if !strings.Contains(s, "'") {
+		return "'" + s + "'"
+	}
+	parts := strings.Split(s, `"`)
+	for i, p := range parts {
+		parts[i] = `"` + p + `"`
+	}
+	return "concat(" + strings.Join(parts, `, '"', `) + ")"
 }

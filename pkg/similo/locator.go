@@ -164,3 +164,11 @@ var generatedName = regexp.MustCompile(`\d{3,}|^(css|sc|jsx|svelte)-[a-zA-Z0-9]+
 // generated reports whether an id or class looks machine-made and so will change on the next
 // build; a locator built on it would break with the next deploy.
 func generated(v string) bool { return generatedName.MatchString(v) }
+
+// RoleOf is an element's ARIA role as locators name it: the recorded one, else the implicit
+// role of its tag.
+func RoleOf(fp *gardener.Fingerprint) string { return roleOf(fp) }
+
+// Generated reports whether an id, class or name looks machine-made (see generatedName): it
+// names nothing a later build keeps.
+func Generated(v string) bool { return generated(v) }

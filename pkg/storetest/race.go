@@ -314,6 +314,9 @@ func (f *fixture) autoRepair(t *testing.T) (gardener.Test, gardener.Repair) {
 	if r.ToVersion != before.Version+1 || !r.Badge {
 		t.Fatalf("auto repair: to version %d, badge %v", r.ToVersion, r.Badge)
 	}
+	if after := f.test(t, "t-auto"); after.Viewport != before.Viewport {
+		t.Fatalf("auto repair: the test's viewport went from %v to %v", before.Viewport, after.Viewport)
+	}
 	return before, r
 }
 

@@ -248,8 +248,12 @@ var recordCases = []testCase{
 			t.Fatalf("tests of p-queue: %v", ids)
 		}
 		edit := f.test(t, "t-login")
+		if edit.Viewport != (gardener.Viewport{Width: 1024, Height: 768}) {
+			t.Fatalf("created with a viewport of 1024x768, read back with %v", edit.Viewport)
+		}
 		edit.Steps = edit.Steps[:3]
 		edit.Name = "Sign in, shorter"
+		edit.Viewport = gardener.Viewport{Width: 390, Height: 844}
 		saved, err := f.store.SaveTest(f.ctx, edit)
 		if err != nil {
 			t.Fatal(err)
@@ -258,8 +262,8 @@ var recordCases = []testCase{
 			t.Fatalf("saved version %d, want 4", saved.Version)
 		}
 		got := f.test(t, "t-login")
-		if got.Version != 4 || got.Name != "Sign in, shorter" {
-			t.Fatalf("after save: version %d name %q", got.Version, got.Name)
+		if got.Version != 4 || got.Name != "Sign in, shorter" || got.Viewport != edit.Viewport {
+			t.Fatalf("after save: version %d name %q viewport %v", got.Version, got.Name, got.Viewport)
 		}
 		wantSteps(t, "after save", got.Steps, edit.Steps)
 		if _, err := f.store.SaveTest(f.ctx, edit); err == nil {
@@ -282,6 +286,9 @@ var recordCases = []testCase{
 		}
 		got := f.test(t, "t-big")
 		wantSteps(t, "big test after save", got.Steps, big.Steps)
+		if got.Viewport != big.Viewport {
+			t.Errorf("big test after save: viewport %v, want %v", got.Viewport, big.Viewport)
+		}
 		if got.Version != big.Version+1 {
 			t.Fatalf("version %d, want %d", got.Version, big.Version+1)
 		}

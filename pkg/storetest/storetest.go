@@ -109,6 +109,8 @@ func (f *fixture) now() time.Time { return epoch.Add(time.Duration(f.clock.Add(1
 func loginTest(id, project string) gardener.Test {
 	return gardener.Test{
 		ID: id, ProjectID: project, Name: "Sign in", Status: gardener.StatusActive, Version: 3,
+		// A viewport, so that every driver is seen to keep a test's viewport through its writes.
+		Viewport: gardener.Viewport{Width: 1024, Height: 768},
 		Steps: []gardener.Step{
 			{Kind: gardener.Goto, URL: "/login"},
 			{Kind: gardener.Fill, Locator: gardener.MustLocator("#email"), Value: "ada@example.com"},

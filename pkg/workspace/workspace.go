@@ -126,10 +126,13 @@ type Mark struct {
 
 // MarkOf returns the mark of a test.
 func MarkOf(t gardener.Test) (Mark, error) {
+	// The viewport is left out when the test has none, so a test without one keeps the digest
+	// it had before tests could have one.
 	b, err := json.Marshal(struct {
-		Status gardener.TestStatus `json:"status"`
-		Steps  []gardener.Step     `json:"steps"`
-	}{t.Status, t.Steps})
+		Status   gardener.TestStatus `json:"status"`
+		Viewport gardener.Viewport   `json:"viewport,omitzero"`
+		Steps    []gardener.Step     `json:"steps"`
+	}{t.Status, t.Viewport, t.Steps})
 	if err != nil {
 		return Mark{}, fmt.Errorf("mark of test %s: %w", t.ID, err)
 	}
@@ -138,8 +141,8 @@ func MarkOf(t gardener.Test) (Mark, error) {
 }
 
 // SyncTest makes the store hold the caller's test. A new test is created at the caller's
-// version, or at version 1 when it gives none. A stored test with the same steps and status is
-// left as it is. Otherwise the caller's steps, status and name are saved as a new version on top
+// version, or at version 1 when it gives none. A stored test with the same steps, status and
+// viewport is left as it is. Otherwise the caller's steps, status, name and viewport are saved as a new version on top
 // of the stored one, through SaveTest with the stored version, so a write that lands between
 // the read and the save is a conflict, not overwritten.
 //
@@ -161,7 +164,7 @@ func (s *Service) SyncTest(ctx context.Context, t gardener.Test, unfinished *Mar
 	if err != nil {
 		return Synced{}, fmt.Errorf("sync test %s: %w", t.ID, err)
 	}
-	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status {
+	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status && stored.Viewport == t.Viewport {
 		return Synced{Test: stored, Outcome: SyncUnchanged, Moved: stored.Version != t.Version}, nil
 	}
 	if unfinished != nil && stored.Version > unfinished.Version {
@@ -174,7 +177,7 @@ func (s *Service) SyncTest(ctx context.Context, t gardener.Test, unfinished *Mar
 		}
 	}
 	edit := stored
-	edit.Steps, edit.Status, edit.Name = gardener.CloneSteps(t.Steps), t.Status, t.Name
+	edit.Steps, edit.Status, edit.Name, edit.Viewport = gardener.CloneSteps(t.Steps), t.Status, t.Name, t.Viewport
 	saved, err := s.Store.SaveTest(ctx, edit)
 	if err != nil {
 		return Synced{}, fmt.Errorf("sync test %s at version %d: %w", t.ID, stored.Version, err)
@@ -268,11 +271,11 @@ func (s *Service) ReplaceTest(ctx context.Context, t gardener.Test, base int) (S
 	if base != 0 && base != stored.Version {
 		return Synced{}, &MovedError{TestID: t.ID, Base: base, Version: stored.Version}
 	}
-	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status && stored.Name == t.Name {
+	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status && stored.Name == t.Name && stored.Viewport == t.Viewport {
 		return Synced{Test: stored, Outcome: SyncUnchanged}, nil
 	}
 	edit := stored
-	edit.Steps, edit.Status, edit.Name = gardener.CloneSteps(t.Steps), t.Status, t.Name
+	edit.Steps, edit.Status, edit.Name, edit.Viewport = gardener.CloneSteps(t.Steps), t.Status, t.Name, t.Viewport
 	saved, err := s.Store.SaveTest(ctx, edit)
 	if err != nil {
 		return Synced{}, fmt.Errorf("replace test %s at version %d: %w", t.ID, stored.Version, err)

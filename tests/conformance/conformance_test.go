@@ -7,15 +7,19 @@
 package conformance_test
 
 import (
+	"context"
 	"encoding/json"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/mcpserver"
 )
 
 // act is what a scenario asks of a door.
@@ -241,9 +245,14 @@ func TestEveryDoorIsInTheTable(t *testing.T) {
 		"POST /console/repairs/{repairId}/reviewed":    "gardening.MarkReviewed",
 		"POST /console/tests/{testId}/runs":            "gardening.RunNow, as POST /tests/{testId}/runs",
 		"POST /console/projects/{projectId}/sweep":     "gardening.SweepNow: the radar's sweep (gardening.SweepProject) and a staging pass",
-		"command dismiss":                              "gardening.Dismiss",
+		"command dismiss":                              "gardening.Dismiss (with --api, POST /proposals/{proposalId}/dismiss)",
+		"command revert":                               "gardening.Revert after gardening.RevertConfirmation (with --api, POST /repairs/{repairId}/revert)",
+		"command queue":                                "gardening.Queue (with --api, GET /projects/{projectId}/queue); reads only",
+		"command history":                              "gardening.History, TriageIssues and Queue (with --api, their GET routes); reads only",
+		"command fmt":                                  "rewrites test files in the canonical layout; touches no state",
 		"command run":                                  "replays a test; repairs nothing; --record records the run through gardening.RunNow",
 		"POST /tests/{testId}/runs":                    "gardening.RunNow: replays and records a run (the baseline a repair compares with); repairs nothing",
+		"tool run_test":                                "gardening.RunNow, as POST /tests/{testId}/runs (the remote backend calls that route); repairs nothing",
 		"command sweep":                                "the radar's staging pass",
 		"command push":                                 "workspace sync",
 		"command pull":                                 "workspace sync",
@@ -267,7 +276,10 @@ func TestEveryDoorIsInTheTable(t *testing.T) {
 			ways = append(ways, rt.Pattern)
 		}
 	}
-	ways = append(ways, "tool suggest_fix", "tool apply_repair", "event Run Failed")
+	for _, tool := range mcpTools(t) {
+		ways = append(ways, "tool "+tool)
+	}
+	ways = append(ways, "event Run Failed")
 	help, err := exec.Command(binary, "help").Output()
 	if err != nil {
 		t.Fatalf("gardener help: %v", err)
@@ -292,6 +304,35 @@ func TestEveryDoorIsInTheTable(t *testing.T) {
 			t.Errorf("the table drives %s through the %s door, which no longer has it", w, d)
 		}
 	}
+}
+
+// mcpTools are the tools the MCP server offers, as a client lists them.
+func mcpTools(t *testing.T) []string {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := mcpserver.New(nil, mcpserver.Options{Version: "conformance"}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "conformance", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tool := range res.Tools {
+		out = append(out, tool.Name)
+	}
+	if len(out) == 0 {
+		t.Fatal("the MCP server lists no tools")
+	}
+	return out
 }
 
 // carries finds the canary in text, with what is around it.

@@ -97,7 +97,8 @@ func (a *App) newToken(prefix string) string {
 // Handler serves the shop, its JSON API, its assets and the admin endpoints under /__:
 //
 //	GET  /__variant            {"name": current variant}
-//	POST /__variant?name=X     switch to variant X (400 naming the known ones if X is unknown)
+//	POST /__variant?name=X     switch to variant X (400 naming the known ones if X is unknown); several
+//	                           combine as name=a+b (or a%2Bb, a,b)
 //	GET  /__variants           every variant with its kind, correct repair and breaks
 //	GET  /__record             {"variant", "events": [Event...], "dropped"}
 //	POST /__record             a JSON array of {type, key, value, page}: the page's own script
@@ -125,6 +126,8 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /checkout/payment", a.paymentPage)
 	mux.HandleFunc("POST /checkout/payment", a.placePayment)
 	mux.HandleFunc("GET /checkout/confirmation", a.confirmation)
+	mux.HandleFunc("GET /preferences", a.preferencesPage)
+	mux.HandleFunc("POST /preferences", a.savePreferences)
 
 	mux.HandleFunc("POST /api/products", a.apiCreateProduct)
 	mux.HandleFunc("DELETE /api/products/{id}", a.apiDeleteProduct)

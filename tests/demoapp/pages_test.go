@@ -328,3 +328,27 @@ func TestNotFound(t *testing.T) {
 		}
 	}
 }
+
+// TestPreferences: the preferences page offers one control of each kind and shows back what a
+// submit sent; an unknown choice is refused.
+func TestPreferences(t *testing.T) {
+	c := newClient(t, New())
+	_, _, body := c.get("/preferences")
+	for _, want := range []string{`type="radio" id="pref-weekly"`, `<select id="pref-climate"`, `id="pref-reminders" name="reminders" type="checkbox"`, `<textarea id="pref-notes"`, `contenteditable="true"`, `data-favourite="Lavender"`, `<title>Preferences · Seedling Supply</title>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the preferences page lacks %s", want)
+		}
+	}
+	status, _, body := c.postForm("/preferences", url.Values{"name": {"Ada"}, "newsletter": {"weekly"}, "climate": {"arid"}, "reminders": {"on"}, "notes": {"two\nlines"}, "signature": {"Yours, Ada"}, "favourite": {"Rosemary"}})
+	if status != http.StatusOK {
+		t.Fatalf("POST /preferences = %d", status)
+	}
+	for _, want := range []string{`<title>Preferences saved · Seedling Supply</title>`, `id="saved-name">Display name: Ada<`, `id="saved-newsletter">Newsletter: weekly<`, `id="saved-climate">Climate: arid<`, `id="saved-reminders">Watering reminders: on<`, `id="saved-signature">Card signature: Yours, Ada<`, `id="saved-favourite">Favourite plant: Rosemary<`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the saved page lacks %s", want)
+		}
+	}
+	if status, _, _ := c.postForm("/preferences", url.Values{"newsletter": {"daily"}, "climate": {"arid"}}); status != http.StatusBadRequest {
+		t.Errorf("an unknown newsletter: %d, want 400", status)
+	}
+}

@@ -127,6 +127,14 @@ func TestAdminEndpoints(t *testing.T) {
 	if _, _, body := c.get("/login"); !strings.Contains(body, ">Sign in</button>") {
 		t.Error("the switched variant is not served on the next request")
 	}
+	// Several variants as a person types them in a URL: "+" (a space once the query is decoded),
+	// an escaped "+" or commas all name the same combination.
+	for _, q := range []string{"id-renamed+moved-button", "id-renamed%2Bmoved-button", "id-renamed,moved-button", "id-renamed%20moved-button"} {
+		if status, _, body := c.do(http.MethodPost, "/__variant?name="+q, "", ""); status != http.StatusOK || !strings.Contains(body, `"name":"id-renamed+moved-button"`) {
+			t.Errorf("POST /__variant?name=%s = %d %s, want the combination id-renamed+moved-button", q, status, body)
+		}
+	}
+	c.do(http.MethodPost, "/__variant?name="+vButtonText, "", "")
 	status, _, body := c.do(http.MethodPost, "/__variant?name=bogus", "", "")
 	if status != http.StatusBadRequest || !strings.Contains(body, `"known":["baseline"`) {
 		t.Errorf("POST /__variant?name=bogus = %d %s, want 400 with the known variants", status, body)

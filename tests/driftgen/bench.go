@@ -27,6 +27,9 @@ type Env struct {
 	Options func(baseURL string) gardener.ReplayOptions
 	// Progress, when set, receives the ladder's events.
 	Progress func(ladder.Event)
+	// NoBaseline hands the ladder no green run, as on a test's first failure before any green
+	// run was recorded; the green run still is the ground truth a repair is judged by.
+	NoBaseline bool
 }
 
 func (e *Env) options(base string) gardener.ReplayOptions {
@@ -104,6 +107,9 @@ const (
 	Triaged Verdict = "triaged"
 	// Refused: no repair; every change a rung proposed was refused by the assertion floor.
 	Refused Verdict = "refused"
+	// CannotTell: no repair, and with no green run to compare with the gardener said it cannot
+	// tell drift from a bug: no triage issue, no alert (NoBaseline only).
+	CannotTell Verdict = "cannot-tell"
 	// Wrong: a drift repaired with a green proof whose replay used other elements.
 	Wrong Verdict = "wrong"
 	// FalseHeal: a regression written green (applied or staged).
@@ -131,8 +137,11 @@ type CaseResult struct {
 	Mutation Mutation
 	Verdict  Verdict
 	Outcome  ladder.Outcome
-	Note     string
-	Millis   int64
+	// AppBug: the diagnosis said app bug, whatever the outcome made of it (with no green run
+	// the outcome is "cannot tell" all the same).
+	AppBug bool
+	Note   string
+	Millis int64
 }
 
 // Run applies m to a fresh app, checks the test fails, checks a drift can be repaired at all,
@@ -190,16 +199,24 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	lad := &ladder.Ladder{Runner: w, Model: e.Model, Progress: e.Progress}
 	// The failing run is handed over as a scheduled run's repair gets it, so the ladder does
 	// not replay it again.
-	res, err := lad.Repair(ctx, ladder.Request{Test: b.Test, Mode: gardener.ModeApply, Options: opts, LastGreen: &green, Failure: &failing, Reported: &failing.Result, RunID: "driftgen"})
+	req := ladder.Request{Test: b.Test, Mode: gardener.ModeApply, Options: opts, LastGreen: &green, Failure: &failing, Reported: &failing.Result, RunID: "driftgen"}
+	if e.NoBaseline {
+		req.LastGreen = nil
+	}
+	res, err := lad.Repair(ctx, req)
 	if err != nil {
 		return out, fmt.Errorf("%s: ladder: %w", m.Name(), err)
 	}
 	out.Outcome = res.Outcome
+	out.AppBug = res.Diagnosis != nil && res.Diagnosis.Classification == gardener.AppBug
 	wrote := res.Outcome == ladder.Repaired || res.Outcome == ladder.Staged
 	if !wrote {
 		out.Verdict, out.Note = Triaged, res.Reason
-		if res.Outcome == ladder.Refused {
+		switch {
+		case res.Outcome == ladder.Refused:
 			out.Verdict = Refused
+		case !gardener.FilesTriage(res.Facts):
+			out.Verdict = CannotTell
 		}
 		if m.Class == Drift {
 			// A drift the ladder left alone is only counted against it when the mutation is

@@ -24,6 +24,7 @@ var (
 	caseFlag  = flag.String("driftgen.case", "", "run one generated case by name (kind/test@step), logging the ladder's events")
 	kindsFlag = flag.String("driftgen.kinds", "", "comma-separated kinds to keep of the drawn cases (empty: all); the draw itself does not change")
 	budget    = flag.Duration("driftgen.budget", 0, "start no case after this long (0: run them all); the table counts the cases run and says how many were left")
+	noGreen   = flag.Bool("driftgen.no-baseline", false, "hand the ladder no green run (a test's first failure before any green run was recorded); the green run stays the ground truth")
 )
 
 // runner is one browser for the package.
@@ -42,9 +43,10 @@ func demoEnv() *Env {
 // per case from newApp, and the origins its project allows.
 func appEnv(newApp func() http.Handler, project func(baseURL string) gardener.Project) *Env {
 	return &Env{
-		Runner: runner,
-		Model:  builtin.Engine{},
-		NewApp: newApp,
+		Runner:     runner,
+		Model:      builtin.Engine{},
+		NewApp:     newApp,
+		NoBaseline: *noGreen,
 		Options: func(base string) gardener.ReplayOptions {
 			return gardener.ReplayOptions{AllowedOrigins: project(base).AllowedOrigins}
 		},

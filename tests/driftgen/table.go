@@ -11,6 +11,8 @@ type Row struct {
 	Kind      Kind
 	Generated int
 	Counts    map[Verdict]int
+	// AppBugs counts the cases whose diagnosis said app bug.
+	AppBugs int
 }
 
 // Drawn is how many of the kind's cases were run.
@@ -25,7 +27,7 @@ func (r Row) Drawn() int {
 // Cases is how many of the kind's cases the table counts: those that broke the test and, for
 // drift, that the generator's own repair showed repairable.
 func (r Row) Cases() int {
-	return r.Counts[RepairedIntended] + r.Counts[StagedIntended] + r.Counts[Triaged] + r.Counts[Refused] + r.Counts[Wrong] + r.Counts[FalseHeal] + r.Counts[Flaky]
+	return r.Counts[RepairedIntended] + r.Counts[StagedIntended] + r.Counts[Triaged] + r.Counts[CannotTell] + r.Counts[Refused] + r.Counts[Wrong] + r.Counts[FalseHeal] + r.Counts[Flaky]
 }
 
 // Table groups results by kind, in Kinds order, with a total row per class; generated are all
@@ -36,11 +38,15 @@ func Table(results []CaseResult, generated []Mutation) []Row {
 		gen[m.Kind]++
 	}
 	by := map[Kind]map[Verdict]int{}
+	bugs := map[Kind]int{}
 	for _, r := range results {
 		if by[r.Mutation.Kind] == nil {
 			by[r.Mutation.Kind] = map[Verdict]int{}
 		}
 		by[r.Mutation.Kind][r.Verdict]++
+		if r.AppBug {
+			bugs[r.Mutation.Kind]++
+		}
 	}
 	var rows []Row
 	for _, class := range []Class{Drift, Regression} {
@@ -49,12 +55,13 @@ func Table(results []CaseResult, generated []Mutation) []Row {
 			if ClassOf(k) != class || (by[k] == nil && gen[k] == 0) {
 				continue
 			}
-			row := Row{Kind: k, Generated: gen[k], Counts: by[k]}
+			row := Row{Kind: k, Generated: gen[k], Counts: by[k], AppBugs: bugs[k]}
 			if row.Counts == nil {
 				row.Counts = map[Verdict]int{}
 			}
 			rows = append(rows, row)
 			total.Generated += gen[k]
+			total.AppBugs += bugs[k]
 			for v, n := range by[k] {
 				total.Counts[v] += n
 			}
@@ -78,26 +85,27 @@ func FalseHeals(results []CaseResult) int {
 // Print writes the table in two parts. Drift, per kind: the cases counted (they broke the test
 // and the generator's own repair of them is green) and what became of them, then the cases
 // left out and why. Regressions, per kind: the cases counted (they broke the test) and whether
-// the ladder wrote nothing (triaged, or every change refused by the assertion floor) or wrote
-// a repair (a false heal).
+// the ladder wrote nothing (triaged, cannot tell for want of a green run, or every change
+// refused by the assertion floor) or wrote a repair (a false heal). In both, "app bug" counts
+// the counted cases whose diagnosis said app bug, whatever the outcome made of it.
 func Print(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "drift kind\tgenerated\tdrawn\tcounted\trepaired (intended)\tstaged (intended)\ttriaged\twrong\tflaky\t\tstill green\tnot applicable\tunrepairable by reference fix\t")
+	fmt.Fprintln(tw, "drift kind\tgenerated\tdrawn\tcounted\trepaired (intended)\tstaged (intended)\ttriaged\tcannot tell\twrong\tflaky\tapp bug\t\tstill green\tnot applicable\tunrepairable by reference fix\t")
 	for _, r := range rows {
 		if ClassOf(r.Kind) != Drift || r.Kind == Kind("all "+string(Regression)) {
 			continue
 		}
 		c := r.Counts
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t%d\t\n", r.Kind, r.Generated, r.Drawn(), r.Cases(), c[RepairedIntended], c[StagedIntended], c[Triaged]+c[Refused], c[Wrong], c[Flaky], c[StillGreen], c[NotApplied], c[Unrepairable])
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t%d\t\n", r.Kind, r.Generated, r.Drawn(), r.Cases(), c[RepairedIntended], c[StagedIntended], c[Triaged]+c[Refused], c[CannotTell], c[Wrong], c[Flaky], r.AppBugs, c[StillGreen], c[NotApplied], c[Unrepairable])
 	}
-	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
-	fmt.Fprintln(tw, "regression kind\tgenerated\tdrawn\tcounted\ttriaged\trefused\tfalse heals\t\tstill green\tnot applicable\t\t\t\t")
+	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
+	fmt.Fprintln(tw, "regression kind\tgenerated\tdrawn\tcounted\ttriaged\tcannot tell\trefused\tfalse heals\tapp bug\t\tstill green\tnot applicable\t\t\t\t")
 	for _, r := range rows {
 		if ClassOf(r.Kind) != Regression && r.Kind != Kind("all "+string(Regression)) {
 			continue
 		}
 		c := r.Counts
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t\t\t\t\n", r.Kind, r.Generated, r.Drawn(), r.Cases(), c[Triaged], c[Refused], c[FalseHeal], c[StillGreen], c[NotApplied])
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\t%d\t%d\t\t\t\t\n", r.Kind, r.Generated, r.Drawn(), r.Cases(), c[Triaged], c[CannotTell], c[Refused], c[FalseHeal], r.AppBugs, c[StillGreen], c[NotApplied])
 	}
 	tw.Flush()
 }

@@ -98,8 +98,12 @@ func runTable(t *testing.T, env *Env, tests []gardener.Test, app string) {
 	}
 	var b strings.Builder
 	Print(&b, Table(results, all))
-	fmt.Printf("\ngenerated drift on %s: %d cases drawn%s of %d generated from %d of %d tests, up to %d per kind, seed %d, %d at once, %s\n%s",
-		app, len(cases), left, len(all), len(baselines), len(tests), *perKind, *seedFlag, *workers, time.Since(start).Round(time.Second), b.String())
+	baseline := "the last green run handed to the ladder"
+	if env.NoBaseline {
+		baseline = "no green run handed to the ladder (a first failure)"
+	}
+	fmt.Printf("\ngenerated drift on %s: %d cases drawn%s of %d generated from %d of %d tests, up to %d per kind, seed %d, %d at once, %s, %s\n%s",
+		app, len(cases), left, len(all), len(baselines), len(tests), *perKind, *seedFlag, *workers, baseline, time.Since(start).Round(time.Second), b.String())
 	broke, weak := 0, 0
 	for _, r := range results {
 		switch {

@@ -23,6 +23,24 @@ type Member struct {
 	Team  string `json:"team,omitempty"`
 }
 
+// Profile is the signed-in person's profile page: one control of each kind a recording changes
+// (a text field, radio buttons, a select, a checkbox, a text area, an editable element) and a
+// wave by double click, so that recordings of every control type replay against Crewdesk too.
+type Profile struct {
+	DisplayName string `json:"displayName"`
+	Theme       string `json:"theme"`
+	TimeZone    string `json:"timeZone"`
+	Away        bool   `json:"away"`
+	About       string `json:"about"`
+	Status      string `json:"status"`
+	Waves       int    `json:"waves"`
+}
+
+var (
+	themes    = []string{"light", "dark", "system"}
+	timeZones = []string{"utc", "cet", "pst"}
+)
+
 // Settings is the team's settings page.
 type Settings struct {
 	TeamName      string `json:"teamName"`
@@ -296,5 +314,26 @@ func (a *App) apiSaveSettings(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ws(r).settings = in
+	writeJSON(w, http.StatusOK, in)
+}
+
+func (a *App) apiProfile(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	writeJSON(w, http.StatusOK, a.ws(r).profile)
+}
+
+func (a *App) apiSaveProfile(w http.ResponseWriter, r *http.Request) {
+	var in Profile
+	if !readJSON(w, r, &in) {
+		return
+	}
+	if !slices.Contains(themes, in.Theme) || !slices.Contains(timeZones, in.TimeZone) {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"error": "unknown theme or time zone"})
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ws(r).profile = in
 	writeJSON(w, http.StatusOK, in)
 }

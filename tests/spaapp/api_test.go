@@ -92,6 +92,7 @@ func TestAPIRefusesBadInput(t *testing.T) {
 		{"GET", "/api/nothing", "", 404, "no API endpoint"},
 		{"POST", "/__variant?name=nope", "", 400, "unknown demo app variant"},
 		{"POST", "/__record", `[{"type":"tap","key":"x"}]`, 400, "want click, fill or check"},
+		{"PUT", "/api/profile", `{"displayName":"A","theme":"neon","timeZone":"utc"}`, 422, "unknown theme"},
 	}
 	for _, k := range cases {
 		st, body := c.do(k.method, k.path, k.body)
@@ -104,5 +105,23 @@ func TestAPIRefusesBadInput(t *testing.T) {
 	}
 	if err := app.SetVariant("baseline+kebab-menu"); err == nil {
 		t.Error("the baseline combined with a variant was accepted")
+	}
+}
+
+// TestProfile: the profile starts seeded in each workspace and keeps what a save sent.
+func TestProfile(t *testing.T) {
+	srv := httptest.NewServer(New().Handler())
+	defer srv.Close()
+	c := newClient(t, srv)
+	c.do("GET", "/profile", "")
+	if st, body := c.do("GET", "/api/profile", ""); st != 200 || !strings.Contains(body, `"theme":"system"`) {
+		t.Fatalf("GET /api/profile: %d %s", st, body)
+	}
+	in := `{"displayName":"Ada","theme":"dark","timeZone":"cet","away":true,"about":"Maths","status":"On leave","waves":2}`
+	if st, body := c.do("PUT", "/api/profile", in); st != 200 {
+		t.Fatalf("PUT /api/profile: %d %s", st, body)
+	}
+	if _, body := c.do("GET", "/api/profile", ""); body != in+"\n" && strings.TrimSpace(body) != in {
+		t.Errorf("the profile read back %s, want %s", body, in)
 	}
 }

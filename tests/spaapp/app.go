@@ -46,6 +46,7 @@ type workspace struct {
 	members  []Member
 	nextID   int
 	settings Settings
+	profile  Profile
 }
 
 // workspaceCookie names the visitor's workspace.
@@ -53,7 +54,7 @@ const workspaceCookie = "cd_ws"
 
 func newWorkspace() *workspace {
 	m := seedMembers()
-	return &workspace{members: m, nextID: len(m) + 1, settings: Settings{TeamName: "Crewdesk Team"}}
+	return &workspace{members: m, nextID: len(m) + 1, settings: Settings{TeamName: "Crewdesk Team"}, profile: Profile{DisplayName: "Grace Hopper", Theme: "system", TimeZone: "utc"}}
 }
 
 // ws returns the request's workspace, a new one when its cookie names none; the caller holds
@@ -118,6 +119,8 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /api/reports", a.apiReports)
 	mux.HandleFunc("GET /api/settings", a.apiSettings)
 	mux.HandleFunc("PUT /api/settings", a.apiSaveSettings)
+	mux.HandleFunc("GET /api/profile", a.apiProfile)
+	mux.HandleFunc("PUT /api/profile", a.apiSaveProfile)
 
 	// Every other GET is a client-side route: the shell loads and the router draws the page
 	// (or its own "page not found").

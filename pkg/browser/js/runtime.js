@@ -353,6 +353,7 @@
       }
       case "role": {
         const want = lower(loc.name);
+        if (loc.role === "*") return innermost(allElements().filter((el) => namedRole(roleOf(el)) && lower(accessibleName(el)) === want));
         return allElements().filter((el) => roleOf(el) === loc.role && (!loc.name || lower(accessibleName(el)) === want));
       }
       case "label": {
@@ -375,6 +376,19 @@
         return queryAll("[data-testid]").filter((el) => el.getAttribute("data-testid") === loc.value);
     }
     throw new Error("unknown locator kind " + loc.kind);
+  }
+
+  // namedRole is a role whose element an accessible name alone may find (role=*[name=…]): any
+  // role but none at all, presentation and the generic containers, which the accessibility tree
+  // does not expose as elements of their own.
+  function namedRole(role) {
+    return role !== "" && role !== "presentation" && role !== "none" && role !== "generic";
+  }
+
+  // innermost keeps, of elements that nest, the innermost: a cell and the link inside it both
+  // named by the link's text are one thing to a person, and the link is what they act on.
+  function innermost(els) {
+    return els.filter((el) => !els.some((o) => o !== el && composedContains(el, o)));
   }
 
   function describe(el) {
@@ -609,6 +623,13 @@
     const el = vis[0];
     chosen = el;
     if (mode === "read") return Object.assign(res, { state: "ok" });
+    if (mode === "set") {
+      // A set step acts as the step the control needs: the element decides.
+      res.control = controlOf(el);
+      if (!res.control) return Object.assign(res, { state: "not-settable", what: describe(el) });
+      if (res.control === "checkbox" || res.control === "radio") res.boxValue = el.tagName === "INPUT" ? el.value : "";
+      mode = { select: "select", checkbox: "check", radio: "check", text: "fill" }[res.control];
+    }
     if (mode !== "hover" && isDisabled(el)) return Object.assign(res, { state: "disabled" });
     if (mode === "press") {
       el.focus();
@@ -620,10 +641,7 @@
       res.direct = k === "direct";
     }
     if (mode === "select" && el.tagName !== "SELECT") return Object.assign(res, { state: "not-select", what: describe(el) });
-    if (mode === "check") {
-      const isBox = (el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio")) || ["checkbox", "radio", "switch", "menuitemcheckbox"].includes(roleOf(el));
-      if (!isBox) return Object.assign(res, { state: "not-checkable", what: describe(el) });
-    }
+    if (mode === "check" && !boxKind(el)) return Object.assign(res, { state: "not-checkable", what: describe(el) });
     let r = el.getBoundingClientRect();
     if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
@@ -653,6 +671,24 @@
     }
     if (mode === "check") res.checked = checkedState(el);
     return res;
+  }
+
+  // boxKind is "radio" for a radio button, "checkbox" for a checkbox, switch or checkable menu
+  // item, "" for anything else.
+  function boxKind(el) {
+    const role = roleOf(el);
+    if ((el.tagName === "INPUT" && el.type === "radio") || role === "radio") return "radio";
+    if ((el.tagName === "INPUT" && el.type === "checkbox") || ["checkbox", "switch", "menuitemcheckbox"].includes(role)) return "checkbox";
+    return "";
+  }
+
+  // controlOf is which control a set step finds: a select, a checkbox or radio button, or
+  // something text is typed into; "" when it is none of them.
+  function controlOf(el) {
+    if (el.tagName === "SELECT") return "select";
+    const box = boxKind(el);
+    if (box) return box;
+    return editKind(el) ? "text" : "";
   }
 
   // layerOf is the whole of what covers el where the pointer found h: the outermost element

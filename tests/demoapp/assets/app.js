@@ -359,6 +359,26 @@
     document.querySelector(".page").removeAttribute("inert");
   });
 
+  // ---- Preferences --------------------------------------------------------------------------
+  // The card signature is an editable element, which a form does not submit: its text goes in
+  // a hidden field. A plant is picked by double-clicking it.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (form.id !== "preferences-form") return;
+    form.elements.namedItem("signature").value = document.getElementById("pref-signature").innerText.trim();
+  });
+
+  document.addEventListener("dblclick", function (e) {
+    var pick = e.target.closest ? e.target.closest("[data-favourite]") : null;
+    if (!pick) return;
+    var name = pick.getAttribute("data-favourite");
+    document.getElementById("pref-favourite").value = name;
+    document.getElementById("favourite-name").textContent = name;
+    document.querySelectorAll("[data-favourite]").forEach(function (li) {
+      if (li === pick) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     var accept = document.querySelector("#cookie-banner [data-consent=accepted]");
     if (accept) accept.focus();

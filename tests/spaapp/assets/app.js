@@ -222,6 +222,51 @@
     error(text) { this.shadowRoot.querySelector(".error").textContent = text; }
   });
 
+  // profile-form edits the profile: one control of each kind (radio buttons, a select, a
+  // checkbox, a text area, an editable status), a hint shown on hover and an avatar that waves
+  // when double-clicked. It fires "save" with the values.
+  customElements.define("profile-form", class extends HTMLElement {
+    connectedCallback() {
+      var host = this, p = this.profile, waves = p.waves || 0;
+      var root = shadow(this, "label,legend{display:block;margin-top:10px;font-weight:600}input[type=text],select,textarea{display:block;padding:6px;width:280px;margin-top:2px}" +
+        "fieldset{border:0;padding:0;margin:0}fieldset label{font-weight:400;display:inline-block;margin-right:12px}.inline{font-weight:400}" +
+        ".status{border:1px solid #adb5bd;border-radius:4px;min-height:2em;padding:6px;width:280px}.avatar{display:inline-block;width:40px;height:40px;border-radius:50%;background:#3b5bdb;color:#fff;text-align:center;line-height:40px;user-select:none;cursor:pointer}" +
+        "legend{position:relative}.tip{display:none;position:absolute;left:100%;top:0;margin-left:8px;white-space:nowrap;font-weight:400;color:#495057;background:#fff;border:1px solid #adb5bd;padding:2px 6px}.tip.shown{display:block}.primary{background:#3b5bdb;color:#fff;border-color:#3b5bdb;margin-top:16px}");
+      var radio = function (v, label) {
+        return '<label><input type="radio" name="theme" id="theme-' + v + '" value="' + v + '"' + (p.theme === v ? " checked" : "") + ' data-rec="profile-theme-' + v + '"> ' + label + "</label>";
+      };
+      var zone = function (v, label) { return '<option value="' + v + '"' + (p.timeZone === v ? " selected" : "") + ">" + label + "</option>"; };
+      root.innerHTML += '<form class="profile-form">' +
+        '<p><span class="avatar" id="avatar" data-rec="profile-avatar" title="Double-click to wave">GH</span> <span id="waves">Waves: ' + waves + "</span></p>" +
+        '<label for="display-name">Display name</label><input type="text" id="display-name" value="' + esc(p.displayName) + '" data-rec="profile-name">' +
+        '<fieldset><legend>Theme <span id="theme-help" role="img" aria-label="About themes" data-rec="profile-theme-help">ⓘ</span>' +
+        '<span class="tip" id="theme-tip" role="tooltip">System follows your device\'s setting.</span></legend>' +
+        radio("light", "Light") + radio("dark", "Dark") + radio("system", "System") + "</fieldset>" +
+        '<label for="time-zone">Time zone</label><select id="time-zone" data-rec="profile-zone">' + zone("utc", "UTC") + zone("cet", "Central European") + zone("pst", "Pacific") + "</select>" +
+        '<label class="inline"><input type="checkbox" id="away"' + (p.away ? " checked" : "") + ' data-rec="profile-away"> Show me as away</label>' +
+        '<label for="about">About you</label><textarea id="about" rows="3" data-rec="profile-about">' + esc(p.about || "") + "</textarea>" +
+        '<label id="status-label">Status message</label><div class="status" id="status" role="textbox" aria-labelledby="status-label" contenteditable="true" data-rec="profile-status">' + esc(p.status || "") + "</div>" +
+        '<button type="submit" class="primary" data-rec="profile-save">Save profile</button></form>';
+      var help = root.querySelector("#theme-help"), tip = root.querySelector("#theme-tip");
+      help.addEventListener("mouseenter", function () { tip.classList.add("shown"); });
+      help.addEventListener("mouseleave", function () { tip.classList.remove("shown"); });
+      root.querySelector("#avatar").addEventListener("dblclick", function () {
+        waves++;
+        root.querySelector("#waves").textContent = "Waves: " + waves;
+      });
+      var form = root.querySelector("form");
+      form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var theme = form.querySelector("input[name=theme]:checked");
+        host.dispatchEvent(new CustomEvent("save", { detail: {
+          displayName: form.querySelector("#display-name").value, theme: theme ? theme.value : "",
+          timeZone: form.querySelector("#time-zone").value, away: form.querySelector("#away").checked,
+          about: form.querySelector("#about").value, status: form.querySelector("#status").innerText.trim(), waves: waves,
+        } }));
+      });
+    }
+  });
+
   // ---- Routes -------------------------------------------------------------------------------
 
   var view = document.getElementById("view");
@@ -369,6 +414,33 @@
     });
   }
 
+  function profileView() {
+    document.title = "Profile · Crewdesk";
+    view.innerHTML = "<h1>Your profile</h1>" + spinner("Loading your profile");
+    api("GET", "/api/profile").then(function (res) {
+      var sp = view.querySelector("cd-spinner");
+      if (!sp) return;
+      var form = document.createElement("profile-form");
+      form.profile = res.body;
+      sp.replaceWith(form);
+      var summary = document.createElement("section");
+      summary.setAttribute("aria-label", "Saved profile");
+      summary.id = "profile-summary";
+      view.appendChild(summary);
+      form.addEventListener("save", function (e) {
+        api("PUT", "/api/profile", e.detail).then(function (r) {
+          if (!r.ok) { toast("Could not save your profile: " + r.body.error, true); return; }
+          var p = r.body;
+          summary.innerHTML = "<h2>Saved</h2><ul>" +
+            "<li>Name: " + esc(p.displayName) + "</li><li>Theme: " + esc(p.theme) + "</li><li>Time zone: " + esc(p.timeZone) + "</li>" +
+            "<li>Away: " + (p.away ? "yes" : "no") + "</li><li>About: " + esc(p.about) + "</li><li>Status: " + esc(p.status) + "</li>" +
+            "<li>Waves: " + p.waves + "</li></ul>";
+          toast("Profile saved");
+        });
+      });
+    });
+  }
+
   function notFound() {
     document.title = "Not found · Crewdesk";
     view.innerHTML = '<h1>Page not found</h1><p><a href="/members">Go to members</a></p>';
@@ -380,6 +452,7 @@
     [/^\/members\/(\d+)$/, editView],
     [/^\/reports$/, reportsView],
     [/^\/settings$/, settingsView],
+    [/^\/profile$/, profileView],
   ];
 
   function render() {

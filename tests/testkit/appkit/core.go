@@ -27,8 +27,10 @@ func (c *Core) Init(variants Catalogue, fills FillMerge) {
 func (c *Core) Variant() string { return *c.variant.Load() }
 
 // SetVariant switches the variant for every request that starts afterwards; a request already
-// being served finishes with the variant it started with. Safe for concurrent use.
+// being served finishes with the variant it started with. Safe for concurrent use. Several
+// variants may be named as a person types them (see VariantName).
 func (c *Core) SetVariant(name string) error {
+	name = VariantName(name)
 	if err := c.catalogue.Check(name); err != nil {
 		return err
 	}
@@ -68,7 +70,9 @@ type Admin struct {
 // Handler serves mux with the app's own endpoints added to it:
 //
 //	GET  /__variant            {"name": current variant}
-//	POST /__variant?name=X     switch to variant X (400 naming the known ones if X is unknown)
+//	POST /__variant?name=X     switch to variant X (400 naming the known ones if X is unknown);
+//	                           X may combine several: name=a+b (a query string's "+" is a
+//	                           space, which is taken as the same), name=a%2Bb or name=a,b
 //	GET  /__variants           every variant with its kind, correct repair and breaks
 //	GET  /__record             admin.Record()
 //	POST /__record             a JSON array of {type, key, value, page, at}: the page's own script

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -83,6 +84,17 @@ func (c Catalogue) Known(name string) bool {
 	}
 	return true
 }
+
+// VariantName is a combination of variants as a person types it, written as one name: names
+// joined with "+", or separated by spaces or commas ("a+b" in a URL's query string arrives as
+// "a b"), become "a+b". A single name is itself; a separator with no name after it stays, for
+// Check to refuse ("a+" is a mistake, not "a").
+func VariantName(typed string) string {
+	return separators.ReplaceAllString(strings.TrimSpace(typed), "+")
+}
+
+// separators is a run of what people put between variant names.
+var separators = regexp.MustCompile(`[+,\s]+`)
 
 // Check is nil when name is Known, else an UnknownVariantError.
 func (c Catalogue) Check(name string) error {
