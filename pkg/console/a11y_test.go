@@ -48,6 +48,30 @@ func TestAccessible(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Layout a page must keep at each width: a settings checkbox sits on its label's line (its
+	// middle where the label's text is, before the text), and the run page's step records carry
+	// their own numbers only.
+	layout := func(tb *tab, name string, width int) {
+		switch name {
+		case "settings":
+			off := value(tb, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("fieldset label")].map(l => {
+				const box = l.querySelector("input").getBoundingClientRect(), r = document.createRange();
+				r.selectNodeContents(l.lastChild); const text = r.getClientRects()[0];
+				return Math.abs((box.top + box.bottom) / 2 - (text.top + text.bottom) / 2) + (box.right > text.left ? 1000 : 0); })`))
+			if len(off) != 2 {
+				t.Fatalf("the settings page has %d labelled checkboxes, want 2", len(off))
+			}
+			for i, o := range off {
+				if o > 3 {
+					t.Errorf("at %d px, settings checkbox %d is %.0f px off its label's line (1000 more: not before the text)", width, i+1, o)
+				}
+			}
+		case "run":
+			if got := value(tb, chromedp.Evaluate[string](`getComputedStyle(document.querySelector("ol.records")).listStyleType`)); got != "none" {
+				t.Errorf("the run page's step records are numbered by the list too (list-style %s) as well as by their own numbers", got)
+			}
+		}
+	}
 	// Each page is loaded once and audited at both widths, which keeps axe-core loaded.
 	widths := []int{1280, 390}
 	at := func(tb *tab, width int) { tb.do(chromedp.EmulateViewport(int64(width), 900)) }
@@ -60,6 +84,7 @@ func TestAccessible(t *testing.T) {
 					t.Errorf("%s at %d px scrolls sideways by %d px", what, width, over)
 				}
 			}
+			layout(tb, name, width)
 			shoot(tb, name, width)
 		}
 	}
@@ -80,6 +105,23 @@ func TestAccessible(t *testing.T) {
 	tb.open("/console/tests/review-me")
 	tb.do(clickAction(`button[data-opens="review-dialog"]`))
 	both(tb, "review-dialog", "the review dialog")
+
+	// The confirmation approving an UNVERIFIED fix that deletes a step asks for.
+	at(tb, widths[0])
+	tb.open("/console/projects/shop")
+	tb.click(`#proposal-` + w.proposals["chat-me"] + ` form[action$="/approve"] button`)
+	if got := tb.text("h1"); got != "Confirm the approval" {
+		t.Errorf("approving the chat edit led to %q, want the confirmation", got)
+	}
+	both(tb, "confirm-approval", "the approval's confirmation")
+
+	// Every page names the console's icon, so no browser asks for a /favicon.ico that is not there.
+	if _, asked := w.asked.Load("/favicon.ico"); asked {
+		t.Error("a page made the browser ask for /favicon.ico")
+	}
+	if _, asked := w.asked.Load("/console/assets/favicon.svg"); !asked {
+		t.Error("no page made the browser load the console's icon")
+	}
 }
 
 // TestNothingInjectedRuns: a test name and a page's text with markup in them (in the queue,

@@ -60,6 +60,10 @@ type Deps struct {
 	// same the API and the other doors call.
 	App  *gardening.Service
 	Auth *Auth
+	// Here is what a use case that replays in this process (Run now, Sweep now) runs with for a
+	// project's tests: the browser and the base URL of the process serving the console. A
+	// process without a browser gives none, and those actions answer that they cannot run here.
+	Here func(projectID string) gardening.Here
 	Now  func() time.Time
 	Log  *slog.Logger
 }
@@ -103,6 +107,13 @@ func (c *Console) now() time.Time {
 		return c.Now()
 	}
 	return time.Now()
+}
+
+func (c *Console) here(projectID string) gardening.Here {
+	if c.Here == nil {
+		return gardening.Here{}
+	}
+	return c.Here(projectID)
 }
 
 func (c *Console) log() *slog.Logger {
@@ -157,6 +168,8 @@ func Routes() []Route {
 		{"POST " + Prefix + "/proposals/{proposalId}/dismiss", Authorized, (*Console).dismiss},
 		{"POST " + Prefix + "/repairs/{repairId}/revert", Authorized, (*Console).revert},
 		{"POST " + Prefix + "/repairs/{repairId}/reviewed", Authorized, (*Console).reviewed},
+		{"POST " + Prefix + "/projects/{projectId}/sweep", Authorized, (*Console).sweepNow},
+		{"POST " + Prefix + "/tests/{testId}/runs", Authorized, (*Console).runNow},
 	}
 }
 

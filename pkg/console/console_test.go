@@ -123,17 +123,21 @@ func TestReview(t *testing.T) {
 		t.Errorf("after reverting: test version %d, steps restored %v, reverted by %q; want version 3, the pre-repair steps, %s", tst.Version, slices.EqualFunc(tst.Steps, r.PreSteps, gardener.Step.Equal), r.RevertedBy, who)
 	}
 
-	// Mark reviewed: the review dialog opens with the diff; the badge goes, the fix stays.
+	// Mark reviewed: the review dialog opens with the diff open and the action inside it (the
+	// same action outside is for a browser without the script, and hidden here); the badge
+	// goes, the fix stays.
 	tb.open("/console/tests/review-me")
+	if value(tb, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector('[data-without-dialog="review-dialog"]')).display !== "none"`)) {
+		t.Error("with the script, Mark reviewed is still offered outside the review dialog")
+	}
 	tb.do(clickAction(`button[data-opens="review-dialog"]`))
 	if !value(tb, chromedp.Evaluate[bool](`document.getElementById("review-dialog").open`)) {
 		t.Error("the Review button did not open the review dialog")
 	}
-	if got := tb.text("#review-dialog"); !strings.Contains(got, "Replace step 3") {
-		t.Errorf("the review dialog shows %q, want the diff", got)
+	if got := tb.text("#review-dialog .diff .change"); !strings.Contains(got, "click css=#checkout") || !strings.Contains(got, "click css=#pay") {
+		t.Errorf("the review dialog's diff shows %q, want it open on the step before and after", got)
 	}
-	tb.do(clickAction(`#review-dialog form[method="dialog"] button`))
-	tb.click(`form[action$="/reviewed"] button`)
+	tb.click(`#review-dialog form[action$="/reviewed"] button`)
 	r, err = w.store.Repair(ctx, w.repairs["review-me"])
 	if err != nil {
 		t.Fatal(err)

@@ -147,10 +147,17 @@ func TestRunPageFollowsARunningExecution(t *testing.T) {
 		mu.Unlock()
 	}
 
-	add(gardener.EventOutcome, "repaired")
+	// The outcome tells a triage from a repair, beside a status that is SUCCEEDED for both.
+	if _, err := w.store.AppendEvent(ctx, x.Name, gardener.LadderEvent{At: time.Now(), Stage: gardener.EventOutcome, TestID: "quiet",
+		Outcome: "triaged", Reason: "diagnosed as app-bug, not test drift: nothing is repaired", Message: "triaged"}); err != nil {
+		t.Fatal(err)
+	}
 	actions.status.Store("SUCCEEDED")
 	waitFor("the execution's end", func() bool { return tb.text("[data-status]") == "SUCCEEDED" })
 	if got := seqs(); got != "1,2,3,4,5,6" {
 		t.Errorf("events %q at the end, want 1 to 6 once each in order", got)
+	}
+	if got := strings.TrimSpace(tb.text("[data-outcome-line]")); got != "· outcome: triaged — diagnosed as app-bug, not test drift: nothing is repaired" {
+		t.Errorf("at the end the execution's outcome reads %q", got)
 	}
 }

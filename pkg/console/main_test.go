@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -201,9 +202,18 @@ func (tb *tab) audit(name string) {
 // development sign-in and the loopback checks of `gardener serve`.
 func serve(t testing.TB, w *world) *httptest.Server {
 	t.Helper()
+	srv, _ := serveStack(t, w, 0)
+	return srv
+}
+
+// serveStack is serve with the stack (to wait for its executions), its replayed steps bounded
+// by stepTimeout (zero: the runner's default; a test whose step fails on purpose waits less).
+// The paths the server was asked for are kept in w.asked.
+func serveStack(t testing.TB, w *world, stepTimeout time.Duration) (*httptest.Server, *stack.Stack) {
+	t.Helper()
 	runner := browser.New(browser.Options{})
 	t.Cleanup(func() { runner.Close() })
-	services := handler.Services{Store: w.store, Runner: runner,
+	services := handler.Services{Store: w.store, Runner: runner, StepTimeout: stepTimeout,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})
 		}}
@@ -212,7 +222,11 @@ func serve(t testing.TB, w *world) *httptest.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Wait)
-	srv := httptest.NewServer(st.Handler())
+	h := st.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.asked.Store(r.URL.Path, true)
+		h.ServeHTTP(rw, r)
+	}))
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, st
 }

@@ -32,7 +32,7 @@ type page struct {
 }
 
 // pageNames are the templates that are pages; each is parsed with the layout.
-var pageNames = []string{"home", "signin", "problem", "radar", "tests", "test", "run", "settings"}
+var pageNames = []string{"home", "signin", "problem", "radar", "tests", "test", "run", "settings", "confirm"}
 
 var funcs = template.FuncMap{
 	"when": func(t time.Time) string {
@@ -122,6 +122,11 @@ func done(w http.ResponseWriter, r *http.Request, to, notice string) {
 
 var notices = map[string]string{
 	"approved":  "Approved and applied: the fix is written to the test and records who approved it.",
+	"baselined": "Baseline recorded: the project had none, so there was nothing to compare with yet. The next sweep compares the app with it.",
+	"swept":     "Swept: the sections below show what the sweep saw and what the staging pass after it did.",
+	"reswept":   "Swept: the sections below show what the sweep saw and what the staging pass after it did. Tests were added, edited or went green since the baseline was recorded, so it was recorded again after the sweep: the next sweep watches them as they are now.",
+	"green":     "Ran now: the test passed. This run is its green run: a later repair of this version compares a failure with it.",
+	"red":       "Ran now: the test failed. The failure is below; a repair can start from this run.",
 	"dismissed": "Dismissed: the fix is not proposed again unless the test or the app changes.",
 	"reverted":  "Reverted: the pre-repair steps are back.",
 	"reviewed":  "Marked reviewed: the Auto-repaired badge is cleared and the fix stays.",
@@ -267,12 +272,87 @@ func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v Visitor
 	c.render(w, r, status, "settings", page{Title: "Settings — " + p.Name, Visitor: v, Project: v.Project, Section: "settings", Data: settingsView{Project: p, Error: msg}})
 }
 
+// approve applies a proposal. One that needs confirming (gardener.ApprovalCautions: UNVERIFIED,
+// a step deleted) is applied only when the form says it was confirmed; otherwise the answer is
+// a page that says what the person is about to write and asks again. The check is here, on the
+// server, so no form (a script's, a stale page's) skips it.
 func (c *Console) approve(w http.ResponseWriter, r *http.Request, v Visitor) {
-	if _, err := c.App.Approve(r.Context(), gardening.Person(v.ID), r.PathValue("proposalId")); err != nil {
+	id := r.PathValue("proposalId")
+	if r.PostFormValue("confirm") != "yes" {
+		cautions, err := c.App.ApprovalCautions(r.Context(), id)
+		if err != nil {
+			c.failed(w, r, v, err)
+			return
+		}
+		if len(cautions) > 0 {
+			c.confirmApproval(w, r, v, id, cautions)
+			return
+		}
+	}
+	if _, err := c.App.Approve(r.Context(), gardening.Person(v.ID), id); err != nil {
 		c.failed(w, r, v, err)
 		return
 	}
 	done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project), "approved")
+}
+
+type confirmView struct {
+	ProposalID string
+	TestID     string
+	TestName   string
+	Cautions   []string
+	Proof      proofView
+}
+
+func (c *Console) confirmApproval(w http.ResponseWriter, r *http.Request, v Visitor, id string, cautions []string) {
+	p, err := c.Store.Proposal(r.Context(), id)
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	t, err := c.Store.Test(r.Context(), p.TestID)
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	cv := confirmView{ProposalID: p.ID, TestID: t.ID, TestName: t.Name, Cautions: cautions}
+	if t.Version == p.BaseVersion {
+		cv.Proof = proof(gardener.Diff(t.Steps, p.Verdict.Ops), p.Verdict).Opened()
+	}
+	c.render(w, r, http.StatusOK, "confirm", page{Title: "Confirm the approval", Visitor: v, Project: v.Project, Section: "radar", Data: cv})
+}
+
+// sweepNow sweeps the project now, and runs the staging pass after it, through the same use
+// case as the radar's schedule; a console served without a browser says it cannot here.
+func (c *Console) sweepNow(w http.ResponseWriter, r *http.Request, v Visitor) {
+	swept, err := c.App.SweepNow(r.Context(), gardening.Person(v.ID), v.Project, c.here(v.Project))
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	notice := "swept"
+	switch {
+	case swept.Sweep == nil:
+		notice = "baselined"
+	case swept.Refreshed != "":
+		notice = "reswept"
+	}
+	done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project), notice)
+}
+
+// runNow replays a test now and records its run, through the same use case as
+// POST /tests/{testId}/runs, and shows the run.
+func (c *Console) runNow(w http.ResponseWriter, r *http.Request, v Visitor) {
+	ran, err := c.App.RunNow(r.Context(), gardening.Person(v.ID), r.PathValue("testId"), c.here(v.Project))
+	if err != nil {
+		c.failed(w, r, v, err)
+		return
+	}
+	notice := "red"
+	if ran.Green {
+		notice = "green"
+	}
+	done(w, r, Prefix+"/runs/"+url.PathEscape(ran.Run.ID), notice)
 }
 
 func (c *Console) dismiss(w http.ResponseWriter, r *http.Request, v Visitor) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 )
 
@@ -29,6 +31,8 @@ type world struct {
 	repairs   map[string]string
 	failedRun string
 	control   string
+	// asked are the paths a server over this world was asked for.
+	asked sync.Map
 }
 
 func decodeSteps(t testing.TB, js string) []gardener.Step {
@@ -74,8 +78,9 @@ func seed(t testing.TB) *world {
 	names := map[string]string{
 		"approve-me": "Apply a coupon", "dismiss-me": "Check out as a guest", "hostile": xssName,
 		"at-risk": "Browse the catalogue", "revert-me": "Log in", "review-me": "Sign up", "quiet": "Read the FAQ",
+		"chat-me": "Search the catalogue",
 	}
-	for _, id := range []string{"approve-me", "dismiss-me", "hostile", "at-risk", "revert-me", "review-me", "quiet"} {
+	for _, id := range []string{"approve-me", "dismiss-me", "hostile", "at-risk", "revert-me", "review-me", "quiet", "chat-me"} {
 		if err := store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "shop", Name: names[id], Status: gardener.StatusActive, Version: 1, Steps: decodeSteps(t, checkoutSteps)}); err != nil {
 			t.Fatal(err)
 		}
@@ -126,14 +131,18 @@ func seed(t testing.TB) *world {
 			Sensitivity: gardener.Sensitivity{Sensitive: 2, Total: 2}, IntentConfirmed: true}
 	}
 	held := clicks("css=#pay")
+	// The notes as the ladder words them: each names its kind in its text, so it reads alone.
 	held.Notes = []gardener.Note{
+		{Kind: gardener.NoteUnprovenCheck, Step: "4", Text: "unproven check: step 4, which the repair changed or now precedes, also passes when step 3 does nothing"},
 		{Kind: gardener.NoteFlowChange, Step: "3", Text: "the repaired test clicks a different control before the check"},
-		{Kind: gardener.NoteInsensitiveCheck, Step: "5", Text: "step 5 passes even when step 3 does nothing"}}
+		{Kind: gardener.NoteInsensitiveCheck, Step: "5", Text: "insensitive check: step 5 passes even when step 3 does nothing"}}
 	held.Contract.Requirements[1].Kept = false
 	held.Sensitivity.Sensitive = 1
+	// Why it is held, as the gardener decides it for an unattended repair: the contract first.
+	heldWhy := gardener.Decide(held, gardener.ModeApply, gardener.ActorSchedule).Reason
 	for _, p := range []gardener.Proposal{
 		{ID: "p-approve", TestID: "approve-me", BaseVersion: 1, Verdict: clicks("css=#pay"), Triggers: []gardener.AppChange{change}, FailedStep: "3", Error: "element-not-found: css=#checkout matched nothing"},
-		{ID: "p-dismiss", TestID: "dismiss-me", BaseVersion: 1, Verdict: held, Triggers: []gardener.AppChange{change}, FailedStep: "3", Error: "element-not-found: css=#checkout matched nothing"},
+		{ID: "p-dismiss", TestID: "dismiss-me", BaseVersion: 1, Verdict: held, Triggers: []gardener.AppChange{change}, FailedStep: "3", Error: "element-not-found: css=#checkout matched nothing", Reason: heldWhy},
 		{ID: "p-hostile", TestID: "hostile", BaseVersion: 1, Verdict: clicks("text=" + xssText), Triggers: []gardener.AppChange{hostile}, FailedStep: "3", Error: `element-not-found: <b onmouseover="window.__xss='error'">`},
 	} {
 		p.ProjectID = "shop"
@@ -142,6 +151,19 @@ func seed(t testing.TB) *world {
 		}
 		w.proposals[p.TestID] = p.ID
 	}
+	// A chat edit a person asked for, staged through the use case every door calls: it deletes
+	// the goto (allowed, UNVERIFIED, so approving it asks for a confirmation) and the URL check
+	// (withheld by the floor).
+	app, err := gardening.New(gardening.Deps{Store: store, Now: func() time.Time { return now.Add(-10 * time.Minute) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited, err := app.Edit(ctx, gardening.Person("bob@example.com"), "chat-me", gardening.EditRequest{Source: gardening.EditChat, Version: 1,
+		Ops: []gardener.Op{{Kind: gardener.OpDelete, Index: 0}, {Kind: gardener.OpDelete, Index: 3}}})
+	if err != nil || edited.Outcome != "staged" || len(edited.Withheld) != 1 {
+		t.Fatalf("staging the chat edit: %+v, %v; want it staged with one change withheld", edited, err)
+	}
+	w.proposals["chat-me"] = edited.Proposal.ID
 	// Two applied auto-repairs from scheduled runs, badged until someone looks.
 	for _, id := range []string{"revert-me", "review-me"} {
 		run := gardener.Run{ID: "sched-" + id, ProjectID: "shop", TestID: id, TestVersion: 1, Trigger: gardener.TriggerSchedule, At: now.Add(-3 * time.Hour),

@@ -86,34 +86,12 @@ type noteView struct {
 	Hold bool
 }
 
-var noteLabels = map[gardener.NoteKind]string{
-	gardener.NotePageAtFailure:      "Page at failure",
-	gardener.NoteFlowChange:         "Flow change",
-	gardener.NoteBehaviorChange:     "Behaviour change",
-	gardener.NoteInsensitiveCheck:   "Insensitive check",
-	gardener.NoteRequirementNotKept: "NOT KEPT",
-	gardener.NoteUnverified:         "UNVERIFIED",
-	gardener.NoteIntentUnconfirmed:  "Intent not confirmed",
-}
-
-// notes lists a proof's findings: its notes, each requirement it does not keep, and why it is
-// UNVERIFIED.
+// notes lists a proof's findings, each once (gardener.Verdict.Findings), its kind named by the
+// label only.
 func notes(v gardener.Verdict) []noteView {
 	var out []noteView
-	if v.Unverified != "" {
-		out = append(out, noteView{Label: "UNVERIFIED", Text: v.Unverified, Hold: true})
-	}
-	for _, n := range v.Notes {
-		label := noteLabels[n.Kind]
-		if label == "" {
-			label = string(n.Kind)
-		}
-		out = append(out, noteView{Label: label, Step: n.Step, Text: n.Text, Hold: n.NeedsPerson()})
-	}
-	for _, r := range v.Contract.Redacted().Requirements {
-		if !r.Kept {
-			out = append(out, noteView{Label: "NOT KEPT", Step: r.Step, Text: fmt.Sprintf("step %s %s %s on its last green run; the repaired test does not", r.Step, r.What, r.Detail), Hold: true})
-		}
+	for _, n := range v.Findings() {
+		out = append(out, noteView{Label: n.Kind.Label(), Step: n.Step, Text: n.Body(), Hold: n.NeedsPerson()})
 	}
 	return out
 }
@@ -133,7 +111,9 @@ func classSummary(changes []gardener.Change) string {
 	return strings.Join(parts, ", ")
 }
 
-// proofView is what every proven fix shows beyond its diff.
+// proofView is what every proven fix shows beyond its diff. Required and Checks are zero when
+// there was nothing to count (no green run to take a contract from, a test with no checks, a
+// chat edit never re-run); the page then says nothing of them rather than "0 of 0".
 type proofView struct {
 	Ops       []opView
 	Notes     []noteView
@@ -143,12 +123,21 @@ type proofView struct {
 	Sensitive int
 	Checks    int
 	Strategy  gardener.Strategy
+	// Open shows every diff entry opened, as where a person reviews one fix (the review dialog,
+	// the confirmation).
+	Open bool
 }
 
 func proof(diff []gardener.DiffEntry, v gardener.Verdict) proofView {
 	k, n := v.Contract.Kept()
 	return proofView{Ops: ops(diff, v), Notes: notes(v), Classes: classSummary(v.Changes), Kept: k, Required: n,
 		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy}
+}
+
+// Opened is the proof with its diff shown open.
+func (p proofView) Opened() proofView {
+	p.Open = true
+	return p
 }
 
 // rowView is one row of the staged queue.
@@ -250,6 +239,9 @@ type testRow struct {
 	NeedsReview      bool
 	AtRisk           bool
 	Proposal         string
+	// Triage is the newest triage issue of the test that nothing answered yet (no green run, no
+	// repair since it was filed); nil when there is none.
+	Triage *gardener.TriageIssue
 }
 
 // testFilter is the tests list's filters, from its query.
@@ -328,6 +320,22 @@ func (c *Console) testsView(ctx context.Context, projectID string, f testFilter)
 			row.AtRisk = true
 		}
 	}
+	issues, err := c.App.TriageIssues(ctx, projectID)
+	if err != nil {
+		return v, fmt.Errorf("triage issues of %s: %w", projectID, err)
+	}
+	for _, t := range tests {
+		if !slices.ContainsFunc(issues, func(is gardener.TriageIssue) bool { return is.TestID == t.ID }) {
+			continue
+		}
+		answered, err := c.answered(ctx, t.ID, repairs)
+		if err != nil {
+			return v, err
+		}
+		if open := gardener.OpenTriage(issues, t.ID, answered); len(open) > 0 {
+			rows[t.ID].Triage = &open[0]
+		}
+	}
 	v.Total = len(tests)
 	for _, t := range tests {
 		if row := rows[t.ID]; f.keep(*row) {
@@ -335,6 +343,26 @@ func (c *Console) testsView(ctx context.Context, projectID string, f testFilter)
 		}
 	}
 	return v, nil
+}
+
+// answered is when a test's failures were last answered: its last green run or the last repair
+// written to it, whichever is later (zero for neither). A triage issue filed before it is
+// answered (gardener.OpenTriage).
+func (c *Console) answered(ctx context.Context, testID string, repairs []gardener.Repair) (time.Time, error) {
+	var at time.Time
+	green, err := c.Store.LastGreenRun(ctx, testID)
+	switch {
+	case err == nil:
+		at = green.At
+	case !errors.Is(err, gardener.ErrNotFound):
+		return at, fmt.Errorf("last green run of %s: %w", testID, err)
+	}
+	for _, r := range repairs {
+		if r.TestID == testID && r.At.After(at) {
+			at = r.At
+		}
+	}
+	return at, nil
 }
 
 // stepView is one step of a test as its page lists it.
@@ -375,9 +403,15 @@ type testView struct {
 	Badged   *repairView
 	Repairs  []repairView
 	Proposal *gardener.Proposal
-	Triage   []gardener.TriageIssue
+	Triage   []triageView
 	Calls    []gardener.ModelCall
 	Flash    string
+}
+
+// triageView is one triage issue of a test, and whether something answered it since.
+type triageView struct {
+	gardener.TriageIssue
+	Open bool
 }
 
 func (c *Console) testView(ctx context.Context, testID string) (testView, error) {
@@ -427,9 +461,14 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 	if err != nil {
 		return v, fmt.Errorf("triage issues of %s: %w", t.ProjectID, err)
 	}
+	answered, err := c.answered(ctx, testID, hist.Repairs)
+	if err != nil {
+		return v, err
+	}
+	open := gardener.OpenTriage(issues, testID, answered)
 	for _, is := range issues {
 		if is.TestID == testID {
-			v.Triage = append(v.Triage, is)
+			v.Triage = append(v.Triage, triageView{TriageIssue: is, Open: slices.ContainsFunc(open, func(o gardener.TriageIssue) bool { return o.ID == is.ID })})
 		}
 	}
 	return v, nil
@@ -442,6 +481,8 @@ type executionView struct {
 	// Outcome is the repair's outcome (repaired, staged, triaged, …): a machine that repaired
 	// nothing still SUCCEEDED, so the status alone misleads.
 	Outcome string
+	// Why is the outcome's reason, when its event gives one.
+	Why string
 	// Events are the execution's events so far; Next is the cursor the page's script follows
 	// a running execution from.
 	Events []gardener.LadderEvent
@@ -499,7 +540,7 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 				break
 			}
 		}
-		xv.Outcome = gardener.RepairOutcome(x.TestID, xv.Events)
+		xv.Outcome, xv.Why = gardener.RepairEnd(x.TestID, xv.Events)
 		v.Executions = append(v.Executions, xv)
 	}
 	// The page offers the manual repair only when the gate the request would meet lets it in,

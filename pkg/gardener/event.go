@@ -127,10 +127,17 @@ func (e LadderEvent) Line() string {
 // A state machine that triaged or found a run ineligible still succeeds, so its status alone
 // cannot say whether anything was repaired.
 func RepairOutcome(testID string, events []LadderEvent) string {
+	o, _ := RepairEnd(testID, events)
+	return o
+}
+
+// RepairEnd is RepairOutcome with the reason its outcome event gives ("" when it gives none):
+// what a person reads beside the outcome (why it was staged, why nothing was written).
+func RepairEnd(testID string, events []LadderEvent) (outcome, reason string) {
 	for _, e := range events {
 		if e.Stage == EventOutcome && e.Outcome != "" && (e.TestID == "" || testID == "" || e.TestID == testID) {
-			return e.Outcome
+			return e.Outcome, e.Reason
 		}
 	}
-	return ""
+	return "", ""
 }

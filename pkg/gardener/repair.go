@@ -19,6 +19,9 @@ const (
 	StrategyReplay      Strategy = "replay-staged" // a staged fix replayed at zero model cost
 	StrategyPropagation Strategy = "propagation"   // a proven locator heal from another test
 	StrategyManual      Strategy = "manual"
+	// StrategyChat names a chat edit staged for a person: a chat assistant's edit of a test on
+	// a person's request, screened by the floor and never re-run before it is staged.
+	StrategyChat Strategy = "chat-edit"
 )
 
 // NoteKind says which trust check wrote a note.
@@ -170,7 +173,8 @@ func (v Verdict) NeedsPerson() (bool, string) {
 	}
 	for _, n := range v.Notes {
 		if n.NeedsPerson() {
-			return true, string(n.Kind) + ": " + n.Text
+			// In words, the kind named once: the reason is shown after "a person must look".
+			return true, n.Said()
 		}
 	}
 	return false, ""
@@ -216,7 +220,11 @@ type Proposal struct {
 	// chat edit. The repair an approval writes carries it, so its record names the run.
 	RunID string `json:"runId,omitempty"`
 	// Reason says why a person must look when the proposal was staged from apply mode.
-	Reason    string    `json:"reason,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Withheld are the changes the proposal's source asked for that the assertion floor refused
+	// (a chat edit's changes to checks): nothing of them is in Verdict.Ops, and a person who
+	// wants them makes them in the step editor.
+	Withheld  []Refusal `json:"withheld,omitempty"`
 	Restated  int       `json:"restated"`
 	StagedAt  time.Time `json:"stagedAt"`
 	UpdatedAt time.Time `json:"updatedAt"`

@@ -18,7 +18,7 @@ const (
 )
 
 // StrategyChat names a staged chat edit in the queue and the repair record.
-const StrategyChat gardener.Strategy = "chat-edit"
+const StrategyChat = gardener.StrategyChat
 
 // chatUnproven is why a staged chat edit is UNVERIFIED: it reached the queue without a re-run.
 const chatUnproven = "a chat edit is staged without a re-run of the test; run the test with it before approving"
@@ -155,7 +155,8 @@ func (s *Service) chatEdit(ctx context.Context, who Who, t gardener.Test, ops []
 			Notes:      []gardener.Note{{Kind: gardener.NoteUnverified, Text: "UNVERIFIED: " + chatUnproven}},
 			Unverified: chatUnproven, IntentConfirmed: true,
 		},
-		Reason: "a chat edit asked by " + who.ID,
+		Reason:   "a chat edit asked by " + who.ID,
+		Withheld: sc.Refusals,
 	}
 	staged, err := s.life.Stage(ctx, p)
 	if err != nil {

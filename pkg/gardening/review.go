@@ -30,6 +30,24 @@ func (s *Service) Approve(ctx context.Context, who Who, proposalID string) (life
 	return a, nil
 }
 
+// ApprovalCautions are what a person confirms before approving an open proposal
+// (gardener.ApprovalCautions: an UNVERIFIED fix, a step deleted); none when one click is
+// enough. A door that asks people first shows them and asks again.
+func (s *Service) ApprovalCautions(ctx context.Context, proposalID string) ([]string, error) {
+	p, err := s.d.Store.Proposal(ctx, proposalID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.d.Store.Test(ctx, p.TestID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Version != p.BaseVersion {
+		return gardener.ApprovalCautions(p, nil), nil
+	}
+	return gardener.ApprovalCautions(p, t.Steps), nil
+}
+
 // Dismiss declines an open proposal: it is not proposed again until the test or the app
 // changes.
 func (s *Service) Dismiss(ctx context.Context, who Who, proposalID string) (gardener.Proposal, error) {

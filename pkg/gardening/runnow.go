@@ -22,7 +22,7 @@ type RanNow struct {
 // browser answers ErrUnavailable. Only h.Runner, h.Options and h.OnRecord are read.
 func (s *Service) RunNow(ctx context.Context, who Who, testID string, h Here) (RanNow, error) {
 	if h.Runner == nil {
-		return RanNow{}, fmt.Errorf("run now: a browser to replay the test in: %w", ErrUnavailable)
+		return RanNow{}, fmt.Errorf("run now: no browser to replay the test in (the API in Lambda runs without Chromium; gardener serve and gardener run --record replay): %w", ErrUnavailable)
 	}
 	t, err := s.d.Store.Test(ctx, testID)
 	if err != nil {

@@ -453,16 +453,18 @@ func (a *API) shown(ctx context.Context, r gardener.Run) gardener.Run {
 // compares a failure with. It answers 201 with the run (its values stripped) and whether it
 // was green; 501 where the API has no browser.
 func (a *API) runNow(ctx context.Context, c call) (any, int) {
-	h := gardening.Here{Runner: a.Runner, Options: gardener.ReplayOptions{StepTimeout: a.StepTimeout}}
-	if t, err := a.Store.Test(ctx, c.r.PathValue("testId")); err == nil {
-		h.Options.BaseURL = a.BaseURLs[t.ProjectID]
-	}
-	ran, err := a.app.RunNow(ctx, gardening.Person(c.caller.ID), c.r.PathValue("testId"), h)
+	ran, err := a.app.RunNow(ctx, gardening.Person(c.caller.ID), c.r.PathValue("testId"), a.here(c.project))
 	if err != nil {
 		return fail(err)
 	}
 	ran.Run = a.shown(ctx, ran.Run)
 	return ran, http.StatusCreated
+}
+
+// here is what a use case that replays in this process runs with for a project's tests: the
+// API's browser (none in Lambda) and the project's base URL.
+func (a *API) here(projectID string) gardening.Here {
+	return gardening.Here{Runner: a.Runner, Options: gardener.ReplayOptions{BaseURL: a.BaseURLs[projectID], StepTimeout: a.StepTimeout}}
 }
 
 func (a *API) dismiss(ctx context.Context, c call) (any, int) {

@@ -25,7 +25,7 @@ func (a *API) mountConsole() error {
 		}
 		return nil
 	}
-	c, err := console.New(console.Deps{Store: a.Store, App: a.app, Auth: a.ConsoleAuth, Now: a.Now, Log: a.log()})
+	c, err := console.New(console.Deps{Store: a.Store, App: a.app, Auth: a.ConsoleAuth, Here: a.here, Now: a.Now, Log: a.log()})
 	if err != nil {
 		return err
 	}

@@ -253,6 +253,10 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 	if err := need("radar", append(d.deps(), dep{"Events", d.Events == nil})...); err != nil {
 		return nil, err
 	}
+	app, err := d.application("radar")
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, ev RadarEvent) (RadarReport, error) {
 		out := RadarReport{Sweeps: []SweepCompleted{}, Skipped: map[string]string{}}
 		ids, err := d.enrolled(ctx, ev.Detail.ProjectID)
@@ -260,42 +264,23 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 			return out, err
 		}
 		for _, id := range ids {
-			p, err := d.Store.Project(ctx, id)
+			r, err := d.radarFor(ctx, gardener.Project{ID: id})
 			if err != nil {
 				return out, err
 			}
-			if !p.Radar {
+			swept, err := app.SweepProject(ctx, r, id)
+			var off *gardener.IneligibleError
+			switch {
+			case errors.As(err, &off):
 				out.Skipped[id] = "the radar is off"
 				continue
-			}
-			r, err := d.radarFor(ctx, gardener.Project{ID: p.ID})
-			if err != nil {
+			case err != nil:
 				return out, err
-			}
-			if _, err := d.Store.Baseline(ctx, id); errors.Is(err, gardener.ErrNotFound) {
-				if _, err := r.RecordBaseline(ctx, id); err != nil {
-					return out, err
-				}
+			case swept.Sweep == nil:
 				out.Skipped[id] = "no baseline yet: one was recorded, the next sweep compares with it"
 				continue
-			} else if err != nil {
-				return out, err
 			}
-			behind, err := r.BaselineBehind(ctx, id)
-			if err != nil {
-				return out, err
-			}
-			res, err := r.Sweep(ctx, id)
-			if err != nil {
-				return out, err
-			}
-			if behind != "" {
-				// After the sweep, which compared the app with the baseline as it was.
-				if _, err := r.RecordBaseline(ctx, id); err != nil {
-					return out, err
-				}
-				d.log().Info("radar baseline refreshed", "project", id, "why", behind)
-			}
+			res := swept.Sweep
 			sc := SweepCompleted{ProjectID: id, SweepID: "sweep-" + res.At.UTC().Format("20060102T150405.000"), Changes: len(res.Changes), AtRisk: len(res.AtRisk)}
 			if err := d.Events.PutEvent(ctx, "Radar Sweep Completed", sc); err != nil {
 				return out, err

@@ -70,6 +70,15 @@ type QueueRow struct {
 	Classes    map[gardener.ChangeClass]int `json:"classes"`
 	Highest    gardener.ChangeClass         `json:"highest,omitempty"`
 	Reason     string                       `json:"reason,omitempty"`
+	// Origin says what put the row here when no app change did (Triggers empty): a chat edit a
+	// person asked for, or a failed run.
+	Origin string `json:"origin,omitempty"`
+	// Withheld are the changes the row's source asked for that the assertion floor refused (a
+	// chat edit's changes to checks); a person makes them in the step editor if at all.
+	Withheld []gardener.Refusal `json:"withheld"`
+	// Confirm are what a person confirms before approving the row (gardener.ApprovalCautions):
+	// an UNVERIFIED fix, a step deleted. Empty: one click approves it.
+	Confirm []string `json:"confirm"`
 }
 
 // Queue returns the project's staged repairs, oldest first, or says why there are none.
@@ -280,9 +289,13 @@ func (r *Radar) row(ctx context.Context, p gardener.Proposal, now time.Time) (Qu
 		Diff: []gardener.DiffEntry{}, Triggers: p.Triggers, FailedStep: p.FailedStep, Error: p.Error,
 		StagedAt: p.StagedAt, StagedFor: now.Sub(p.StagedAt).Round(time.Second).String(), Restated: p.Restated,
 		Notes: p.Verdict.Notes, Contract: p.Verdict.Contract, Classes: gardener.Summarize(p.Verdict.Changes),
-		Highest: gardener.Highest(p.Verdict.Changes), Reason: p.Reason}
+		Highest: gardener.Highest(p.Verdict.Changes), Reason: p.Reason, Origin: p.Origin(),
+		Withheld: p.Withheld, Confirm: []string{}}
 	if row.Triggers == nil {
 		row.Triggers = []gardener.AppChange{}
+	}
+	if row.Withheld == nil {
+		row.Withheld = []gardener.Refusal{}
 	}
 	t, err := r.Store.Test(ctx, p.TestID)
 	if err != nil {
@@ -290,11 +303,17 @@ func (r *Radar) row(ctx context.Context, p gardener.Proposal, now time.Time) (Qu
 	}
 	row.TestName = t.Name
 	if t.Version != p.BaseVersion {
-		row.Stale = fmt.Sprintf("the test was edited since (version %d, proposal computed against %d): approving will be refused; sweep again for a fresh proposal", t.Version, p.BaseVersion)
+		row.Confirm = append(row.Confirm, gardener.ApprovalCautions(p, nil)...)
+		again := "sweep again for a fresh proposal"
+		if p.Verdict.Strategy == gardener.StrategyChat {
+			again = "ask for the chat edit again on the current version"
+		}
+		row.Stale = fmt.Sprintf("the test was edited since (version %d, proposal computed against %d): approving will be refused; %s", t.Version, p.BaseVersion, again)
 		return row, nil
 	}
 	if d := gardener.Diff(t.Steps, p.Verdict.Ops); d != nil {
 		row.Diff = d
 	}
+	row.Confirm = append(row.Confirm, gardener.ApprovalCautions(p, t.Steps)...)
 	return row, nil
 }

@@ -243,6 +243,8 @@ func TestEveryDoorIsInTheTable(t *testing.T) {
 		"POST /console/proposals/{proposalId}/dismiss": "gardening.Dismiss",
 		"POST /console/repairs/{repairId}/revert":      "gardening.Revert",
 		"POST /console/repairs/{repairId}/reviewed":    "gardening.MarkReviewed",
+		"POST /console/tests/{testId}/runs":            "gardening.RunNow, as POST /tests/{testId}/runs",
+		"POST /console/projects/{projectId}/sweep":     "gardening.SweepNow: the radar's sweep (gardening.SweepProject) and a staging pass",
 		"command dismiss":                              "gardening.Dismiss (with --api, POST /proposals/{proposalId}/dismiss)",
 		"command revert":                               "gardening.Revert after gardening.RevertConfirmation (with --api, POST /repairs/{repairId}/revert)",
 		"command queue":                                "gardening.Queue (with --api, GET /projects/{projectId}/queue); reads only",

@@ -1,9 +1,13 @@
 // Progressive enhancement for the review console: every page works without this file. With it,
-// a button marked data-opens shows the review dialog it names (the same diff is on the page).
+// a button marked data-opens shows the review dialog it names, which carries the diff and the
+// actions; the same actions outside it (data-without-dialog), for a browser without the script,
+// are hidden.
 document.querySelectorAll("button[data-opens]").forEach(function (b) {
-  var d = document.getElementById(b.getAttribute("data-opens"));
+  var name = b.getAttribute("data-opens");
+  var d = document.getElementById(name);
   if (!d || typeof d.showModal !== "function") return;
   b.hidden = false;
+  document.querySelectorAll('[data-without-dialog="' + name + '"]').forEach(function (e) { e.hidden = true; });
   b.addEventListener("click", function () { d.showModal(); });
 });
 
@@ -41,6 +45,13 @@ document.querySelectorAll("ol.events[data-follow]").forEach(function (list) {
     }
     list.appendChild(li);
     if (empty) empty.hidden = true;
+    // The outcome tells a repair from a triage: the machine succeeds either way.
+    var line = item && item.querySelector("[data-outcome-line]");
+    if (e.stage === "outcome" && e.outcome && line && (!e.testId || e.testId === list.getAttribute("data-test"))) {
+      line.querySelector("[data-outcome]").textContent = e.outcome;
+      line.querySelector("[data-why]").textContent = e.reason ? " — " + e.reason : "";
+      line.hidden = false;
+    }
   });
   es.addEventListener("end", function (m) {
     es.close();
