@@ -87,6 +87,8 @@ var samples = map[string]sample{
 	"console-dismiss.json":          {function: "ApiFunction", status: http.StatusUnauthorized},
 	"console-revert.json":           {function: "ApiFunction", status: http.StatusUnauthorized},
 	"console-reviewed.json":         {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-sweep.json":            {function: "ApiFunction", status: http.StatusUnauthorized},
+	"console-run-now.json":          {function: "ApiFunction", status: http.StatusUnauthorized},
 	"api-get-project.json":          {function: "ApiFunction", status: http.StatusOK},
 	"api-put-project.json":          {function: "ApiFunction", status: http.StatusOK},
 	"api-project-tests.json":        {function: "ApiFunction", status: http.StatusOK},
