@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,18 +36,8 @@ const hostileSpec = "bedrock:conformance.hostile-v1"
 const stepTimeout = 3 * time.Second
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "conformance-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "gardener")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/gardener")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "tests/conformance: building the gardener: %v\n", err)
-		os.Exit(1)
-	}
+	var remove func()
+	binary, remove = testkit.BuildGardener("tests/conformance", "../../cmd/gardener")
 	// The Converse calls are signed as to AWS; the hostile model checks no signature.
 	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "conformance", "AWS_SECRET_ACCESS_KEY": "conformance", "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"} {
 		os.Setenv(k, v)
@@ -59,7 +47,7 @@ func TestMain(m *testing.M) {
 	testkit.Main(m, testkit.Chromium{Package: "tests/conformance", Shared: &runner, Options: browser.Options{StepTimeout: stepTimeout}, Parallel: 3,
 		AfterTests: func() {
 			model.Close()
-			os.RemoveAll(dir)
+			remove()
 		}})
 }
 

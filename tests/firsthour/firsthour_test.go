@@ -29,21 +29,11 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "firsthour-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "gardener")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/gardener")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "tests/firsthour: building the gardener: %v\n", err)
-		os.Exit(1)
-	}
+	var remove func()
+	binary, remove = testkit.BuildGardener("tests/firsthour", "../../cmd/gardener")
 	// The served stack starts its own Chromium; Main only checks there is one, and says so when
 	// there is not.
-	testkit.Main(m, testkit.Chromium{Package: "tests/firsthour", AfterTests: func() { os.RemoveAll(dir) }})
+	testkit.Main(m, testkit.Chromium{Package: "tests/firsthour", AfterTests: remove})
 }
 
 // joinApp is a newsletter sign-up written for this test. Its drift renames the password
