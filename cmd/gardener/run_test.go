@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/tests/testkit/netkit"
 )
 
 const runPage = `<!doctype html><html><head><title>Run page</title></head><body>
@@ -266,12 +266,8 @@ func TestRunOfAnUnreachablePage(t *testing.T) {
 	}
 }
 
-// closedOrigin is the origin of a loopback port nothing listens on.
+// closedOrigin is the origin of a loopback port nothing listens on, for the whole test.
 func closedOrigin(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	noErr(t, err)
-	origin := "http://" + ln.Addr().String()
-	noErr(t, ln.Close())
-	return origin
+	return "http://" + netkit.RefusedAddr(t)
 }

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/tests/testkit/netkit"
 )
 
 func TestLocatorForms(t *testing.T) {
@@ -311,12 +311,7 @@ func TestNavigationErrors(t *testing.T) {
 	starved := New(Options{StepTimeout: 3 * time.Second, starved: true})
 	t.Cleanup(func() { starved.Close() })
 	// A port nothing listens on: the origin is allowed, the connection is refused.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String()
-	ln.Close()
+	down := "http://" + netkit.RefusedAddr(t)
 	hang := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
