@@ -426,3 +426,19 @@ func TestSweepCompletesACutShortWrite(t *testing.T) {
 		t.Errorf("the record of the file's write outlived the sweep: %+v, %v", m, err)
 	}
 }
+
+// TestFirstRepairGivesUpOnAQuietPage: with no green run recorded, repair replays the test first;
+// red, that replay is the ladder's reproduction, so it stops at the missing element once the page
+// is quiet instead of waiting out a long step limit.
+func TestFirstRepairGivesUpOnAQuietPage(t *testing.T) {
+	t.Parallel()
+	app, url, file, _ := recordedShop(t)
+	noErr(t, app.SetVariant("id-renamed"))
+	o, code := repairCLI(t, file, "--base-url", url, "--state", t.TempDir(), "--step-timeout", "30s")
+	if code != 0 || o.Outcome != ladder.Repaired {
+		t.Fatalf("exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
+	}
+	if o.Failure == nil || !strings.Contains(o.Failure.Message, "the page was quiet") {
+		t.Errorf("the first replay waited out its step limit: %+v", o.Failure)
+	}
+}

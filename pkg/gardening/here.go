@@ -69,7 +69,12 @@ func (s *Service) RepairHere(ctx context.Context, who Who, req RepairRequest, h 
 	out := Repaired{Test: tg.Test}
 	start := s.now()
 	ws := &workspace.Service{Store: s.d.Store, OnReplay: h.OnRecord}
-	rec, err := ws.RecordGreen(ctx, h.Runner, tg.Test, opts)
+	// With no green run known the test is replayed first: green, it is recorded as the baseline;
+	// red, its failure is what the ladder starts from, so it is replayed as the ladder's own
+	// reproduction would be, giving up on a quiet page instead of waiting out the step limit.
+	first := opts
+	first.QuietFail = ladder.QuietFailOf(tg.Test, nil, nil)
+	rec, err := ws.RecordGreen(ctx, h.Runner, tg.Test, first)
 	if err != nil {
 		return out, err
 	}

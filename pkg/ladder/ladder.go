@@ -283,24 +283,30 @@ func (c *climb) run(ctx context.Context) error {
 	return c.finish(ctx, nil)
 }
 
-// quietFail lets the reproduction stop waiting where waiting cannot help: at the step the
-// triggering run reported failing (it waited out the whole timeout there already), and at any
-// step whose element, by its locator or any other name the last green run recorded for it,
-// is not on a page that has gone quiet. The snapshot is what a reproduction is for; proofs
-// keep the whole step limit.
+// quietFail lets the reproduction stop waiting where waiting cannot help (see QuietFailOf).
 func (c *climb) quietFail() map[int]gardener.QuietFail {
+	return QuietFailOf(c.base, c.req.LastGreen, c.req.Reported)
+}
+
+// QuietFailOf is where a replay of t that reproduces a failure may stop waiting: at the step
+// the triggering run reported failing (reported: it waited out the whole timeout there
+// already), and at any step whose element, by its locator or any other name the last green run
+// recorded for it, is not on a page that has gone quiet. The snapshot is what a reproduction is
+// for; proofs keep the whole step limit. A repair that replays the test first to learn whether
+// it fails (the CLI's and MCP's repair with no green run recorded) replays it so too.
+func QuietFailOf(t gardener.Test, lastGreen, reported *gardener.RunResult) map[int]gardener.QuietFail {
 	out := map[int]gardener.QuietFail{}
-	for i, st := range c.base.Steps {
+	for i, st := range t.Steps {
 		if st.Kind == gardener.Intent {
 			continue
 		}
-		if fp := c.req.LastGreen.Element(strconv.Itoa(i + 1)); fp != nil {
+		if fp := lastGreen.Element(strconv.Itoa(i + 1)); fp != nil {
 			out[i] = gardener.QuietFail{Alternatives: recordedLocators(*fp, st.Target())}
 		} else if !st.Target().IsZero() {
 			out[i] = gardener.QuietFail{}
 		}
 	}
-	if r := c.req.Reported; r != nil && !r.Passed && r.TestID == c.base.ID && r.TestVersion == c.base.Version && r.FailedIndex >= 0 && r.FailedIndex < len(c.base.Steps) && !strings.Contains(r.FailedStep, ".") {
+	if r := reported; r != nil && !r.Passed && r.TestID == t.ID && r.TestVersion == t.Version && r.FailedIndex >= 0 && r.FailedIndex < len(t.Steps) && !strings.Contains(r.FailedStep, ".") {
 		q := out[r.FailedIndex]
 		q.Reported = true
 		out[r.FailedIndex] = q
