@@ -57,8 +57,15 @@ func loginSteps() []gardener.Step {
 
 func repairWith(t *testing.T, r gardener.Runner, ops ...gardener.Op) Result {
 	t.Helper()
+	return repairAt(t, r, 3, ops...)
+}
+
+// repairAt is repairWith for a recorded run that failed at the 0-based step failed: a heal
+// never rewrites the steps before it.
+func repairAt(t *testing.T, r gardener.Runner, failed int, ops ...gardener.Op) Result {
+	t.Helper()
 	tt := gardener.Test{ID: "t", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: loginSteps()}
-	fail := &gardener.Replay{Result: gardener.RunResult{TestID: "t", FailedStep: "4", FailedIndex: 3, ErrorKind: gardener.ErrAssertionFailed, Message: "url is /login"}}
+	fail := &gardener.Replay{Result: gardener.RunResult{TestID: "t", FailedStep: strconv.Itoa(failed + 1), FailedIndex: failed, ErrorKind: gardener.ErrAssertionFailed, Message: "url is /login"}}
 	l := &Ladder{Runner: r, Model: scripted{ops: gardener.OpsAnswer{Ops: ops}}}
 	res, err := l.Repair(context.Background(), Request{Test: tt, Mode: gardener.ModeApply, Failure: fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}})
 	if err != nil {
@@ -84,7 +91,8 @@ func hasNote(v *gardener.Verdict, k gardener.NoteKind) bool {
 }
 
 // A flow change holds a repair for a person even in apply mode, however sensitive its checks:
-// added navigation, an action dropped, an action replaced by a goto.
+// added navigation, an action dropped, an action replaced by a goto. Each fails at the step its
+// op changes, since a heal never rewrites a step before the failed one.
 func TestFlowChangesHoldForAPerson(t *testing.T) {
 	goTo := gardener.Step{Kind: gardener.Goto, URL: "/dashboard"}
 	for name, ops := range map[string][]gardener.Op{
@@ -93,7 +101,7 @@ func TestFlowChangesHoldForAPerson(t *testing.T) {
 		"click replaced by a goto":        {{Kind: gardener.OpReplace, Index: 2, Step: &goTo}},
 		"goto redirected to another page": {{Kind: gardener.OpReplace, Index: 0, Step: &goTo}},
 	} {
-		res := repairWith(t, passing{sensitive: always, leaves: "/dashboard"}, ops...)
+		res := repairAt(t, passing{sensitive: always, leaves: "/dashboard"}, min(ops[0].Index, 3), ops...)
 		if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteFlowChange) {
 			t.Errorf("%s: outcome %s (%s), want staged with a flow-change note", name, res.Outcome, res.Reason)
 		}
