@@ -217,3 +217,32 @@ func TestPropagatedFixIsJudgedAgainstItsOwnTest(t *testing.T) {
 		t.Fatalf("a propagated fix with every check proven sensitive needs no person: %s, sensitivity %+v", why, props[0].Verdict.Sensitivity)
 	}
 }
+
+// A fix that adds a fill for a field the form now requires is held under its own name — an
+// added input, its step classed review — not as a behaviour change: spec 002's behaviour change
+// is a step that no longer enters, picks or uploads what the recording did, and nothing the
+// recording entered is lost here.
+func TestAnAddedInputIsNamedAsOne(t *testing.T) {
+	name := insert(2, gardener.Step{Kind: gardener.Fill, Locator: loc("label=Full name"), Value: "Ann Lee"})
+	res := repairWith(t, passing{sensitive: always}, name)
+	if res.Outcome != Staged {
+		t.Fatalf("outcome %s (%s), want staged for a person", res.Outcome, res.Reason)
+	}
+	if hasNote(res.Verdict, gardener.NoteBehaviorChange) || !hasNote(res.Verdict, gardener.NoteInputAdded) {
+		t.Fatalf("notes %+v, want an input-added note and no behaviour change", res.Verdict.Notes)
+	}
+	for _, n := range res.Verdict.Notes {
+		if n.Kind != gardener.NoteInputAdded {
+			continue
+		}
+		const want = "the repaired test enters fill label=Full name [value redacted, 7 chars] at step 3, which the recorded test did not: a new input the test now gives"
+		if n.Kind.Label() != "Input added" || !strings.HasPrefix(n.Body(), want) || n.Step != "3" || strings.Contains(n.Text, "Ann Lee") {
+			t.Errorf("note %s: %q, want it to open %q", n.Kind.Label(), n.Body(), want)
+		}
+	}
+	for _, c := range res.Verdict.Changes {
+		if c.Path == "3" && c.Class != gardener.ClassReview {
+			t.Errorf("the added input is classed %s, want review", c.Class)
+		}
+	}
+}
