@@ -242,11 +242,7 @@ func classifyPair(b, a Step, path string) Change {
 	c.Class = ClassRepair
 	if b.Target() != a.Target() {
 		details = append(details, fmt.Sprintf("locator %s → %s", b.Target(), a.Target()))
-		// The selector is all that names the element unless a role name, label, placeholder,
-		// test id or text still names the same thing on both sides: another name can be
-		// another element ("Pay with card" or "Pay with test simulator").
-		bn, an := b.Target().SemanticName(), a.Target().SemanticName()
-		if bn == "" || bn != an {
+		if !namedAlike(b.Target(), a.Target()) {
 			c.Class = ClassReview
 		}
 	}
@@ -255,6 +251,24 @@ func classifyPair(b, a Step, path string) Change {
 	}
 	c.Detail = strings.Join(details, "; ")
 	return c
+}
+
+// namedAlike reports whether two locators name the element the same way, so that a change
+// between them is only how it is found. The selector is all that names the element unless a role
+// name, label, placeholder, test id or text still names the same thing on both sides: another
+// name can be another element ("Pay with card" or "Pay with test simulator"). The frame and the
+// role name it too (spec 002): a field in another iframe is another field, and a link "Cart" is
+// not the button "Cart". A role written where any role was accepted only narrows the match; a
+// role dropped for any role, or changed, names the element another way.
+func namedAlike(b, a Locator) bool {
+	bn, an := b.SemanticName(), a.SemanticName()
+	if bn == "" || bn != an || b.Frame != a.Frame {
+		return false
+	}
+	if b.Kind == ByRole && a.Kind == ByRole && b.Role != a.Role && b.Role != AnyRole {
+		return false
+	}
+	return true
 }
 
 // actionDiff names the fields other than the element and the timeout that differ.

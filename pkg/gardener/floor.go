@@ -90,6 +90,43 @@ func Screen(steps []Step, ops []Op) Screening {
 	return s
 }
 
+// ScreenHeal screens the ops of a heal: everything Screen refuses, and any op that rewrites or
+// deletes a step before the one that failed (failed: its 0-based top-level index). Replay had
+// already passed those steps, so the failure says nothing against them, and spec 002 is plain:
+// a heal never rewrites the steps before the one that failed. A step inserted before the failed
+// one rewrites nothing already there (a field the form now requires, filled before the submit
+// that failed) and goes on to be classed review like every added step. A failed index below 0
+// (nothing failed, or a caller that does not know) adds no refusal.
+func ScreenHeal(steps []Step, ops []Op, failed int) Screening {
+	if failed <= 0 {
+		return Screen(steps, ops)
+	}
+	var early []Refusal
+	var rest []Op
+	var restAt []int
+	for i, op := range ops {
+		if op.Kind != OpInsert && op.Index >= 0 && op.Index < failed && op.Index < len(steps) {
+			verb := "rewriting"
+			if op.Kind == OpDelete {
+				verb = "deleting"
+			}
+			early = append(early, Refusal{Op: i, Index: op.Index, Path: strconv.Itoa(op.Index + 1), Kind: steps[op.Index].Kind,
+				Reason: fmt.Sprintf("%s step %d (%s), which passed before step %d failed: a heal never rewrites the steps before the one that failed.", verb, op.Index+1, steps[op.Index].Redacted(), failed+1)})
+			continue
+		}
+		rest = append(rest, op)
+		restAt = append(restAt, i)
+	}
+	s := Screen(steps, rest)
+	for k := range s.Refusals {
+		// Screen counted ops among those it saw; a person counts among those proposed.
+		s.Refusals[k].Op = restAt[s.Refusals[k].Op]
+	}
+	s.Refusals = append(early, s.Refusals...)
+	slices.SortStableFunc(s.Refusals, func(a, b Refusal) int { return a.Op - b.Op })
+	return s
+}
+
 // malformed says why op cannot be screened: it would not apply, or its step would not decode.
 func malformed(n int, op Op, touched map[int]bool) string {
 	if reason := opProblem(n, op, touched); reason != "" {

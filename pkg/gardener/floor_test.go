@@ -652,3 +652,29 @@ func TestRaiseNotedToReview(t *testing.T) {
 		t.Fatalf("raised %+v", got)
 	}
 }
+
+// ScreenHeal: a step before the failed one is neither rewritten nor deleted by a heal, a step
+// may still be inserted there, and refusals keep the op's position among those proposed.
+func TestScreenHealRefusesStepsBeforeTheFailure(t *testing.T) {
+	steps := loginTest().Steps
+	fill := Step{Kind: Fill, Locator: MustLocator("label=E-mail"), Value: "x@shop.test"}
+	click := Step{Kind: Click, Locator: MustLocator(`role=button[name="Sign in"]`)}
+	extra := Step{Kind: Fill, Locator: MustLocator("label=Name"), Value: "Ann"}
+	ops := []Op{{Kind: OpInsert, Index: 1, Step: &extra}, {Kind: OpReplace, Index: 1, Step: &fill}, {Kind: OpDelete, Index: 0}, {Kind: OpReplace, Index: 2, Step: &click}, {Kind: OpDelete, Index: 3}}
+	sc := ScreenHeal(steps, ops, 2)
+	if len(sc.Allowed) != 2 || sc.Allowed[0].Kind != OpInsert || sc.Allowed[1].Index != 2 {
+		t.Fatalf("allowed %v", sc.Allowed)
+	}
+	if len(sc.Refusals) != 3 || sc.Refusals[0].Op != 1 || sc.Refusals[0].Path != "2" || sc.Refusals[1].Op != 2 || sc.Refusals[2].Op != 4 {
+		t.Fatalf("refusals %+v", sc.Refusals)
+	}
+	if want := "rewriting step 2 (fill label=Email"; !strings.HasPrefix(sc.Refusals[0].Reason, want) || strings.Contains(sc.Refusals[0].Reason, "demo@shop.test") {
+		t.Errorf("reason %q, want it to start %q and carry no typed value", sc.Refusals[0].Reason, want)
+	}
+	if !strings.HasPrefix(sc.Refusals[1].Reason, "deleting step 1") || !strings.Contains(sc.Refusals[2].Reason, "deleting the check at step 4") {
+		t.Errorf("reasons %+v", sc.Refusals)
+	}
+	if got := ScreenHeal(steps, ops[1:2], -1); len(got.Allowed) != 1 {
+		t.Errorf("no failed index: %+v", got)
+	}
+}

@@ -15,6 +15,7 @@ var noteWords = map[NoteKind]struct {
 	NotePageAtFailure:      {"Page at failure", []string{"page at failure"}},
 	NoteFlowChange:         {"Flow change", []string{"flow change"}},
 	NoteActionAdded:        {"Action added", []string{"action added"}},
+	NoteInputAdded:         {"Input added", []string{"input added"}},
 	NoteBehaviorChange:     {"Behaviour change", []string{"behavior change", "behaviour change"}},
 	NoteInsensitiveCheck:   {"Insensitive check", []string{"insensitive check"}},
 	NoteUnprovenCheck:      {"Unproven check", []string{"unproven check"}},

@@ -213,6 +213,21 @@ func TestClassify(t *testing.T) {
 		{"check added", mod(func(s []Step) []Step {
 			return append(s, Step{Kind: AssertVisible, Locator: MustLocator("css=#hello")})
 		}), []ChangeClass{ClassReview}},
+		// Spec 002: an element named another way — a role, a frame — is review even when the
+		// name stays: a link "Login" is not the button "Login", and a field in another frame is
+		// another field.
+		{"role changes under the same name", mod(func(s []Step) []Step {
+			s[2].Locator = MustLocator(`role=link[name="Login"]`)
+			return s
+		}), []ChangeClass{ClassReview}},
+		{"element moves into a frame", mod(func(s []Step) []Step {
+			s[1].Locator = MustLocator(`frame=#login-frame >> label=Email`)
+			return s
+		}), []ChangeClass{ClassReview}},
+		{"role dropped for any role of the same name", mod(func(s []Step) []Step {
+			s[2].Locator = MustLocator(`role=*[name="Login"]`)
+			return s
+		}), []ChangeClass{ClassReview}},
 		{"wait for a URL added", mod(func(s []Step) []Step {
 			return append(s, Step{Kind: Wait, For: WaitURL, URL: "/dashboard"})
 		}), []ChangeClass{ClassReview}},
@@ -233,6 +248,20 @@ func TestClassify(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A role written where the recording accepted any role only narrows the match: the name that
+// named the element still does.
+func TestClassifyARoleWrittenWhereAnyRoleWasIsRepair(t *testing.T) {
+	before := []Step{{Kind: Click, Locator: MustLocator(`role=*[name="Login"]`)}}
+	after := []Step{{Kind: Click, Locator: MustLocator(`role=button[name="Login"]`)}}
+	if got := Classify(before, after); len(got) != 1 || got[0].Class != ClassRepair {
+		t.Fatalf("got %+v, want one repair", got)
+	}
+	framed := []Step{{Kind: Click, Locator: MustLocator(`frame=#pay >> role=button[name="Login"]`)}}
+	if got := Classify(framed, after); len(got) != 1 || got[0].Class != ClassReview {
+		t.Fatalf("a step moved out of its frame: got %+v, want one review", got)
 	}
 }
 

@@ -27,8 +27,9 @@ const (
 // NoteKind says which trust check wrote a note.
 type NoteKind string
 
-// Notes a proof can carry. Flow-change, behaviour-change, unproven-check, requirement-not-kept,
-// unverified and intent-unconfirmed notes keep a repair from being applied without a person.
+// Notes a proof can carry. Flow-change, input-added, behaviour-change, unproven-check,
+// requirement-not-kept, unverified and intent-unconfirmed notes keep a repair from being applied
+// without a person.
 const (
 	NotePageAtFailure NoteKind = "page-at-failure"
 	// NoteFlowChange: the repair dropped an action the last green run performed, replaced one
@@ -37,7 +38,14 @@ const (
 	// NoteActionAdded: the repair added a click, key press or hover and nothing else about the
 	// flow changed (a click that dismisses an overlay); the checks after it must be proven
 	// sensitive for it to be applied alone.
-	NoteActionAdded    NoteKind = "action-added"
+	NoteActionAdded NoteKind = "action-added"
+	// NoteInputAdded: the repair added a step that enters, picks or ticks a value the recorded
+	// test never gave (a field the form now requires). Nothing the recording entered is lost, so
+	// it is no behaviour change; but a new value can produce the very one a later check expects,
+	// and only a person can tell the app asks for it, so it is held as a flow change beyond an
+	// added dismissal is (DESIGN invariant 10), its step classed review.
+	NoteInputAdded NoteKind = "input-added"
+	// NoteBehaviorChange: a step no longer enters, picks or uploads what the recorded step did.
 	NoteBehaviorChange NoteKind = "behavior-change"
 	// NoteInsensitiveCheck: a check the repair did not touch also passes before its step.
 	NoteInsensitiveCheck NoteKind = "insensitive-check"
@@ -60,7 +68,7 @@ type Note struct {
 // bulkest accept there is, and what a bulk accept leaves out needs a person.
 func (n Note) NeedsPerson() bool {
 	switch n.Kind {
-	case NoteFlowChange, NoteBehaviorChange, NoteUnprovenCheck, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed:
+	case NoteFlowChange, NoteInputAdded, NoteBehaviorChange, NoteUnprovenCheck, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed:
 		return true
 	}
 	return false

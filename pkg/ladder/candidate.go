@@ -32,7 +32,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 	healed := map[int]int{}
 	lastFail := c.fail.Result.FailedStep
 	for round := 0; ; round++ {
-		sc := gardener.Screen(c.base.Steps, ops)
+		sc := gardener.ScreenHeal(c.base.Steps, ops, c.fail.Result.FailedIndex)
 		a := gardener.Attempt{Rung: rung, Ops: sc.Allowed, Refusals: sc.Refusals}
 		for _, r := range sc.Refusals {
 			c.emit(Event{Stage: gardener.EventRefusal, Rung: rung, Step: r.Path, Kind: r.Kind, Reason: r.Reason, Message: r.String()})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -286,4 +287,51 @@ type runnerFunc func(gardener.Test) gardener.Replay
 
 func (f runnerFunc) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
 	return f(t), nil
+}
+
+// recording keeps the steps of every candidate it is asked to replay, and fails them all as
+// the recorded run failed.
+type recording struct{ seen [][]gardener.Step }
+
+func (r *recording) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	r.seen = append(r.seen, gardener.CloneSteps(t.Steps))
+	f := failing()
+	f.Result.TestVersion = t.Version
+	return *f, nil
+}
+
+// Spec 002: a heal never rewrites the steps before the one that failed. Suggest-fix proposing a
+// new card number for step 2 when step 3 failed has that op refused, named, and kept out of the
+// candidate; the fix of the failed step itself still goes on to its proof.
+func TestAHealNeverRewritesTheStepsBeforeTheOneThatFailed(t *testing.T) {
+	early := gardener.Step{Kind: gardener.Fill, Locator: loc("label=Card"), Value: "5555 5555"}
+	click := gardener.Step{Kind: gardener.Click, Locator: loc(`role=button[name="Pay now"]`)}
+	fail := failing()
+	fail.Result.FailedStep, fail.Result.FailedIndex, fail.Result.ErrorKind = "3", 2, gardener.ErrElementNotFound
+	m := scripted{ops: gardener.OpsAnswer{Ops: []gardener.Op{{Kind: gardener.OpReplace, Index: 1, Step: &early}, {Kind: gardener.OpReplace, Index: 2, Step: &click}}}}
+	runner := &recording{}
+	res, err := (&Ladder{Runner: runner, Model: m}).Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Refusals) == 0 || res.Refusals[0].Path != "2" || !strings.Contains(res.Refusals[0].Reason, "a heal never rewrites the steps before the one that failed") {
+		t.Fatalf("refusals %+v", res.Refusals)
+	}
+	if len(runner.seen) == 0 {
+		t.Fatal("the fix of the failed step was never proven")
+	}
+	for _, steps := range runner.seen {
+		if !steps[1].Equal(test().Steps[1]) {
+			t.Fatalf("a candidate rewrote step 2, which passed: %s", steps[1].Redacted())
+		}
+	}
+	if !runner.seen[0][2].Equal(click) {
+		t.Fatalf("the failed step's fix is not in the candidate: %s", runner.seen[0][2].Redacted())
+	}
+	// Only earlier steps proposed: nothing reaches the gate.
+	m.ops.Ops = m.ops.Ops[:1]
+	res, err = (&Ladder{Runner: noBrowser{t}, Model: m}).Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}})
+	if err != nil || res.Outcome != Refused {
+		t.Fatalf("%v: %s (%s)", err, res.Outcome, res.Reason)
+	}
 }

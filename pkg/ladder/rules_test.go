@@ -57,8 +57,15 @@ func loginSteps() []gardener.Step {
 
 func repairWith(t *testing.T, r gardener.Runner, ops ...gardener.Op) Result {
 	t.Helper()
+	return repairAt(t, r, 3, ops...)
+}
+
+// repairAt is repairWith for a recorded run that failed at the 0-based step failed: a heal
+// never rewrites the steps before it.
+func repairAt(t *testing.T, r gardener.Runner, failed int, ops ...gardener.Op) Result {
+	t.Helper()
 	tt := gardener.Test{ID: "t", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: loginSteps()}
-	fail := &gardener.Replay{Result: gardener.RunResult{TestID: "t", FailedStep: "4", FailedIndex: 3, ErrorKind: gardener.ErrAssertionFailed, Message: "url is /login"}}
+	fail := &gardener.Replay{Result: gardener.RunResult{TestID: "t", FailedStep: strconv.Itoa(failed + 1), FailedIndex: failed, ErrorKind: gardener.ErrAssertionFailed, Message: "url is /login"}}
 	l := &Ladder{Runner: r, Model: scripted{ops: gardener.OpsAnswer{Ops: ops}}}
 	res, err := l.Repair(context.Background(), Request{Test: tt, Mode: gardener.ModeApply, Failure: fail, Rungs: []gardener.Strategy{gardener.StrategySuggestFix}})
 	if err != nil {
@@ -84,7 +91,8 @@ func hasNote(v *gardener.Verdict, k gardener.NoteKind) bool {
 }
 
 // A flow change holds a repair for a person even in apply mode, however sensitive its checks:
-// added navigation, an action dropped, an action replaced by a goto.
+// added navigation, an action dropped, an action replaced by a goto. Each fails at the step its
+// op changes, since a heal never rewrites a step before the failed one.
 func TestFlowChangesHoldForAPerson(t *testing.T) {
 	goTo := gardener.Step{Kind: gardener.Goto, URL: "/dashboard"}
 	for name, ops := range map[string][]gardener.Op{
@@ -93,7 +101,7 @@ func TestFlowChangesHoldForAPerson(t *testing.T) {
 		"click replaced by a goto":        {{Kind: gardener.OpReplace, Index: 2, Step: &goTo}},
 		"goto redirected to another page": {{Kind: gardener.OpReplace, Index: 0, Step: &goTo}},
 	} {
-		res := repairWith(t, passing{sensitive: always, leaves: "/dashboard"}, ops...)
+		res := repairAt(t, passing{sensitive: always, leaves: "/dashboard"}, min(ops[0].Index, 3), ops...)
 		if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteFlowChange) {
 			t.Errorf("%s: outcome %s (%s), want staged with a flow-change note", name, res.Outcome, res.Reason)
 		}
@@ -207,5 +215,34 @@ func TestPropagatedFixIsJudgedAgainstItsOwnTest(t *testing.T) {
 	}
 	if need, why := props[0].Verdict.NeedsPerson(); need || props[0].Verdict.Sensitivity.Total != 2 {
 		t.Fatalf("a propagated fix with every check proven sensitive needs no person: %s, sensitivity %+v", why, props[0].Verdict.Sensitivity)
+	}
+}
+
+// A fix that adds a fill for a field the form now requires is held under its own name — an
+// added input, its step classed review — not as a behaviour change: spec 002's behaviour change
+// is a step that no longer enters, picks or uploads what the recording did, and nothing the
+// recording entered is lost here.
+func TestAnAddedInputIsNamedAsOne(t *testing.T) {
+	name := insert(2, gardener.Step{Kind: gardener.Fill, Locator: loc("label=Full name"), Value: "Ann Lee"})
+	res := repairWith(t, passing{sensitive: always}, name)
+	if res.Outcome != Staged {
+		t.Fatalf("outcome %s (%s), want staged for a person", res.Outcome, res.Reason)
+	}
+	if hasNote(res.Verdict, gardener.NoteBehaviorChange) || !hasNote(res.Verdict, gardener.NoteInputAdded) {
+		t.Fatalf("notes %+v, want an input-added note and no behaviour change", res.Verdict.Notes)
+	}
+	for _, n := range res.Verdict.Notes {
+		if n.Kind != gardener.NoteInputAdded {
+			continue
+		}
+		const want = "the repaired test enters fill label=Full name [value redacted, 7 chars] at step 3, which the recorded test did not: a new input the test now gives"
+		if n.Kind.Label() != "Input added" || !strings.HasPrefix(n.Body(), want) || n.Step != "3" || strings.Contains(n.Text, "Ann Lee") {
+			t.Errorf("note %s: %q, want it to open %q", n.Kind.Label(), n.Body(), want)
+		}
+	}
+	for _, c := range res.Verdict.Changes {
+		if c.Path == "3" && c.Class != gardener.ClassReview {
+			t.Errorf("the added input is classed %s, want review", c.Class)
+		}
 	}
 }

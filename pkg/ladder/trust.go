@@ -208,9 +208,10 @@ func stripFragment(u string) string {
 	return u
 }
 
-// addedValueNotes flags a step the repair added that enters or picks a value: typing or
-// choosing something the recorded test never did changes what the test exercises, and can
-// produce the very value a later check expects.
+// addedValueNotes names a step the repair added that enters or picks a value: an added input.
+// It is no behaviour change (every value the recording entered is still entered), but a value
+// the recorded test never gave can produce the very one a later check expects, so a person
+// confirms the app now asks for it.
 func addedValueNotes(pairs []pair) []gardener.Note {
 	var out []gardener.Note
 	for _, p := range pairs {
@@ -218,7 +219,7 @@ func addedValueNotes(pairs []pair) []gardener.Note {
 			continue
 		}
 		if _, ok := entersValue(*p.after); ok {
-			out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.aPath, Text: fmt.Sprintf("behavior change: the repaired test does %s at step %s, which the recorded test did not. The test may now exercise something else.", p.after.Redacted(), p.aPath)})
+			out = append(out, gardener.Note{Kind: gardener.NoteInputAdded, Step: p.aPath, Text: fmt.Sprintf("input added: the repaired test enters %s at step %s, which the recorded test did not: a new input the test now gives. Confirm the app asks for it (a field it now requires, say).", p.after.Redacted(), p.aPath)})
 		}
 	}
 	return out

@@ -74,10 +74,11 @@ func Climb(t testing.TB) Fixture {
 	clock := time.Unix(1.7e9, 0)
 	now := func() time.Time { clock = clock.Add(time.Millisecond); return clock }
 
-	// The held fix: the fill of step 2 becomes a click on a saved address (the value is no
-	// longer entered: a behaviour change and a requirement not kept), a nickname field gets the
-	// same value (an added value, recorded empty: UNVERIFIED), the select is kept, and the
-	// deletion of the final check is refused.
+	// The held fix: the fill of step 2, where the run failed (a heal never rewrites a step
+	// before the failed one), becomes a click on a saved address (the value is no longer
+	// entered: a behaviour change and a requirement not kept), a nickname field gets the same
+	// value (an added input, recorded empty: UNVERIFIED), the select is kept, and the deletion
+	// of the final check is refused.
 	saved := gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator("text=Use my saved address")}
 	nick := gardener.Step{Kind: gardener.Fill, Locator: gardener.MustLocator("label=Nickname"), Value: Typed}
 	held := &ladder.Ladder{Runner: runner{}, Progress: progress, Now: now, Model: model{ops: []gardener.Op{
@@ -87,7 +88,7 @@ func Climb(t testing.TB) Fixture {
 	}}}
 	res, err := held.Repair(context.Background(), ladder.Request{
 		Test: f.Test, Mode: gardener.ModeApply, LastGreen: lastGreen(), RunID: "run-held",
-		Failure: failure(f.Test, 3, gardener.ErrElementNotFound, "no element matches the locator"),
+		Failure: failure(f.Test, 1, gardener.ErrElementNotFound, "no element matches the locator"),
 		Rungs:   []gardener.Strategy{gardener.StrategySuggestFix},
 	})
 	if err != nil {

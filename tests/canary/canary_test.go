@@ -49,13 +49,13 @@ func TestLadderRecordsCarryNoTypedValue(t *testing.T) {
 	canary.Absent(t, "the failure message", f.Triaged.Failure.Message)
 
 	// The fixture covers what it claims: a requirement not kept, a value entered, an added
-	// value, UNVERIFIED; and the test's own steps, in the ops a reviewer's JSON carries, still
+	// input, UNVERIFIED; and the test's own steps, in the ops a reviewer's JSON carries, still
 	// hold the values (those allowed to read the test read them).
 	kinds := map[gardener.NoteKind]bool{}
 	for _, n := range v.Notes {
 		kinds[n.Kind] = true
 	}
-	for _, k := range []gardener.NoteKind{gardener.NoteBehaviorChange, gardener.NoteRequirementNotKept, gardener.NoteUnverified} {
+	for _, k := range []gardener.NoteKind{gardener.NoteBehaviorChange, gardener.NoteInputAdded, gardener.NoteRequirementNotKept, gardener.NoteUnverified} {
 		if !kinds[k] {
 			t.Errorf("the held verdict has no %s note: %+v", k, v.Notes)
 		}
