@@ -22,6 +22,7 @@ var noteWords = map[NoteKind]struct {
 	NoteRequirementNotKept: {"NOT KEPT", []string{"requirement not kept", "not kept"}},
 	NoteUnverified:         {"UNVERIFIED", []string{"unverified"}},
 	NoteIntentUnconfirmed:  {"Intent not confirmed", []string{"intent not confirmed"}},
+	NoteVolatileLocator:    {"Volatile locator", []string{"volatile locator"}},
 }
 
 // Label is the kind as people read it before a note ("Unproven check"); a kind this version

@@ -28,8 +28,8 @@ const (
 type NoteKind string
 
 // Notes a proof can carry. Flow-change, input-added, behaviour-change, unproven-check,
-// requirement-not-kept, unverified and intent-unconfirmed notes keep a repair from being applied
-// without a person.
+// requirement-not-kept, unverified, intent-unconfirmed and volatile-locator notes keep a repair
+// from being applied without a person.
 const (
 	NotePageAtFailure NoteKind = "page-at-failure"
 	// NoteFlowChange: the repair dropped an action the last green run performed, replaced one
@@ -55,6 +55,10 @@ const (
 	NoteRequirementNotKept NoteKind = "requirement-not-kept"
 	NoteUnverified         NoteKind = "unverified"
 	NoteIntentUnconfirmed  NoteKind = "intent-unconfirmed"
+	// NoteVolatileLocator: the repair wrote a locator that names live data or a generated part
+	// (see Volatility), because no stable form matched the element; it passes on this run's data
+	// and may fail on the next.
+	NoteVolatileLocator NoteKind = "volatile-locator"
 )
 
 // Note is one finding about a proof, written for a person.
@@ -68,7 +72,7 @@ type Note struct {
 // bulkest accept there is, and what a bulk accept leaves out needs a person.
 func (n Note) NeedsPerson() bool {
 	switch n.Kind {
-	case NoteFlowChange, NoteInputAdded, NoteBehaviorChange, NoteUnprovenCheck, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed:
+	case NoteFlowChange, NoteInputAdded, NoteBehaviorChange, NoteUnprovenCheck, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed, NoteVolatileLocator:
 		return true
 	}
 	return false

@@ -93,6 +93,13 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 	v.Notes = append(v.Notes, flowNotes(pairs, e.proof.Result)...)
 	v.Notes = append(v.Notes, behaviourNotes(e.base, e.cand.Steps, pairs)...)
 	v.Notes = append(v.Notes, addedValueNotes(pairs)...)
+	for _, p := range pairs {
+		if p.after != nil {
+			if n, ok := gardener.VolatileNote(p.aPath, p.before, *p.after); ok {
+				v.Notes = append(v.Notes, n)
+			}
+		}
+	}
 	v.Contract = contract(e.base, e.cand.Steps, pairs, e.lastGreen, e.proof.Result)
 	for _, r := range v.Contract.Redacted().Requirements {
 		if !r.Kept {

@@ -11,7 +11,8 @@ import (
 
 // Locators returns locator strings (the test format's syntax) for candidate i of the page, most
 // robust first: test id, role and accessible name, label, placeholder, id, name, visible text,
-// a tag and class, and only then positional xpaths. Every stable locator returned matches
+// a tag and class — each of these that names live data or a generated part after all that do
+// not — and only then positional xpaths. Every stable locator returned matches
 // exactly candidate i among the page's candidates; the positional ones come last, as a fallback
 // for elements with nothing stable, and only when nothing stable exists.
 //
@@ -81,7 +82,7 @@ func (p *Page) Locators(i int) []string {
 		})
 	}
 	if len(out) > 0 {
-		return out
+		return lastingFirst(out)
 	}
 	// Nothing stable: positional paths, the one anchored on the nearest id first because it
 	// survives changes outside that subtree.
@@ -92,6 +93,30 @@ func (p *Page) Locators(i int) []string {
 		try("xpath="+c.XPath, func(fp *gardener.Fingerprint) bool { return fp.XPath == c.XPath })
 	}
 	return out
+}
+
+// lastingFirst moves the locators that name live data or a generated part (gardener.Volatility:
+// "Cart (3)", "Pay $120.00") after the ones that do not, keeping each group's order: the first
+// locator that resolves is the one a heal writes, and a name with a count in it is proven on
+// this run's data and fails on the next. A volatile locator is still returned, last, so an
+// element with nothing else is still named; the heal's verdict then carries a volatile-locator
+// note.
+func lastingFirst(locs []string) []string {
+	volatile := func(s string) bool {
+		l, err := gardener.ParseLocator(s)
+		return err == nil && gardener.Volatility(l) != ""
+	}
+	slices.SortStableFunc(locs, func(a, b string) int {
+		return boolInt(volatile(a)) - boolInt(volatile(b))
+	})
+	return locs
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // roleOf is the element's ARIA role: the recorded one, else the implicit role of its tag.
