@@ -430,12 +430,7 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 		if r.Auto {
 			rv.Who = "auto"
 		}
-		switch {
-		case !r.RevertedAt.IsZero():
-			rv.NotRevertable = fmt.Sprintf("Reverted by %s on %s.", r.RevertedBy, r.RevertedAt.UTC().Format(timeLayout))
-		case r.ToVersion != t.Version:
-			rv.NotRevertable = fmt.Sprintf("Not revertable: the test is at version %d, this repair wrote version %d.", t.Version, r.ToVersion)
-		default:
+		if rv.NotRevertable = r.RevertRefusal(t.Version); rv.NotRevertable == "" {
 			if rv.Confirmation, err = c.App.RevertConfirmation(ctx, r.ID); err != nil {
 				return v, err
 			}
