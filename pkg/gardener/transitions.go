@@ -84,10 +84,21 @@ func (r Repair) Revert(by string, at time.Time) (Repair, error) {
 	return r, nil
 }
 
-// Reviewed is r marked reviewed by by: its badge cleared, the fix kept.
-func (r Repair) Reviewed(by string) Repair {
+// Reviewed is r marked reviewed by by: its badge cleared, the fix kept. Only a repair still
+// badged Auto-repaired is reviewed: one reverted, one reviewed already and one a person approved
+// (it never carried the badge) are a *ConflictError naming why, so a second click or a stale page
+// changes nothing and says so.
+func (r Repair) Reviewed(by string) (Repair, error) {
+	switch {
+	case !r.RevertedAt.IsZero():
+		return r, &ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reverted by %s: there is no fix left to review", r.RevertedBy)}
+	case r.ReviewedBy != "":
+		return r, &ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reviewed already by %s", r.ReviewedBy)}
+	case !r.Badge:
+		return r, &ConflictError{Entity: "repair", ID: r.ID, Reason: "carries no Auto-repaired badge: a person approved it"}
+	}
 	r.Badge, r.ReviewedBy = false, by
-	return r
+	return r, nil
 }
 
 // Edited is the stored test t after a person's edit e, made against e.Version: e's name, status
