@@ -99,9 +99,20 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 		dbCfg.BaseEndpoint = aws.String(ep)
 	}
 	s.Store = dynamo.New(dynamodb.NewFromConfig(dbCfg), table)
-	modelRegion := os.Getenv("MODEL_REGION")
+	models := modelspec.Options{Region: os.Getenv("MODEL_REGION"), AllowedFrom: "ModelId (BEDROCK_MODEL_ID)"}
+	if id := os.Getenv("BEDROCK_MODEL_ID"); id != "" {
+		// The functions' IAM policy allows this one model: a setting naming another would
+		// fail only when a repair first calls it, so it is refused when it is saved.
+		models.Allowed = []string{id}
+	}
 	s.Models = func(ctx context.Context, spec string) (gardener.Model, error) {
-		return modelspec.Open(ctx, spec, modelspec.Options{Region: modelRegion})
+		return modelspec.Open(ctx, spec, models)
+	}
+	switch plan := gardener.Plan(os.Getenv("PLAN")); plan {
+	case "", gardener.PlanFree, gardener.PlanPro:
+		s.Plan = plan
+	default:
+		return s, fmt.Errorf("PLAN %q: give free or pro", plan)
 	}
 	if v := os.Getenv("STEP_TIMEOUT"); v != "" {
 		if s.StepTimeout, err = time.ParseDuration(v); err != nil {

@@ -42,6 +42,7 @@ func ClassOf(err error) ErrorClass {
 	var setting *SettingsError
 	var floor *lifecycle.RefusedError
 	var unproven *lifecycle.UnprovenError
+	var plan *PlanError
 	if _, moved := MovedVersion(err); moved {
 		return ClassMoved
 	}
@@ -54,7 +55,7 @@ func ClassOf(err error) ErrorClass {
 		return ClassNotFound
 	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
 		return ClassConflict
-	case errors.Is(err, gardener.ErrIneligible):
+	case errors.Is(err, gardener.ErrIneligible), errors.As(err, &plan):
 		return ClassRefused
 	case errors.As(err, &bad), errors.As(err, &setting), errors.As(err, &floor):
 		return ClassBadInput

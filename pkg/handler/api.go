@@ -104,6 +104,8 @@ type APIDeps struct {
 	// BaseURLs and StepTimeout are what the Runner's replays run with (see Services).
 	BaseURLs    map[string]string
 	StepTimeout time.Duration
+	// Plan is the deployment's plan (see Services.Plan).
+	Plan gardener.Plan
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -124,7 +126,7 @@ func NewAPI(d APIDeps) (*API, error) {
 		return nil, err
 	}
 	app, err := gardening.New(gardening.Deps{Store: d.Store, Notifier: d.Notifier, Models: d.Models, Starter: d.Starter,
-		RepairMachine: d.RepairMachine, Now: d.Now, Log: d.log()})
+		RepairMachine: d.RepairMachine, Plan: d.Plan, Now: d.Now, Log: d.log()})
 	if err != nil {
 		return nil, err
 	}

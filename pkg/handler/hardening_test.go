@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/modelspec"
 )
 
 // TestRunsNeverRepairedAreRefusedAtTheDoor: a manual repair of a run the gate never serves — a
@@ -105,5 +106,53 @@ func TestMarkReviewedAnswersAsDocumented(t *testing.T) {
 		if after, _ := s.Store.Repair(ctx, tc.repair); after.ReviewedBy != before.ReviewedBy || after.Badge != before.Badge {
 			t.Errorf("%s: the refused mark wrote %+v", tc.probe, after)
 		}
+	}
+}
+
+// TestPlanAndModelAreTheDeployments: the plan is the deployment's, not the project's members':
+// a project the API creates is on the deployment's plan, and a PUT naming another plan is 403
+// naming the setting, whoever's token names the project; a model setting naming a Bedrock model
+// the deployment does not allow is refused when it is saved, 400 naming the setting and the
+// model it allows.
+func TestPlanAndModelAreTheDeployments(t *testing.T) {
+	ctx := context.Background()
+	s := fullServices(t)
+	s.Plan = gardener.PlanFree
+	allowed := modelspec.Options{Allowed: []string{"anthropic.allowed-v1"}, AllowedFrom: "ModelId (BEDROCK_MODEL_ID)"}
+	s.Models = func(ctx context.Context, spec string) (gardener.Model, error) {
+		return modelspec.Open(ctx, spec, allowed)
+	}
+	t.Setenv("AWS_REGION", "us-east-1")
+	api, err := handler.ApiFunction.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := map[string]string{"email": "ada@example.com", "projects": "shop,other"}
+	if got := viaLambda(t, api.(*handler.API), http.MethodPut, "/projects/shop", `{"name":"Shop"}`, member); got.status != http.StatusCreated || !strings.Contains(got.body, `"plan":"free"`) {
+		t.Fatalf("create: %d %s; want 201 on the deployment's plan, free", got.status, got.body)
+	}
+	for _, tc := range []struct {
+		probe, method, path, body string
+		status                    int
+		want                      string
+	}{
+		{"a member makes a free project pro", http.MethodPut, "/projects/shop", `{"plan":"pro"}`, http.StatusForbidden, "Plan parameter"},
+		{"a member creates a project on pro", http.MethodPut, "/projects/other", `{"plan":"pro"}`, http.StatusForbidden, "Plan parameter"},
+		{"a member names the plan the project is on", http.MethodPut, "/projects/shop", `{"plan":"free","name":"Shop 2"}`, http.StatusOK, `"plan":"free"`},
+		{"a project setting names another Bedrock model", http.MethodPut, "/projects/shop", `{"model":"bedrock:anthropic.other-v9"}`, http.StatusBadRequest, `ModelId (BEDROCK_MODEL_ID) setting allows anthropic.allowed-v1 only`},
+		{"the settings name another Bedrock model", http.MethodPut, "/projects/shop/settings", `{"model":"bedrock:anthropic.other-v9"}`, http.StatusBadRequest, `ModelId (BEDROCK_MODEL_ID) setting allows anthropic.allowed-v1 only`},
+		{"the settings name the allowed model", http.MethodPut, "/projects/shop/settings", `{"model":"bedrock:anthropic.allowed-v1"}`, http.StatusOK, `"model":"bedrock:anthropic.allowed-v1"`},
+	} {
+		got := viaLambda(t, api.(*handler.API), tc.method, tc.path, tc.body, member)
+		if got.status != tc.status || !strings.Contains(got.body, tc.want) {
+			t.Errorf("%s: %d %s, want %d naming %q", tc.probe, got.status, got.body, tc.status, tc.want)
+		}
+	}
+	p, err := s.Store.Project(ctx, "shop")
+	if err != nil || p.Plan != gardener.PlanFree || p.Model != "bedrock:anthropic.allowed-v1" {
+		t.Fatalf("stored project %+v, %v; want free with the allowed model", p, err)
+	}
+	if _, err := s.Store.Project(ctx, "other"); err == nil {
+		t.Fatal("a refused create stored the project")
 	}
 }
