@@ -157,7 +157,12 @@ func startLocal(ctx context.Context, o localOptions) (*local, error) {
 			return modelspec.Open(ctx, spec, models)
 		},
 	}
-	st, err := stack.New(stack.Config{Template: tpl, Services: services, Log: log, OnNotify: o.onNotify})
+	cfg := stack.Config{Template: tpl, Services: services, Log: log, OnNotify: o.onNotify}
+	if ledger, ok := store.(stack.Ledger); ok {
+		// The embedded store keeps the executions, so a restart still answers for them.
+		cfg.Ledger = ledger
+	}
+	st, err := stack.New(cfg)
 	if err != nil {
 		release()
 		closeStore()

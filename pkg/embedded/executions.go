@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 
@@ -77,4 +78,48 @@ func (s *Store) ClaimExecution(ctx context.Context, c gardener.ExecutionClaim, s
 		return put(tx, bClaims, k, c)
 	})
 	return held, err
+}
+
+// bMachineExecutions keeps the executions the in-process interpreter ran: id → record.
+var bMachineExecutions = []byte("machineexecutions")
+
+// PutMachineExecution records an execution of the local stack's interpreter, or its new state:
+// the record of an id replaces the one before.
+func (s *Store) PutMachineExecution(ctx context.Context, x gardener.MachineExecution) error {
+	if err := need("machine execution id", x.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return put(tx, bMachineExecutions, []byte(x.ID), x)
+	})
+}
+
+// MachineExecution reads the record of an execution of the local stack's interpreter.
+func (s *Store) MachineExecution(ctx context.Context, id string) (x gardener.MachineExecution, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		x, err = get[gardener.MachineExecution](tx, bMachineExecutions, []byte(id), "machine execution", id)
+		return err
+	})
+	return x, err
+}
+
+// MachineExecutions lists every execution of the local stack's interpreter, in id order.
+func (s *Store) MachineExecutions(ctx context.Context) (out []gardener.MachineExecution, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		var corrupt gardener.CorruptError
+		err := tx.Bucket(bMachineExecutions).ForEach(func(k, v []byte) error {
+			var x gardener.MachineExecution
+			if err := json.Unmarshal(v, &x); err != nil {
+				corrupt.Add("machine execution", string(k), err)
+				return nil
+			}
+			out = append(out, x)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return corrupt.Err()
+	})
+	return out, err
 }
