@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/ownedtemp"
 )
@@ -46,5 +48,30 @@ func TestWriteRemovesTempFilesOfDeadProcesses(t *testing.T) {
 	}
 	if b, err := os.ReadFile(test); err != nil || string(b) != `{"id":"sign-in"}`+"\n" {
 		t.Errorf("the test file reads %q, %v", b, err)
+	}
+}
+
+// TestServeKeepsExecutionsInTheState: the stack gardener serve starts on the embedded store
+// keeps its executions there, so the stack of a later serve on the same state answers for them.
+func TestServeKeepsExecutionsInTheState(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := localOptions{state: t.TempDir(), template: "../../template.yaml", stepTimeout: time.Second, runner: sharedRunner}
+	l, err := startLocal(ctx, o)
+	noErr(t, err)
+	// A run of a test that does not exist: eligibility fails it at once, with no browser.
+	id, err := l.Start(ctx, "RepairStateMachine", "kept", map[string]any{"detail": map[string]any{"runId": "r-none", "testId": "t-none"}})
+	noErr(t, err)
+	l.Wait()
+	status, _, err := l.Describe(ctx, id)
+	noErr(t, err)
+	l.close()
+
+	again, err := startLocal(ctx, o)
+	noErr(t, err)
+	defer again.close()
+	got, _, err := again.Describe(ctx, id)
+	if err != nil || got != status {
+		t.Fatalf("execution %s after a restart of the stack: %q, %v; want %q as before", id, got, err, status)
 	}
 }
