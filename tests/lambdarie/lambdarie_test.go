@@ -139,7 +139,13 @@ func TestEveryFunctionUnderTheEmulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	functions := plan(t, tpl)
+	functions, problems, err := plan("../../template.yaml", "../../events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Fatalf("not every function of template.yaml is invoked under the emulator:\n  %s", strings.Join(problems, "\n  "))
+	}
 	arch := map[string]bool{}
 	for _, f := range functions {
 		arch[strings.Join(f.settings.Architectures, ",")] = true
@@ -225,32 +231,43 @@ func TestEveryFunctionUnderTheEmulator(t *testing.T) {
 	t.Logf("%d functions under the emulator in %s (load %s)", len(functions), time.Since(started).Round(time.Millisecond), loadavg())
 }
 
-// plan lists the template's functions with the invocations each gets: its samples, the borrowed
-// ones, and the payload that is not an event. A sample that belongs to no function of the
-// template, and a function with no invocation but the bad payload, fail the test.
-func plan(t *testing.T, tpl *template.Template) []*function {
-	t.Helper()
+// plan lists the functions of the template at path with the invocations each gets: its samples
+// in eventsDir, the borrowed ones, and the payload that is not an event. Every
+// AWS::Serverless::Function of the template is listed or named in problems: a function with no
+// sample, one with no binary, a sample for no function of the template.
+func plan(path, eventsDir string) (functions []*function, problems []string, err error) {
+	tpl, err := template.Load(path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := serverlessFunctions(path)
+	if err != nil {
+		return nil, nil, err
+	}
 	table := map[string]handler.Function{}
 	for _, f := range handler.Functions {
 		table[f.ID] = f
 	}
-	files, err := filepath.Glob("../../events/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no samples in events/: %v", err)
+	files, err := filepath.Glob(filepath.Join(eventsDir, "*.json"))
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no samples in %s", eventsDir)
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	byFunction := map[string][]string{}
-	for _, path := range files {
-		name := filepath.Base(path)
+	for _, file := range files {
+		name := filepath.Base(file)
 		id, known := samples[name]
 		if strings.HasPrefix(name, "api-") || strings.HasPrefix(name, "console-") {
 			id, known = handler.ApiFunction.ID, true
 		}
 		switch {
 		case !known:
-			t.Errorf("events/%s is for no function this test knows: add it to samples", name)
+			problems = append(problems, fmt.Sprintf("events/%s is for no function this test knows: add it to samples", name))
 		case id == "":
-		case tpl.Functions[id] == nil:
-			t.Errorf("events/%s is for %s, which is not a function of template.yaml", name, id)
+		case !inTemplate(raw, id):
+			problems = append(problems, fmt.Sprintf("events/%s is for %s, which is not a function of the template", name, id))
 		default:
 			byFunction[id] = append(byFunction[id], name)
 		}
@@ -258,45 +275,100 @@ func plan(t *testing.T, tpl *template.Template) []*function {
 	for id, names := range borrowed {
 		byFunction[id] = append(byFunction[id], names...)
 	}
-	raw, err := serverlessFunctions("../../template.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got, want := slices.Sorted(maps.Keys(tpl.Functions)), slices.Sorted(maps.Keys(raw)); !slices.Equal(got, want) {
-		t.Errorf("the template's AWS::Serverless::Function resources are %v; the local stack's template reader gives %v", want, got)
+		problems = append(problems, fmt.Sprintf("the template's AWS::Serverless::Function resources are %v; the local stack's template reader gives %v", want, got))
 	}
-	var out []*function
 	for _, id := range slices.Sorted(maps.Keys(raw)) {
 		tf := tpl.Functions[id]
-		if tf == nil {
-			continue
-		}
 		fn, ok := table[id]
-		if !ok {
-			t.Errorf("template function %s has no entry in handler.Functions, so no binary to run", id)
-			continue
-		}
 		names := byFunction[id]
-		if len(names) == 0 {
-			t.Errorf("template function %s has no sample in events/ and borrows none: it is not invoked under the emulator", id)
+		switch {
+		case tf == nil:
+			continue
+		case !ok:
+			problems = append(problems, fmt.Sprintf("template function %s has no entry in handler.Functions, so no binary to run under the emulator", id))
+			continue
+		case len(names) == 0:
+			problems = append(problems, fmt.Sprintf("template function %s has no sample in events/ and borrows none, so it is not invoked under the emulator", id))
 			continue
 		}
 		f := &function{id: id, fn: fn, tpl: tf, browser: fn.Image, settings: raw[id]}
 		slices.Sort(names)
 		for _, name := range slices.Compact(names) {
-			payload, err := os.ReadFile(filepath.Join("../../events", name))
+			payload, err := os.ReadFile(filepath.Join(eventsDir, name))
 			if err != nil {
-				t.Fatal(err)
+				return nil, nil, err
 			}
 			f.calls = append(f.calls, call{name: strings.TrimSuffix(name, ".json"), payload: payload})
 		}
 		f.calls = append(f.calls, call{name: "not-an-event", payload: []byte(notAnEvent)})
-		out = append(out, f)
+		functions = append(functions, f)
 	}
-	if t.Failed() {
-		t.FailNow()
+	return functions, problems, nil
+}
+
+func inTemplate(raw map[string]settings, id string) bool {
+	_, ok := raw[id]
+	return ok
+}
+
+// TestPlanNamesEveryFunctionItCannotRun: a function the template gains without a binary, and
+// one whose only sample goes, are named, so the emulator test fails rather than leave them out.
+func TestPlanNamesEveryFunctionItCannotRun(t *testing.T) {
+	functions, problems, err := plan("../../template.yaml", "../../events")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	if len(problems) > 0 {
+		t.Fatalf("template.yaml as it is: %v", problems)
+	}
+	tpl, err := template.Load("../../template.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(functions) != len(tpl.Functions) {
+		t.Fatalf("%d functions planned, the template has %d", len(functions), len(tpl.Functions))
+	}
+
+	b, err := os.ReadFile("../../template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := "Resources:\n  ExtraFunction:\n    Type: AWS::Serverless::Function\n    Properties:\n      CodeUri: functions/extra/\n      Handler: bootstrap\n      Runtime: provided.al2023\n    Metadata: {BuildMethod: go1.x}\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(strings.Replace(string(b), "Resources:\n", extra, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	events := filepath.Join(dir, "events")
+	if err := os.Mkdir(events, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("../../events/*.json")
+	for _, f := range files {
+		if filepath.Base(f) == "run-failed.json" {
+			continue // the EligibilityFunction's only sample
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(events, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	functions, problems, err = plan(filepath.Join(dir, "template.yaml"), events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(problems, "\n")
+	for _, want := range []string{"template function ExtraFunction has no entry in handler.Functions", "template function EligibilityFunction has no sample"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems do not say %q:\n%s", want, got)
+		}
+	}
+	if len(functions) != len(tpl.Functions)-1 {
+		t.Errorf("%d functions planned; want all of template.yaml's but the EligibilityFunction", len(functions))
+	}
 }
 
 // serverlessFunctions reads every AWS::Serverless::Function of the template straight from its
@@ -656,8 +728,14 @@ func (f *function) run(t *testing.T, res *stack, at time.Time, appURL, chrome st
 		t.Fatal(err)
 	}
 	defer em.stop()
+	invoke := em.invoke(time.Duration(f.settings.Timeout+30) * time.Second)
+	var first time.Duration
 	for i, c := range calls {
-		got, err := em.invoke(time.Duration(f.settings.Timeout+30) * time.Second)(c.payload)
+		t0 := time.Now()
+		got, err := invoke(c.payload)
+		if i == 0 {
+			first = time.Since(t0)
+		}
 		if err != nil {
 			t.Errorf("%s under the emulator: %v\nits output:\n%s", c.name, err, em.log)
 			continue
@@ -665,9 +743,29 @@ func (f *function) run(t *testing.T, res *stack, at time.Time, appURL, chrome st
 		w, g := clk.mask(want[i]), clk.mask(got)
 		if d := differ(w, g); d != "" {
 			t.Errorf("%s: the emulator's answer differs from the in-process one: %s\nin process: %s\nemulator:   %s", c.name, d, show(w), show(g))
+			continue
 		}
+		t.Logf("%s: alike, %s", c.name, brief(g))
 	}
-	t.Logf("%d invocations answered alike; cold start under the emulator %s", len(calls), em.initDuration())
+	t.Logf("%d invocations; the first under the emulator, its cold start included, took %s", len(calls), first.Round(time.Millisecond))
+}
+
+// brief is an answer in a few words for the log.
+func brief(a answer) string {
+	if a.Payload == nil {
+		return "error " + a.ErrorType
+	}
+	var api struct {
+		StatusCode *int `json:"statusCode"`
+	}
+	if json.Unmarshal(a.Payload, &api) == nil && api.StatusCode != nil {
+		return fmt.Sprintf("HTTP %d, %d bytes", *api.StatusCode, len(a.Payload))
+	}
+	s := string(a.Payload)
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
 }
 
 // errorType is the error's name as aws-lambda-go reports a handler's error to the runtime API:
@@ -864,15 +962,6 @@ func isErrorBody(b []byte) bool {
 	_, typ := m["errorType"]
 	_, msg := m["errorMessage"]
 	return typ && msg
-}
-
-// initDuration is the cold start the emulator reported for the first invocation.
-func (e *emulated) initDuration() string {
-	m := regexp.MustCompile(`Init Duration: ([0-9.]+ ms)`).FindStringSubmatch(e.log.String())
-	if m == nil {
-		return "?"
-	}
-	return m[1]
 }
 
 func (e *emulated) stop() {
