@@ -671,16 +671,22 @@ func (s *stack) resolve(v any, tableName string) (string, error) {
 	return "", fmt.Errorf("%s has no value in this test", b)
 }
 
-// seed creates a table and stores what the samples name: the demo project, its tests served at
-// appURL, and the scheduled run of the login test.
-func (s *stack) seed(tableName, appURL string, at time.Time) error {
+// proposing are the functions of the staging machine, which a radar sweep starts for a project
+// that proposes its repairs; the others run for a project that repairs itself.
+var proposing = map[string]bool{
+	"StagingSelectFunction": true, "DryRunFunction": true, "ProposeFunction": true, "StagingSummaryFunction": true,
+}
+
+// seed creates a table and stores what the samples name: the demo project (auto-repair on, or
+// proposing), its tests served at appURL, and the scheduled run of the login test.
+func (s *stack) seed(tableName, appURL string, at time.Time, propose bool) error {
 	ctx := context.Background()
 	store := dynamo.New(dynamodb.NewFromConfig(s.cfg), tableName)
 	if err := store.CreateTable(ctx); err != nil {
 		return err
 	}
 	p := demoapp.Project(appURL)
-	p.Plan, p.AutoRepair, p.Model = gardener.PlanPro, true, "builtin"
+	p.Plan, p.AutoRepair, p.Model = gardener.PlanPro, !propose, "builtin"
 	if err := store.PutProject(ctx, p); err != nil {
 		return err
 	}
@@ -704,7 +710,7 @@ func (f *function) run(t *testing.T, res *stack, at time.Time, appURL, chrome st
 	}
 	calls := f.calls
 	for _, path := range []string{"inproc", "rie"} {
-		if err := res.seed(table(path, f.id), appURL, at); err != nil {
+		if err := res.seed(table(path, f.id), appURL, at, proposing[f.id]); err != nil {
 			t.Fatalf("seed the %s table: %v", path, err)
 		}
 	}
