@@ -162,9 +162,15 @@ func TestEveryFunctionUnderTheEmulator(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(work) })
 	built := make(chan error, 1)
-	go func() { built <- build(gobin, work, functions) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { built <- build(ctx, gobin, work, functions) }()
+	var buildErr error
+	var waited sync.Once
+	wait := func() { waited.Do(func() { buildErr = <-built }) }
+	// A test that skips before the build ends stops it, and removes work only after it.
+	t.Cleanup(func() { cancel(); wait() })
 	endpoint := mototest.Endpoint(t)
-	buildErr := <-built
+	wait()
 	var skip *emulatorBuildError
 	if errors.As(buildErr, &skip) {
 		t.Skipf("SKIP: the Lambda Runtime Interface Emulator cannot be built here (it comes from the Go module proxy, pinned in tests/lambdarie/rie/go.mod): %v", skip)
@@ -458,11 +464,11 @@ func (e *emulatorBuildError) Error() string { return e.err.Error() }
 //     go build -trimpath -ldflags="-s -w" -o /opt/gardener/<dir>.
 //
 // Each kind is one `go build` of all its packages.
-func build(gobin, work string, functions []*function) error {
+func build(ctx context.Context, gobin, work string, functions []*function) error {
 	goEnv := func(extra ...string) []string {
 		return append(os.Environ(), append([]string{"GOOS=linux", "GOARCH=" + runtime.GOARCH, "CGO_ENABLED=0"}, extra...)...)
 	}
-	rie := exec.Command(gobin, "build", "-o", filepath.Join(work, "aws-lambda-rie"), emulator)
+	rie := exec.CommandContext(ctx, gobin, "build", "-o", filepath.Join(work, "aws-lambda-rie"), emulator)
 	rie.Dir = "rie"
 	rie.Env = goEnv()
 	if out, err := rie.CombinedOutput(); err != nil {
@@ -489,7 +495,7 @@ func build(gobin, work string, functions []*function) error {
 		return err
 	}
 	run := func(args ...string) error {
-		cmd := exec.Command(gobin, args...)
+		cmd := exec.CommandContext(ctx, gobin, args...)
 		cmd.Dir, cmd.Env = root, goEnv()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
