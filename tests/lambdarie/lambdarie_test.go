@@ -58,8 +58,8 @@ func TestMain(m *testing.M) { mototest.Main(m) }
 // emulator is the emulator's command; rie/go.mod pins the module it is built from.
 const emulator = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie"
 
-// invokePath is where the emulator takes an invocation, as `sam local start-lambda` and the AWS
-// base images do.
+// invokePath is where the emulator takes an invocation: Lambda's Invoke API, for the one
+// function it runs, named "function".
 const invokePath = "/2015-03-31/functions/function/invocations"
 
 // samples names the function each sample in events/ is for; every API Gateway event (api-*,
@@ -126,6 +126,9 @@ type settings struct {
 	Architectures       []string
 }
 
+// TestEveryFunctionUnderTheEmulator: every AWS::Serverless::Function of template.yaml, built as
+// its deployment builds it, answers every invocation under the emulator as its handler does in
+// process; a template function the test cannot invoke fails it (see plan).
 func TestEveryFunctionUnderTheEmulator(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skipf("SKIP: the Lambda Runtime Interface Emulator runs on Linux only; this is %s", runtime.GOOS)
