@@ -60,6 +60,13 @@ func Build(ctx context.Context, fn handler.Function, log *slog.Logger) (any, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn.ID, err)
 	}
+	return Handler(fn, s)
+}
+
+// Handler builds fn's handler from services s as Services read them: what Build does once the
+// services are read. A test that builds a function as its Lambda does calls it, and keeps s to
+// close the browser afterwards.
+func Handler(fn handler.Function, s handler.Services) (any, error) {
 	if !fn.Image {
 		// A zip function has no Chromium: a route that would replay (the API's run now)
 		// answers that it cannot here, rather than failing to start a browser.
