@@ -120,9 +120,14 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 	sens, probes := sensitivity(e.cand, e.proof)
 	v.Sensitivity = sens
 	held := heldChecks(e.base, e.cand, e.proof, pairs)
+	byCheck := probedChecks(e.cand, e.proof)
 	for _, p := range sens.Insensitive {
 		if _, ok := held[p]; !ok {
-			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteInsensitiveCheck, Step: p, Text: fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)})
+			text := fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)
+			if why := namedByStart(byCheck[p]); why != "" {
+				text = fmt.Sprintf("insensitive check: step %s %s", p, why)
+			}
+			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteInsensitiveCheck, Step: p, Text: text})
 		}
 	}
 	for _, p := range sortedPaths(held) {
@@ -584,6 +589,7 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 			}
 		}
 	}
+	byCheck := probedChecks(cand, proof)
 	held := map[string]string{}
 	for j, s := range cand.Steps {
 		path := strconv.Itoa(j + 1)
@@ -610,12 +616,49 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 				held[path] = "has no action before it that it could be proven sensitive to"
 			case s.Kind == gardener.AssertHidden && !provenSensitive(checks[path], pr):
 				held[path] = "finds no element on the page before the step that should remove it, so it holds on any page"
+				if why := namedByStart(byCheck[path]); why != "" {
+					held[path] = why
+				}
 			case !provenSensitive(checks[path], pr):
 				held[path] = "also passes before the step it follows runs (an insensitive check)"
 			}
 		}
 	}
 	return held
+}
+
+// probedCheck is one probed check: its step, what its probe found, and the path of the action
+// step it was evaluated before.
+type probedCheck struct {
+	check  gardener.Step
+	probe  gardener.ProbeResult
+	before string
+	ok     bool
+}
+
+// probedChecks maps the path of every check the proof probed to its probe.
+func probedChecks(cand gardener.Test, proof gardener.Replay) map[string]probedCheck {
+	probes, paths := probesFor(cand)
+	out := map[string]probedCheck{}
+	for a, ps := range paths {
+		for i, path := range ps {
+			if i < len(proof.Probes[a]) {
+				out[path] = probedCheck{check: probes[a][i], probe: proof.Probes[a][i], before: strconv.Itoa(a + 1), ok: true}
+			}
+		}
+	}
+	return out
+}
+
+// namedByStart says, for an absence check that names a control by the start of its name, that
+// it finds no element before or after its step, and names the control the page showed before
+// the step in full (gardener.NamedByStart); "" for any other check. The proof is green, so
+// the check found nothing after its step too.
+func namedByStart(pc probedCheck) string {
+	if !pc.ok || pc.check.Kind != gardener.AssertHidden || !pc.probe.Passed || pc.probe.Shown == "" {
+		return ""
+	}
+	return fmt.Sprintf("(%s) names a control by the start of its name: it finds no element before or after step %s, while the page showed %s before that step. It holds on any page: name the control in full.", pc.check.Redacted(), pc.before, pc.probe.Shown)
 }
 
 // requestSentBy is the path of the step under which the proof first recorded a request the
