@@ -123,6 +123,9 @@ type proofView struct {
 	Sensitive int
 	Checks    int
 	Strategy  gardener.Strategy
+	// Requirements are the contract's requirements, each with the repaired action that keeps
+	// it (spec 002's review page), as people may read them: a value entered masked.
+	Requirements []gardener.Requirement
 	// Open shows every diff entry opened, as where a person reviews one fix (the review dialog,
 	// the confirmation).
 	Open bool
@@ -131,7 +134,8 @@ type proofView struct {
 func proof(diff []gardener.DiffEntry, v gardener.Verdict) proofView {
 	k, n := v.Contract.Kept()
 	return proofView{Ops: ops(diff, v), Notes: notes(v), Classes: classSummary(v.Changes), Kept: k, Required: n,
-		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy}
+		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy,
+		Requirements: v.Contract.Redacted().Requirements}
 }
 
 // Opened is the proof with its diff shown open.
