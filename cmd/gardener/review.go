@@ -12,10 +12,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
+	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
@@ -125,7 +127,7 @@ func (f *reviewFlags) open() (review, error) {
 // state or an API.
 type review interface {
 	queue(ctx context.Context, projectID string) (radar.Queue, error)
-	approve(ctx context.Context, proposalID string) (lifecycle.Approved, error)
+	approve(ctx context.Context, proposalID string, opt gardening.ApproveOptions) (gardening.Approval, error)
 	dismiss(ctx context.Context, proposalID string) (gardener.Proposal, error)
 	test(ctx context.Context, testID string) (gardener.Test, error)
 	repair(ctx context.Context, repairID string) (gardener.Repair, error)
@@ -174,8 +176,8 @@ func (e *localStateError) Error() string {
 func (l *localReview) queue(ctx context.Context, p string) (radar.Queue, error) {
 	return l.app.Queue(ctx, p)
 }
-func (l *localReview) approve(ctx context.Context, id string) (lifecycle.Approved, error) {
-	return l.app.Approve(ctx, l.who, id)
+func (l *localReview) approve(ctx context.Context, id string, opt gardening.ApproveOptions) (gardening.Approval, error) {
+	return l.app.Approve(ctx, l.who, id, opt)
 }
 func (l *localReview) dismiss(ctx context.Context, id string) (gardener.Proposal, error) {
 	return l.app.Dismiss(ctx, l.who, id)
@@ -207,9 +209,15 @@ func (a apiReview) queue(ctx context.Context, p string) (radar.Queue, error) {
 	var q radar.Queue
 	return q, a.do(ctx, "GET", "/projects/"+url.PathEscape(p)+"/queue", nil, &q)
 }
-func (a apiReview) approve(ctx context.Context, id string) (lifecycle.Approved, error) {
-	var out lifecycle.Approved
-	return out, a.do(ctx, "POST", "/proposals/"+url.PathEscape(id)+"/approve", nil, &out)
+// approve asks the API to approve; with propagation the API replays the other tests in its own
+// browser (a Lambda API has none and refuses, before writing anything).
+func (a apiReview) approve(ctx context.Context, id string, opt gardening.ApproveOptions) (gardening.Approval, error) {
+	var out gardening.Approval
+	var body any
+	if opt.Propagate {
+		body = map[string]any{"propagate": true}
+	}
+	return out, a.do(ctx, "POST", "/proposals/"+url.PathEscape(id)+"/approve", body, &out)
 }
 func (a apiReview) dismiss(ctx context.Context, id string) (gardener.Proposal, error) {
 	var out gardener.Proposal
@@ -416,6 +424,14 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 	fs := c.flags(verb)
 	var f reviewFlags
 	f.register(fs, true)
+	var propagate bool
+	var baseURL string
+	var stepTimeout time.Duration
+	if verb == "approve" {
+		fs.BoolVar(&propagate, "propagate", false, "also carry the healed locator to the project's other tests that use it, each replayed with it and written only if green and nothing in it needs a person")
+		fs.StringVar(&baseURL, "base-url", "", "with --propagate and the local state, the app's `URL` to replay against (default: the project's first allowed origin)")
+		fs.DurationVar(&stepTimeout, "step-timeout", 0, "with --propagate and the local state, the default time limit of a step (0: the runner's default)")
+	}
 	r, pos, code, ok := c.openReview(fs, &f, args, "proposal id")
 	if !ok {
 		return code
@@ -423,12 +439,29 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 	defer r.close()
 	switch verb {
 	case "approve":
-		a, err := r.approve(ctx, pos[0])
+		if f.api != "" && (baseURL != "" || stepTimeout != 0) {
+			return c.badUsage(fs, "--base-url and --step-timeout are for the local state: through --api the API replays with its own")
+		}
+		opt := gardening.ApproveOptions{Propagate: propagate}
+		if propagate && f.api == "" {
+			runner, closeRunner := c.browserFor(stepTimeout)
+			defer closeRunner()
+			opt.Here = gardening.Here{Runner: runner, Options: gardener.ReplayOptions{BaseURL: baseURL},
+				Progress: func(e ladder.Event) { fmt.Fprintln(c.stderr, e.Line()) }}
+		}
+		a, err := r.approve(ctx, pos[0], opt)
 		if err != nil {
 			return c.fail(verb, exitOf(err), err)
 		}
-		return c.done(verb, f.json, a, fmt.Sprintf("approved %s: %s is now version %d (repair %s, approved by %s); gardener pull writes it to your test file\n",
-			pos[0], a.Test.ID, a.Test.Version, a.Repair.ID, a.Repair.ApprovedBy))
+		text := fmt.Sprintf("approved %s: %s is now version %d (repair %s, approved by %s); gardener pull writes it to your test file\n",
+			pos[0], a.Test.ID, a.Test.Version, a.Repair.ID, a.Repair.ApprovedBy)
+		if said := a.PropagatedSaid(); len(said) > 0 {
+			text += "the healed locator, carried to the other tests that use it:\n  " + strings.Join(said, "\n  ") + "\n"
+		} else if said := a.OthersSaid(); len(said) > 0 {
+			text += fmt.Sprintf("%s the locator it healed, left as before: each fails on the same change until its own repair (approve --propagate carries a heal to them in the approval itself):\n  %s\n",
+				plural(len(said), "other test uses", "other tests use"), strings.Join(said, "\n  "))
+		}
+		return c.done(verb, f.json, a, text)
 	default:
 		p, err := r.dismiss(ctx, pos[0])
 		if err != nil {

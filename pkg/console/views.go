@@ -148,6 +148,9 @@ func (p proofView) Opened() proofView {
 type rowView struct {
 	radar.QueueRow
 	Proof proofView
+	// Others are the other tests that use a locator the fix heals: the approve form offers to
+	// carry the fix to them (spec 002's accept --propagate).
+	Others []gardening.OtherUse
 }
 
 // atRiskView is one at-risk test with the app changes on the pages it visits.
@@ -197,6 +200,14 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 	}
 	for _, row := range q.Rows {
 		rv := rowView{QueueRow: row, Proof: proof(row.Diff, verdicts[row.ProposalID])}
+		if row.Stale == "" {
+			others, err := c.App.OthersUsing(ctx, row.ProposalID)
+			if err != nil {
+				// The row still shows; only the offer to carry the fix is missing.
+				c.log().Warn("radar: other tests using a healed locator", "proposal", row.ProposalID, "error", err.Error())
+			}
+			rv.Others = others
+		}
 		v.Rows = append(v.Rows, rv)
 	}
 	if len(q.AtRisk) > 0 {
