@@ -43,12 +43,20 @@ not be reached.`,
 	})
 	register("approve", command{
 		summary:  "approve and apply a staged proposal (local state or --api)",
-		synopsis: []string{"PROPOSAL [--state DIR | --api URL] [--by WHO] [--json]"},
+		synopsis: []string{"PROPOSAL [--propagate [--base-url URL] [--step-timeout D]] [--state DIR | --api URL] [--by WHO] [--json]"},
 		about: `Applies an open proposal (one "gardener repair --mode propose" staged, or one "gardener queue"
 lists) to its test and records who approved it, as the console's and the API's Approve do. A
 proposal computed on a version the test has moved past is refused and marked stale. Write the
 repaired test back to its file with "gardener pull". With --api the token's caller is recorded
 as the approver.
+
+When the fix healed a locator other active tests of the project use, the answer names them
+with the steps that use it and leaves them as they are. With --propagate the heal is carried
+to them in the same approval, as auto-repair's propagation does: each is replayed with it in
+headless Chromium (against --base-url, default the project's first allowed origin; with --api
+in the API's browser) and judged against its own last green run, then written when green and
+nothing in it needs a person, staged for a person otherwise, or left as it is when it does not
+replay green; each line says which and why.
 
 Exit status: 0 applied; 1 refused (stale, no longer open); 2 bad input (no such proposal, a token
 the API refuses); 3 the state or the API could not be reached.`,
@@ -209,6 +217,7 @@ func (a apiReview) queue(ctx context.Context, p string) (radar.Queue, error) {
 	var q radar.Queue
 	return q, a.do(ctx, "GET", "/projects/"+url.PathEscape(p)+"/queue", nil, &q)
 }
+
 // approve asks the API to approve; with propagation the API replays the other tests in its own
 // browser (a Lambda API has none and refuses, before writing anything).
 func (a apiReview) approve(ctx context.Context, id string, opt gardening.ApproveOptions) (gardening.Approval, error) {

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,35 @@ func TestReviewListsEachRequirement(t *testing.T) {
 		if strings.Contains(r, "SAVE10") {
 			t.Errorf("a row shows the value a step types:\n%s", r)
 		}
+	}
+}
+
+// TestApprovalNamesTheOtherTests: a row whose fix heals a locator other tests use names them
+// and offers to carry the fix to them; approving without it says which tests were left as they
+// are (the proposal, and with it the list, is gone afterwards).
+func TestApprovalNamesTheOtherTests(t *testing.T) {
+	w := seed(t)
+	srv := serve(t, w)
+	ann := newClient(t, srv.URL)
+	ann.signIn("ann@example.com", "shop")
+	_, page, _ := ann.do("GET", "/console/projects/shop", nil, nil)
+	r := row(t, page, w.proposals["approve-me"])
+	for _, want := range []string{"Other tests use the locator this fix heals:", "Check out as a guest (step 3)", "Approving alone leaves them as they are", "Also carry the fix to them"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the row lacks %q:\n%s", want, r)
+		}
+	}
+	if strings.Contains(r, "Not yours") {
+		t.Errorf("the row names another project's test:\n%s", r)
+	}
+	tok := ann.csrf("/console/projects/shop")
+	status, _, h := ann.do("POST", "/console/proposals/"+url.PathEscape(w.proposals["approve-me"])+"/approve", url.Values{"csrf": {tok}}, nil)
+	loc := h.Get("Location")
+	if status != http.StatusSeeOther || !strings.Contains(loc, "done=approved-others") || !strings.Contains(loc, "left=dismiss-me") {
+		t.Fatalf("approve: %d to %q, want a redirect naming the tests left as they are", status, loc)
+	}
+	_, page, _ = ann.do("GET", strings.TrimPrefix(loc, srv.URL), nil, nil)
+	if got := words(page); !strings.Contains(got, "Other tests use the locator it healed") || !strings.Contains(got, "Left as they are: ") || !strings.Contains(got, "dismiss-me") {
+		t.Errorf("the page after approving does not name the tests left as they are:\n%s", got)
 	}
 }

@@ -139,7 +139,11 @@ func (s *Service) propagate(ctx context.Context, who Who, proposalID string, a l
 func (a Approval) OthersSaid() []string {
 	var out []string
 	for _, u := range a.Others {
-		out = append(out, fmt.Sprintf("%s: %s %s %s", u.TestID, gardener.Plural(len(u.Steps), "step", "steps"), strings.Join(u.Steps, ", "), strings.Join(u.Locators, ", ")))
+		which, uses := "step", "uses"
+		if len(u.Steps) > 1 {
+			which, uses = "steps", "use"
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s %s %s", u.TestID, which, strings.Join(u.Steps, ", "), uses, strings.Join(u.Locators, ", ")))
 	}
 	return out
 }
