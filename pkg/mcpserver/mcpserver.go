@@ -198,7 +198,7 @@ func New(b Backend, o Options) *mcp.Server {
 	}, t.suggest)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "apply_repair",
-		Description: "Apply a proposal from suggest_fix (or a queue row you may see) to its test: only when the test is still at the version the fix was proven on and the proof was green. Records you as the approver; the test's version goes up and the repair can be reverted.",
+		Description: "Apply a proposal from suggest_fix (or a queue row you may see) to its test: only when the test is still at the version the fix was proven on and the proof was green. Records you as the approver; the test's version goes up and the repair can be reverted. Names the other tests that use a locator the fix healed; with propagate, carries the heal to them (each replayed with it; your copies are staged for a person).",
 		Annotations: &mcp.ToolAnnotations{Title: "Apply a repair", DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}, t.apply)
 	return s
