@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -121,19 +122,25 @@ func done(w http.ResponseWriter, r *http.Request, to, notice string) {
 }
 
 var notices = map[string]string{
-	"approved":        "Approved and applied: the fix is written to the test and records who approved it.",
-	"approved-others": "Approved and applied: the fix is written to the test and records who approved it. Other tests use the locator it healed; approving alone leaves them as they are, and they fail on the same change until they are repaired.",
-	"propagated":      "Approved and applied, and the healed locator carried to the other tests that use it: each was replayed with it and written only if green and nothing in it needs a person.",
-	"baselined":       "Baseline recorded: the project had none, so there was nothing to compare with yet. The next sweep compares the app with it.",
-	"swept":           "Swept: the sections below show what the sweep saw and what the staging pass after it did.",
-	"reswept":         "Swept: the sections below show what the sweep saw and what the staging pass after it did. Tests were added, edited or went green since the baseline was recorded, so it was recorded again after the sweep: the next sweep watches them as they are now.",
-	"green":           "Ran now: the test passed. This run is its green run: a later repair of this version compares a failure with it.",
-	"red":             "Ran now: the test failed. The failure is below; a repair can start from this run.",
-	"dismissed":       "Dismissed: the fix is not proposed again unless the test or the app changes.",
-	"reverted":        "Reverted: the pre-repair steps are back.",
-	"reviewed":        "Marked reviewed: the Auto-repaired badge is cleared and the fix stays.",
-	"saved":           "Settings saved.",
-	"started":         "Started: the execution's state is below.",
+	"approved":  "Approved and applied: the fix is written to the test and records who approved it.",
+	"baselined": "Baseline recorded: the project had none, so there was nothing to compare with yet. The next sweep compares the app with it.",
+	"swept":     "Swept: the sections below show what the sweep saw and what the staging pass after it did.",
+	"reswept":   "Swept: the sections below show what the sweep saw and what the staging pass after it did. Tests were added, edited or went green since the baseline was recorded, so it was recorded again after the sweep: the next sweep watches them as they are now.",
+	"green":     "Ran now: the test passed. This run is its green run: a later repair of this version compares a failure with it.",
+	"red":       "Ran now: the test failed. The failure is below; a repair can start from this run.",
+	"dismissed": "Dismissed: the fix is not proposed again unless the test or the app changes.",
+	"reverted":  "Reverted: the pre-repair steps are back.",
+	"reviewed":  "Marked reviewed: the Auto-repaired badge is cleared and the fix stays.",
+	"saved":     "Settings saved.",
+	"started":   "Started: the execution's state is below.",
+}
+
+// approvalNotices are the notices after an approval that names other tests using the locator
+// its fix healed (flash adds their ids).
+var approvalNotices = map[string]string{
+	"approved-others":   "Approved and applied: the fix is written to the test and records who approved it. Other tests use the locator it healed; approving alone leaves them as they are, and they fail on the same change until they are repaired.",
+	"propagated":        "Approved and applied, and the healed locator carried to the other tests that use it: each was replayed with it and written only if green and nothing in it needs a person.",
+	"propagate-stopped": "Approved and applied, but carrying the healed locator to the other tests that use it stopped part way (the server's log says why): a test not named below is left as it is.",
 }
 
 // flash is the notice a page shows after an action. After an approval it names the other tests
@@ -141,7 +148,7 @@ var notices = map[string]string{
 // console's.
 func flash(r *http.Request) string {
 	q := r.URL.Query()
-	msg := notices[q.Get("done")]
+	msg := cmp.Or(notices[q.Get("done")], approvalNotices[q.Get("done")])
 	if msg == "" {
 		return ""
 	}
@@ -324,6 +331,9 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, v Visitor) {
 	switch {
 	case propagate && len(a.Propagated) > 0 || a.PropagateError != "":
 		q := url.Values{"done": {"propagated"}}
+		if a.PropagateError != "" {
+			q.Set("done", "propagate-stopped")
+		}
 		for _, p := range a.Propagated {
 			q.Add(string(gardening.CarriedOf(p)), p.TestID)
 		}
