@@ -108,4 +108,8 @@ type ProbeResult struct {
 	Passed   bool   `json:"passed"`
 	Observed string `json:"observed,omitempty"`
 	Error    string `json:"error,omitempty"` // the check could not run there (counts as sensitive)
+	// Shown is, for an absence check that found nothing there, the control the page showed
+	// whose name starts with the name the check gives (NamedByStart), as a locator: the check
+	// names it by the start of its name and holds on any page.
+	Shown string `json:"shown,omitempty"`
 }

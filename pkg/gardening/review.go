@@ -11,11 +11,8 @@ import (
 	"github.com/driftgardener/gardener/pkg/radar"
 )
 
-// Approve applies an open proposal for who (spec "Approve and apply"). A person may approve any
-// open row; an agent only a proven fix that needs no person (*gardener.HeldError,
-// *lifecycle.UnprovenError otherwise, the row left open). A stale row is refused with
-// *gardener.StaleError and marked stale. The proof becomes the test's last green run.
-func (s *Service) Approve(ctx context.Context, who Who, proposalID string) (lifecycle.Approved, error) {
+// approve writes an open proposal for who through the lifecycle (see Approve).
+func (s *Service) approve(ctx context.Context, who Who, proposalID string) (lifecycle.Approved, error) {
 	a, err := s.life.ApproveAs(ctx, proposalID, who.ID, who.Actor)
 	var noGreen *lifecycle.GreenRunError
 	if errors.As(err, &noGreen) {

@@ -376,6 +376,10 @@ func (a *API) triageIssues(ctx context.Context, c call) (any, int) {
 // on purpose.
 type approveRequest struct {
 	RequireProof bool `json:"requireProof"`
+	// Propagate carries the fix's healed locator to the project's other tests that use it, each
+	// proven by its own green re-run in the API's browser (501 where it has none, before
+	// anything is written). Without it the answer names those tests in "others".
+	Propagate bool `json:"propagate"`
 }
 
 func (a *API) approve(ctx context.Context, c call) (any, int) {
@@ -387,7 +391,7 @@ func (a *API) approve(ctx context.Context, c call) (any, int) {
 	if ar.RequireProof {
 		who = gardening.Agent(c.caller.ID)
 	}
-	return answer(a.app.Approve(ctx, who, c.r.PathValue("proposalId")))
+	return answer(a.app.Approve(ctx, who, c.r.PathValue("proposalId"), gardening.ApproveOptions{Propagate: ar.Propagate, Here: a.here(c.project)}))
 }
 
 // requestError is a request a route cannot take as it was sent (its body, its If-Match), named
