@@ -45,6 +45,9 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		if err != nil {
 			return gardener.Project{}, err
 		}
+		if next.Version == cur.Version {
+			return cur, nil // nothing changed: nothing to write
+		}
 		cond, values := "attribute_exists(PK) AND attribute_not_exists(rev)", item(nil)
 		if rev := getS(it, "rev"); rev != "" {
 			cond, values = "rev = :rev", item{":rev": avS(rev)}

@@ -216,6 +216,9 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		if err != nil {
 			return gardener.Project{}, err
 		}
+		if next.Version == cur.Version {
+			return cur, nil // nothing changed: nothing to write
+		}
 		written := false
 		err = s.update(ctx, func(tx *bolt.Tx) error {
 			if !bytes.Equal(tx.Bucket(bProjects).Get([]byte(id)), read) {

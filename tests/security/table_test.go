@@ -75,7 +75,7 @@ var longID = strings.Repeat("a", 200<<10)
 var table = []row{
 	// Ids at every door (issue 31, 1).
 	{"a test id holding a NUL byte", api, ask{method: "PUT", path: "/tests/leak%00evil", body: testBody(`leak\u0000evil`)},
-		want{status: 400, says: []string{"testId"}}},
+		want{status: 400, says: []string{"testId", "not allowed in an id"}}},
 	{"a 200 KB test id", api, ask{method: "PUT", path: "/tests/" + longID, body: testBody(longID)},
 		want{status: 400, says: []string{"testId", "at most"}}},
 	{"a NUL byte in a test id read back", api, ask{method: "GET", path: "/tests/t1%00x/history"},
@@ -86,7 +86,7 @@ var table = []row{
 		want{status: 400, says: []string{"test"}}},
 	{"a NUL byte in a test id given to an MCP tool", mcp, ask{lines: []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_test","arguments":{"testId":"t1\u0000x"}}}`}},
-		want{codes: []int{0}, says: []string{"testId"}}},
+		want{codes: []int{0}, says: []string{"testId", "not allowed in an id"}}},
 	{"an invalid UTF-8 id in a test file", cli, ask{args: []string{"fmt", "--check", "{dir}/bad.json"},
 		files: map[string]string{"bad.json": testBody("bad\xff\xfeid")}},
 		want{status: 2, says: []string{`"id"`, "UTF-8"}}},

@@ -128,7 +128,13 @@ func (w *world) api(t *testing.T, a ask) result {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return result{status: resp.StatusCode, text: string(b), header: resp.Header}
+	text := string(b)
+	// A refusal is read as its message, unescaped, so that a row names the quoted key it refuses.
+	var refusal struct{ Error string }
+	if json.Unmarshal(b, &refusal) == nil && refusal.Error != "" {
+		text = refusal.Error + "\n" + text
+	}
+	return result{status: resp.StatusCode, text: text, header: resp.Header}
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
