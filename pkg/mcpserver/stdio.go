@@ -212,6 +212,9 @@ func vetMessage(raw []byte) (json.RawMessage, *invalid) {
 		var s string
 		var n float64
 		switch {
+		case string(bytes.TrimSpace(rawID)) == "null":
+			// MCP: a request's id must not be null; json.Unmarshal would take null as "".
+			return nil, &invalid{reason: "an id is a string or a whole number, not null"}
 		case json.Unmarshal(rawID, &s) == nil:
 			id = rawID
 		case json.Unmarshal(rawID, &n) == nil && n == math.Trunc(n) && math.Abs(n) < 1<<53:
