@@ -32,3 +32,17 @@ func CheckIDOf(field, id string) error {
 	}
 	return gardener.CheckAnyID(field, id)
 }
+
+// CheckEventIDs checks the ids an event from the bus names, given as field, id pairs; an
+// empty id was not given and is the caller's to require. The error is a *BadEventError naming
+// the field: the event is refused, as one missing a field is.
+func CheckEventIDs(fieldIDs ...string) error {
+	for i := 0; i+1 < len(fieldIDs); i += 2 {
+		if id := fieldIDs[i+1]; id != "" {
+			if err := CheckIDOf(fieldIDs[i], id); err != nil {
+				return &BadEventError{Reason: err.Error()}
+			}
+		}
+	}
+	return nil
+}
