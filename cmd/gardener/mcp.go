@@ -166,7 +166,3 @@ func (c *cli) serveMCPHTTP(ctx context.Context, server *mcp.Server, ln net.Liste
 	}
 	return exitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
