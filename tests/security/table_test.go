@@ -28,6 +28,8 @@ type ask struct {
 	method, path, body string
 	from               string
 	header             map[string]string
+	// projects are what the api caller's token names (default: alpha only).
+	projects []string
 	// before are requests sent first, on the same door and world (a first write a probe repeats).
 	before []ask
 	// mcp: raw lines written to the session after initialize, each followed by a ping.
@@ -78,6 +80,8 @@ var table = []row{
 		want{status: 400, says: []string{"testId", "not allowed in an id"}}},
 	{"a 200 KB test id", api, ask{method: "PUT", path: "/tests/" + longID, body: testBody(longID)},
 		want{status: 400, says: []string{"testId", "at most"}}},
+	{"a project id holding a NUL byte", api, ask{method: "PUT", path: "/projects/alpha%00x", body: `{"name":"probe"}`, projects: []string{"*"}},
+		want{status: 400, says: []string{"projectId", "not allowed in an id"}}},
 	{"a NUL byte in a test id read back", api, ask{method: "GET", path: "/tests/t1%00x/history"},
 		want{status: 400, says: []string{"testId"}}},
 	{"a control character in a run id", api, ask{method: "GET", path: "/runs/r%0Aforged"},
@@ -106,6 +110,8 @@ var table = []row{
 		want{codes: []int{-32700, -32700, -32700}}},
 	{"an MCP line that is JSON but no request", mcp, ask{lines: []string{`null`, `42`, `"ping"`, `{"jsonrpc":"1.0","id":1,"method":"ping"}`}},
 		want{codes: []int{-32600, -32600, -32600, -32600}}},
+	{"an MCP request with a null id", mcp, ask{lines: []string{`{"jsonrpc":"2.0","id":null,"method":"ping"}`}},
+		want{codes: []int{-32600}}},
 	{"an MCP request with no method", mcp, ask{lines: []string{`{"jsonrpc":"2.0","id":7}`}},
 		want{codes: []int{-32600}}},
 	{"an MCP batch", mcp, ask{lines: []string{`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, `[]`}},

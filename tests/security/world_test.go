@@ -118,7 +118,11 @@ func (w *world) api(t *testing.T, a ask) result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+stack.DevToken(caller, projectID))
+	projects := a.projects
+	if projects == nil {
+		projects = []string{projectID}
+	}
+	req.Header.Set("Authorization", "Bearer "+stack.DevToken(caller, projects...))
 	for k, v := range a.header {
 		req.Header.Set(k, v)
 	}
