@@ -97,6 +97,9 @@ var table = []row{
 	{"a NUL byte in a test id in a test file", cli, ask{args: []string{"fmt", "--check", "{dir}/bad.json"},
 		files: map[string]string{"bad.json": testBody(`bad\u0000id`)}},
 		want{status: 2, says: []string{`"id"`}}},
+	{"a control character in an imported test's id", cli, ask{args: []string{"import", "--id", "rec\nforged", "{dir}/rec.json"},
+		files: map[string]string{"rec.json": `{"title":"rec","steps":[{"type":"navigate","url":"http://127.0.0.1:9/"}]}`}},
+		want{status: 2, says: []string{`"--id"`, "not allowed in an id"}}},
 	{"another project's model calls under a NUL-joined key", storeDoor, ask{store: func(ctx context.Context, s gardener.Store) (string, error) {
 		if err := s.AddModelCall(ctx, gardener.ModelCall{TestID: "leak\x00evil", Ask: "locator", Model: "builtin", Outcome: "ok"}); err != nil {
 			return "", err
