@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -170,7 +171,8 @@ func NewestFirst(aAt time.Time, aID string, bAt time.Time, bID string) int {
 }
 
 // Updated is p changed by update, at the next version. update gets a copy, so a failed update
-// leaves p as it was; it may not change the project's id.
+// leaves p as it was; it may not change the project's id. An update that changes nothing
+// answers p at its own version, and a store then writes nothing.
 func (p Project) Updated(update func(*Project) error) (Project, error) {
 	next := p
 	next.AllowedOrigins = slices.Clone(p.AllowedOrigins)
@@ -179,6 +181,11 @@ func (p Project) Updated(update func(*Project) error) (Project, error) {
 	}
 	if next.ID != p.ID {
 		return p, fmt.Errorf("update project %s: the update changed its id to %q", p.ID, next.ID)
+	}
+	// A write that changes nothing is no new version: another writer holding this version's
+	// ETag would be refused for nothing. The store writes nothing when the version stays.
+	if reflect.DeepEqual(next, p) {
+		return p, nil
 	}
 	next.Version = p.Version + 1
 	return next, nil

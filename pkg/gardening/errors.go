@@ -40,6 +40,7 @@ const (
 func ClassOf(err error) ErrorClass {
 	var bad *BadRequestError
 	var setting *SettingsError
+	var id *gardener.IDError
 	var floor *lifecycle.RefusedError
 	var unproven *lifecycle.UnprovenError
 	var plan *PlanError
@@ -57,7 +58,7 @@ func ClassOf(err error) ErrorClass {
 		return ClassConflict
 	case errors.Is(err, gardener.ErrIneligible), errors.As(err, &plan):
 		return ClassRefused
-	case errors.As(err, &bad), errors.As(err, &setting), errors.As(err, &floor):
+	case errors.As(err, &bad), errors.As(err, &setting), errors.As(err, &id), errors.As(err, &floor):
 		return ClassBadInput
 	case errors.Is(err, ErrUnavailable):
 		return ClassUnavailable

@@ -118,8 +118,13 @@ type Settings struct {
 // UpdateSettings changes a project's settings as one conditional update: two people changing
 // different settings at once both keep theirs. check sees the project as stored before the
 // change and refuses it with its own error (a door's precondition: an If-Match, a form's
-// version). A model is checked by opening it before anything is written.
+// version). A model is checked by opening it before anything is written. A request that names
+// no setting is refused; one that changes nothing writes nothing and keeps the version.
 func (s *Service) UpdateSettings(ctx context.Context, projectID string, set Settings, check func(gardener.Project) error) (gardener.Project, error) {
+	if set == (Settings{}) {
+		// {} changes nothing, and is more likely a client that lost its fields than a request.
+		return gardener.Project{}, &SettingsError{Field: "settings", Reason: "the request names no setting (autoRepair, model or radar)"}
+	}
 	if set.Model != nil && *set.Model != "" {
 		if s.d.Models == nil {
 			return gardener.Project{}, fmt.Errorf("settings of project %s: the model cannot be checked: %w", projectID, ErrUnavailable)

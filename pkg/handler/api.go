@@ -225,6 +225,11 @@ func (a *API) handle(rt route) http.Handler {
 			reply(w, http.StatusUnauthorized, errBody("no verified caller"))
 			return
 		}
+		if err := gardening.CheckPathIDs(rt.pattern, r.PathValue); err != nil {
+			a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "status", http.StatusBadRequest)
+			reply(w, http.StatusBadRequest, errBody(err.Error()))
+			return
+		}
 		c := call{caller: caller, r: r, header: w.Header()}
 		if read, ok := streams[rt.pattern]; ok && acceptsEventStream(r) {
 			a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "stream", true)
@@ -416,7 +421,8 @@ func decodeRequest(c call, what string, v any) error {
 	return nil
 }
 
-// decodeOptional is decodeRequest for a body that may be empty: then v is left as it is.
+// decodeOptional is decodeRequest for a body that may be empty: then v is left as it is. A
+// body of null is refused as in decodeRequest: it is not an object either.
 func decodeOptional(c call, what string, v any) error {
 	body, err := readBody(c.r)
 	if err == nil && strings.TrimSpace(body) != "" {

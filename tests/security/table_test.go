@@ -28,6 +28,8 @@ type ask struct {
 	method, path, body string
 	from               string
 	header             map[string]string
+	// projects are what the api caller's token names (default: alpha only).
+	projects []string
 	// before are requests sent first, on the same door and world (a first write a probe repeats).
 	before []ask
 	// mcp: raw lines written to the session after initialize, each followed by a ping.
@@ -75,9 +77,11 @@ var longID = strings.Repeat("a", 200<<10)
 var table = []row{
 	// Ids at every door (issue 31, 1).
 	{"a test id holding a NUL byte", api, ask{method: "PUT", path: "/tests/leak%00evil", body: testBody(`leak\u0000evil`)},
-		want{status: 400, says: []string{"testId"}}},
+		want{status: 400, says: []string{"testId", "not allowed in an id"}}},
 	{"a 200 KB test id", api, ask{method: "PUT", path: "/tests/" + longID, body: testBody(longID)},
 		want{status: 400, says: []string{"testId", "at most"}}},
+	{"a project id holding a NUL byte", api, ask{method: "PUT", path: "/projects/alpha%00x", body: `{"name":"probe"}`, projects: []string{"*"}},
+		want{status: 400, says: []string{"projectId", "not allowed in an id"}}},
 	{"a NUL byte in a test id read back", api, ask{method: "GET", path: "/tests/t1%00x/history"},
 		want{status: 400, says: []string{"testId"}}},
 	{"a control character in a run id", api, ask{method: "GET", path: "/runs/r%0Aforged"},
@@ -86,13 +90,16 @@ var table = []row{
 		want{status: 400, says: []string{"test"}}},
 	{"a NUL byte in a test id given to an MCP tool", mcp, ask{lines: []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_test","arguments":{"testId":"t1\u0000x"}}}`}},
-		want{codes: []int{0}, says: []string{"testId"}}},
+		want{codes: []int{0}, says: []string{"testId", "not allowed in an id"}}},
 	{"an invalid UTF-8 id in a test file", cli, ask{args: []string{"fmt", "--check", "{dir}/bad.json"},
 		files: map[string]string{"bad.json": testBody("bad\xff\xfeid")}},
 		want{status: 2, says: []string{`"id"`, "UTF-8"}}},
 	{"a NUL byte in a test id in a test file", cli, ask{args: []string{"fmt", "--check", "{dir}/bad.json"},
 		files: map[string]string{"bad.json": testBody(`bad\u0000id`)}},
 		want{status: 2, says: []string{`"id"`}}},
+	{"a control character in an imported test's id", cli, ask{args: []string{"import", "--id", "rec\nforged", "{dir}/rec.json"},
+		files: map[string]string{"rec.json": `{"title":"rec","steps":[{"type":"navigate","url":"http://127.0.0.1:9/"}]}`}},
+		want{status: 2, says: []string{`"--id"`, "not allowed in an id"}}},
 	{"another project's model calls under a NUL-joined key", storeDoor, ask{store: func(ctx context.Context, s gardener.Store) (string, error) {
 		if err := s.AddModelCall(ctx, gardener.ModelCall{TestID: "leak\x00evil", Ask: "locator", Model: "builtin", Outcome: "ok"}); err != nil {
 			return "", err
@@ -106,6 +113,8 @@ var table = []row{
 		want{codes: []int{-32700, -32700, -32700}}},
 	{"an MCP line that is JSON but no request", mcp, ask{lines: []string{`null`, `42`, `"ping"`, `{"jsonrpc":"1.0","id":1,"method":"ping"}`}},
 		want{codes: []int{-32600, -32600, -32600, -32600}}},
+	{"an MCP request with a null id", mcp, ask{lines: []string{`{"jsonrpc":"2.0","id":null,"method":"ping"}`}},
+		want{codes: []int{-32600}}},
 	{"an MCP request with no method", mcp, ask{lines: []string{`{"jsonrpc":"2.0","id":7}`}},
 		want{codes: []int{-32600}}},
 	{"an MCP batch", mcp, ask{lines: []string{`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, `[]`}},

@@ -118,7 +118,11 @@ func (w *world) api(t *testing.T, a ask) result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+stack.DevToken(caller, projectID))
+	projects := a.projects
+	if projects == nil {
+		projects = []string{projectID}
+	}
+	req.Header.Set("Authorization", "Bearer "+stack.DevToken(caller, projects...))
 	for k, v := range a.header {
 		req.Header.Set(k, v)
 	}
@@ -128,7 +132,13 @@ func (w *world) api(t *testing.T, a ask) result {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return result{status: resp.StatusCode, text: string(b), header: resp.Header}
+	text := string(b)
+	// A refusal is read as its message, unescaped, so that a row names the quoted key it refuses.
+	var refusal struct{ Error string }
+	if json.Unmarshal(b, &refusal) == nil && refusal.Error != "" {
+		text = refusal.Error + "\n" + text
+	}
+	return result{status: resp.StatusCode, text: text, header: resp.Header}
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
