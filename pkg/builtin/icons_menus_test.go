@@ -283,3 +283,52 @@ func TestFixLocatorKeepsWhatACheckReads(t *testing.T) {
 		}
 	}
 }
+
+// TestFixLocatorRowActionsTurnedIcons: the row actions of a table became icon buttons named by
+// their action and their row ("View INV-002", "Delete INV-002") and the recorded "Delete" of
+// the INV-002 row is the one whose name starts with "Delete" and whose other words its row
+// showed; every other row's "Delete", the row's "View" and an "Undo delete" lose. When the
+// recorded neighbours name no row, the rows' deletes stay ambiguous and the heal abstains.
+func TestFixLocatorRowActionsTurnedIcons(t *testing.T) {
+	row := func(n int) string {
+		return "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[" + string(rune('0'+n)) + "]/td[4]/"
+	}
+	del := button("", "Delete", row(2)+"button[1]", 400)
+	del.NeighborText = []string{"INV-002", "Acme Ltd", "$120.00"}
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", del)}
+	var page []gardener.Fingerprint
+	for n, inv := range []string{"INV-001", "INV-002", "INV-003"} {
+		page = append(page, icon("👁", "View "+inv, row(n+1)+"button[1]", 380), icon("🗑", "Delete "+inv, row(n+1)+"button[2]", 410))
+	}
+	page = append(page, icon("↶", "Undo delete", "/html[1]/body[1]/header[1]/button[1]", 900))
+	for _, c := range []struct {
+		name       string
+		neighbours []string
+		want       string
+	}{
+		{"the row's neighbours name it", del.NeighborText, `Delete INV-002`},
+		{"no neighbour names a row", nil, ""},
+	} {
+		rec := del
+		rec.NeighborText = c.neighbours
+		g := []gardener.StepRecord{green[0], clickRecord("2", rec)}
+		ans, err := Engine{}.FixLocator(context.Background(), ask(t, 1, clickStep(t, "css=table tbody tr:nth-child(2) td.actions button"), g, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.want == "" && !ans.Locator.IsZero():
+			t.Errorf("%s: healed onto %s (%s); want an abstention", c.name, ans.Locator, ans.Reason)
+		case c.want != "" && !strings.Contains(ans.Locator.String()+" "+strings.Join(locStrings(ans.Alternatives), " "), c.want):
+			t.Errorf("%s: got %q %v (%s); want a locator naming %q", c.name, ans.Locator, ans.Alternatives, ans.Reason, c.want)
+		}
+	}
+}
+
+func locStrings(ls []gardener.Locator) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.String()
+	}
+	return out
+}

@@ -544,7 +544,11 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		case p.After < 0:
 			changed[last+1] = true
 		case p.Before < 0 || !base[p.Before].Equal(cand.Steps[p.After]):
-			changed[p.After], last = true, p.After
+			// An action found another way and otherwise the same does not touch the checks
+			// after it: each is probed on the page before that action, which the locator
+			// does not change, so a check that passes there passed there on the recorded test
+			// too: an insensitive check the test always had, not one the repair made.
+			changed[p.After], last = p.Before < 0 || !relocatedAction(base[p.Before], cand.Steps[p.After]), p.After
 			if p.Before < 0 && performs(cand.Steps[p.After]) {
 				addedAction = min(addedAction, p.After)
 			}
@@ -616,6 +620,17 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		}
 	}
 	return held
+}
+
+// relocatedAction reports whether after is the action before, found by another locator and
+// otherwise unchanged (same kind, value, options).
+func relocatedAction(before, after gardener.Step) bool {
+	if !before.IsAction() || before.Kind == gardener.Goto || before.Kind != after.Kind {
+		return false
+	}
+	b, a := before.Clone(), after.Clone()
+	b.Locator, b.Alternatives, a.Locator, a.Alternatives = gardener.Locator{}, nil, gardener.Locator{}, nil
+	return b.Equal(a)
 }
 
 // requestSentBy is the path of the step under which the proof first recorded a request the

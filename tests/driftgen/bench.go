@@ -140,6 +140,8 @@ type CaseResult struct {
 	// AppBug: the diagnosis said app bug, whatever the outcome made of it (with no green run
 	// the outcome is "cannot tell" all the same).
 	AppBug bool
+	// Hold is the reason a staged repair was held for a person, as its row says it.
+	Hold   string
 	Note   string
 	Millis int64
 }
@@ -266,7 +268,7 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	case !slices.Equal(got, b.Keys):
 		out.Verdict, out.Note = Wrong, fmt.Sprintf("used elements %v where the green run used %v; %s", got, b.Keys, ops)
 	case res.Outcome == ladder.Staged:
-		out.Verdict, out.Note = StagedIntended, ops
+		out.Verdict, out.Note, out.Hold = StagedIntended, "held: "+res.Reason+"; "+ops, res.Reason
 	default:
 		out.Verdict, out.Note = RepairedIntended, ops
 	}
