@@ -274,3 +274,35 @@ func TestAnAddedInputIsNamedAsOne(t *testing.T) {
 		}
 	}
 }
+
+// elementRecords records, for each click, an element named as its role locator names it, as a
+// browser's proof does.
+type elementRecords struct{ passing }
+
+func (r elementRecords) Replay(ctx context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
+	rep, err := r.passing.Replay(ctx, t, o)
+	for i := range rep.Result.Steps {
+		if s := t.Steps[i]; s.Kind == gardener.Click {
+			rep.Result.Steps[i].Element = &gardener.Fingerprint{Tag: "BUTTON", AccessibleName: s.Target().Name}
+		}
+	}
+	return rep, err
+}
+
+// An inserted dismissal of an overlay (a click on "Accept cookies" that stays on the page and
+// sends nothing) takes away only what the recorded page never had: a later check insensitive to
+// its own action is the test's own and does not hold the fix. Any other added click still makes
+// every later check the repair's to prove.
+func TestAddedDismissalLeavesTheTestsOwnChecks(t *testing.T) {
+	insensitive := func(c gardener.Step) bool { return c.Kind != gardener.AssertVisible }
+	dismiss := insert(2, gardener.Step{Kind: gardener.Click, Locator: loc(`role=button[name="Accept cookies"]`)})
+	res := repairAt(t, elementRecords{passing{sensitive: insensitive}}, 2, dismiss)
+	if res.Outcome != Repaired || !hasNote(res.Verdict, gardener.NoteActionAdded) || !hasNote(res.Verdict, gardener.NoteInsensitiveCheck) {
+		t.Fatalf("an added dismissal before the test's own insensitive check: outcome %s (%s), want repaired with action-added and insensitive-check notes", res.Outcome, res.Reason)
+	}
+	other := insert(2, gardener.Step{Kind: gardener.Click, Locator: loc(`role=button[name="Show details"]`)})
+	res = repairAt(t, elementRecords{passing{sensitive: insensitive}}, 2, other)
+	if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteUnprovenCheck) {
+		t.Fatalf("an added click that dismisses nothing: outcome %s (%s), want staged with an unproven-check note", res.Outcome, res.Reason)
+	}
+}

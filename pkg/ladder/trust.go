@@ -549,15 +549,17 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 			// does not change, so a check that passes there passed there on the recorded test
 			// too: an insensitive check the test always had, not one the repair made.
 			changed[p.After], last = p.Before < 0 || !relocatedAction(base[p.Before], cand.Steps[p.After]), p.After
-			if p.Before < 0 && performs(cand.Steps[p.After]) {
+			if p.Before < 0 && performs(cand.Steps[p.After]) && !gardener.AddedDismissal(cand.Steps[p.After], recordOf(proof.Result, p.After)) {
 				addedAction = min(addedAction, p.After)
 			}
 		default:
 			last = p.After
 		}
 	}
-	// An added action may change what every later check sees (a dismissed overlay, a new page),
-	// so every check after it must be proven sensitive, not only those that follow it directly.
+	// An added action may change what every later check sees (a new page, a panel opened), so
+	// every check after it must be proven sensitive, not only those that follow it directly. An
+	// added dismissal takes away only what the recorded page never had: the checks after it
+	// see the recorded test's page, and those that follow it directly are touched as any are.
 	touched := func(j int) bool {
 		if j > addedAction {
 			return true
@@ -620,6 +622,17 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		}
 	}
 	return held
+}
+
+// recordOf is the proof's record of top-level step i.
+func recordOf(res gardener.RunResult, i int) gardener.StepRecord {
+	path := strconv.Itoa(i + 1)
+	for _, r := range res.Steps {
+		if r.Path == path {
+			return r
+		}
+	}
+	return gardener.StepRecord{}
 }
 
 // relocatedAction reports whether after is the action before, found by another locator and
