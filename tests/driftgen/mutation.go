@@ -329,14 +329,20 @@ func params(m *Mutation, r *rand.Rand, s gardener.Step, fp *gardener.Fingerprint
 		p["tag"] = pick(r, []string{"div", "span"})
 		p["cls"] = pick(r, []string{"form-actions", "control", "field-wrap", "stack"})
 	case Unwrap, Reorder, Missing, RowGone, DeadButton, ListOrder:
-	case LiveCount:
-		p["n"], p["step"] = 1+r.IntN(9), 1+r.IntN(7)
-		p["prefix"] = pick(r, []string{"ds-", "ui-", "c-", "tw-"})
-		p["id"] = fp.ID + "-" + suffix
-	case LivePrice:
-		p["cents"], p["step"] = 199+r.IntN(9800), 37+r.IntN(500)
-		p["prefix"] = pick(r, []string{"ds-", "ui-", "c-", "tw-"})
-		p["id"] = fp.ID + "-" + suffix
+	case LiveCount, LivePrice:
+		if m.Kind == LiveCount {
+			p["n"], p["step"] = 1+r.IntN(9), 1+r.IntN(7)
+		} else {
+			p["cents"], p["step"] = 199+r.IntN(9800), 37+r.IntN(500)
+		}
+		// A name locator breaks on the live data alone; a structural one only with the
+		// element's own id and classes renamed too, as the release that made the name live
+		// did. Renamed handles the app's own code looks up break the app, so they are
+		// renamed only where the locator needs it.
+		if l := s.Target(); l.Kind == gardener.ByCSS || l.Kind == gardener.ByXPath {
+			p["prefix"] = pick(r, []string{"ds-", "ui-", "c-", "tw-"})
+			p["id"] = fp.ID + "-" + suffix
+		}
 	case ClassHash:
 		p["salt"] = suffix
 	case RowIcons:

@@ -381,7 +381,9 @@
         var g = C.gen || 0;
         var suffix = M.kind === "live-count" ? " (" + (p.n + g * p.step) + ")" : " \u00b7 $" + ((p.cents + g * p.step) / 100).toFixed(2);
         if (!liveText(el, suffix)) return false;
-        // The release that made the name live renamed the element's own handles.
+        // The release that made the name live renamed the element's own handles (for a
+        // structural locator only: see the generator).
+        if (!p.prefix) return true;
         if (el.id) {
           el.getRootNode().querySelectorAll('label[for="' + CSS.escape(el.id) + '"]').forEach(function (l) { l.htmlFor = p.id; });
           el.id = p.id;
