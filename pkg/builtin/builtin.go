@@ -61,6 +61,11 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// from its text into its name; the name itself is the evidence.
 			idx, confidence = i, 0
 			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
+		case liveNamedOK(cands, target, &idx):
+			// The control's name gained or changed live data (a count, a price) and nothing
+			// else: the stable part of its name is the recorded one, and only it has it.
+			confidence = 0
+			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
 			// an element whose handle is gone: one the locator still finds out of sight (in a
@@ -218,6 +223,45 @@ func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 		return -1, false
 	}
 	return found[0], true
+}
+
+// liveNamedOK sets *idx to liveNamed's choice when it makes one.
+func liveNamedOK(cands []gardener.Fingerprint, target gardener.Fingerprint, idx *int) bool {
+	i, ok := liveNamed(cands, target)
+	if ok {
+		*idx = i
+	}
+	return ok
+}
+
+// liveNamed finds the one usable control whose accessible name is the recorded control's name
+// with live data added or changed ("Delete Grace Hopper" became "Delete Grace Hopper (5)",
+// "Cart (3)" became "Cart (5)"): the stable part of the two names (gardener.WithoutLiveData) is
+// the same words, and the names differ. Shops and dashboards put counts and prices into their
+// controls' names; the similarity of all features weighs the name's change against a
+// neighbour's equally changed name and can abstain. A name with other words added ("Save" and
+// "Save draft") is another control; two controls with the stable name make the change
+// ambiguous: none is chosen.
+func liveNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	name := target.AccessibleName
+	if strings.TrimSpace(name) == "" {
+		name = strings.Join(target.VisibleText, " ")
+	}
+	want := words(gardener.WithoutLiveData(name))
+	if len(want) == 0 || !clickable(target) && target.Tag != "" {
+		return -1, false
+	}
+	found := -1
+	for i, c := range cands {
+		if !clickable(c) || c.AccessibleName == name || !slices.Equal(words(gardener.WithoutLiveData(c.AccessibleName)), want) {
+			continue
+		}
+		if found >= 0 {
+			return -1, false
+		}
+		found = i
+	}
+	return found, found >= 0
 }
 
 // narrow keeps the indices keep accepts when there are several to choose from and keep accepts

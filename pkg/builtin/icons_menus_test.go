@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -331,4 +332,40 @@ func locStrings(ls []gardener.Locator) []string {
 		out[i] = l.String()
 	}
 	return out
+}
+
+// TestFixLocatorNameWithLiveData: a control whose name gained a count ("Delete Grace Hopper"
+// became "Delete Grace Hopper (5)") is found by the stable part of its name among row
+// neighbours the similarity weighs alike; a name with other words added ("Save draft") is
+// another control.
+func TestFixLocatorNameWithLiveData(t *testing.T) {
+	row := func(n int, name string) gardener.Fingerprint {
+		b := button("", "Delete", "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr["+string(rune('0'+n))+"]/td[4]/button[1]", float64(100+40*n))
+		b.AccessibleName, b.ARIA = name, map[string]string{"aria-label": name}
+		return b
+	}
+	for _, c := range []struct {
+		name     string
+		recorded gardener.Fingerprint
+		loc      string
+		page     []gardener.Fingerprint
+		want     string // the accessible name of the element healed onto, "" for an abstention
+	}{
+		{"a count added to a row's name", row(2, "Delete Grace Hopper"), `role=button[name="Delete Grace Hopper"]`,
+			[]gardener.Fingerprint{row(1, "Delete Ada Lovelace"), row(2, "Delete Grace Hopper (5)"), row(3, "Delete Alan Turing")}, "Delete Grace Hopper (5)"},
+		{"other words added", button("", "Save", "/html[1]/body[1]/form[1]/button[2]", 300), `css=.save`,
+			[]gardener.Fingerprint{button("", "Save draft", "/html[1]/body[1]/aside[1]/button[1]", 900)}, ""},
+	} {
+		green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", c.recorded)}
+		ans, err := Engine{}.FixLocator(context.Background(), ask(t, 1, clickStep(t, c.loc), green, c.page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.want == "" && !ans.Locator.IsZero():
+			t.Errorf("%s: healed onto %s (%s); want an abstention", c.name, ans.Locator, ans.Reason)
+		case c.want != "" && (ans.Locator.IsZero() || !strings.Contains(ans.Reason, strconv.Quote(c.want))):
+			t.Errorf("%s: got %q (%s); want the element named %q", c.name, ans.Locator, ans.Reason, c.want)
+		}
+	}
 }

@@ -104,6 +104,16 @@ func liveData(s string) string {
 	return ""
 }
 
+// WithoutLiveData is s with the live data it carries (counts, prices, percentages, dates,
+// times) taken out: the part of a name that stays from one run to the next ("Cart (3)" and
+// "Cart (5)" are both "Cart").
+func WithoutLiveData(s string) string {
+	for _, r := range liveDataRules {
+		s = r.re.ReplaceAllString(s, " ")
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
 var (
 	// cssIDClass picks the ids and classes out of a CSS selector, and attribute values naming an
 	// id, a class or a test id.
