@@ -353,6 +353,8 @@ func TestFixLocatorNameWithLiveData(t *testing.T) {
 	}{
 		{"a count added to a row's name", row(2, "Delete Grace Hopper"), `role=button[name="Delete Grace Hopper"]`,
 			[]gardener.Fingerprint{row(1, "Delete Ada Lovelace"), row(2, "Delete Grace Hopper (5)"), row(3, "Delete Alan Turing")}, "Delete Grace Hopper (5)"},
+		{"a price added to a row's name", row(2, "Delete Grace Hopper"), `role=button[name="Delete Grace Hopper"]`,
+			[]gardener.Fingerprint{row(1, "Delete Ada Lovelace · $3.10"), row(2, "Delete Grace Hopper · $12.40"), row(3, "Delete Alan Turing · $7.00")}, "Delete Grace Hopper · $12.40"},
 		{"other words added", button("", "Save", "/html[1]/body[1]/form[1]/button[2]", 300), `css=.save`,
 			[]gardener.Fingerprint{button("", "Save draft", "/html[1]/body[1]/aside[1]/button[1]", 900)}, ""},
 	} {
