@@ -682,16 +682,22 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		case p.After < 0:
 			changed[last+1] = true
 		case p.Before < 0 || !base[p.Before].Equal(cand.Steps[p.After]):
-			changed[p.After], last = true, p.After
-			if p.Before < 0 && performs(cand.Steps[p.After]) {
+			// An action found another way and otherwise the same does not touch the checks
+			// after it: each is probed on the page before that action, which the locator
+			// does not change, so a check that passes there passed there on the recorded test
+			// too: an insensitive check the test always had, not one the repair made.
+			changed[p.After], last = p.Before < 0 || !relocatedAction(base[p.Before], cand.Steps[p.After]), p.After
+			if p.Before < 0 && performs(cand.Steps[p.After]) && !gardener.AddedDismissal(cand.Steps[p.After], recordOf(proof.Result, p.After)) {
 				addedAction = min(addedAction, p.After)
 			}
 		default:
 			last = p.After
 		}
 	}
-	// An added action may change what every later check sees (a dismissed overlay, a new page),
-	// so every check after it must be proven sensitive, not only those that follow it directly.
+	// An added action may change what every later check sees (a new page, a panel opened), so
+	// every check after it must be proven sensitive, not only those that follow it directly. An
+	// added dismissal takes away only what the recorded page never had: the checks after it
+	// see the recorded test's page, and those that follow it directly are touched as any are.
 	touched := func(j int) bool {
 		if j > addedAction {
 			return true
@@ -792,6 +798,28 @@ func namedByStart(pc probedCheck) string {
 		return ""
 	}
 	return fmt.Sprintf("(%s) names a control by the start of its name: it finds no element before or after step %s, while the page showed %s before that step. It holds on any page: name the control in full.", pc.check.Redacted(), pc.before, pc.probe.Shown)
+}
+
+// recordOf is the proof's record of top-level step i.
+func recordOf(res gardener.RunResult, i int) gardener.StepRecord {
+	path := strconv.Itoa(i + 1)
+	for _, r := range res.Steps {
+		if r.Path == path {
+			return r
+		}
+	}
+	return gardener.StepRecord{}
+}
+
+// relocatedAction reports whether after is the action before, found by another locator and
+// otherwise unchanged (same kind, value, options).
+func relocatedAction(before, after gardener.Step) bool {
+	if !before.IsAction() || before.Kind == gardener.Goto || before.Kind != after.Kind {
+		return false
+	}
+	b, a := before.Clone(), after.Clone()
+	b.Locator, b.Alternatives, a.Locator, a.Alternatives = gardener.Locator{}, nil, gardener.Locator{}, nil
+	return b.Equal(a)
 }
 
 // requestSentBy is the path of the step under which the proof first recorded a request the

@@ -112,6 +112,11 @@ const (
 	CannotTell Verdict = "cannot-tell"
 	// Wrong: a drift repaired with a green proof whose replay used other elements.
 	Wrong Verdict = "wrong"
+	// Fragile: a drift repaired (applied or staged) with the intended elements whose fix is red,
+	// or uses other elements, when the page is served again with other live data (other counts
+	// and prices, another build's class hashes, another order of a list): a heal that lasts one
+	// load is not a repair.
+	Fragile Verdict = "fragile"
 	// FalseHeal: a regression written green (applied or staged).
 	FalseHeal Verdict = "false-heal"
 	// StillGreen: the mutation did not break the test; there was nothing to repair.
@@ -140,8 +145,13 @@ type CaseResult struct {
 	// AppBug: the diagnosis said app bug, whatever the outcome made of it (with no green run
 	// the outcome is "cannot tell" all the same).
 	AppBug bool
-	Note   string
-	Millis int64
+	// Hold is the rule a staged repair was held for (gardener.HoldRule), "" when none held it.
+	Hold gardener.HoldRule
+	// SecondLoad: the fix was replayed on a second load with other live data; Survived: it was
+	// green there with the same elements used.
+	SecondLoad, Survived bool
+	Note                 string
+	Millis               int64
 }
 
 // Run applies m to a fresh app, checks the test fails, checks a drift can be repaired at all,
@@ -266,9 +276,33 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	case !slices.Equal(got, b.Keys):
 		out.Verdict, out.Note = Wrong, fmt.Sprintf("used elements %v where the green run used %v; %s", got, b.Keys, ops)
 	case res.Outcome == ladder.Staged:
-		out.Verdict, out.Note = StagedIntended, ops
+		out.Verdict, out.Note = StagedIntended, "held: "+res.Reason+"; "+ops
+		if res.Verdict != nil {
+			if h, ok := res.Verdict.Hold(); ok {
+				out.Hold = h.Rule
+			}
+		}
 	default:
 		out.Verdict, out.Note = RepairedIntended, ops
+	}
+	if out.Verdict == RepairedIntended || out.Verdict == StagedIntended {
+		// The second load: the same app serves other live values, another build's hashes,
+		// another order; the fix must still be green with the same elements used.
+		site.SetGen(1)
+		again, err := e.twice(ctx, fixed, opts, site)
+		if err != nil {
+			return out, fmt.Errorf("%s: replay of the repair on a second load: %w", m.Name(), err)
+		}
+		used := keys(site.TakeHits())
+		out.SecondLoad = true
+		switch {
+		case !again.Result.Passed:
+			out.Verdict, out.Note = Fragile, fmt.Sprintf("red on a second load with other live data at step %s: %s; %s", again.Result.FailedStep, again.Result.Message, out.Note)
+		case !slices.Equal(used, b.Keys):
+			out.Verdict, out.Note = Fragile, fmt.Sprintf("on a second load with other live data it used elements %v where the green run used %v; %s", used, b.Keys, out.Note)
+		default:
+			out.Survived = true
+		}
 	}
 	return out, nil
 }

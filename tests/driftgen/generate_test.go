@@ -57,7 +57,7 @@ func TestGenerateCoversTheKindsThatFitEachStep(t *testing.T) {
 	for _, want := range []string{
 		"overlay/invoice@2", "rename-id/invoice@2", "decoy-before/invoice@2",
 		"synonym/invoice@3", "move-menu/invoice@3",
-		"rename-class/invoice@4", "wrap/invoice@4", "reorder/invoice@4", "move-toolbar/invoice@4",
+		"rename-class/invoice@4", "class-hash/invoice@4", "live-count/invoice@4", "live-price/invoice@4", "wrap/invoice@4", "reorder/invoice@4", "move-toolbar/invoice@4",
 		"required-select/invoice@4", "required-radio/invoice@4", "required-checkbox/invoice@4", "required-date/invoice@4",
 		"dead-button/invoice@4", "http-500/invoice@4:POST /api/invoices", "http-500/invoice@1:GET /invoices/new",
 		"wrong-number/invoice@5", "missing/invoice@5", "row-gone/invoice@6", "missing/invoice@6",
@@ -66,7 +66,7 @@ func TestGenerateCoversTheKindsThatFitEachStep(t *testing.T) {
 			t.Errorf("no case %s among %v", want, names(ms))
 		}
 	}
-	for _, never := range []string{"rename-id/invoice@4", "row-gone/invoice@5", "dead-button/invoice@2", "http-500/invoice@1:GET /app.js", "http-500/invoice@4:POST /__record", "synonym/invoice@2"} {
+	for _, never := range []string{"rename-id/invoice@4", "row-gone/invoice@5", "dead-button/invoice@2", "http-500/invoice@1:GET /app.js", "http-500/invoice@4:POST /__record", "synonym/invoice@2", "list-order/invoice@4", "row-icons/invoice@4", "live-count/invoice@2"} {
 		if got[never] {
 			t.Errorf("case %s does not fit its step", never)
 		}

@@ -3,6 +3,8 @@ package driftgen
 import (
 	"strings"
 	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 // TestTablePrintsEachClassWithItsOwnColumns: drift kinds count what became of the cases and
@@ -16,8 +18,13 @@ func TestTablePrintsEachClassWithItsOwnColumns(t *testing.T) {
 		res(Overlay, RepairedIntended), res(Overlay, StagedIntended), res(Overlay, Triaged), res(Overlay, StillGreen),
 		res(RenameID, RepairedIntended), res(RenameID, Unrepairable), res(RenameID, Wrong),
 		res(DeadButton, Triaged), res(DeadButton, Refused), res(HTTP500, FalseHeal), res(HTTP500, NotApplied),
-		res(RenameID, CannotTell), res(HTTP500, CannotTell),
+		res(RenameID, CannotTell), res(HTTP500, CannotTell), res(RenameID, Fragile),
 	}
+	// The rename-id repair survived its second load, the fragile one did not; the staged overlay
+	// was held for a flow change.
+	results[4].SecondLoad, results[4].Survived = true, true
+	results[len(results)-1].SecondLoad = true
+	results[1].Hold = gardener.HoldFlowChange
 	generated := []Mutation{{Kind: Overlay}, {Kind: Overlay}, {Kind: Overlay}, {Kind: Overlay}, {Kind: Overlay}, {Kind: RenameID}, {Kind: RenameID}, {Kind: RenameID},
 		{Kind: Synonym}, {Kind: DeadButton}, {Kind: DeadButton}, {Kind: HTTP500}, {Kind: HTTP500}}
 	var b strings.Builder
@@ -33,11 +40,12 @@ func TestTablePrintsEachClassWithItsOwnColumns(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		// generated drawn counted repaired staged triaged cannot-tell wrong flaky app-bug | green n/a unrepairable
-		"overlay":   "5 4 3 1 1 1 0 0 0 0 1 0 0",
-		"rename-id": "3 4 3 1 0 0 1 1 0 0 0 0 1",
-		"synonym":   "1 0 0 0 0 0 0 0 0 0 0 0 0",
-		"all drift": "9 8 6 2 1 1 1 1 0 0 1 0 1",
+		// generated drawn counted repaired staged triaged cannot-tell wrong fragile flaky app-bug
+		// survives-a-second-load | green n/a unrepairable
+		"overlay":   "5 4 3 1 1 1 0 0 0 0 0 0/0 1 0 0",
+		"rename-id": "3 5 4 1 0 0 1 1 1 0 0 1/2 0 0 1",
+		"synonym":   "1 0 0 0 0 0 0 0 0 0 0 0/0 0 0 0",
+		"all drift": "9 9 7 2 1 1 1 1 1 0 0 1/2 1 0 1",
 		// generated drawn counted triaged cannot-tell refused false-heals app-bug | green n/a
 		"dead-button":    "2 2 2 1 0 1 0 1 0 0",
 		"http-500":       "2 3 2 0 1 0 1 0 0 1",
@@ -46,6 +54,9 @@ func TestTablePrintsEachClassWithItsOwnColumns(t *testing.T) {
 		if got := strings.Join(lines[name], " "); got != want {
 			t.Errorf("%s: %q, want %q\n%s", name, got, want, b.String())
 		}
+	}
+	if !strings.Contains(b.String(), "  overlay: flow change ×1") || !strings.Contains(b.String(), "survives a second load") {
+		t.Errorf("the table names no hold rule per kind or no second load:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), "unrepairable by reference fix") || !strings.Contains(b.String(), "false heals") || !strings.Contains(b.String(), "cannot tell") {
 		t.Errorf("the headers name no reference fix or false heals:\n%s", b.String())
