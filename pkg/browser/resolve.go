@@ -38,3 +38,26 @@ func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLo
 	}
 	return out
 }
+
+// maxAhead bounds the later steps a failure's look ahead resolves: a repair heals the ones on
+// the page the failure left, which a long test's next pages do not share.
+const maxAhead = 30
+
+// lookAhead resolves, on the page a failure left, the targets of the later top-level steps
+// (gardener.Replay.Ahead). Each resolution is one question to a page that has settled; the
+// whole look costs far less than a proof that waits a step limit at the next missing element.
+func (r *run) lookAhead(later []gardener.Step) map[string]gardener.ResolvedLocator {
+	var locs []gardener.Locator
+	for _, st := range later {
+		if len(locs) == maxAhead {
+			break
+		}
+		if st.Kind != gardener.Intent && !st.Target().IsZero() {
+			locs = append(locs, st.Target())
+		}
+	}
+	if len(locs) == 0 || r.s.ctx.Err() != nil {
+		return nil
+	}
+	return r.resolveAll(locs)
+}

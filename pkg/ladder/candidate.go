@@ -129,6 +129,14 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 				ops = mergeOps(ops, more)
 			}
 		}
+		more, err := c.samePage(ctx, ri, cand, rep, origin, ops)
+		if err != nil {
+			return err
+		}
+		for _, m := range more {
+			healed[m.Index]++
+			ops = mergeOps(ops, m)
+		}
 	}
 }
 
@@ -210,17 +218,31 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
 		return nil, nil
 	}
+	op, why, err := c.newLocator(ctx, ri, t, rep, origin, "")
+	if err != nil || op != nil {
+		return op, err
+	}
+	c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + why})
+	return nil, nil
+}
+
+// newLocator asks the model for a new locator for top-level step rep.Result.FailedIndex of t,
+// as an op against the base steps, or says why there is none. note, when set, is added to the
+// candidate event's reason.
+func (c *climb) newLocator(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int, note string) (*gardener.Op, string, error) {
+	fi := rep.Result.FailedIndex
+	bi := origin[fi]
+	step := t.Steps[fi]
 	ask := gardener.LocatorAsk{Failure: c.failureOn(t, rep, origin), Index: fi, Inner: -1, Step: step, Recorded: c.req.LastGreen.Element(strconv.Itoa(bi + 1))}
 	t0 := c.l.now()
 	ans, err := c.l.Model.FixLocator(ctx, ask)
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
 	c.recordCall(ri, "locator", ans.Usage, err, boolInt(!ans.Locator.IsZero()))
 	if err != nil {
-		return nil, c.modelError(ri, err)
+		return nil, "", c.modelError(ri, err)
 	}
 	if ans.Locator.IsZero() || ans.Locator == step.Target() {
-		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + cmp.Or(ans.Reason, "no element on the page is close enough to the recorded one")})
-		return nil, nil
+		return nil, cmp.Or(ans.Reason, "no element on the page is close enough to the recorded one"), nil
 	}
 	fixed := step.Clone()
 	if fixed.Kind == gardener.A11yAudit {
@@ -229,8 +251,12 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		fixed.Locator = ans.Locator
 	}
 	c.alts[bi] = ans.Alternatives
-	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, ans.Reason)})
-	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}, nil
+	why := ans.Reason
+	if note != "" {
+		why += "; " + note
+	}
+	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, why)})
+	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}, "", nil
 }
 
 // nextAlternative retries a healed step with the model's next locator for the same element when

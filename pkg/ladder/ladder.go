@@ -372,11 +372,17 @@ func (c *climb) nothingToHeal() bool {
 // selfHeal asks for a corrected locator for the failing step, or re-derives the intent block
 // the failing step sits in.
 func (c *climb) selfHeal(ctx context.Context, ri int) error {
-	op, err := c.healStep(ctx, ri, c.base, c.fail, identity(len(c.base.Steps)))
+	origin := identity(len(c.base.Steps))
+	op, err := c.healStep(ctx, ri, c.base, c.fail, origin)
 	if err != nil || op == nil {
 		return err
 	}
-	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append([]gardener.Op{*op}, c.carried(*op)...))
+	ops := append([]gardener.Op{*op}, c.carried(*op)...)
+	more, err := c.samePage(ctx, ri, c.base, c.fail, origin, ops)
+	if err != nil {
+		return err
+	}
+	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append(ops, more...))
 }
 
 func (c *climb) suggestFix(ctx context.Context, ri int) error {

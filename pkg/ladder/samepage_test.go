@@ -1,0 +1,89 @@
+package ladder
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// renamedForm is a login page on which the e-mail and password fields were both renamed: a
+// replay fails at the first step whose locator is gone, and, as the browser does, says what
+// each later step's locator matches on the page it failed on.
+type renamedForm struct{ gone map[string]bool }
+
+func (p renamedForm) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	res := gardener.RunResult{TestID: t.ID, TestVersion: t.Version, FailedIndex: -1}
+	for i, st := range t.Steps {
+		path := strconv.Itoa(i + 1)
+		if !p.gone[st.Target().String()] {
+			res.Steps = append(res.Steps, gardener.StepRecord{Path: path, Kind: st.Kind, Passed: true})
+			continue
+		}
+		res.Steps = append(res.Steps, gardener.StepRecord{Path: path, Kind: st.Kind})
+		res.FailedStep, res.FailedIndex, res.ErrorKind = path, i, gardener.ErrElementNotFound
+		res.Message = "no element matches " + st.Target().String()
+		ahead := map[string]gardener.ResolvedLocator{}
+		for _, later := range t.Steps[i+1:] {
+			if l := later.Target(); !l.IsZero() {
+				ahead[l.String()] = gardener.ResolvedLocator{Count: boolInt(!p.gone[l.String()]), Visible: boolInt(!p.gone[l.String()])}
+			}
+		}
+		return gardener.Replay{Result: res, Ahead: ahead, Snapshot: &gardener.Snapshot{URL: "http://app.test/login", Candidates: make([]gardener.Fingerprint, 4)}}, nil
+	}
+	res.Passed = true
+	return gardener.Replay{Result: res}, nil
+}
+
+// perStep answers a locator ask by the index of the step asked about.
+type perStep struct {
+	scripted
+	at map[int]string
+}
+
+func (m perStep) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener.LocatorAnswer, error) {
+	if l, ok := m.at[ask.Index]; ok {
+		return gardener.LocatorAnswer{Locator: gardener.MustLocator(l), Reason: "the same field, renamed"}, nil
+	}
+	return gardener.LocatorAnswer{Reason: "nothing close"}, nil
+}
+
+// TestTwoRenamedFieldsOnePageOneProof: when both fields of a form were renamed, the failure at
+// the first shows the second gone from the same page too, and both are healed in the first
+// candidate: one reproduction and one proof, where healing them one by one took a second proof
+// (and, in a browser, a second step limit waited out at the second field). The click after
+// them, whose button is still there, is left as recorded.
+func TestTwoRenamedFieldsOnePageOneProof(t *testing.T) {
+	tc := gardener.Test{ID: "login", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"},
+		{Kind: gardener.Fill, Locator: gardener.MustLocator("css=#email"), Value: "a@b.test"},
+		{Kind: gardener.Fill, Locator: gardener.MustLocator("css=#password"), Value: "secret"},
+		{Kind: gardener.Click, Locator: gardener.MustLocator("css=#submit")},
+		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=#welcome")},
+	}}
+	page := renamedForm{gone: map[string]bool{"css=#email": true, "css=#password": true}}
+	model := perStep{at: map[int]string{1: "label=Email", 2: "label=Password"}}
+	var reproductions, proofs int
+	l := &Ladder{Runner: page, Model: model, Progress: func(e Event) {
+		switch {
+		case e.Stage == gardener.EventReproduce && e.Passed != nil:
+			reproductions++
+		case e.Stage == gardener.EventProof:
+			proofs++
+		}
+	}}
+	res, err := l.Repair(context.Background(), Request{Test: tc, Mode: gardener.ModePropose, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil || res.Outcome != Staged {
+		t.Fatalf("%v %s %s", err, res.Outcome, res.Reason)
+	}
+	if reproductions != 1 || proofs != 1 || res.Timings.Replays != 2 {
+		t.Errorf("%d reproductions, %d proofs, %d replays; want one reproduction and one proof covering both renamed fields", reproductions, proofs, res.Timings.Replays)
+	}
+	want := []string{"", "label=Email", "label=Password", "css=#submit", "css=#welcome"}
+	for i, st := range res.Steps {
+		if got := st.Target().String(); i > 0 && got != want[i] {
+			t.Errorf("step %d targets %s, want %s", i+1, got, want[i])
+		}
+	}
+}
