@@ -718,6 +718,7 @@ const (
 type quietState struct {
 	Still   int64 `json:"still"` // milliseconds since the document last changed
 	Matches int   `json:"matches"`
+	Busy    int   `json:"busy"` // visible progress bars and aria-busy regions
 }
 
 // settle waits, after an action, for what the action started: a navigation to load and the
@@ -830,12 +831,12 @@ func (r *run) documentStill(ctx context.Context) bool {
 
 // settledRequests says whether the page has a request in flight that could still bring the
 // element: the main frame loading, or a request the page awaits (see awaited) open for less
-// than hangGrace that is not one the page repeats on its own. A request to the same method
+// than hangGrace (however long, when patient) that is not one the page repeats on its own. A request to the same method
 // and path as one the page already sent while this step waited (from request index since on)
 // is background: a poll, a reconnecting long poll, a heartbeat. The test did nothing in
 // between, so its answer is the page's routine, and a page that polls every second must not
 // keep a step waiting out its whole limit. Beacons and pings are never awaited.
-func (r *run) settledRequests(opened map[network.RequestID]time.Time, since int) bool {
+func (r *run) settledRequests(opened map[network.RequestID]time.Time, since int, patient bool) bool {
 	now := time.Now()
 	r.s.mu.Lock()
 	defer r.s.mu.Unlock()
@@ -847,7 +848,7 @@ func (r *run) settledRequests(opened map[network.RequestID]time.Time, since int)
 		if !ok {
 			opened[id], t = now, now
 		}
-		if now.Sub(t) >= hangGrace {
+		if !patient && now.Sub(t) >= hangGrace {
 			continue
 		}
 		if i, ok := r.s.reqByID[id]; ok && r.s.repeated(i, since) {
@@ -913,7 +914,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 				return
 			case <-time.After(2 * pollInterval):
 			}
-			if !r.settledRequests(opened, since) {
+			if !r.settledRequests(opened, since, qf.Patient) {
 				calm = time.Time{}
 				continue
 			}
@@ -927,7 +928,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 			if err := r.s.call(wctx, &q, "quiet", locs); err != nil {
 				continue
 			}
-			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 {
+			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 && (q.Busy == 0 || !qf.Patient) {
 				ended.Store(int64(time.Since(start)))
 				cancel()
 				return

@@ -170,3 +170,52 @@ poll(); beacon(); setInterval(poll, 1000); setInterval(beacon, 1000);
 		t.Errorf("the page sent %d polls and %d beacons while the step waited: the fixture did not poll", polls.Load(), beacons.Load())
 	}
 }
+
+// TestPatientQuietFailWaitsForASlowAnswer: a proof's quiet rule (Patient) waits on while a
+// request the test's click sent is still open, however long, and while the page shows a
+// progress bar; a reproduction's gives up on the same page once the answer is late and the
+// page still. The element that the slow answer brings is found by the proof.
+func TestPatientQuietFailWaitsForASlowAnswer(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("hang") != "" {
+			// The reproduction's answer never comes: it must give up whatever the machine's load.
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		time.Sleep(4 * time.Second)
+		fmt.Fprint(w, `ok`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body>
+<button id="load" onclick="document.getElementById('busy').hidden = false; fetch('/slow' + location.search).then(() => { document.getElementById('busy').hidden = true; const b = document.createElement('button'); b.textContent = 'Result'; document.body.append(b) })">Load</button>
+<div id="busy" role="progressbar" hidden>Loading</div>
+</body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#load"},{"kind":"click","locator":"text=Result"}]`)
+	hangs := steps(t, `[{"kind":"goto","url":"/?hang=1"},{"kind":"click","locator":"#load"},{"kind":"click","locator":"text=Result"}]`)
+	t.Run("proof", func(t *testing.T) {
+		t.Parallel()
+		ro := gardener.ReplayOptions{StepTimeout: 8 * time.Second, QuietFail: map[int]gardener.QuietFail{2: {Patient: true}}}
+		if res := replayOK(t, r, srv.URL, st, ro).Result; !res.Passed {
+			t.Errorf("a proof gave up on an element a slow answer brings: %s", res.Message)
+		}
+	})
+	t.Run("reproduction", func(t *testing.T) {
+		t.Parallel()
+		ro := gardener.ReplayOptions{StepTimeout: 8 * time.Second, QuietFail: map[int]gardener.QuietFail{2: {}}}
+		res := replayOK(t, r, srv.URL, hangs, ro).Result
+		if res.Passed || !strings.Contains(res.Message, "the page was quiet") {
+			t.Errorf("want the reproduction to give up on the quiet rule while the answer is late, got passed=%v: %s", res.Passed, res.Message)
+		}
+	})
+}

@@ -66,6 +66,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Ops: lines, Message: "trying " + strings.Join(lines, " | ")})
 		opts := c.req.Options
 		opts.Probes, _ = probesFor(cand)
+		opts.QuietFail = c.proofQuiet(cand, origin)
 		reported := 0
 		opts.OnStep = func(st gardener.StepRecord) {
 			reported++
@@ -478,4 +479,33 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// proofQuiet is where a proof of cand (origin maps its steps to the base steps) may give up
+// waiting for an element: at a step whose element, by its locator or any name the last green
+// run recorded for it, is on no visible part of a page that has settled (gardener.QuietFail,
+// patient). A proof that waits out a step limit at an element a look at the settled page
+// already shows absent spends the limit to learn what the look said: the menu item an
+// inserted click did not reveal, the next renamed field. It goes red sooner, with the same
+// verdict; a green proof is the same whole replay as ever. Steps with a time limit of their
+// own (the test's, or one the candidate gave a step to wait longer) and the step after a wait
+// the candidate inserted keep their whole limit: waiting there is what was asked for.
+func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.QuietFail {
+	out := map[int]gardener.QuietFail{}
+	afterWait := false
+	for i, st := range cand.Steps {
+		waited := afterWait
+		afterWait = i < len(origin) && origin[i] < 0 && st.Kind == gardener.Wait
+		if st.Kind == gardener.Intent || st.Target().IsZero() || st.TimeoutMs > 0 || waited || i >= len(origin) {
+			continue
+		}
+		q := gardener.QuietFail{Patient: true}
+		if bi := origin[i]; bi >= 0 {
+			if fp := c.req.LastGreen.Element(strconv.Itoa(bi + 1)); fp != nil {
+				q.Alternatives = recordedLocators(*fp, st.Target())
+			}
+		}
+		out[i] = q
+	}
+	return out
 }

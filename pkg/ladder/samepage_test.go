@@ -87,3 +87,46 @@ func TestTwoRenamedFieldsOnePageOneProof(t *testing.T) {
 		}
 	}
 }
+
+// seeingProof fails the reproduction at step 2 and keeps the options each later replay was
+// given.
+type seeingProof struct{ opts []gardener.ReplayOptions }
+
+func (p *seeingProof) Replay(_ context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
+	p.opts = append(p.opts, o)
+	if len(p.opts) == 1 {
+		return gardener.Replay{Result: gardener.RunResult{TestID: t.ID, FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound, Message: "no element matches css=#email"},
+			Snapshot: &gardener.Snapshot{URL: "http://app.test/login", Candidates: make([]gardener.Fingerprint, 3)}}, nil
+	}
+	return gardener.Replay{Result: gardener.RunResult{TestID: t.ID, Passed: true, FailedIndex: -1}}, nil
+}
+
+// TestProofGivesUpOnAQuietPage: a proof may end a step early where the settled page shows none
+// of its element (patient: a slow answer or a busy page is still waited for), so it does not
+// wait out a step limit at an element a look already shows absent; a step with a time limit of
+// its own keeps it.
+func TestProofGivesUpOnAQuietPage(t *testing.T) {
+	tc := gardener.Test{ID: "login", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"},
+		{Kind: gardener.Fill, Locator: gardener.MustLocator("css=#email"), Value: "a@b.test"},
+		{Kind: gardener.Click, Locator: gardener.MustLocator("css=#submit")},
+		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=#report"), TimeoutMs: 20000},
+	}}
+	runner := &seeingProof{}
+	l := &Ladder{Runner: runner, Model: scripted{locator: gardener.LocatorAnswer{Locator: gardener.MustLocator("label=Email"), Reason: "same field"}}}
+	if _, err := l.Repair(context.Background(), Request{Test: tc, Mode: gardener.ModePropose, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(runner.opts) < 2 {
+		t.Fatalf("%d replays: no proof was run", len(runner.opts))
+	}
+	q := runner.opts[1].QuietFail
+	for _, i := range []int{1, 2} {
+		if got, ok := q[i]; !ok || !got.Patient || got.Reported {
+			t.Errorf("step %d of the proof: %+v (set %v), want a patient quiet rule", i+1, got, ok)
+		}
+	}
+	if _, ok := q[3]; ok {
+		t.Errorf("the check with a 20 s limit of its own may give up early in the proof: %+v", q[3])
+	}
+}

@@ -821,14 +821,16 @@
     return out;
   }
 
-  // quiet says how long the document has been unchanged and how many visible elements the
-  // given locators match between them (a locator the browser rejects matches nothing).
+  // quiet says how long the document has been unchanged, how many visible elements the given
+  // locators match between them (a locator the browser rejects matches nothing), and how many
+  // visible elements say the page is still busy (a progress bar, an aria-busy region).
   function quiet(locs) {
     let matches = 0;
     for (const l of locs || []) {
       try { matches += resolve(l).filter(isVisible).length; } catch (e) { /* an invalid selector matches nothing */ }
     }
-    return { still: Math.round(performance.now() - lastChange), matches };
+    const busy = [...document.querySelectorAll('[role="progressbar"], progress, [aria-busy="true"]')].filter(isVisible).length;
+    return { still: Math.round(performance.now() - lastChange), matches, busy };
   }
 
   function validation(loc) {
