@@ -496,6 +496,11 @@ func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.Qu
 	for i, st := range cand.Steps {
 		waited := afterWait
 		afterWait = i < len(origin) && origin[i] < 0 && st.Kind == gardener.Wait
+		if st.Kind == gardener.Intent && !waited && i < len(origin) {
+			// The block's steps by their own locators, as in a reproduction.
+			out[i] = gardener.QuietFail{Patient: true}
+			continue
+		}
 		if st.Kind == gardener.Intent || st.Target().IsZero() || st.TimeoutMs > 0 || waited || i >= len(origin) {
 			continue
 		}

@@ -130,3 +130,24 @@ func TestProofGivesUpOnAQuietPage(t *testing.T) {
 		t.Errorf("the check with a 20 s limit of its own may give up early in the proof: %+v", q[3])
 	}
 }
+
+// TestQuietFailReachesIntoIntentBlocks: a reproduction's steps inside an intent block give up on
+// a quiet page by their own locators, as top-level steps do: the renamed login button inside a
+// block used to be waited for the whole step limit.
+func TestQuietFailReachesIntoIntentBlocks(t *testing.T) {
+	tc := gardener.Test{ID: "nav", Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Intent, Goal: "log in", Steps: []gardener.Step{
+			{Kind: gardener.Goto, URL: "/login"},
+			{Kind: gardener.Click, Locator: gardener.MustLocator("text=Login")},
+		}},
+		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=#dashboard")},
+	}}
+	reported := &gardener.RunResult{TestID: "nav", TestVersion: 1, FailedStep: "1.2", FailedIndex: 0, ErrorKind: gardener.ErrElementNotFound}
+	q := QuietFailOf(tc, nil, reported)
+	if got, ok := q[0]; !ok || got.Reported {
+		t.Errorf("the intent block: %+v (set %v), want its steps to give up by their own locators", got, ok)
+	}
+	if _, ok := q[1]; !ok {
+		t.Error("the top-level check has no quiet rule")
+	}
+}
