@@ -18,7 +18,8 @@ import (
 //
 // The page is the failing step's until a step that may change it: a goto, an intent block, a
 // click, a key press or a hover (each looked at itself: its element is on this page before it
-// acts), or a step the last green run began on another URL. A step is healed only when it acts
+// acts), or a step the last green run began on another URL; when the failing step is itself
+// one that may change the page, nothing is looked at. A step is healed only when it acts
 // on an element and its locator matches nothing at all on the page (one that matches a hidden
 // element is out of sight, not renamed: the drift rules reveal it); checks are left to the
 // proof, since what they read may appear only once the steps before them have acted. Each
@@ -26,7 +27,9 @@ import (
 func (c *climb) samePage(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int, ops []gardener.Op) ([]gardener.Op, error) {
 	res := rep.Result
 	fi := res.FailedIndex
-	if len(rep.Ahead) == 0 || rep.Snapshot == nil || fi < 0 || fi >= len(t.Steps) || strings.Contains(res.FailedStep, ".") {
+	if len(rep.Ahead) == 0 || rep.Snapshot == nil || fi < 0 || fi >= len(t.Steps) || strings.Contains(res.FailedStep, ".") || mayChangePage(t.Steps[fi]) {
+		// A failing click (a key press, a hover) would have changed the page: the later steps'
+		// elements may be on the page it opens (a confirmation dialog), not on this one.
 		return nil, nil
 	}
 	page := c.greenURL(origin[fi])
@@ -46,16 +49,38 @@ func (c *climb) samePage(ctx context.Context, ri int, t gardener.Test, rep garde
 				if err != nil {
 					return nil, err
 				}
-				if op != nil {
+				if op != nil && !sameTarget(append(ops, out...), *op) {
 					out = append(out, *op)
 				}
 			}
 		}
-		if st.Kind == gardener.Click || st.Kind == gardener.Press || st.Kind == gardener.Hover {
+		if mayChangePage(st) {
 			break
 		}
 	}
 	return out, nil
+}
+
+// mayChangePage reports whether a step may change what the page shows, so the steps after it
+// may be on another page: a click, a key press or a hover (a menu, a dialog, a navigation).
+func mayChangePage(st gardener.Step) bool {
+	switch st.Kind {
+	case gardener.Click, gardener.Press, gardener.Hover, gardener.Goto, gardener.Intent:
+		return true
+	}
+	return false
+}
+
+// sameTarget reports whether op would make its step act on the element another of ops acts on
+// now: two steps healed to one element is one of them healed wrong, and a look ahead leaves
+// the step to its own proof instead.
+func sameTarget(ops []gardener.Op, op gardener.Op) bool {
+	for _, o := range ops {
+		if o.Step != nil && o.Index != op.Index && o.Step.Kind != gardener.Intent && o.Step.Target() == op.Step.Target() {
+			return true
+		}
+	}
+	return false
 }
 
 // healAhead asks for a new locator for top-level step j of t, whose locator matched nothing on

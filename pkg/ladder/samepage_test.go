@@ -3,6 +3,7 @@ package ladder
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -149,5 +150,40 @@ func TestQuietFailReachesIntoIntentBlocks(t *testing.T) {
 	}
 	if _, ok := q[1]; !ok {
 		t.Error("the top-level check has no quiet rule")
+	}
+}
+
+// TestNoLookAheadPastAFailingClick: when the step that failed is a click, the later steps'
+// elements may be on what it opens (a confirmation dialog's button), so none is healed on the
+// page the click failed on: the dialog's Delete is healed by a proof that opened the dialog.
+func TestNoLookAheadPastAFailingClick(t *testing.T) {
+	tc := gardener.Test{ID: "delete", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/members"},
+		{Kind: gardener.Click, Locator: gardener.MustLocator("css=#delete-ada")},
+		{Kind: gardener.Click, Locator: gardener.MustLocator("css=#confirm")},
+	}}
+	page := renamedForm{gone: map[string]bool{"css=#delete-ada": true, "css=#confirm": true}}
+	model := perStep{at: map[int]string{1: "role=button[name=\"Delete Ada\"]", 2: "role=button[name=\"Delete\"]"}}
+	var proofs int
+	var first []string
+	l := &Ladder{Runner: page, Model: model, Progress: func(e Event) {
+		if e.Stage == gardener.EventProof {
+			proofs++
+		}
+		if e.Stage == gardener.EventCandidate && len(e.Ops) > 0 && first == nil {
+			first = e.Ops
+		}
+	}}
+	res, err := l.Repair(context.Background(), Request{Test: tc, Mode: gardener.ModePropose, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	if err != nil || res.Outcome != Staged {
+		t.Fatalf("%v %s %s", err, res.Outcome, res.Reason)
+	}
+	for _, line := range first {
+		if strings.Contains(line, "step 3") {
+			t.Errorf("the first candidate healed step 3 on the page the click of step 2 failed on: %v", first)
+		}
+	}
+	if proofs != 2 {
+		t.Errorf("%d proofs, want 2: the dialog's button is healed after a proof opened the dialog", proofs)
 	}
 }
