@@ -59,5 +59,12 @@ func (r *run) lookAhead(later []gardener.Step) map[string]gardener.ResolvedLocat
 	if len(locs) == 0 || r.s.ctx.Err() != nil {
 		return nil
 	}
-	return r.resolveAll(locs)
+	out := r.resolveAll(locs)
+	for k, res := range out {
+		// What is there or gone is the look's answer; the elements' fingerprints are the
+		// snapshot's, and a failure handed from one function to the next stays small.
+		res.Elements = nil
+		out[k] = res
+	}
+	return out
 }
