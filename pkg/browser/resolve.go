@@ -39,14 +39,18 @@ func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLo
 	return out
 }
 
-// maxAhead bounds the later steps a failure's look ahead resolves: a repair heals the ones on
-// the page the failure left, which a long test's next pages do not share.
+// maxAhead bounds the later steps a failure's look ahead resolves (a long form).
 const maxAhead = 30
 
-// lookAhead resolves, on the page a failure left, the targets of the later top-level steps
-// (gardener.Replay.Ahead). Each resolution is one question to a page that has settled; the
-// whole look costs far less than a proof that waits a step limit at the next missing element.
-func (r *run) lookAhead(later []gardener.Step) map[string]gardener.ResolvedLocator {
+// lookAhead resolves, on the page a failure at step failed left, the targets of the later
+// top-level steps still on that page (gardener.Replay.Ahead): those up to and including the
+// first that may change the page, none when the failing step itself may have. Each resolution
+// is one question to a page that has settled; the whole look costs far less than a proof that
+// waits a step limit at the next missing element.
+func (r *run) lookAhead(failed gardener.Step, later []gardener.Step) map[string]gardener.ResolvedLocator {
+	if failed.MayChangePage() {
+		return nil
+	}
 	var locs []gardener.Locator
 	for _, st := range later {
 		if len(locs) == maxAhead {
@@ -54,6 +58,9 @@ func (r *run) lookAhead(later []gardener.Step) map[string]gardener.ResolvedLocat
 		}
 		if st.Kind != gardener.Intent && !st.Target().IsZero() {
 			locs = append(locs, st.Target())
+		}
+		if st.MayChangePage() {
+			break
 		}
 	}
 	if len(locs) == 0 || r.s.ctx.Err() != nil {

@@ -27,7 +27,7 @@ import (
 func (c *climb) samePage(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int, ops []gardener.Op) ([]gardener.Op, error) {
 	res := rep.Result
 	fi := res.FailedIndex
-	if len(rep.Ahead) == 0 || rep.Snapshot == nil || fi < 0 || fi >= len(t.Steps) || strings.Contains(res.FailedStep, ".") || mayChangePage(t.Steps[fi]) {
+	if len(rep.Ahead) == 0 || rep.Snapshot == nil || fi < 0 || fi >= len(t.Steps) || strings.Contains(res.FailedStep, ".") || t.Steps[fi].MayChangePage() {
 		// A failing click (a key press, a hover) would have changed the page: the later steps'
 		// elements may be on the page it opens (a confirmation dialog), not on this one.
 		return nil, nil
@@ -54,21 +54,11 @@ func (c *climb) samePage(ctx context.Context, ri int, t gardener.Test, rep garde
 				}
 			}
 		}
-		if mayChangePage(st) {
+		if st.MayChangePage() {
 			break
 		}
 	}
 	return out, nil
-}
-
-// mayChangePage reports whether a step may change what the page shows, so the steps after it
-// may be on another page: a click, a key press or a hover (a menu, a dialog, a navigation).
-func mayChangePage(st gardener.Step) bool {
-	switch st.Kind {
-	case gardener.Click, gardener.Press, gardener.Hover, gardener.Goto, gardener.Intent:
-		return true
-	}
-	return false
 }
 
 // sameTarget reports whether op would make its step act on the element another of ops acts on
