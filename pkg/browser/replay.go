@@ -176,6 +176,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 				crashed = !in.answers(opts.healthTimeout)
 			} else {
 				rep.Snapshot = r.takeSnapshot()
+				rep.Ahead = r.lookAhead(t.Steps[i], t.Steps[i+1:])
 			}
 			break
 		}

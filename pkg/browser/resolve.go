@@ -38,3 +38,40 @@ func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLo
 	}
 	return out
 }
+
+// maxAhead bounds the later steps a failure's look ahead resolves (a long form).
+const maxAhead = 30
+
+// lookAhead resolves, on the page a failure at step failed left, the targets of the later
+// top-level steps still on that page (gardener.Replay.Ahead): those up to and including the
+// first that may change the page, none when the failing step itself may have. Each resolution
+// is one question to a page that has settled; the whole look costs far less than a proof that
+// waits a step limit at the next missing element.
+func (r *run) lookAhead(failed gardener.Step, later []gardener.Step) map[string]gardener.ResolvedLocator {
+	if failed.MayChangePage() {
+		return nil
+	}
+	var locs []gardener.Locator
+	for _, st := range later {
+		if len(locs) == maxAhead {
+			break
+		}
+		if st.Kind != gardener.Intent && !st.Target().IsZero() {
+			locs = append(locs, st.Target())
+		}
+		if st.MayChangePage() {
+			break
+		}
+	}
+	if len(locs) == 0 || r.s.ctx.Err() != nil {
+		return nil
+	}
+	out := r.resolveAll(locs)
+	for k, res := range out {
+		// What is there or gone is the look's answer; the elements' fingerprints are the
+		// snapshot's, and a failure handed from one function to the next stays small.
+		res.Elements = nil
+		out[k] = res
+	}
+	return out
+}

@@ -152,6 +152,17 @@ type Step struct {
 }
 
 // IsAction reports whether the step changes the page.
+// MayChangePage reports whether the step may change what the page shows, so the steps after
+// it may act on another page: a goto, a click, a key press, a hover (a menu, a dialog, a
+// navigation) or an intent block.
+func (s Step) MayChangePage() bool {
+	switch s.Kind {
+	case Goto, Click, Press, Hover, Intent:
+		return true
+	}
+	return false
+}
+
 func (s Step) IsAction() bool {
 	switch s.Kind {
 	case Goto, Click, Fill, Select, Set, Check, Uncheck, Press, Hover:
