@@ -606,7 +606,7 @@ func resources(t *testing.T, tpl *template.Template, endpoint string) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &stack{endpoint: endpoint, cfg: cfg, refs: map[string]string{
+	refs := map[string]string{
 		"AWS::Region":        mototest.Region,
 		"AutoRepairTopic":    aws.ToString(topic.TopicArn),
 		"Bus":                bus,
@@ -615,7 +615,15 @@ func resources(t *testing.T, tpl *template.Template, endpoint string) *stack {
 		"JwtAudience":        "gardener-console",
 		"ConsoleUrl":         "http://127.0.0.1:1",
 		"ConsoleSessionKey":  strings.Repeat("k", 32),
-	}}
+	}
+	// A parameter a deploy may leave to its default (the plan, the model) takes it here too,
+	// as CloudFormation gives it.
+	for name, p := range tpl.Parameters {
+		if _, set := refs[name]; !set && p.HasDefault {
+			refs[name] = p.Default
+		}
+	}
+	return &stack{endpoint: endpoint, cfg: cfg, refs: refs}
 }
 
 // table is the name of a function's table on one path.
