@@ -1,0 +1,370 @@
+// Package engines runs the state machines of template.yaml on two Step Functions engines, the
+// project's own ASL interpreter (pkg/local/asl, through the local stack) and the executor moto
+// ships (derived from LocalStack's), with every Task answered by the real function handlers, and
+// compares the route each execution took and what it ended with.
+//
+// moto's executor calls lambda:Invoke at http://localhost:$MOTO_PORT. The test binary serves that
+// port itself: a proxy that answers POST /2015-03-31/functions/{name}/invocations by calling the
+// function's handler in process through aws-lambda-go's handler wrapper (as the local stack does)
+// and forwards every other request to moto_server.
+package engines
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/embedded"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/asl"
+	"github.com/driftgardener/gardener/pkg/local/stack"
+	"github.com/driftgardener/gardener/pkg/local/template"
+	"github.com/driftgardener/gardener/pkg/modelspec"
+	"github.com/driftgardener/gardener/pkg/mototest"
+)
+
+const templatePath = "../../template.yaml"
+
+// lambdaPort is the proxy moto's executor invokes functions through; remote is the stack whose
+// handlers answer there, and motoURL the moto_server every other request goes to.
+var (
+	lambdaPort string
+	proxyMu    sync.Mutex
+	remote     *stack.Stack
+	motoURL    *url.URL
+)
+
+func TestMain(m *testing.M) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(fmt.Sprintf("no loopback port for the Lambda proxy: %v", err))
+	}
+	_, lambdaPort, _ = net.SplitHostPort(l.Addr().String())
+	mototest.Env = []string{"MOTO_PORT=" + lambdaPort}
+	go http.Serve(l, http.HandlerFunc(serveProxy))
+	mototest.Main(m)
+}
+
+// serveProxy is Lambda's Invoke API for moto's executor, answered by the remote stack's handlers;
+// anything else goes on to moto.
+func serveProxy(w http.ResponseWriter, r *http.Request) {
+	proxyMu.Lock()
+	s, moto := remote, motoURL
+	proxyMu.Unlock()
+	if name, ok := strings.CutPrefix(r.URL.EscapedPath(), "/2015-03-31/functions/"); ok && r.Method == http.MethodPost && strings.HasSuffix(name, "/invocations") {
+		name, _ = url.PathUnescape(strings.TrimSuffix(name, "/invocations"))
+		id, ok := template.FunctionFromARN(name)
+		if !ok {
+			id = name
+		}
+		body, _ := io.ReadAll(r.Body)
+		if s == nil {
+			http.Error(w, "no stack", http.StatusServiceUnavailable)
+			return
+		}
+		out, err := s.Invoke(r.Context(), id, body)
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			// A function error, as Lambda reports it: 200 with X-Amz-Function-Error and the
+			// runtime's error document, whose errorType aws-lambda-go takes from the error's type.
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+			json.NewEncoder(w).Encode(map[string]string{"errorMessage": err.Error(), "errorType": asl.ErrorName(err)})
+			return
+		}
+		w.Write(out)
+		return
+	}
+	if moto == nil {
+		http.Error(w, "no moto", http.StatusServiceUnavailable)
+		return
+	}
+	httputil.NewSingleHostReverseProxy(moto).ServeHTTP(w, r)
+}
+
+// newStack is a local stack of template.yaml over a store of its own, seeded by seed.
+func newStack(t *testing.T, runner gardener.Runner, seed func(gardener.Store)) *stack.Stack {
+	t.Helper()
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	s, err := stack.New(stack.Config{Template: templatePath, Services: handler.Services{Store: store, Runner: runner, Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+		return modelspec.Open(ctx, spec, modelspec.Options{})
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Wait)
+	seed(store)
+	return s
+}
+
+// outcome is what one engine made of one execution.
+type outcome struct {
+	Status string
+	Path   []string // top-level states entered, in order
+	Inner  []string // states entered inside Map iterations, sorted (iterations run concurrently)
+	Output string   // SUCCEEDED: the output; otherwise Error: Cause
+}
+
+// seed puts the same projects, tests and runs in a store, one set per case.
+func seed(t *testing.T) func(gardener.Store) {
+	return func(store gardener.Store) {
+		ctx := context.Background()
+		must := func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		steps, _ := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/"}]`))
+		// not-eligible: a Pro project that did not opt in to repairs of scheduled runs.
+		must(store.PutProject(ctx, gardener.Project{ID: "shop", Plan: gardener.PlanPro, Model: "builtin", AllowedOrigins: []string{"http://127.0.0.1:1"}}))
+		must(store.CreateTest(ctx, gardener.Test{ID: "t", ProjectID: "shop", Status: gardener.StatusActive, Version: 1, Steps: steps}))
+		res := gardener.RunResult{TestID: "t", TestVersion: 1, FailedStep: "1", FailedIndex: 0, ErrorKind: gardener.ErrNavigation, Message: "no page"}
+		must(store.PutRun(ctx, gardener.Run{ID: "r", ProjectID: "shop", TestID: "t", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &res, At: time.Unix(1700000000, 0)}))
+		// staging skipped: a project that repairs itself stages nothing.
+		must(store.PutProject(ctx, gardener.Project{ID: "self", Plan: gardener.PlanPro, AutoRepair: true}))
+		// cap exceeded: twelve tests at risk, ten dry-runs, two deferred.
+		must(store.PutProject(ctx, gardener.Project{ID: "many", Plan: gardener.PlanPro, Model: "builtin", Radar: true}))
+		var ids []string
+		for i := range 12 {
+			id := fmt.Sprintf("m%02d", i)
+			ids = append(ids, id)
+			must(store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "many", Status: gardener.StatusActive, Version: 1, Steps: steps}))
+		}
+		must(store.MarkAtRisk(ctx, "many", ids, time.Unix(1700000000, 0)))
+	}
+}
+
+var cases = []struct {
+	name, machine, input string
+}{
+	{"not-eligible", "RepairStateMachine", `{"detail":{"projectId":"shop","runId":"r","testId":"t"}}`},
+	{"eligibility-caught", "RepairStateMachine", `{"detail":{"projectId":"shop","runId":"r"}}`},
+	{"staging-skipped", "StagingStateMachine", `{"detail":{"projectId":"self","sweepId":"s1"}}`},
+	{"staging-cap", "StagingStateMachine", `{"detail":{"projectId":"many","sweepId":"s2"}}`},
+	{"suite-nothing", "SuiteStateMachine", `{"detail":{"projectId":"self"}}`},
+	{"suite-plan-caught", "SuiteStateMachine", `{"detail":{"testId":"nosuch","runId":"x","testVersion":1}}`},
+}
+
+func TestEnginesAgree(t *testing.T) {
+	cfg := mototest.Config(t)
+	endpoint := mototest.Endpoint(t)
+	u, _ := url.Parse(endpoint)
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("SKIP: no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	runner := browser.New(browser.Options{})
+	t.Cleanup(func() { runner.Close() })
+	local := newStack(t, runner, seed(t))
+	rs := newStack(t, runner, seed(t))
+	proxyMu.Lock()
+	remote, motoURL = rs, u
+	proxyMu.Unlock()
+
+	tpl, err := template.Load(templatePath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client := sfn.NewFromConfig(cfg)
+	defs := map[string][]byte{}
+	tops := map[string][]string{}
+	for id := range tpl.StateMachines {
+		def, err := tpl.Definition(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs[id] = def
+		var d struct{ States map[string]json.RawMessage }
+		if err := json.Unmarshal(def, &d); err != nil {
+			t.Fatal(err)
+		}
+		for k := range d.States {
+			tops[id] = append(tops[id], k)
+		}
+	}
+	// moto 5.2.1 runs one execution per server: StartExecution deep-copies the state machine,
+	// which holds its backend, and once the backend holds an execution (with its thread's lock)
+	// the copy fails (TypeError: cannot pickle '_thread.RLock' object, a 500) for every machine.
+	// So each moto execution starts from a reset server, one at a time.
+	var motoMu sync.Mutex
+	fresh := func(id string) (string, error) {
+		for _, call := range []struct{ path, body string }{
+			{"/moto-api/reset", ""},
+			{"/moto-api/config", `{"stepfunctions":{"execute_state_machine":true}}`},
+		} {
+			resp, err := http.Post(endpoint+call.path, "application/json", strings.NewReader(call.body))
+			if err != nil {
+				return "", err
+			}
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				return "", fmt.Errorf("POST %s: %s", call.path, resp.Status)
+			}
+		}
+		out, err := client.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String(mototest.Name(id)), Definition: aws.String(string(defs[id])), RoleArn: aws.String("arn:aws:iam::123456789012:role/engines")})
+		if err != nil {
+			return "", fmt.Errorf("moto refuses %s: %w", id, err)
+		}
+		return *out.StateMachineArn, nil
+	}
+
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			name := "engines-" + c.name
+			var a, b outcome
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); a = runLocal(t, local, c.machine, name, c.input) }()
+			go func() {
+				defer wg.Done()
+				motoMu.Lock()
+				defer motoMu.Unlock()
+				arn, err := fresh(c.machine)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b = runMoto(t, client, arn, tops[c.machine], name, c.input)
+			}()
+			wg.Wait()
+			t.Logf("pkg/local/asl: %s %v inner %v\n  output %s", a.Status, a.Path, a.Inner, a.Output)
+			t.Logf("moto:          %s %v inner %v\n  output %s", b.Status, b.Path, b.Inner, b.Output)
+			if a.Status != b.Status || !slices.Equal(a.Path, b.Path) || !slices.Equal(a.Inner, b.Inner) {
+				t.Errorf("the engines took different routes")
+			}
+			if !sameJSON(a.Output, b.Output) {
+				t.Errorf("the engines ended with different outputs")
+			}
+		})
+	}
+}
+
+func runLocal(t *testing.T, s *stack.Stack, machine, name, input string) outcome {
+	id, err := s.Start(context.Background(), machine, name, json.RawMessage(input))
+	if err != nil {
+		t.Errorf("local start: %v", err)
+		return outcome{}
+	}
+	for deadline := time.Now().Add(50 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, e := range s.Executions(machine) {
+			if e.ID != id {
+				continue
+			}
+			o := outcome{Status: string(e.Status), Path: e.Path()}
+			for _, ev := range e.History {
+				if ev.Type == asl.EventStateEntered && ev.Scope != "" {
+					o.Inner = append(o.Inner, ev.State)
+				}
+			}
+			slices.Sort(o.Inner)
+			if e.Status == asl.StatusSucceeded {
+				o.Output = string(e.Output)
+			} else {
+				o.Output = e.Failure.Name + ": " + e.Failure.Cause
+			}
+			return o
+		}
+	}
+	t.Errorf("local execution %s did not end", id)
+	return outcome{}
+}
+
+func runMoto(t *testing.T, c *sfn.Client, arn string, tops []string, name, input string) outcome {
+	ctx := context.Background()
+	st, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(arn), Name: aws.String(name), Input: aws.String(input)})
+	if err != nil {
+		t.Errorf("moto start: %v", err)
+		return outcome{}
+	}
+	var d *sfn.DescribeExecutionOutput
+	for deadline := time.Now().Add(50 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		d, err = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: st.ExecutionArn})
+		if err != nil {
+			t.Errorf("moto describe: %v", err)
+			return outcome{}
+		}
+		if d.Status != sfntypes.ExecutionStatusRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("moto execution %s did not end", name)
+			return outcome{}
+		}
+	}
+	o := outcome{Status: string(d.Status)}
+	if d.Output != nil {
+		o.Output = *d.Output
+	} else {
+		o.Output = aws.ToString(d.Error) + ": " + aws.ToString(d.Cause)
+	}
+	p := sfn.NewGetExecutionHistoryPaginator(c, &sfn.GetExecutionHistoryInput{ExecutionArn: st.ExecutionArn})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Errorf("moto history: %v", err)
+			return o
+		}
+		for _, ev := range page.Events {
+			if ev.StateEnteredEventDetails == nil {
+				continue
+			}
+			n := aws.ToString(ev.StateEnteredEventDetails.Name)
+			if slices.Contains(tops, n) {
+				o.Path = append(o.Path, n)
+			} else {
+				o.Inner = append(o.Inner, n)
+			}
+		}
+	}
+	slices.Sort(o.Inner)
+	return o
+}
+
+// sameJSON compares two outputs as JSON values, leaving out the "at" timestamps the handlers
+// write (the clock moves between the two runs; nothing else may differ).
+func sameJSON(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return a == b
+	}
+	ja, _ := json.Marshal(untimed(x))
+	jb, _ := json.Marshal(untimed(y))
+	return bytes.Equal(ja, jb)
+}
+
+func untimed(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "at")
+		for k, e := range v {
+			v[k] = untimed(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = untimed(e)
+		}
+	}
+	return v
+}
