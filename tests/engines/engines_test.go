@@ -143,6 +143,8 @@ type outcome struct {
 	// Retries counts the retries the engine scheduled (pkg/local/asl records them; moto's
 	// history has no retry event, so 0 there).
 	Retries int
+	// Failures names the Lambda errors of moto's history.
+	Failures []string
 }
 
 // seed puts the same projects, tests and runs in a store, one set per case.
@@ -283,8 +285,8 @@ func TestEnginesAgree(t *testing.T) {
 			t.Logf("moto:          %s %v inner %v\n  output %s", b.Status, b.Path, b.Inner, b.Output)
 			if c.motoPath != nil {
 				// A known divergence: pkg/local/asl must take AWS's route, moto its own.
-				if !slices.Equal(b.Path, c.motoPath) {
-					t.Errorf("moto took %v; docs/engines.md says it takes %v: update the table", b.Path, c.motoPath)
+				if !slices.Equal(b.Path, c.motoPath) || !slices.Equal(b.Failures, []string{"Exception"}) {
+					t.Errorf("moto took %v after the errors %v; docs/engines.md says it takes %v after one error named Exception: update the table", b.Path, b.Failures, c.motoPath)
 				}
 				if a.Retries != 1 || slices.Equal(a.Path, c.motoPath) {
 					t.Errorf("pkg/local/asl took %v with %d retries; the Retry must be taken once", a.Path, a.Retries)
@@ -384,6 +386,9 @@ func runMoto(t *testing.T, c *sfn.Client, arn string, tops []string, name, input
 			return o
 		}
 		for _, ev := range page.Events {
+			if f := ev.LambdaFunctionFailedEventDetails; f != nil {
+				o.Failures = append(o.Failures, aws.ToString(f.Error))
+			}
 			if ev.StateEnteredEventDetails == nil {
 				continue
 			}
