@@ -17,9 +17,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -148,7 +150,7 @@ type outcome struct {
 }
 
 // seed puts the same projects, tests and runs in a store, one set per case.
-func seed(t *testing.T) func(gardener.Store) {
+func seed(t *testing.T, app string) func(gardener.Store) {
 	return func(store gardener.Store) {
 		ctx := context.Background()
 		must := func(err error) {
@@ -173,6 +175,14 @@ func seed(t *testing.T) func(gardener.Store) {
 			must(store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "many", Status: gardener.StatusActive, Version: 1, Steps: steps}))
 		}
 		must(store.MarkAtRisk(ctx, "many", ids, time.Unix(1700000000, 0)))
+		// suite replays: a test that passes and one whose button is gone, replayed in Chromium.
+		must(store.PutProject(ctx, gardener.Project{ID: "app", Plan: gardener.PlanPro, AllowedOrigins: []string{app}}))
+		for _, tc := range []struct{ id, locator string }{{"buys", "#buy"}, {"sells", "#sell"}} {
+			loc, err := gardener.ParseLocator(tc.locator)
+			must(err)
+			must(store.CreateTest(ctx, gardener.Test{ID: tc.id, ProjectID: "app", Name: tc.id, Status: gardener.StatusActive, Version: 1,
+				Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/"}, {Kind: gardener.Click, Locator: loc, TimeoutMs: 300}}}))
+		}
 	}
 }
 
@@ -193,7 +203,10 @@ var cases = []struct {
 	{"staging-cap", "StagingStateMachine", `{"detail":{"projectId":"many","sweepId":"s2"}}`, "", nil},
 	{"suite-nothing", "SuiteStateMachine", `{"detail":{"projectId":"self"}}`, "", nil},
 	{"suite-plan-caught", "SuiteStateMachine", `{"detail":{"testId":"nosuch","runId":"x","testVersion":1}}`, "", nil},
+	{"suite-replays", "SuiteStateMachine", `{"detail":{"projectId":"app"}}`, "", nil},
 }
+
+const appPage = `<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1><button id="buy">Buy</button></body></html>`
 
 func TestEnginesAgree(t *testing.T) {
 	cfg := mototest.Config(t)
@@ -204,8 +217,10 @@ func TestEnginesAgree(t *testing.T) {
 	}
 	runner := browser.New(browser.Options{})
 	t.Cleanup(func() { runner.Close() })
-	local := newStack(t, runner, seed(t))
-	rs := newStack(t, runner, seed(t))
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, appPage) }))
+	t.Cleanup(app.Close)
+	local := newStack(t, runner, seed(t, app.URL))
+	rs := newStack(t, runner, seed(t, app.URL))
 	proxyMu.Lock()
 	remote, motoURL = rs, u
 	proxyMu.Unlock()
@@ -404,8 +419,12 @@ func runMoto(t *testing.T, c *sfn.Client, arn string, tops []string, name, input
 	return o
 }
 
-// sameJSON compares two outputs as JSON values, leaving out the "at" timestamps the handlers
-// write (the clock moves between the two runs; nothing else may differ).
+// runIDSuffix is the time and random part of a stored run's id (schedule-sells-mx658l9t-e00c7c33).
+var runIDSuffix = regexp.MustCompile(`-[0-9a-z]{8}-[0-9a-f]{8}"`)
+
+// sameJSON compares two outputs as JSON values, leaving out what the clock decides: the "at"
+// timestamps the handlers write and the time and random parts of new run ids (the trigger and
+// test they name are compared). Nothing else may differ.
 func sameJSON(a, b string) bool {
 	var x, y any
 	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
@@ -413,7 +432,7 @@ func sameJSON(a, b string) bool {
 	}
 	ja, _ := json.Marshal(untimed(x))
 	jb, _ := json.Marshal(untimed(y))
-	return bytes.Equal(ja, jb)
+	return bytes.Equal(runIDSuffix.ReplaceAll(ja, []byte(`-…"`)), runIDSuffix.ReplaceAll(jb, []byte(`-…"`)))
 }
 
 func untimed(v any) any {
