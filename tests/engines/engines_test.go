@@ -175,6 +175,15 @@ func seed(t *testing.T, app string) func(gardener.Store) {
 			must(store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "many", Status: gardener.StatusActive, Version: 1, Steps: steps}))
 		}
 		must(store.MarkAtRisk(ctx, "many", ids, time.Unix(1700000000, 0)))
+		// triaged after every rung: a click on a password field whose id was renamed, with no green
+		// run to say what the element was; nothing on the page can take the click.
+		must(store.PutProject(ctx, gardener.Project{ID: "heal", Plan: gardener.PlanPro, AutoRepair: true, Model: "builtin", AllowedOrigins: []string{app}}))
+		pw, err := gardener.ParseLocator("#password")
+		must(err)
+		must(store.CreateTest(ctx, gardener.Test{ID: "healme", ProjectID: "heal", Name: "signs in", Status: gardener.StatusActive, Version: 1,
+			Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/heal"}, {Kind: gardener.Click, Locator: pw, TimeoutMs: 300}}}))
+		hres := gardener.RunResult{TestID: "healme", TestVersion: 1, FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound, Message: "no element matches css=#password after 300ms"}
+		must(store.PutRun(ctx, gardener.Run{ID: "rh", ProjectID: "heal", TestID: "healme", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &hres, At: time.Unix(1700000000, 0)}))
 		// suite replays: a test that passes and one whose button is gone, replayed in Chromium.
 		must(store.PutProject(ctx, gardener.Project{ID: "app", Plan: gardener.PlanPro, AllowedOrigins: []string{app}}))
 		for _, tc := range []struct{ id, locator string }{{"buys", "#buy"}, {"sells", "#sell"}} {
@@ -204,7 +213,10 @@ var cases = []struct {
 	{"suite-nothing", "SuiteStateMachine", `{"detail":{"projectId":"self"}}`, "", nil},
 	{"suite-plan-caught", "SuiteStateMachine", `{"detail":{"testId":"nosuch","runId":"x","testVersion":1}}`, "", nil},
 	{"suite-replays", "SuiteStateMachine", `{"detail":{"projectId":"app"}}`, "", nil},
+	{"triaged-every-rung", "RepairStateMachine", `{"detail":{"projectId":"heal","runId":"rh","testId":"healme"}}`, "", nil},
 }
+
+const healPage = `<!doctype html><html><head><title>Sign in</title></head><body><form><p><label for="pw2">Password</label> <input id="pw2" name="password" type="password"></p><p><button id="go" type="submit">Sign in</button></p></form></body></html>`
 
 const appPage = `<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1><button id="buy">Buy</button></body></html>`
 
@@ -217,7 +229,13 @@ func TestEnginesAgree(t *testing.T) {
 	}
 	runner := browser.New(browser.Options{})
 	t.Cleanup(func() { runner.Close() })
-	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, appPage) }))
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/heal" {
+			fmt.Fprint(w, healPage)
+			return
+		}
+		fmt.Fprint(w, appPage)
+	}))
 	t.Cleanup(app.Close)
 	local := newStack(t, runner, seed(t, app.URL))
 	rs := newStack(t, runner, seed(t, app.URL))
