@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	sfntypes "github.com/aws/aws-sdk-go-v2/service/sfn/types"
@@ -52,9 +53,11 @@ var (
 	proxyMu    sync.Mutex
 	remote     *stack.Stack
 	motoURL    *url.URL
-	// throttled is a function whose next invocation Lambda's Invoke API refuses with 429
-	// TooManyRequestsException, as Lambda does past the account's concurrency.
-	throttled string
+	// fault is "Function:429" or "Function:ErrorType": the function's next invocation is
+	// refused by Lambda's Invoke API with 429 TooManyRequestsException (as Lambda does past the
+	// account's concurrency), or answered with a function error of that type (what a rung's
+	// handler returns when Bedrock throttles it: ThrottlingError).
+	fault string
 )
 
 func TestMain(m *testing.M) {
@@ -81,12 +84,19 @@ func serveProxy(w http.ResponseWriter, r *http.Request) {
 			id = name
 		}
 		proxyMu.Lock()
-		throttle := throttled != "" && throttled == id
-		if throttle {
-			throttled = ""
+		fn, kind, _ := strings.Cut(fault, ":")
+		hit := fn != "" && fn == id
+		if hit {
+			fault = ""
 		}
 		proxyMu.Unlock()
-		if throttle {
+		if hit && kind != "429" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+			json.NewEncoder(w).Encode(map[string]string{"errorMessage": "injected: " + kind, "errorType": kind})
+			return
+		}
+		if hit {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("X-Amzn-ErrorType", "TooManyRequestsException")
 			w.WriteHeader(http.StatusTooManyRequests)
@@ -192,6 +202,12 @@ func seed(t *testing.T, app string) func(gardener.Store) {
 			Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/heal"}, {Kind: gardener.Fill, Locator: pw, Value: "hunter2", TimeoutMs: 300}}}))
 		fres := gardener.RunResult{TestID: "fillme", TestVersion: 1, FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound, Message: "no element matches css=#password after 300ms"}
 		must(store.PutRun(ctx, gardener.Run{ID: "rf", ProjectID: "heal", TestID: "fillme", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &fres, At: time.Unix(1700000000, 0)}))
+		// a Retry on a rung: the same drift in a project of its own.
+		must(store.PutProject(ctx, gardener.Project{ID: "again", Plan: gardener.PlanPro, AutoRepair: true, Model: "builtin", AllowedOrigins: []string{app}}))
+		must(store.CreateTest(ctx, gardener.Test{ID: "retryme", ProjectID: "again", Name: "signs in", Status: gardener.StatusActive, Version: 1,
+			Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/heal"}, {Kind: gardener.Fill, Locator: pw, Value: "hunter2", TimeoutMs: 300}}}))
+		ares := gardener.RunResult{TestID: "retryme", TestVersion: 1, FailedStep: "2", FailedIndex: 1, ErrorKind: gardener.ErrElementNotFound, Message: "no element matches css=#password after 300ms"}
+		must(store.PutRun(ctx, gardener.Run{ID: "ra", ProjectID: "again", TestID: "retryme", TestVersion: 1, Trigger: gardener.TriggerSchedule, Result: &ares, At: time.Unix(1700000000, 0)}))
 		// suite replays: a test that passes and one whose button is gone, replayed in Chromium.
 		must(store.PutProject(ctx, gardener.Project{ID: "app", Plan: gardener.PlanPro, AllowedOrigins: []string{app}}))
 		for _, tc := range []struct{ id, locator string }{{"buys", "#buy"}, {"sells", "#sell"}} {
@@ -205,15 +221,18 @@ func seed(t *testing.T, app string) func(gardener.Store) {
 
 var cases = []struct {
 	name, machine, input string
-	// throttle names a function whose first invocation Lambda refuses with 429.
-	throttle string
+	// fault makes the first invocation of a function fail: see the fault variable.
+	fault string
 	// motoPath is set where moto's executor is known to take another route: see docs/engines.md.
 	motoPath []string
 }{
 	// Step Functions names a Lambda service error "Lambda.TooManyRequestsException", which the
 	// Eligibility Retry matches; moto's executor names every service error "Exception", so its
 	// Retry does not match and the Catch ends the execution.
-	{"eligibility-retried", "RepairStateMachine", `{"detail":{"projectId":"shop","runId":"r","testId":"t"}}`, "EligibilityFunction", []string{"Eligibility", "EligibilityFailed"}},
+	{"eligibility-retried", "RepairStateMachine", `{"detail":{"projectId":"shop","runId":"r","testId":"t"}}`, "EligibilityFunction:429", []string{"Eligibility", "EligibilityFailed"}},
+	// A rung's function error is named by its errorType on both engines, and the rung's Retry on
+	// ThrottlingError is taken (moto waits its 5 s interval), then the repair goes on as above.
+	{"selfheal-retried", "RepairStateMachine", `{"detail":{"projectId":"again","runId":"ra","testId":"retryme"}}`, "SelfHealFunction:ThrottlingError", nil},
 	{"not-eligible", "RepairStateMachine", `{"detail":{"projectId":"shop","runId":"r","testId":"t"}}`, "", nil},
 	{"eligibility-caught", "RepairStateMachine", `{"detail":{"projectId":"shop","runId":"r"}}`, "", nil},
 	{"staging-skipped", "StagingStateMachine", `{"detail":{"projectId":"self","sweepId":"s1"}}`, "", nil},
@@ -307,7 +326,7 @@ func TestEnginesAgree(t *testing.T) {
 			var a, b outcome
 			var wg sync.WaitGroup
 			wg.Add(2)
-			go func() { defer wg.Done(); a = runLocal(t, local, defs[c.machine], c.throttle, name, c.input) }()
+			go func() { defer wg.Done(); a = runLocal(t, local, defs[c.machine], c.fault, name, c.input) }()
 			go func() {
 				defer wg.Done()
 				motoMu.Lock()
@@ -318,7 +337,7 @@ func TestEnginesAgree(t *testing.T) {
 					return
 				}
 				proxyMu.Lock()
-				throttled = c.throttle
+				fault = c.fault
 				proxyMu.Unlock()
 				b = runMoto(t, client, arn, tops[c.machine], name, c.input)
 			}()
@@ -339,6 +358,12 @@ func TestEnginesAgree(t *testing.T) {
 			if a.Status != b.Status || !slices.Equal(a.Path, b.Path) || !slices.Equal(a.Inner, b.Inner) {
 				t.Errorf("the engines took different routes")
 			}
+			if c.fault != "" {
+				_, kind, _ := strings.Cut(c.fault, ":")
+				if a.Retries != 1 || !slices.Equal(b.Failures, []string{kind}) {
+					t.Errorf("pkg/local/asl retried %d times, moto's history has the errors %v; want one %s and one retry on each", a.Retries, b.Failures, kind)
+				}
+			}
 			if !sameJSON(a.Output, b.Output) {
 				t.Errorf("the engines ended with different outputs")
 			}
@@ -347,9 +372,10 @@ func TestEnginesAgree(t *testing.T) {
 }
 
 // runLocal runs a definition on pkg/local/asl with each Task answered by the stack's handler, as
-// the stack's own machines are; throttle's first invocation fails as Step Functions reports a
-// Lambda 429. Retry intervals are not waited out.
-func runLocal(t *testing.T, s *stack.Stack, def []byte, throttle, name, input string) outcome {
+// the stack's own machines are; the fault's function fails its first invocation as Step Functions
+// reports it (a Lambda 429 as Lambda.TooManyRequestsException, a function error by its type).
+// Retry intervals are not waited out.
+func runLocal(t *testing.T, s *stack.Stack, def []byte, fault, name, input string) outcome {
 	var mu sync.Mutex
 	m, err := asl.Parse(def, asl.Config{
 		Sleep: func(context.Context, time.Duration) error { return nil },
@@ -357,13 +383,17 @@ func runLocal(t *testing.T, s *stack.Stack, def []byte, throttle, name, input st
 			id, _ := template.FunctionFromARN(resource)
 			return func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 				mu.Lock()
-				refuse := throttle != "" && id == throttle
-				if refuse {
-					throttle = ""
+				fn, kind, _ := strings.Cut(fault, ":")
+				hit := fn != "" && fn == id
+				if hit {
+					fault = ""
 				}
 				mu.Unlock()
-				if refuse {
+				switch {
+				case hit && kind == "429":
 					return nil, &asl.Failure{Name: "Lambda.TooManyRequestsException", Cause: "Rate Exceeded."}
+				case hit:
+					return nil, messages.InvokeResponse_Error{Message: "injected: " + kind, Type: kind}
 				}
 				return s.Invoke(ctx, id, in)
 			}, nil
