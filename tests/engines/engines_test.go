@@ -1,7 +1,8 @@
 // Package engines runs the state machines of template.yaml on two Step Functions engines, the
-// project's own ASL interpreter (pkg/local/asl, through the local stack) and the executor moto
-// ships (derived from LocalStack's), with every Task answered by the real function handlers, and
-// compares the route each execution took and what it ended with.
+// project's own ASL interpreter (pkg/local/asl, with the handlers the local stack builds) and the
+// executor moto ships (derived from LocalStack's), with every Task answered by the real function
+// handlers, and compares the route each execution took and what it ended with. docs/engines.md
+// holds the table of what one engine runs and the other does not.
 //
 // moto's executor calls lambda:Invoke at http://localhost:$MOTO_PORT. The test binary serves that
 // port itself: a proxy that answers POST /2015-03-31/functions/{name}/invocations by calling the
