@@ -39,6 +39,11 @@ const Install = "install it with: apt-get install -y pipx && pipx install 'moto[
 // imports takes a few seconds on a loaded 2-core machine.
 const startTimeout = 60 * time.Second
 
+// Env is added to moto_server's environment. A test binary that needs a setting of the server
+// (MOTO_PORT, the port moto's Step Functions engine calls for lambda:Invoke) sets it in TestMain,
+// before the first Endpoint or Config call starts the server.
+var Env []string
+
 // server is the one moto_server of this test binary.
 var server struct {
 	once     sync.Once
@@ -129,6 +134,9 @@ func start() {
 	// Its own process group, so Stop ends the server and its children and nothing else; the
 	// parent-death signal ends it even when the test binary is killed before TestMain returns.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if len(Env) > 0 {
+		cmd.Env = append(os.Environ(), Env...)
+	}
 	server.log = &tail{max: 4096}
 	cmd.Stdout, cmd.Stderr = server.log, server.log
 	if err := cmd.Start(); err != nil {
