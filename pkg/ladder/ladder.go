@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -285,28 +284,24 @@ func (c *climb) run(ctx context.Context) error {
 
 // quietFail lets the reproduction stop waiting where waiting cannot help (see QuietFailOf).
 func (c *climb) quietFail() map[int]gardener.QuietFail {
-	return QuietFailOf(c.base, c.req.LastGreen, c.req.Reported)
+	return QuietFailOf(c.base, c.req.Reported)
 }
 
 // QuietFailOf is where a replay of t that reproduces a failure may stop waiting: at the step
 // the triggering run reported failing (reported: it waited out the whole timeout there
-// already), and at any step whose element, by its locator or any other name the last green run
-// recorded for it, is not on a page that has gone quiet, inside an intent block by the inner
-// step's own locator. The snapshot is what a reproduction is for; proofs give up only by
-// proofQuiet's patient rule. A repair that replays the test first to learn whether
-// it fails (the CLI's and MCP's repair with no green run recorded) replays it so too.
-func QuietFailOf(t gardener.Test, lastGreen, reported *gardener.RunResult) map[int]gardener.QuietFail {
+// already), and at any step whose own locator matches nothing on a page that has gone quiet,
+// inside an intent block by the inner step's own locator. The element still being there under
+// another name the last green run recorded (its label, its role and name) is no reason to wait:
+// that is drift, which no wait on a settled page mends, and the snapshot the reproduction is
+// for shows it as well now as after the step limit. Proofs give up only by proofQuiet's patient
+// rule. A repair that replays the test first to learn whether it fails (the CLI's and MCP's
+// repair with no green run recorded) replays it so too.
+func QuietFailOf(t gardener.Test, reported *gardener.RunResult) map[int]gardener.QuietFail {
 	out := map[int]gardener.QuietFail{}
 	for i, st := range t.Steps {
-		if st.Kind == gardener.Intent {
-			// Each step inside the block gives up when its own locator matches nothing on a
+		if st.Kind == gardener.Intent || !st.Target().IsZero() {
+			// Each step inside a block gives up when its own locator matches nothing on a
 			// quiet page: a renamed button inside a login block is as gone as one outside.
-			out[i] = gardener.QuietFail{}
-			continue
-		}
-		if fp := lastGreen.Element(strconv.Itoa(i + 1)); fp != nil {
-			out[i] = gardener.QuietFail{Alternatives: recordedLocators(*fp, st.Target())}
-		} else if !st.Target().IsZero() {
 			out[i] = gardener.QuietFail{}
 		}
 	}

@@ -144,7 +144,7 @@ func TestQuietFailReachesIntoIntentBlocks(t *testing.T) {
 		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=#dashboard")},
 	}}
 	reported := &gardener.RunResult{TestID: "nav", TestVersion: 1, FailedStep: "1.2", FailedIndex: 0, ErrorKind: gardener.ErrElementNotFound}
-	q := QuietFailOf(tc, nil, reported)
+	q := QuietFailOf(tc, reported)
 	if got, ok := q[0]; !ok || got.Reported {
 		t.Errorf("the intent block: %+v (set %v), want its steps to give up by their own locators", got, ok)
 	}
