@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -118,9 +117,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Site) report(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	if err != nil || r.Method != http.MethodPost {
-		http.Error(w, "a report is a POST of JSON", http.StatusBadRequest)
+	body := []byte(r.URL.Query().Get("r"))
+	if r.Method != http.MethodGet || len(body) == 0 || len(body) > 1<<16 {
+		http.Error(w, "a report is a GET with its JSON in the query parameter r", http.StatusBadRequest)
 		return
 	}
 	s.mu.Lock()
