@@ -8,7 +8,7 @@ import (
 )
 
 // Issue 31, 5 and 8: the lifecycle's answers and the plan, at the doors the suite's drivers
-// reach. (The sign-in from another port, the probe run, the model setting, the executions after
+// reach. (The probe run, the executions after
 // a restart and the stale temp files are probed where their worlds are: pkg/console's
 // TestSignInComesFromThisConsole, pkg/handler's hardening_test.go, pkg/local/stack's
 // TestExecutionsOutliveTheStack, pkg/ownedtemp, pkg/browser and cmd/gardener.)
@@ -25,6 +25,15 @@ func badgedRepair(ctx context.Context, s gardener.Store) (gardener.Repair, error
 }
 
 var stateRows = []row{
+	// Sign-in is guarded by where the browser says the form came from, as every console form is
+	// (issue 31, 4): a page on another port of this machine can set the sign-in cookie itself.
+	{"a sign-in posted from another port of this machine", console, ask{method: "POST", path: "/console/signin", header: map[string]string{"Origin": "http://127.0.0.1:1"}},
+		want{status: 403, says: []string{"did not come from the console"}}},
+	{"a sign-in posted from a cross-site page", console, ask{method: "POST", path: "/console/signin", header: map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		want{status: 403, says: []string{"did not come from the console"}}},
+	// A model setting is checked against what the deployment allows when it is saved (issue 31, 8).
+	{"a project's members choose a Bedrock model the deployment does not allow", api, ask{method: "PUT", path: "/projects/alpha/settings", body: `{"model":"bedrock:anthropic.other-v9"}`},
+		want{status: 400, says: []string{"ModelId (BEDROCK_MODEL_ID)", "anthropic.allowed-v1"}}},
 	// Lifecycle answers as documented (issue 31, 5): mark-reviewed acts only on a repair still
 	// badged; the rule is the domain's (gardener.Repair.Reviewed), which every door's store asks.
 	{"a repair marked reviewed twice", storeDoor, ask{store: func(ctx context.Context, s gardener.Store) (string, error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
+	"github.com/driftgardener/gardener/pkg/modelspec"
 )
 
 // The world every probe starts from: two projects of one deployment, each with a test, and the
@@ -36,6 +37,9 @@ const (
 	otherTest = "b1"
 	caller    = "ann@example.com"
 )
+
+// deployedModel is the one Bedrock model the world's deployment allows (its ModelId).
+var deployedModel = modelspec.Options{Allowed: []string{"anthropic.allowed-v1"}, AllowedFrom: "ModelId (BEDROCK_MODEL_ID)"}
 
 // world is one probe's state: a directory with the embedded store, and for the in-process doors
 // (api, console) the local stack serving it. The processes (cli, mcp) open the store themselves.
@@ -79,7 +83,9 @@ func open(t *testing.T, d door) *world {
 	}
 	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: noReplay{},
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
-			return nil, fmt.Errorf("no model %q in the security suite", spec)
+			// The deployment allows one Bedrock model, as the template's ModelId does; the
+			// built-in engine is opened, never run (the runner replays nothing).
+			return modelspec.Open(ctx, spec, deployedModel)
 		}}})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +188,12 @@ func (w *world) console(t *testing.T, a ask) result {
 		form.Set("csrf", m[1])
 		return do("POST", path, form)
 	}
-	if r := post("/console/signin", "/console/signin", url.Values{"email": {caller}, "projects": {projectID}, "next": {"/console"}}); r.status != http.StatusSeeOther {
+	signin := url.Values{"email": {caller}, "projects": {projectID}, "next": {"/console"}}
+	if a.method == "POST" && a.path == "/console/signin" {
+		// The probe is the sign-in itself, sent with the probe's headers.
+		return post("/console/signin", "/console/signin", signin)
+	}
+	if r := post("/console/signin", "/console/signin", signin); r.status != http.StatusSeeOther {
 		t.Fatalf("signing in to the console: %d %.300s", r.status, r.text)
 	}
 	if a.method == "GET" {
