@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,7 +274,9 @@ func (w *world) mcp(t *testing.T, a ask) result {
 		_, err := io.WriteString(in, s+"\n")
 		return err == nil
 	}
-	// until reads the answers up to the one with id, false when the server ended first.
+	// until reads the answers up to the one with id (kept in matched), false when the server
+	// ended first.
+	var matched rpcReply
 	until := func(id string) ([]rpcReply, bool) {
 		var got []rpcReply
 		for {
@@ -288,6 +291,7 @@ func (w *world) mcp(t *testing.T, a ask) result {
 					continue
 				}
 				if string(r.ID) == id {
+					matched = r
 					return got, true
 				}
 				got = append(got, r)
@@ -310,6 +314,18 @@ func (w *world) mcp(t *testing.T, a ask) result {
 			break
 		}
 		got, ok := until(ping)
+		// The server may answer the ping before a slower request of the line (a tool call
+		// opening the store): wait for that request's own answer too.
+		var req struct{ ID json.RawMessage }
+		if ok && json.Unmarshal([]byte(l), &req) == nil && len(req.ID) > 0 && string(req.ID) != "null" &&
+			!slices.ContainsFunc(got, func(r rpcReply) bool { return string(r.ID) == string(req.ID) }) {
+			var late []rpcReply
+			late, ok = until(string(req.ID))
+			got = append(got, late...)
+			if ok {
+				got = append(got, matched)
+			}
+		}
 		res.replies = append(res.replies, got)
 		if !ok {
 			res.alive = false
