@@ -286,25 +286,37 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 		out.Verdict, out.Note = RepairedIntended, ops
 	}
 	if out.Verdict == RepairedIntended || out.Verdict == StagedIntended {
-		// The second load: the same app serves other live values, another build's hashes,
-		// another order; the fix must still be green with the same elements used.
-		site.SetGen(1)
-		again, err := e.twice(ctx, fixed, opts, site)
+		why, err := e.secondLoad(ctx, b, fixed, opts, site)
 		if err != nil {
-			return out, fmt.Errorf("%s: replay of the repair on a second load: %w", m.Name(), err)
+			return out, fmt.Errorf("%s: %w", m.Name(), err)
 		}
-		used := keys(site.TakeHits())
 		out.SecondLoad = true
-		switch {
-		case !again.Result.Passed:
-			out.Verdict, out.Note = Fragile, fmt.Sprintf("red on a second load with other live data at step %s: %s; %s", again.Result.FailedStep, again.Result.Message, out.Note)
-		case !slices.Equal(used, b.Keys):
-			out.Verdict, out.Note = Fragile, fmt.Sprintf("on a second load with other live data it used elements %v where the green run used %v; %s", used, b.Keys, out.Note)
-		default:
+		if why != "" {
+			out.Verdict, out.Note = Fragile, why+"; "+out.Note
+		} else {
 			out.Survived = true
 		}
 	}
 	return out, nil
+}
+
+// secondLoad replays the repaired test fixed on site serving its next generation: the same app
+// with other live values, another build's hashes, another order. It says why the fix did not
+// last ("" when it was green there with the elements the green run of b used).
+func (e *Env) secondLoad(ctx context.Context, b *Baseline, fixed gardener.Test, opts gardener.ReplayOptions, site *Site) (string, error) {
+	site.SetGen(1)
+	again, err := e.twice(ctx, fixed, opts, site)
+	if err != nil {
+		return "", fmt.Errorf("replay of the repair on a second load: %w", err)
+	}
+	used := keys(site.TakeHits())
+	switch {
+	case !again.Result.Passed:
+		return fmt.Sprintf("red on a second load with other live data at step %s: %s", again.Result.FailedStep, again.Result.Message), nil
+	case !slices.Equal(used, b.Keys):
+		return fmt.Sprintf("on a second load with other live data it used elements %v where the green run used %v", used, b.Keys), nil
+	}
+	return "", nil
 }
 
 // siteRecord is a site's hits as the witness reads an app's record: the hits of one replay.
