@@ -368,7 +368,9 @@ func unrepairable(ref gardener.Test, res gardener.RunResult, m Mutation, xpath s
 	return BrokeApp
 }
 
-// describeOps renders the operations of the green candidate.
+// describeOps renders the operations of the green candidate for the case's note, which the
+// table run prints: each step as people are shown one (Step.Redacted), the values it enters
+// masked.
 func describeOps(res ladder.Result) string {
 	var parts []string
 	for _, r := range res.Rungs {
@@ -377,7 +379,11 @@ func describeOps(res ladder.Result) string {
 				continue
 			}
 			for _, op := range a.Ops {
-				parts = append(parts, op.String())
+				if op.Step == nil {
+					parts = append(parts, op.String())
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("%s %d: %s", op.Kind, op.Index, op.Step.Redacted()))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ladder"
 )
 
 // TestTablePrintsEachClassWithItsOwnColumns: drift kinds count what became of the cases and
@@ -60,5 +61,19 @@ func TestTablePrintsEachClassWithItsOwnColumns(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "unrepairable by reference fix") || !strings.Contains(b.String(), "false heals") || !strings.Contains(b.String(), "cannot tell") {
 		t.Errorf("the headers name no reference fix or false heals:\n%s", b.String())
+	}
+}
+
+// TestCaseNotesMaskWhatAStepEnters: a case's note, which the table run prints, shows a repair's
+// ops as people are shown steps: a fill's value masked, its locator in full.
+func TestCaseNotesMaskWhatAStepEnters(t *testing.T) {
+	fill := gardener.Step{Kind: gardener.Fill, Locator: gardener.MustLocator("label=Password"), Value: "hunter2-secret"}
+	res := ladder.Result{Rungs: []ladder.RungReport{{Attempts: []gardener.Attempt{
+		{Outcome: "red", Ops: []gardener.Op{{Kind: gardener.OpInsert, Index: 0, Step: &fill}}},
+		{Outcome: "green", Ops: []gardener.Op{{Kind: gardener.OpReplace, Index: 2, Step: &fill}, {Kind: gardener.OpDelete, Index: 4}}},
+	}}}}
+	got := describeOps(res)
+	if strings.Contains(got, "hunter2") || !strings.Contains(got, "replace 2: fill label=Password [value redacted") || !strings.Contains(got, "delete 4") {
+		t.Errorf("note %q: want the green ops with the fill's value masked", got)
 	}
 }
