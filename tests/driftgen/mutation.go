@@ -229,6 +229,10 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 		}
 		l := s.Target()
 		structural := l.Kind == gardener.ByCSS || l.Kind == gardener.ByXPath
+		// byClass: the locator names the element's classes; inRow: the element is in a table
+		// row or a list item.
+		byClass := structural && (strings.Contains(l.Value, ".") || strings.Contains(l.Value, "@class"))
+		inRow := strings.Contains(fp.XPath, "/tr[") || strings.Contains(fp.XPath, "/li[")
 		if s.IsAction() {
 			if firstAction == "" {
 				firstAction = path
@@ -237,7 +241,7 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 			if fp.ID != "" && strings.Contains(l.Value, fp.ID) {
 				add(RenameID, path, s, fp)
 			}
-			if structural && (strings.Contains(l.Value, ".") || strings.Contains(l.Value, "@class")) {
+			if byClass {
 				add(RenameClass, path, s, fp)
 			}
 			if l.Kind == gardener.ByTestID {
@@ -260,10 +264,9 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 				add(LiveCount, path, s, fp)
 				add(LivePrice, path, s, fp)
 			}
-			if structural && (strings.Contains(l.Value, ".") || strings.Contains(l.Value, "@class")) {
+			if byClass {
 				add(ClassHash, path, s, fp)
 			}
-			inRow := strings.Contains(fp.XPath, "/tr[") || strings.Contains(fp.XPath, "/li[")
 			if s.Kind == gardener.Click && structural && inRow {
 				add(ListOrder, path, s, fp)
 			}
@@ -280,7 +283,7 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 		if s.IsCheck() && s.Kind != gardener.AssertHidden {
 			add(WrongNumber, path, s, fp)
 			add(Missing, path, s, fp)
-			if strings.Contains(fp.XPath, "/tr[") || strings.Contains(fp.XPath, "/li[") {
+			if inRow {
 				add(RowGone, path, s, fp)
 			}
 		}
