@@ -208,13 +208,9 @@
     el.setAttribute("form", f.id);
   }
 
-  // liveText puts suffix after the element's words (its last text, a button input's value, its
-  // aria-label): the count or price a live name carries.
+  // liveText puts suffix after the element's words (its last text, its aria-label): the count or
+  // price a live name carries. (The generator draws no live name for an input.)
   function liveText(el, suffix) {
-    if (el.tagName === "INPUT") {
-      el.value = el.value + suffix;
-      return true;
-    }
     var w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), last = null;
     while (w.nextNode()) if (w.currentNode.nodeValue.trim()) last = w.currentNode;
     if (!last) return false;
