@@ -157,8 +157,8 @@ func Print(w io.Writer, rows []Row) {
 	}
 }
 
-// Applied is the share of counted drift repaired in apply mode with the intended elements and
-// green on a second load, with the numbers it is made of.
+// Applied is how many of the counted drift were repaired in apply mode with the intended
+// elements and green on a second load, and how many were counted: the headline share's parts.
 func Applied(rows []Row) (applied, counted int) {
 	for _, r := range rows {
 		if r.Kind == Kind("all "+string(Drift)) {
