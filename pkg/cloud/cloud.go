@@ -4,7 +4,11 @@
 // builds the function with. functions/*/main.go call Start.
 //
 // Environment: TABLE_NAME (required), DYNAMODB_ENDPOINT (optional, a local DynamoDB),
-// MODEL_REGION, TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, STEP_TIMEOUT (a Go duration), CHROME_PATH and CHROME_SINGLE_PROCESS for the browser.
+// MODEL_REGION, BEDROCK_MODEL_ID (the one Bedrock model a project may name: the template's
+// ModelId), PLAN (free or pro: the template's Plan, the plan of the projects the API creates),
+// TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, STEP_TIMEOUT (a Go duration),
+// CHROME_PATH and CHROME_SINGLE_PROCESS for the browser, and CONSOLE_URL, CONSOLE_SESSION_KEY,
+// CONSOLE_ISSUER and CONSOLE_CLIENT_ID for the review console.
 package cloud
 
 import (

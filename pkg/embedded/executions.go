@@ -2,7 +2,6 @@ package embedded
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 
@@ -106,20 +105,8 @@ func (s *Store) MachineExecution(ctx context.Context, id string) (x gardener.Mac
 // MachineExecutions lists every execution of the local stack's interpreter, in id order.
 func (s *Store) MachineExecutions(ctx context.Context) (out []gardener.MachineExecution, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		var corrupt gardener.CorruptError
-		err := tx.Bucket(bMachineExecutions).ForEach(func(k, v []byte) error {
-			var x gardener.MachineExecution
-			if err := json.Unmarshal(v, &x); err != nil {
-				corrupt.Add("machine execution", string(k), err)
-				return nil
-			}
-			out = append(out, x)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return corrupt.Err()
+		out, err = scan[gardener.MachineExecution](tx, bMachineExecutions, nil, "machine execution", nil, nil)
+		return err
 	})
 	return out, err
 }

@@ -43,15 +43,6 @@ func (e *NotAllowedError) Error() string {
 		e.Model, e.From, strings.Join(e.Allowed, ", "), bedrock.SpecPrefix, e.Allowed[0])
 }
 
-// CheckAllowed refuses a spec naming a Bedrock model outside o.Allowed.
-func (o Options) CheckAllowed(spec string) error {
-	id, ok := strings.CutPrefix(spec, bedrock.SpecPrefix)
-	if !ok || len(o.Allowed) == 0 || slices.Contains(o.Allowed, id) {
-		return nil
-	}
-	return &NotAllowedError{Model: id, Allowed: o.Allowed, From: cmp.Or(o.AllowedFrom, "allowed-model")}
-}
-
 // Open returns the model a spec names. An empty spec is an error: with no model configured the
 // gardener writes no repair ("Staged repairs need an AI key").
 func Open(ctx context.Context, spec string, o Options) (gardener.Model, error) {
@@ -60,8 +51,8 @@ func Open(ctx context.Context, spec string, o Options) (gardener.Model, error) {
 		return builtin.Engine{}, nil
 	case strings.HasPrefix(spec, bedrock.SpecPrefix):
 		id := strings.TrimPrefix(spec, bedrock.SpecPrefix)
-		if err := o.CheckAllowed(spec); err != nil {
-			return nil, err
+		if len(o.Allowed) > 0 && !slices.Contains(o.Allowed, id) {
+			return nil, &NotAllowedError{Model: id, Allowed: o.Allowed, From: cmp.Or(o.AllowedFrom, "allowed-model")}
 		}
 		var opts []func(*config.LoadOptions) error
 		if o.Region != "" {

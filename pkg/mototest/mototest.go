@@ -53,7 +53,7 @@ var server struct {
 	err      error  // set when it is installed but did not come up: tests fail with it
 	cmd      *exec.Cmd
 	exited   chan struct{}
-	log      *tail
+	log      *Tail
 }
 
 // Endpoint returns the base URL of the test binary's moto_server, starting it on first use. The
@@ -100,11 +100,15 @@ func Stop() {
 	if server.cmd == nil {
 		return
 	}
-	stopProcess(server.cmd, server.exited)
+	StopGroup(server.cmd, server.exited)
 	server.cmd = nil
 }
 
-func stopProcess(cmd *exec.Cmd, exited <-chan struct{}) {
+// StopGroup ends a server a test started in a process group of its own (Setpgid): SIGTERM to
+// the group, SIGKILL if exited has not closed five seconds later, and waits for exited (closed
+// by the goroutine that waits for cmd). Every test server here (moto_server, dynalite, the
+// Lambda emulator) is stopped so.
+func StopGroup(cmd *exec.Cmd, exited <-chan struct{}) {
 	pgid := cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
@@ -124,7 +128,7 @@ func start() {
 		server.skip = "moto_server not found: " + Install
 		return
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		server.err = fmt.Errorf("no free loopback port: %w", err)
 		return
@@ -137,7 +141,7 @@ func start() {
 	if len(Env) > 0 {
 		cmd.Env = append(os.Environ(), Env...)
 	}
-	server.log = &tail{max: 4096}
+	server.log = &Tail{Max: 4096}
 	cmd.Stdout, cmd.Stderr = server.log, server.log
 	if err := cmd.Start(); err != nil {
 		server.err = fmt.Errorf("start %s: %w", bin, err)
@@ -170,11 +174,13 @@ func start() {
 		server.cmd, server.exited, server.endpoint = cmd, exited, endpoint
 		return
 	}
-	stopProcess(cmd, exited)
+	StopGroup(cmd, exited)
 	server.err = fmt.Errorf("%s did not answer on %s within %s; its output: %s", bin, addr, startTimeout, server.log)
 }
 
-func freePort() (int, error) {
+// FreePort is a loopback port free when asked, for a server a test starts as a process (which
+// must listen on it itself): the caller retries if another process took it meanwhile.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -183,25 +189,25 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// tail keeps the last max bytes written to it: the server logs every request, and only the end
-// explains why it died.
-type tail struct {
+// Tail keeps the last Max bytes written to it: a server a test starts logs every request, and
+// only the end explains why it died.
+type Tail struct {
 	mu  sync.Mutex
-	max int
+	Max int
 	buf []byte
 }
 
-func (w *tail) Write(p []byte) (int, error) {
+func (w *Tail) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - w.max; over > 0 {
+	if over := len(w.buf) - w.Max; over > 0 {
 		w.buf = append(w.buf[:0], w.buf[over:]...)
 	}
 	return len(p), nil
 }
 
-func (w *tail) String() string {
+func (w *Tail) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return string(w.buf)

@@ -97,12 +97,14 @@ func Sweep(dir, prefix, suffix string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sweeping %s for stale %s*%s: %w", dir, prefix, suffix, err)
 	}
-	self := os.Getpid()
+	// This process's own entries are kept without asking /proc; one named for an earlier process
+	// that had this pid (another start) is a dead owner's like any other.
+	self := Self()
 	var removed []string
 	var errs []error
 	for _, e := range entries {
 		o, ok := parse(e.Name(), prefix, suffix)
-		if !ok || o.PID == self || o.Alive() {
+		if !ok || o == self || o.Alive() {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())

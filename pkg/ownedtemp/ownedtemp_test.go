@@ -63,6 +63,7 @@ func TestSweepRemovesOnlyWhatDeadProcessesLeft(t *testing.T) {
 		{"a profile dir of a live process", "gardener-chromium-" + live.String() + "-123", true, false},
 		{"a temp file of a live process", ".gardener-" + live.String() + "-456.tmp", false, false},
 		{"a profile dir of this process", "gardener-chromium-" + Self().String() + "-1", true, false},
+		{"a profile dir of an earlier process with this pid", "gardener-chromium-" + Owner{PID: Self().PID, Start: Self().Start + 1}.String() + "-2", true, true},
 		{"a name without an owner (an older version's)", ".gardener-123456.tmp", false, false},
 		{"another program's dir", "gardener-chromiumish-" + dead.String() + "-1", true, false},
 	} {
@@ -82,8 +83,8 @@ func TestSweepRemovesOnlyWhatDeadProcessesLeft(t *testing.T) {
 		}
 		removed = append(removed, r...)
 	}
-	if len(removed) != 3 || !slices.Contains(removed, filepath.Join(dir, ".gardener-"+dead.String()+"-456.tmp")) {
-		t.Errorf("removed %v; want the three entries of dead owners", removed)
+	if len(removed) != 4 || !slices.Contains(removed, filepath.Join(dir, ".gardener-"+dead.String()+"-456.tmp")) {
+		t.Errorf("removed %v; want the four entries of dead owners", removed)
 	}
 }
 

@@ -245,6 +245,23 @@ var cases = []struct {
 	{"triaged-every-rung", "RepairStateMachine", `{"detail":{"projectId":"rungs","runId":"rh","testId":"healme"}}`, "", nil},
 }
 
+// route is the top-level route each case is named for, the one docs/engines.md's table gives (for
+// a known divergence, pkg/local/asl's): two engines that agree on another route (a repair both
+// triage, a suite both fail to plan) fail the case rather than pass it.
+var route = map[string][]string{
+	"eligibility-retried": {"Eligibility", "IsEligible", "NotEligible"},
+	"selfheal-retried":    {"Eligibility", "IsEligible", "SelfHeal", "SelfHealGreen", "UseSelfHeal", "Persist", "Propagate", "Notify", "Done"},
+	"not-eligible":        {"Eligibility", "IsEligible", "NotEligible"},
+	"eligibility-caught":  {"Eligibility", "EligibilityFailed"},
+	"staging-skipped":     {"Select", "HasWork", "Skipped"},
+	"staging-cap":         {"Select", "HasWork", "Cap", "DryRuns", "Summary", "Done"},
+	"suite-nothing":       {"Plan", "HasWork", "Done"},
+	"suite-plan-caught":   {"Plan", "PlanFailed"},
+	"suite-replays":       {"Plan", "HasWork", "Replays", "Report", "Done"},
+	"drift-repaired":      {"Eligibility", "IsEligible", "SelfHeal", "SelfHealGreen", "UseSelfHeal", "Persist", "Propagate", "Notify", "Done"},
+	"triaged-every-rung":  {"Eligibility", "IsEligible", "SelfHeal", "SelfHealGreen", "SuggestFix", "SuggestFixGreen", "Diagnose", "DiagnosisRoute", "Triage", "HasNews", "Done"},
+}
+
 const healPage = `<!doctype html><html><head><title>Sign in</title></head><body><form><p><label for="pw2">Password</label> <input id="pw2" name="password" type="password"></p><p><button id="go" type="submit">Sign in</button></p></form></body></html>`
 
 const appPage = `<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1><button id="buy">Buy</button></body></html>`
@@ -346,6 +363,9 @@ func TestEnginesAgree(t *testing.T) {
 			// Routes only: an output holds the values the tests type, which no log may show.
 			t.Logf("pkg/local/asl: %s %v inner %v", a.Status, a.Path, a.Inner)
 			t.Logf("moto:          %s %v inner %v", b.Status, b.Path, b.Inner)
+			if want, ok := route[c.name]; !ok || !slices.Equal(a.Path, want) {
+				t.Errorf("pkg/local/asl took %v; the case is named for %v (docs/engines.md)", a.Path, want)
+			}
 			if c.motoPath != nil {
 				// A known divergence: pkg/local/asl must take AWS's route, moto its own.
 				if !slices.Equal(b.Path, c.motoPath) || !slices.Equal(b.Failures, []string{"Exception"}) {

@@ -13,9 +13,10 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/driftgardener/gardener/pkg/mototest"
 )
 
 // emulated is one function running under the emulator.
@@ -23,7 +24,7 @@ type emulated struct {
 	addr   string
 	cmd    *exec.Cmd
 	exited chan struct{}
-	log    *tail
+	log    *mototest.Tail
 }
 
 // startEmulator runs `aws-lambda-rie <binary>` in the function's directory, its HTTP API and its
@@ -32,12 +33,12 @@ type emulated struct {
 func startEmulator(rie string, f *function, env map[string]string) (*emulated, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		api, err1 := freePort()
-		runtimeAPI, err2 := freePort()
+		api, err1 := mototest.FreePort()
+		runtimeAPI, err2 := mototest.FreePort()
 		if err := errors.Join(err1, err2); err != nil {
 			return nil, err
 		}
-		e := &emulated{addr: fmt.Sprintf("127.0.0.1:%d", api), log: &tail{max: 16 << 10}, exited: make(chan struct{})}
+		e := &emulated{addr: fmt.Sprintf("127.0.0.1:%d", api), log: &mototest.Tail{Max: 16 << 10}, exited: make(chan struct{})}
 		cmd := exec.Command(rie,
 			"--runtime-interface-emulator-address", e.addr,
 			"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", runtimeAPI),
@@ -119,16 +120,7 @@ func isErrorBody(b []byte) bool {
 	return typ && msg
 }
 
-func (e *emulated) stop() {
-	pgid := e.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-e.exited:
-	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-e.exited
-	}
-}
+func (e *emulated) stop() { mototest.StopGroup(e.cmd, e.exited) }
 
 // withEnv runs fn with env as the process's whole environment and puts the old one back; only
 // while no other goroutine reads the environment.
@@ -148,42 +140,10 @@ func withEnv(env map[string]string, fn func()) {
 	fn()
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return "?"
 	}
 	return strings.Join(strings.Fields(string(b))[:3], " ")
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (w *tail) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - w.max; over > 0 {
-		w.buf = append(w.buf[:0], w.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tail) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.buf)
 }

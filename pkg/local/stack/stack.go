@@ -163,7 +163,7 @@ func (s *Stack) endInterrupted() error {
 		return fmt.Errorf("local stack: reading the executions of the last run: %w", err)
 	}
 	for _, x := range xs {
-		if x.Status != "RUNNING" {
+		if x.Status != string(asl.StatusRunning) {
 			continue
 		}
 		x.Status, x.Cause, x.Stopped = string(asl.StatusAborted), interruptedCause, s.now()
@@ -365,7 +365,7 @@ func (s *Stack) start(ctx context.Context, machine, name string, input json.RawM
 		}
 		return arn, nil
 	}
-	rec := gardener.MachineExecution{ID: arn, Name: name, Machine: machine, Input: input, Status: "RUNNING", Started: s.now()}
+	rec := gardener.MachineExecution{ID: arn, Name: name, Machine: machine, Input: input, Status: string(asl.StatusRunning), Started: s.now()}
 	if s.cfg.Ledger != nil {
 		// An execution of an earlier process under this name: the same answer as for one of
 		// this process, and it is not run again.
@@ -449,7 +449,7 @@ func (s *Stack) Describe(ctx context.Context, executionID string) (string, strin
 		return "", "", &gardener.NotFoundError{Entity: "execution", ID: executionID}
 	}
 	if !ex.done || ex.result == nil {
-		return "RUNNING", "", nil
+		return string(asl.StatusRunning), "", nil
 	}
 	return string(ex.result.Status), string(ex.result.Output), nil
 }
