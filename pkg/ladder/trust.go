@@ -119,8 +119,8 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 
 	sens, probes := sensitivity(e.cand, e.proof)
 	v.Sensitivity = sens
-	held := heldChecks(e.base, e.cand, e.proof, pairs)
 	byCheck := probedChecks(e.cand, e.proof)
+	held := heldChecks(e.base, e.cand, e.proof, pairs, byCheck)
 	for _, p := range sens.Insensitive {
 		if _, ok := held[p]; !ok {
 			text := fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)
@@ -674,7 +674,8 @@ func provenSensitive(check gardener.Step, pr gardener.ProbeResult) bool {
 // new steps. Every check after an added action is touched. A request check is held wherever it sits when the request it matches was first
 // sent by a step the repair added. A console check that no message may match is not held:
 // added steps can only add messages, and dropped ones are flow changes of their own.
-func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair) map[string]string {
+// probed is probedChecks(cand, proof), which the caller reads too.
+func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair, probed map[string]probedCheck) map[string]string {
 	changed := make([]bool, len(cand.Steps)+1) // changed[i]: step i is new or changed; changed[i] for a removal before i
 	last, addedAction := -1, len(cand.Steps)
 	for _, p := range gardener.Align(base, cand.Steps) {
@@ -717,18 +718,6 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 			added[p.aPath] = true
 		}
 	}
-	probes, paths := probesFor(cand)
-	probed := map[string]gardener.ProbeResult{}
-	checks := map[string]gardener.Step{}
-	for a, ps := range paths {
-		for i, path := range ps {
-			checks[path] = probes[a][i]
-			if i < len(proof.Probes[a]) {
-				probed[path] = proof.Probes[a][i]
-			}
-		}
-	}
-	byCheck := probedChecks(cand, proof)
 	held := map[string]string{}
 	for j, s := range cand.Steps {
 		path := strconv.Itoa(j + 1)
@@ -749,16 +738,16 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		case s.Kind == gardener.AssertConsole:
 			held[path] = "reads the whole run's console, and no probe can tie a message to the step it follows"
 		default:
-			pr, ok := probed[path]
+			pc, ok := probed[path]
 			switch {
 			case !ok:
 				held[path] = "has no action before it that it could be proven sensitive to"
-			case s.Kind == gardener.AssertHidden && !provenSensitive(checks[path], pr):
+			case s.Kind == gardener.AssertHidden && !provenSensitive(pc.check, pc.probe):
 				held[path] = "finds no element on the page before the step that should remove it, so it holds on any page"
-				if why := namedByStart(byCheck[path]); why != "" {
+				if why := namedByStart(pc); why != "" {
 					held[path] = why
 				}
-			case !provenSensitive(checks[path], pr):
+			case !provenSensitive(pc.check, pc.probe):
 				held[path] = "also passes before the step it follows runs (an insensitive check)"
 			}
 		}
