@@ -15,8 +15,9 @@ const resolveTimeout = 5 * time.Second
 // resolveAll resolves the locators of a view (ReplayOptions.Views) on the page as it is, with the same
 // locator resolution and fingerprints the steps use, so a radar sweep compares like with like.
 // A locator the page gave no answer for (it hung, or the browser failed the command) is left
-// out: that says nothing about the locator, and a sweep must not read it as a change.
-func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLocator {
+// out: that says nothing about the locator, and a sweep must not read it as a change. Each
+// result carries the fingerprints of at most maxElements visible matches.
+func (r *run) resolveAll(locs []gardener.Locator, maxElements int) map[string]gardener.ResolvedLocator {
 	out := make(map[string]gardener.ResolvedLocator, len(locs))
 	for _, loc := range locs {
 		key := loc.String()
@@ -25,7 +26,7 @@ func (r *run) resolveAll(locs []gardener.Locator) map[string]gardener.ResolvedLo
 		}
 		ctx, cancel := context.WithTimeout(r.s.ctx, resolveTimeout)
 		var res gardener.ResolvedLocator
-		err := r.s.call(ctx, &res, "resolved", locatorArg(loc), gardener.MaxResolvedElements)
+		err := r.s.call(ctx, &res, "resolved", locatorArg(loc), maxElements)
 		cancel()
 		if err != nil {
 			var je *jsError
@@ -66,12 +67,7 @@ func (r *run) lookAhead(failed gardener.Step, later []gardener.Step) map[string]
 	if len(locs) == 0 || r.s.ctx.Err() != nil {
 		return nil
 	}
-	out := r.resolveAll(locs)
-	for k, res := range out {
-		// What is there or gone is the look's answer; the elements' fingerprints are the
-		// snapshot's, and a failure handed from one function to the next stays small.
-		res.Elements = nil
-		out[k] = res
-	}
-	return out
+	// What is there or gone is the look's answer; the elements' fingerprints are the
+	// snapshot's, so none is taken, and a failure handed from one function to the next stays small.
+	return r.resolveAll(locs, 0)
 }
