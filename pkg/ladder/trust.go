@@ -495,14 +495,15 @@ func blockDid(green []gardener.StepRecord, was string, proof []gardener.StepReco
 		out = append(out, "it enters other values than it did")
 	}
 	gEls, pEls := actedOn(gIn), actedOn(pIn)
+	typed := slices.Concat(gVals, pVals)
 	for _, e := range gEls {
 		if !foundAmong(e, pEls) {
-			out = append(out, "it no longer acts on "+describe(e))
+			out = append(out, "it no longer acts on "+describe(e, typed))
 		}
 	}
 	for _, e := range pEls {
 		if !foundAmong(e, gEls) {
-			out = append(out, "it acts on "+describe(e)+", which it did not")
+			out = append(out, "it acts on "+describe(e, typed)+", which it did not")
 		}
 	}
 	return out
@@ -583,10 +584,15 @@ func foundAmong(e gardener.Fingerprint, els []gardener.Fingerprint) bool {
 }
 
 // describe names an element for people by its role and accessible name, else its tag: what the
-// page shows, never a value typed into it.
-func describe(f gardener.Fingerprint) string {
+// page shows, never a value typed into it. An element's name leaves out its own value, but a
+// page may name a control by what was typed elsewhere (the "Delete Grace Hopper" of a row just
+// created, a label holding another field): a name that holds any of typed is not shown.
+func describe(f gardener.Fingerprint, typed []string) string {
+	shows := f.AccessibleName != "" && !slices.ContainsFunc(typed, func(v string) bool {
+		return strings.TrimSpace(v) != "" && strings.Contains(strings.ToLower(f.AccessibleName), strings.ToLower(strings.TrimSpace(v)))
+	})
 	switch {
-	case f.Role != "" && f.AccessibleName != "":
+	case f.Role != "" && shows:
 		return fmt.Sprintf("%s %q", f.Role, f.AccessibleName)
 	case f.Role != "":
 		return "a " + f.Role
