@@ -44,8 +44,10 @@ func (r *run) resolveAll(locs []gardener.Locator, maxElements int) map[string]ga
 const maxAhead = 30
 
 // lookAhead resolves, on the page a failure at step failed left, the targets of the later
-// top-level steps still on that page (gardener.Replay.Ahead): those up to and including the
-// first that may change the page, none when the failing step itself may have. Each resolution
+// top-level actions still on that page (gardener.Replay.Ahead): those up to and including the
+// first that may change the page, none when the failing step itself may have. Checks are not
+// looked at: a repair heals ahead only actions, since what a check reads may appear only once
+// the steps before it have acted. Each resolution
 // is one question to a page that has settled; the whole look costs far less than a proof that
 // waits a step limit at the next missing element.
 func (r *run) lookAhead(failed gardener.Step, later []gardener.Step) map[string]gardener.ResolvedLocator {
@@ -57,7 +59,7 @@ func (r *run) lookAhead(failed gardener.Step, later []gardener.Step) map[string]
 		if len(locs) == maxAhead {
 			break
 		}
-		if st.Kind != gardener.Intent && !st.Target().IsZero() {
+		if st.IsAction() && !st.Target().IsZero() {
 			locs = append(locs, st.Target())
 		}
 		if st.MayChangePage() {
