@@ -767,7 +767,6 @@ type probedCheck struct {
 	check  gardener.Step
 	probe  gardener.ProbeResult
 	before string
-	ok     bool
 }
 
 // probedChecks maps the path of every check the proof probed to its probe.
@@ -777,7 +776,7 @@ func probedChecks(cand gardener.Test, proof gardener.Replay) map[string]probedCh
 	for a, ps := range paths {
 		for i, path := range ps {
 			if i < len(proof.Probes[a]) {
-				out[path] = probedCheck{check: probes[a][i], probe: proof.Probes[a][i], before: strconv.Itoa(a + 1), ok: true}
+				out[path] = probedCheck{check: probes[a][i], probe: proof.Probes[a][i], before: strconv.Itoa(a + 1)}
 			}
 		}
 	}
@@ -786,10 +785,10 @@ func probedChecks(cand gardener.Test, proof gardener.Replay) map[string]probedCh
 
 // namedByStart says, for an absence check that names a control by the start of its name, that
 // it finds no element before or after its step, and names the control the page showed before
-// the step in full (gardener.NamedByStart); "" for any other check. The proof is green, so
-// the check found nothing after its step too.
+// the step in full (gardener.NamedByStart); "" for any other check, or one not probed (the
+// zero probedCheck). The proof is green, so the check found nothing after its step too.
 func namedByStart(pc probedCheck) string {
-	if !pc.ok || pc.check.Kind != gardener.AssertHidden || !pc.probe.Passed || pc.probe.Shown == "" {
+	if pc.check.Kind != gardener.AssertHidden || !pc.probe.Passed || pc.probe.Shown == "" {
 		return ""
 	}
 	return fmt.Sprintf("(%s) names a control by the start of its name: it finds no element before or after step %s, while the page showed %s before that step. It holds on any page: name the control in full.", pc.check.Redacted(), pc.before, pc.probe.Shown)
