@@ -482,7 +482,7 @@ func (r *run) view(locs []gardener.Locator) gardener.View {
 	r.s.mu.Unlock()
 	v.Snapshot = r.takeSnapshot()
 	if len(locs) > 0 {
-		v.Resolved = r.resolveAll(locs)
+		v.Resolved = r.resolveAll(locs, gardener.MaxResolvedElements)
 	}
 	return v
 }

@@ -54,17 +54,18 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	matched := fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
 	byWords := false
 	if m.Abstained() {
-		i, ok := glyphNamed(cands, target)
+		glyph, isGlyph := glyphNamed(cands, target)
+		live, isLive := liveNamed(cands, target)
 		switch {
-		case ok:
+		case isGlyph:
 			// The similarity of all the element's features is low because its words moved
 			// from its text into its name; the name itself is the evidence.
-			idx, confidence = i, 0
-			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
-		case liveNamedOK(cands, target, &idx):
+			idx, confidence = glyph, 0
+			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[idx].AccessibleName, strings.Join(recordedWords(target), " "))
+		case isLive:
 			// The control's name gained or changed live data (a count, a price) and nothing
 			// else: the stable part of its name is the recorded one, and only it has it.
-			confidence = 0
+			idx, confidence = live, 0
 			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
@@ -223,15 +224,6 @@ func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 		return -1, false
 	}
 	return found[0], true
-}
-
-// liveNamedOK sets *idx to liveNamed's choice when it makes one.
-func liveNamedOK(cands []gardener.Fingerprint, target gardener.Fingerprint, idx *int) bool {
-	i, ok := liveNamed(cands, target)
-	if ok {
-		*idx = i
-	}
-	return ok
 }
 
 // liveNamed finds the one usable control whose accessible name is the recorded control's name

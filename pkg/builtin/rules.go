@@ -36,10 +36,6 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 	return out, nil
 }
 
-// dismissWords are what the buttons of cookie banners and announcement modals say (see
-// gardener.DismissWords).
-var dismissWords = gardener.DismissWords
-
 // dismissOverlay inserts a click on a dismiss button before the failing step, when the page
 // shows one inside a dialog or banner, or inside whatever the run says covers the step's
 // element, that the test does not click there already. A failing step inside an intent block
@@ -58,7 +54,7 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 	}
 	cover := ask.Result.CoveredBy
 	for i, c := range ask.Snapshot {
-		if c.Inert || !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !under(c, cover) {
+		if c.Inert || !clickable(c) || !gardener.DismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !under(c, cover) {
 			continue
 		}
 		locs := page.Locators(i)

@@ -95,12 +95,6 @@ var noteHolds = map[NoteKind]HoldRule{
 	NoteVolatileLocator:    HoldVolatileLocator,
 }
 
-// HoldOf is the hold rule a note names, if any.
-func HoldOf(k NoteKind) (HoldRule, bool) {
-	r, ok := noteHolds[k]
-	return r, ok
-}
-
 // Hold is why a proof waits for a person: the rule, and the words the staged row shows.
 type Hold struct {
 	Rule HoldRule `json:"rule"`

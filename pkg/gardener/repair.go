@@ -29,7 +29,7 @@ type NoteKind string
 
 // Notes a proof can carry. Flow-change, behaviour-change, unproven-check, requirement-not-kept,
 // unverified, intent-unconfirmed and volatile-locator notes keep a repair from being applied
-// without a person (HoldOf); the others are findings a reviewer reads.
+// without a person (noteHolds); the others are findings a reviewer reads.
 const (
 	NotePageAtFailure NoteKind = "page-at-failure"
 	// NoteFlowChange: the repair dropped an action the last green run performed, replaced one
@@ -71,7 +71,7 @@ type Note struct {
 }
 
 // NeedsPerson reports whether the note keeps a repair out of auto-apply: it names one of the
-// reasons the design gives for holding a fix (HoldOf).
+// reasons the design gives for holding a fix (noteHolds).
 func (n Note) NeedsPerson() bool {
 	_, ok := noteHolds[n.Kind]
 	return ok

@@ -77,7 +77,7 @@ type Replay struct {
 	// Views answers ReplayOptions.Views, by step index.
 	Views map[int]View `json:"views,omitempty"`
 	// Ahead is, for a replay that failed at a top-level step that does not change the page,
-	// what the targets of the later top-level steps still on that page (up to and including
+	// what the targets of the later top-level actions still on that page (up to and including
 	// the first that may change it, Step.MayChangePage) match on the page the failure left,
 	// keyed by Locator.String(): a repair sees at once every later element on that page that
 	// is gone too, instead of finding each by a proof that waits for it.

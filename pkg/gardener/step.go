@@ -151,7 +151,6 @@ type Step struct {
 	TimeoutMs int // per-step time limit; zero takes the runner's default
 }
 
-// IsAction reports whether the step changes the page.
 // MayChangePage reports whether the step may change what the page shows, so the steps after
 // it may act on another page: a goto, a click, a key press, a hover (a menu, a dialog, a
 // navigation) or an intent block.
@@ -163,6 +162,7 @@ func (s Step) MayChangePage() bool {
 	return false
 }
 
+// IsAction reports whether the step changes the page.
 func (s Step) IsAction() bool {
 	switch s.Kind {
 	case Goto, Click, Fill, Select, Set, Check, Uncheck, Press, Hover:

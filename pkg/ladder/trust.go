@@ -119,8 +119,8 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 
 	sens, probes := sensitivity(e.cand, e.proof)
 	v.Sensitivity = sens
-	held := heldChecks(e.base, e.cand, e.proof, pairs)
 	byCheck := probedChecks(e.cand, e.proof)
+	held := heldChecks(e.base, e.cand, e.proof, pairs, byCheck)
 	for _, p := range sens.Insensitive {
 		if _, ok := held[p]; !ok {
 			text := fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)
@@ -495,14 +495,15 @@ func blockDid(green []gardener.StepRecord, was string, proof []gardener.StepReco
 		out = append(out, "it enters other values than it did")
 	}
 	gEls, pEls := actedOn(gIn), actedOn(pIn)
+	typed := slices.Concat(gVals, pVals)
 	for _, e := range gEls {
 		if !foundAmong(e, pEls) {
-			out = append(out, "it no longer acts on "+describe(e))
+			out = append(out, "it no longer acts on "+describe(e, typed))
 		}
 	}
 	for _, e := range pEls {
 		if !foundAmong(e, gEls) {
-			out = append(out, "it acts on "+describe(e)+", which it did not")
+			out = append(out, "it acts on "+describe(e, typed)+", which it did not")
 		}
 	}
 	return out
@@ -583,10 +584,15 @@ func foundAmong(e gardener.Fingerprint, els []gardener.Fingerprint) bool {
 }
 
 // describe names an element for people by its role and accessible name, else its tag: what the
-// page shows, never a value typed into it.
-func describe(f gardener.Fingerprint) string {
+// page shows, never a value typed into it. An element's name leaves out its own value, but a
+// page may name a control by what was typed elsewhere (the "Delete Grace Hopper" of a row just
+// created, a label holding another field): a name that holds any of typed is not shown.
+func describe(f gardener.Fingerprint, typed []string) string {
+	shows := f.AccessibleName != "" && !slices.ContainsFunc(typed, func(v string) bool {
+		return strings.TrimSpace(v) != "" && strings.Contains(strings.ToLower(f.AccessibleName), strings.ToLower(strings.TrimSpace(v)))
+	})
 	switch {
-	case f.Role != "" && f.AccessibleName != "":
+	case f.Role != "" && shows:
 		return fmt.Sprintf("%s %q", f.Role, f.AccessibleName)
 	case f.Role != "":
 		return "a " + f.Role
@@ -674,7 +680,8 @@ func provenSensitive(check gardener.Step, pr gardener.ProbeResult) bool {
 // new steps. Every check after an added action is touched. A request check is held wherever it sits when the request it matches was first
 // sent by a step the repair added. A console check that no message may match is not held:
 // added steps can only add messages, and dropped ones are flow changes of their own.
-func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair) map[string]string {
+// probed is probedChecks(cand, proof), which the caller reads too.
+func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair, probed map[string]probedCheck) map[string]string {
 	changed := make([]bool, len(cand.Steps)+1) // changed[i]: step i is new or changed; changed[i] for a removal before i
 	last, addedAction := -1, len(cand.Steps)
 	for _, p := range gardener.Align(base, cand.Steps) {
@@ -717,18 +724,6 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 			added[p.aPath] = true
 		}
 	}
-	probes, paths := probesFor(cand)
-	probed := map[string]gardener.ProbeResult{}
-	checks := map[string]gardener.Step{}
-	for a, ps := range paths {
-		for i, path := range ps {
-			checks[path] = probes[a][i]
-			if i < len(proof.Probes[a]) {
-				probed[path] = proof.Probes[a][i]
-			}
-		}
-	}
-	byCheck := probedChecks(cand, proof)
 	held := map[string]string{}
 	for j, s := range cand.Steps {
 		path := strconv.Itoa(j + 1)
@@ -749,16 +744,16 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		case s.Kind == gardener.AssertConsole:
 			held[path] = "reads the whole run's console, and no probe can tie a message to the step it follows"
 		default:
-			pr, ok := probed[path]
+			pc, ok := probed[path]
 			switch {
 			case !ok:
 				held[path] = "has no action before it that it could be proven sensitive to"
-			case s.Kind == gardener.AssertHidden && !provenSensitive(checks[path], pr):
+			case s.Kind == gardener.AssertHidden && !provenSensitive(pc.check, pc.probe):
 				held[path] = "finds no element on the page before the step that should remove it, so it holds on any page"
-				if why := namedByStart(byCheck[path]); why != "" {
+				if why := namedByStart(pc); why != "" {
 					held[path] = why
 				}
-			case !provenSensitive(checks[path], pr):
+			case !provenSensitive(pc.check, pc.probe):
 				held[path] = "also passes before the step it follows runs (an insensitive check)"
 			}
 		}
@@ -772,7 +767,6 @@ type probedCheck struct {
 	check  gardener.Step
 	probe  gardener.ProbeResult
 	before string
-	ok     bool
 }
 
 // probedChecks maps the path of every check the proof probed to its probe.
@@ -782,7 +776,7 @@ func probedChecks(cand gardener.Test, proof gardener.Replay) map[string]probedCh
 	for a, ps := range paths {
 		for i, path := range ps {
 			if i < len(proof.Probes[a]) {
-				out[path] = probedCheck{check: probes[a][i], probe: proof.Probes[a][i], before: strconv.Itoa(a + 1), ok: true}
+				out[path] = probedCheck{check: probes[a][i], probe: proof.Probes[a][i], before: strconv.Itoa(a + 1)}
 			}
 		}
 	}
@@ -791,10 +785,10 @@ func probedChecks(cand gardener.Test, proof gardener.Replay) map[string]probedCh
 
 // namedByStart says, for an absence check that names a control by the start of its name, that
 // it finds no element before or after its step, and names the control the page showed before
-// the step in full (gardener.NamedByStart); "" for any other check. The proof is green, so
-// the check found nothing after its step too.
+// the step in full (gardener.NamedByStart); "" for any other check, or one not probed (the
+// zero probedCheck). The proof is green, so the check found nothing after its step too.
 func namedByStart(pc probedCheck) string {
-	if !pc.ok || pc.check.Kind != gardener.AssertHidden || !pc.probe.Passed || pc.probe.Shown == "" {
+	if pc.check.Kind != gardener.AssertHidden || !pc.probe.Passed || pc.probe.Shown == "" {
 		return ""
 	}
 	return fmt.Sprintf("(%s) names a control by the start of its name: it finds no element before or after step %s, while the page showed %s before that step. It holds on any page: name the control in full.", pc.check.Redacted(), pc.before, pc.probe.Shown)

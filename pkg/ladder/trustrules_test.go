@@ -91,6 +91,8 @@ func TestIntentConfirmedByWhatTheBlockDid(t *testing.T) {
 	signIn := login
 	signIn.AccessibleName, signIn.VisibleText = "Sign in", []string{"Sign in"}
 	forgot := gardener.Fingerprint{Tag: "A", Role: "link", AccessibleName: "Forgot password", Href: "/forgot", VisibleText: []string{"Forgot password"}, XPath: "/html/body/p/a"}
+	// A page may name a control by what was typed elsewhere: the note names its role only.
+	echoes := gardener.Fingerprint{Tag: "BUTTON", Role: "button", AccessibleName: "Continue as demo", ID: "as-user", IsButton: true, VisibleText: []string{"Continue as demo"}, XPath: "/html/body/div/button"}
 	type did struct {
 		value  string
 		button gardener.Fingerprint
@@ -132,10 +134,11 @@ func TestIntentConfirmedByWhatTheBlockDid(t *testing.T) {
 		d    did
 		want string
 	}{
-		"request not sent":  {did{value: "demo", button: signIn}, "no longer sends POST /api/login"},
-		"another value":     {did{value: "guest", button: signIn, posts: true}, "enters other values"},
-		"another element":   {did{value: "demo", button: forgot, posts: true}, `acts on link "Forgot password"`},
-		"same URL, nothing": {did{value: "demo", button: forgot}, "no longer sends"},
+		"request not sent":   {did{value: "demo", button: signIn}, "no longer sends POST /api/login"},
+		"another value":      {did{value: "guest", button: signIn, posts: true}, "enters other values"},
+		"another element":    {did{value: "demo", button: forgot, posts: true}, `acts on link "Forgot password"`},
+		"same URL, nothing":  {did{value: "demo", button: forgot}, "no longer sends"},
+		"named by the value": {did{value: "demo", button: echoes, posts: true}, "acts on a button, which it did not"},
 	} {
 		v := judgeBlock(c.d, green)
 		text := intentNote(v)
