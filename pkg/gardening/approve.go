@@ -184,16 +184,9 @@ func PropagatedOutcome(p tend.PropagatedWrite) string {
 // approval would answer them: what a door shows beside its Approve (a checkbox to carry the fix
 // to them). A proposal whose test moved past its version heals nothing that can be read.
 func (s *Service) OthersUsing(ctx context.Context, proposalID string) ([]ladder.Use, error) {
-	p, err := s.d.Store.Proposal(ctx, proposalID)
+	p, t, err := s.proposalOn(ctx, proposalID)
 	if err != nil {
 		return nil, err
-	}
-	t, err := s.d.Store.Test(ctx, p.TestID)
-	if err != nil {
-		return nil, err
-	}
-	if t.Version != p.BaseVersion {
-		return nil, nil
 	}
 	changes := ladder.HealedLocators(t.Steps, p.Verdict)
 	if len(changes) == 0 {
