@@ -80,8 +80,12 @@ func (s *Service) Approve(ctx context.Context, who Who, proposalID string, opt A
 		return out, nil
 	}
 	if out.Others, err = s.usersOf(ctx, a.Test, changes); err != nil {
-		// The fix is written; only the names of the other tests are missing.
+		// The fix is written; only the names of the other tests are missing. Asked to carry
+		// the heal, the answer says it could not, not that no other test uses the locator.
 		s.d.Log.Warn("approve: other tests", "proposal", proposalID, "error", err.Error())
+		if opt.Propagate {
+			out.PropagateError = "the project's other tests could not be read: " + err.Error()
+		}
 		return out, nil
 	}
 	if !opt.Propagate || len(out.Others) == 0 {
