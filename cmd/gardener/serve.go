@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
@@ -56,12 +57,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
-	switch gardener.Plan(*plan) {
-	case gardener.PlanFree, gardener.PlanPro:
-		o.plan = gardener.Plan(*plan)
-	default:
+	if !gardening.KnownPlan(gardener.Plan(*plan)) {
 		return c.badUsage(fs, "--plan %q: give free or pro", *plan)
 	}
+	o.plan = gardener.Plan(*plan)
 	var appSet bool
 	fs.Visit(func(f *flag.Flag) { appSet = appSet || f.Name == "app-listen" })
 	if appSet && !*demo {

@@ -65,3 +65,19 @@ func TestApprovalNamesTheOtherTests(t *testing.T) {
 		t.Errorf("the page after approving does not name the tests left as they are:\n%s", got)
 	}
 }
+
+// TestApprovalCarriesTheFix: ticking "Also carry the fix to them" asks the approval to
+// propagate, and the page after it says what became of each other test (here left as it is:
+// the seeded app's origin does not answer, so no copy replays green).
+func TestApprovalCarriesTheFix(t *testing.T) {
+	w := seed(t)
+	srv := serve(t, w)
+	ann := newClient(t, srv.URL)
+	ann.signIn("ann@example.com", "shop")
+	tok := ann.csrf("/console/projects/shop")
+	status, _, h := ann.do("POST", "/console/proposals/"+url.PathEscape(w.proposals["approve-me"])+"/approve", url.Values{"csrf": {tok}, "propagate": {"yes"}}, nil)
+	loc := h.Get("Location")
+	if status != http.StatusSeeOther || !strings.Contains(loc, "done=propagate") || !strings.Contains(loc, "dismiss-me") {
+		t.Fatalf("approve with propagate: %d to %q, want a redirect saying what carrying the fix did to dismiss-me", status, loc)
+	}
+}

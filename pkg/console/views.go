@@ -198,15 +198,15 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 	for _, pr := range open {
 		verdicts[pr.ID] = pr.Verdict
 	}
+	others, err := c.App.OthersUsing(ctx, projectID)
+	if err != nil {
+		// The rows still show; only the offer to carry a fix is missing.
+		c.log().Warn("radar: other tests using a healed locator", "project", projectID, "error", err.Error())
+	}
 	for _, row := range q.Rows {
 		rv := rowView{QueueRow: row, Proof: proof(row.Diff, verdicts[row.ProposalID])}
 		if row.Stale == "" {
-			others, err := c.App.OthersUsing(ctx, row.ProposalID)
-			if err != nil {
-				// The row still shows; only the offer to carry the fix is missing.
-				c.log().Warn("radar: other tests using a healed locator", "proposal", row.ProposalID, "error", err.Error())
-			}
-			rv.Others = others
+			rv.Others = others[row.ProposalID]
 		}
 		v.Rows = append(v.Rows, rv)
 	}

@@ -80,8 +80,12 @@ func (s *Service) Approve(ctx context.Context, who Who, proposalID string, opt A
 		return out, nil
 	}
 	if out.Others, err = s.usersOf(ctx, a.Test, changes); err != nil {
-		// The fix is written; only the names of the other tests are missing.
+		// The fix is written; only the names of the other tests are missing. Asked to carry
+		// the heal, the answer says it could not, not that no other test uses the locator.
 		s.d.Log.Warn("approve: other tests", "proposal", proposalID, "error", err.Error())
+		if opt.Propagate {
+			out.PropagateError = "the project's other tests could not be read: " + err.Error()
+		}
 		return out, nil
 	}
 	if !opt.Propagate || len(out.Others) == 0 {
@@ -180,44 +184,68 @@ func PropagatedOutcome(p tend.PropagatedWrite) string {
 	return fmt.Sprintf("%s: %s", p.Persisted.Outcome, p.Persisted.Reason)
 }
 
-// OthersUsing names the other tests that use a locator an open proposal's fix heals, as an
-// approval would answer them: what a door shows beside its Approve (a checkbox to carry the fix
-// to them). A proposal whose test moved past its version heals nothing that can be read.
-func (s *Service) OthersUsing(ctx context.Context, proposalID string) ([]ladder.Use, error) {
-	p, err := s.d.Store.Proposal(ctx, proposalID)
+// OthersUsing names, for each open proposal of a project, the other tests that use a locator its
+// fix heals, as an approval would answer them: what a door shows beside each row's Approve (a
+// checkbox to carry the fix to them). It reads the project's tests once for the whole queue. A
+// proposal whose test moved past its version heals nothing that can be read, and is not named.
+func (s *Service) OthersUsing(ctx context.Context, projectID string) (map[string][]ladder.Use, error) {
+	open, err := s.d.Store.OpenProposals(ctx, projectID)
+	if err != nil || len(open) == 0 {
+		return nil, err
+	}
+	all, err := s.projectTests(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.d.Store.Test(ctx, p.TestID)
-	if err != nil {
-		return nil, err
+	byID := make(map[string]gardener.Test, len(all))
+	for _, t := range all {
+		byID[t.ID] = t
 	}
-	if t.Version != p.BaseVersion {
-		return nil, nil
+	out := map[string][]ladder.Use{}
+	for _, p := range open {
+		t, ok := byID[p.TestID]
+		if !ok || t.Version != p.BaseVersion {
+			continue
+		}
+		if changes := ladder.HealedLocators(t.Steps, p.Verdict); len(changes) > 0 {
+			if uses := usesBesides(t, changes, all); len(uses) > 0 {
+				out[p.ID] = uses
+			}
+		}
 	}
-	changes := ladder.HealedLocators(t.Steps, p.Verdict)
-	if len(changes) == 0 {
-		return nil, nil
-	}
-	return s.usersOf(ctx, t, changes)
+	return out, nil
 }
 
 // usersOf names the project's other active tests that use a locator changes heals (ladder.Uses).
-// A test that does not decode is skipped, with a warning: it cannot be repaired either.
 func (s *Service) usersOf(ctx context.Context, t gardener.Test, changes []ladder.LocatorChange) ([]ladder.Use, error) {
-	all, err := s.d.Store.Tests(ctx, t.ProjectID)
+	all, err := s.projectTests(ctx, t.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	return usesBesides(t, changes, all), nil
+}
+
+// projectTests are a project's tests; a test that does not decode is skipped, with a warning:
+// it cannot be repaired either.
+func (s *Service) projectTests(ctx context.Context, projectID string) ([]gardener.Test, error) {
+	all, err := s.d.Store.Tests(ctx, projectID)
 	corrupt, err := gardener.SplitCorrupt(err)
 	if err != nil {
 		return nil, err
 	}
 	if corrupt != nil {
-		s.d.Log.Warn("tests skipped", "project", t.ProjectID, "error", corrupt.Error())
+		s.d.Log.Warn("tests skipped", "project", projectID, "error", corrupt.Error())
 	}
+	return all, nil
+}
+
+// usesBesides names the active tests of all other than t that use a locator changes heals.
+func usesBesides(t gardener.Test, changes []ladder.LocatorChange, all []gardener.Test) []ladder.Use {
 	var others []gardener.Test
 	for _, o := range all {
 		if o.ID != t.ID && o.Status == gardener.StatusActive {
 			others = append(others, o)
 		}
 	}
-	return ladder.Uses(changes, others), nil
+	return ladder.Uses(changes, others)
 }

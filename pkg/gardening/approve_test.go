@@ -162,3 +162,27 @@ func TestApproveWithPropagation(t *testing.T) {
 		t.Errorf("an agent's propagation wrote checkout: version %d", c.Version)
 	}
 }
+
+// testsUnread is a store whose list of a project's tests does not answer.
+type testsUnread struct{ gardener.Store }
+
+func (testsUnread) Tests(context.Context, string) ([]gardener.Test, error) {
+	return nil, errors.New("the store did not answer")
+}
+
+// An approval asked to carry the heal whose other tests cannot be read stands, and says that
+// carrying stopped, rather than answering as if no other test used the locator.
+func TestApprovePropagationSaysWhenTheOtherTestsCannotBeRead(t *testing.T) {
+	_, store := approvalShop(t)
+	app, err := gardening.New(gardening.Deps{Store: testsUnread{store}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Approve(context.Background(), gardening.Person("ann@example.com"), "prop-signin", gardening.ApproveOptions{Propagate: true, Here: gardening.Here{Runner: &green{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Test.Version != 2 || !strings.Contains(a.PropagateError, "the store did not answer") {
+		t.Fatalf("approval: version %d, propagateError %q; want the approval written and why carrying stopped", a.Test.Version, a.PropagateError)
+	}
+}

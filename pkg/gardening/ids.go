@@ -33,16 +33,24 @@ func CheckIDOf(field, id string) error {
 	return gardener.CheckAnyID(field, id)
 }
 
-// CheckEventIDs checks the ids an event from the bus names, given as field, id pairs; an
-// empty id was not given and is the caller's to require. The error is a *BadEventError naming
-// the field: the event is refused, as one missing a field is.
-func CheckEventIDs(fieldIDs ...string) error {
+// CheckIDs checks the ids a door was given as field, id pairs (CheckIDOf), in order; an empty
+// id was not given and is the caller's to require. The error is the first *gardener.IDError.
+func CheckIDs(fieldIDs ...string) error {
 	for i := 0; i+1 < len(fieldIDs); i += 2 {
 		if id := fieldIDs[i+1]; id != "" {
 			if err := CheckIDOf(fieldIDs[i], id); err != nil {
-				return &BadEventError{Reason: err.Error()}
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// CheckEventIDs is CheckIDs for the ids an event from the bus names. The error is a
+// *BadEventError naming the field: the event is refused, as one missing a field is.
+func CheckEventIDs(fieldIDs ...string) error {
+	if err := CheckIDs(fieldIDs...); err != nil {
+		return &BadEventError{Reason: err.Error()}
 	}
 	return nil
 }

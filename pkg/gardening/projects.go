@@ -122,6 +122,10 @@ func (e *PlanError) Error() string {
 		e.Project, e.Asked, e.Plan)
 }
 
+// KnownPlan says whether p is a plan there is (free or pro): what a project may be on, and what
+// a deployment's operator may set (gardener serve --plan, PLAN of the API function).
+func KnownPlan(p gardener.Plan) bool { return p == gardener.PlanFree || p == gardener.PlanPro }
+
 // plan is the deployment's plan.
 func (s *Service) plan() gardener.Plan { return cmp.Or(s.d.Plan, gardener.PlanPro) }
 
@@ -142,7 +146,7 @@ func (s *Service) checkProject(ctx context.Context, id string, ch ProjectChange)
 	if ch.Name != nil && strings.TrimSpace(*ch.Name) == "" {
 		return bad(`"name" must not be empty`)
 	}
-	if ch.Plan != nil && *ch.Plan != gardener.PlanFree && *ch.Plan != gardener.PlanPro {
+	if ch.Plan != nil && !KnownPlan(*ch.Plan) {
 		return bad(`"plan": %q is not free or pro`, *ch.Plan)
 	}
 	if ch.AllowedOrigins != nil {

@@ -31,18 +31,29 @@ func (s *Service) approve(ctx context.Context, who Who, proposalID string) (life
 // (gardener.ApprovalCautions: an UNVERIFIED fix, a step deleted); none when one click is
 // enough. A door that asks people first shows them and asks again.
 func (s *Service) ApprovalCautions(ctx context.Context, proposalID string) ([]string, error) {
-	p, err := s.d.Store.Proposal(ctx, proposalID)
+	p, t, err := s.proposalOn(ctx, proposalID)
 	if err != nil {
 		return nil, err
+	}
+	return gardener.ApprovalCautions(p, t.Steps), nil
+}
+
+// proposalOn reads a proposal and its test as what the proposal's fix is read against: a test
+// that moved past the proposal's version comes back without its steps, as the fix heals nothing
+// in them that can be read.
+func (s *Service) proposalOn(ctx context.Context, proposalID string) (gardener.Proposal, gardener.Test, error) {
+	p, err := s.d.Store.Proposal(ctx, proposalID)
+	if err != nil {
+		return gardener.Proposal{}, gardener.Test{}, err
 	}
 	t, err := s.d.Store.Test(ctx, p.TestID)
 	if err != nil {
-		return nil, err
+		return gardener.Proposal{}, gardener.Test{}, err
 	}
 	if t.Version != p.BaseVersion {
-		return gardener.ApprovalCautions(p, nil), nil
+		t.Steps = nil
 	}
-	return gardener.ApprovalCautions(p, t.Steps), nil
+	return p, t, nil
 }
 
 // Dismiss declines an open proposal: it is not proposed again until the test or the app

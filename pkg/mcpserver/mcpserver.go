@@ -13,8 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -208,21 +206,15 @@ func New(b Backend, o Options) *mcp.Server {
 
 func ptr[T any](v T) *T { return &v }
 
-// checkIDs checks the ids a tool was given (field → id; an empty one was not given) against
-// the id rule, naming the field of the first refused.
-func checkIDs(ids map[string]string) error {
-	for _, field := range slices.Sorted(maps.Keys(ids)) {
-		if id := ids[field]; id != "" {
-			if err := gardening.CheckIDOf(field, id); err != nil {
-				var bad *gardener.IDError
-				if errors.As(err, &bad) {
-					return &InputError{Field: field, Reason: bad.Reason}
-				}
-				return err
-			}
-		}
+// checkIDs checks the ids a tool was given as field, id pairs (gardening.CheckIDs; an empty one
+// was not given), answering the first refused as the tool's input error naming the field.
+func checkIDs(fieldIDs ...string) error {
+	err := gardening.CheckIDs(fieldIDs...)
+	var bad *gardener.IDError
+	if errors.As(err, &bad) {
+		return &InputError{Field: bad.Field, Reason: bad.Reason}
 	}
-	return nil
+	return err
 }
 
 type tools struct {
@@ -238,7 +230,7 @@ func (t *tools) suggest(ctx context.Context, req *mcp.CallToolRequest, in Sugges
 	case in.RunID != "" && in.TestID != "":
 		return nil, Suggestion{}, &InputError{Field: "testId", Reason: "give runId or testId, not both"}
 	}
-	if err := checkIDs(map[string]string{"runId": in.RunID, "testId": in.TestID}); err != nil {
+	if err := checkIDs("runId", in.RunID, "testId", in.TestID); err != nil {
 		return nil, Suggestion{}, err
 	}
 	for i, r := range in.Rungs {
@@ -261,7 +253,7 @@ func (t *tools) apply(ctx context.Context, req *mcp.CallToolRequest, in ApplyInp
 	case in.ProposalID != "" && in.RunID != "":
 		return nil, Applied{}, &InputError{Field: "runId", Reason: "give proposalId or runId, not both"}
 	}
-	if err := checkIDs(map[string]string{"proposalId": in.ProposalID, "runId": in.RunID}); err != nil {
+	if err := checkIDs("proposalId", in.ProposalID, "runId", in.RunID); err != nil {
 		return nil, Applied{}, err
 	}
 	out, err := t.b.Apply(ctx, in, t.approverOf(req))
@@ -276,7 +268,7 @@ func (t *tools) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput) 
 	if in.TestID = strings.TrimSpace(in.TestID); in.TestID == "" {
 		return nil, Ran{}, &InputError{Field: "testId", Reason: "give the id of the test to run"}
 	}
-	if err := checkIDs(map[string]string{"testId": in.TestID}); err != nil {
+	if err := checkIDs("testId", in.TestID); err != nil {
 		return nil, Ran{}, err
 	}
 	out, err := t.b.RunNow(ctx, in, t.approverOf(req))

@@ -159,11 +159,12 @@ func (c *stdioCalls) vet(line []byte) (ids []string, reply []byte) {
 			return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch message %d: %s", i+1, err.reason))
 		}
 		if id != nil {
-			if k := idKey(id); seen[k] || c.isPending(k) {
+			k := idKey(id)
+			if seen[k] || c.isPending(k) {
 				return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch message %d: id %s is already in use", i+1, id))
 			}
-			seen[idKey(id)] = true
-			ids = append(ids, idKey(id))
+			seen[k] = true
+			ids = append(ids, k)
 		}
 	}
 	return ids, nil
@@ -259,17 +260,15 @@ func rpcError(id json.RawMessage, code int, message string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
+	type wireError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, message}})
+		Error   wireError       `json:"error"`
+	}{"2.0", id, wireError{code, message}})
 	return b
 }
 
