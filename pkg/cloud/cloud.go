@@ -30,6 +30,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/dynamo"
 	"github.com/driftgardener/gardener/pkg/eventbridge"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/pkg/sfn"
@@ -119,11 +120,9 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 	s.Models = func(ctx context.Context, spec string) (gardener.Model, error) {
 		return modelspec.Open(ctx, spec, models)
 	}
-	switch plan := gardener.Plan(os.Getenv("PLAN")); plan {
-	case "", gardener.PlanFree, gardener.PlanPro:
-		s.Plan = plan
-	default:
-		return s, fmt.Errorf("PLAN %q: give free or pro", plan)
+	s.Plan = gardener.Plan(os.Getenv("PLAN"))
+	if s.Plan != "" && !gardening.KnownPlan(s.Plan) {
+		return s, fmt.Errorf("PLAN %q: give free or pro", s.Plan)
 	}
 	if v := os.Getenv("STEP_TIMEOUT"); v != "" {
 		if s.StepTimeout, err = time.ParseDuration(v); err != nil {
