@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/recorder"
 )
 
@@ -94,13 +95,13 @@ func runImport(_ context.Context, c *cli, args []string) int {
 	// The id rule: an id from --id, --project or a long name is checked before anything is
 	// written, as the file would be refused when read back.
 	if *project != "" {
-		if err := gardener.CheckID("--project", *project); err != nil {
+		if err := gardening.CheckIDAs("--project", "projectId", *project); err != nil {
 			return c.badUsage(fs, "%v", err)
 		}
 	}
 	for i := range tests {
 		tests[i].ProjectID = *project
-		if err := gardener.CheckID("--id", tests[i].ID); err != nil {
+		if err := gardening.CheckIDAs("--id", "testId", tests[i].ID); err != nil {
 			return c.badUsage(fs, "%v (give --id)", err)
 		}
 	}

@@ -129,6 +129,9 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 	case f.project == "":
 		return f, "", c.badUsage(fs, "--project is required"), false
 	}
+	if err := checkIDArgs(fs, nil, []idArg{{"--project", "projectId"}}); err != nil {
+		return f, "", c.badUsage(fs, "%v", err), false
+	}
 	if _, err := f.client(); err != nil {
 		return f, "", c.badUsage(fs, "%v", err), false
 	}

@@ -260,8 +260,32 @@ func (a apiReview) triage(ctx context.Context, p string) ([]gardener.TriageIssue
 }
 func (a apiReview) close() {}
 
-// openReview parses a review command's line and opens its review; ok false means return code.
-func (c *cli) openReview(fs *flag.FlagSet, f *reviewFlags, args []string, want string) (r review, pos []string, code int, ok bool) {
+// idArg is an id a command is given, checked by the id rule before the state or the API is
+// asked: name is the argument as the synopsis writes it (PROPOSAL) or its flag (--project), kind
+// the API's field for such an id (proposalId), which decides the rule's bound.
+type idArg struct{ name, kind string }
+
+// checkIDArgs checks a command's id arguments (gardening.CheckIDAs, the rule every door asks):
+// the positional one in pos[0], the flags' in fs. The error names the argument.
+func checkIDArgs(fs *flag.FlagSet, pos []string, ids []idArg) error {
+	for _, a := range ids {
+		var id string
+		if name, isFlag := strings.CutPrefix(a.name, "--"); isFlag {
+			id = fs.Lookup(name).Value.String()
+		} else if len(pos) > 0 {
+			id = pos[0]
+		}
+		if err := gardening.CheckIDAs(a.name, a.kind, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openReview parses a review command's line, checks its ids and opens its review; ok false
+// means return code. want names the one positional argument (none when empty); ids are the
+// arguments holding an id.
+func (c *cli) openReview(fs *flag.FlagSet, f *reviewFlags, args []string, want string, ids ...idArg) (r review, pos []string, code int, ok bool) {
 	pos, code, ok = c.parse(fs, args)
 	if !ok {
 		return nil, nil, code, false
@@ -271,6 +295,9 @@ func (c *cli) openReview(fs *flag.FlagSet, f *reviewFlags, args []string, want s
 	}
 	if want == "" && len(pos) > 0 {
 		return nil, nil, c.badUsage(fs, "unexpected argument %q", pos[0]), false
+	}
+	if err := checkIDArgs(fs, pos, ids); err != nil {
+		return nil, nil, c.badUsage(fs, "%v", err), false
 	}
 	r, err := f.open()
 	var missing *localStateError
@@ -314,7 +341,7 @@ func runQueue(ctx context.Context, c *cli, args []string) int {
 	var f reviewFlags
 	f.register(fs, false)
 	project := fs.String("project", localProject, "the project's `ID`")
-	r, _, code, ok := c.openReview(fs, &f, args, "")
+	r, _, code, ok := c.openReview(fs, &f, args, "", idArg{"--project", "projectId"})
 	if !ok {
 		return code
 	}
@@ -441,7 +468,7 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 		fs.StringVar(&baseURL, "base-url", "", "with --propagate and the local state, the app's `URL` to replay against (default: the project's first allowed origin)")
 		fs.DurationVar(&stepTimeout, "step-timeout", 0, "with --propagate and the local state, the default time limit of a step (0: the runner's default)")
 	}
-	r, pos, code, ok := c.openReview(fs, &f, args, "proposal id")
+	r, pos, code, ok := c.openReview(fs, &f, args, "proposal id", idArg{"PROPOSAL", "proposalId"})
 	if !ok {
 		return code
 	}
@@ -485,7 +512,7 @@ func runRevert(ctx context.Context, c *cli, args []string) int {
 	var f reviewFlags
 	f.register(fs, true)
 	yes := fs.Bool("yes", false, "revert without asking (the confirmation is still printed)")
-	r, pos, code, ok := c.openReview(fs, &f, args, "repair id")
+	r, pos, code, ok := c.openReview(fs, &f, args, "repair id", idArg{"REPAIR", "repairId"})
 	if !ok {
 		return code
 	}
@@ -562,7 +589,7 @@ func runHistory(ctx context.Context, c *cli, args []string) int {
 	fs := c.flags("history")
 	var f reviewFlags
 	f.register(fs, false)
-	r, pos, code, ok := c.openReview(fs, &f, args, "test id")
+	r, pos, code, ok := c.openReview(fs, &f, args, "test id", idArg{"TEST", "testId"})
 	if !ok {
 		return code
 	}

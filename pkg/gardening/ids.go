@@ -1,6 +1,7 @@
 package gardening
 
 import (
+	"errors"
 	"regexp"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -53,4 +54,15 @@ func CheckEventIDs(fieldIDs ...string) error {
 		return &BadEventError{Reason: err.Error()}
 	}
 	return nil
+}
+
+// CheckIDAs checks an id a door names its own way (the CLI's argument TEST, its flag --project)
+// as the API's field kind (testId, projectId, proposalId, repairId, runId) is checked
+// (CheckIDOf): the same rule and the same bound, the error naming the door's name for it.
+func CheckIDAs(name, kind, id string) error {
+	err := CheckIDOf(kind, id)
+	if idErr, ok := errors.AsType[*gardener.IDError](err); ok {
+		idErr.Field = name
+	}
+	return err
 }

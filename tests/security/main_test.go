@@ -1,6 +1,7 @@
 package security_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -12,6 +13,13 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if state := os.Getenv(killedStack); state != "" {
+		// This process is the local stack a crash probe kills (see world.crash).
+		if err := serveUntilKilled(state); err != nil {
+			fmt.Println("ERROR", err)
+			os.Exit(3)
+		}
+	}
 	var remove func()
 	binary, remove = testkit.BuildGardener("tests/security", "../../cmd/gardener")
 	code := m.Run()

@@ -32,11 +32,21 @@ type ask struct {
 	projects []string
 	// before are requests sent first, on the same door and world (a first write a probe repeats).
 	before []ask
+	// api: earlier are requests sent before those to an earlier life of the world's local stack,
+	// restarted then: stopped cleanly, or with kill, its process killed with SIGKILL while the
+	// last request's execution runs. The probe's path may name {execution}, the execution the
+	// first one started.
+	earlier []ask
+	kill    bool
 	// mcp: raw lines written to the session after initialize, each followed by a ping.
 	lines []string
 	// cli: the arguments ({dir} is the world's directory) and the files written there first.
 	args  []string
 	files map[string]string
+	// env is set for the process ({dir}: the world's directory); gone are files of the world's
+	// directory that must not be there once it ended.
+	env  map[string]string
+	gone []string
 	// store: the probe itself, answering what it observed.
 	store func(ctx context.Context, s gardener.Store) (string, error)
 }
@@ -54,6 +64,8 @@ type want struct {
 	// sameAs names a response header that must equal the one of the last before request's
 	// answer (an ETag a write that changed nothing must keep).
 	sameAs string
+	// once are words the answer holds exactly once (an event of one attempt's log).
+	once []string
 }
 
 // row is one probe: what an attacker tries, at which door, what is sent, and the answer.
@@ -147,9 +159,14 @@ func TestSecurityTable(t *testing.T) {
 		t.Run(string(r.door)+"/"+r.probe, func(t *testing.T) {
 			t.Parallel()
 			w := open(t, r.door)
+			w.earlier(t, r.ask)
 			var before result
 			for _, b := range r.ask.before {
 				before = w.send(t, r.door, b)
+			}
+			if w.st != nil {
+				// What the requests before started has ended when the probe looks.
+				w.st.Wait()
 			}
 			got := w.send(t, r.door, r.ask)
 			check(t, r, got, before)
@@ -217,6 +234,14 @@ func check(t *testing.T, r row, got, before result) {
 		if !strings.Contains(text, s) {
 			t.Errorf("the answer does not say %q: %.500s", s, text)
 		}
+	}
+	for _, s := range r.want.once {
+		if n := strings.Count(text, s); n != 1 {
+			t.Errorf("the answer holds %q %d times, want once: %.1000s", s, n, text)
+		}
+	}
+	if len(got.left) > 0 {
+		t.Errorf("still there after the run: %v", got.left)
 	}
 	// Two answers without the header would be "equal" too: the first write must give one.
 	if h := r.want.sameAs; h != "" && (before.header.Get(h) == "" || got.header.Get(h) != before.header.Get(h)) {

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,7 +49,15 @@ type world struct {
 	dir   string
 	state string
 	store *embedded.Store
-	srv   *httptest.Server
+	// st and srv are the local stack serving the store, as gardener serve wires it (the store
+	// is its ledger of executions); a restart replaces both.
+	st  *stack.Stack
+	srv *httptest.Server
+	// app is, for the cli door, a page to replay against ({app} in an argument).
+	app *httptest.Server
+	// vars are what a probe's path and arguments name in braces, known once an earlier request
+	// answered ({execution}: the execution the first earlier request started).
+	vars map[string]string
 }
 
 func seedTest(id, project string) gardener.Test {
@@ -75,26 +84,196 @@ func open(t *testing.T, d door) *world {
 	}
 	if d == cli || d == mcp {
 		store.Close()
+		if d == cli {
+			w.app = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+				fmt.Fprint(rw, "<!doctype html><title>app</title><p>app")
+			}))
+			t.Cleanup(w.app.Close)
+		}
 		return w
 	}
-	t.Cleanup(func() { store.Close() })
+	// The store closed last is the one open then (a crash probe reopens it).
+	t.Cleanup(func() { w.store.Close() })
 	w.store = store
 	if d == storeDoor {
 		return w
 	}
-	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: noReplay{},
+	// Runs a repair is asked of: a failed one, a scenario probe's and a negative control run.
+	for _, r := range []gardener.Run{
+		{ID: failedRun, Trigger: gardener.TriggerSchedule},
+		{ID: probeRun, Probe: true, Trigger: gardener.TriggerManual},
+		{ID: controlRun, Control: true, Trigger: gardener.TriggerSchedule},
+	} {
+		r.ProjectID, r.TestID, r.TestVersion, r.At = projectID, testID, 1, time.Unix(1e9, 0)
+		r.Result = &gardener.RunResult{TestID: testID, TestVersion: 1, FailedIndex: 0, ErrorKind: "element-not-found"}
+		if err := store.PutRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.start(t)
+	return w
+}
+
+// The runs of test t1 the world holds (see open).
+const (
+	failedRun  = "r-failed"
+	probeRun   = "probe-1"
+	controlRun = "control-1"
+)
+
+// newStack is the local stack on store as gardener serve wires it: the store is its ledger of
+// executions, so they outlive the process.
+func newStack(store *embedded.Store, runner gardener.Runner) (*stack.Stack, error) {
+	return stack.New(stack.Config{Template: "../../template.yaml", Ledger: store, Services: handler.Services{Store: store, Runner: runner,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			// The deployment allows one Bedrock model, as the template's ModelId does; the
 			// built-in engine is opened, never run (the runner replays nothing).
 			return modelspec.Open(ctx, spec, deployedModel)
 		}}})
+}
+
+// start serves the world's store with a new local stack, as a (re)started gardener serve does.
+func (w *world) start(t *testing.T) {
+	t.Helper()
+	st, err := newStack(w.store, noReplay{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Wait)
-	w.srv = httptest.NewServer(st.Handler())
+	w.st, w.srv = st, httptest.NewServer(st.Handler())
 	t.Cleanup(w.srv.Close)
-	return w
+}
+
+// stop ends the world's stack once its executions ended, as gardener serve stops.
+func (w *world) stop() {
+	w.srv.Close()
+	w.st.Wait()
+}
+
+// earlier sends a.earlier to an earlier life of the world's local stack, then restarts it:
+// stopped cleanly once its executions ended, or, with a.kill, a process of its own serving the
+// world's state, killed with SIGKILL once its last request's execution runs (its browser never
+// answers). {execution} is then the execution the first earlier request started.
+func (w *world) earlier(t *testing.T, a ask) {
+	t.Helper()
+	if len(a.earlier) == 0 {
+		return
+	}
+	var first result
+	if a.kill {
+		first = w.crash(t, a.earlier)
+	} else {
+		for i, e := range a.earlier {
+			if got := w.api(t, e); i == 0 {
+				first = got
+			}
+		}
+		w.stop()
+		w.start(t)
+	}
+	var started struct{ ExecutionID string }
+	if err := json.Unmarshal([]byte(first.body), &started); err != nil || started.ExecutionID == "" {
+		t.Fatalf("the first earlier request started no execution: %d %.300s", first.status, first.text)
+	}
+	w.vars = map[string]string{"execution": started.ExecutionID}
+}
+
+// killedStack names the state a re-run of the suite's binary serves as the process a crash
+// probe kills (see TestMain and serveUntilKilled).
+const killedStack = "GARDENER_SECURITY_KILLED_STACK"
+
+// crash lets go of the world's stack and store, serves the state from a process of its own,
+// sends it reqs, kills it with SIGKILL while the last one's execution waits on its browser, and
+// serves the state again from a new stack in this process. It answers the first request's
+// answer.
+func (w *world) crash(t *testing.T, reqs []ask) result {
+	t.Helper()
+	w.stop()
+	if err := w.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), killedStack+"="+w.state)
+	child.Stderr = os.Stderr
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(prefix string) string {
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the process to kill ended before saying %q", prefix)
+				}
+				if v, ok := strings.CutPrefix(l, prefix); ok {
+					return v
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the process to kill did not say %q", prefix)
+			}
+		}
+	}
+	base := next("SERVING ")
+	var first result
+	for i, r := range reqs {
+		if got := w.apiAt(t, base, r); i == 0 {
+			first = got
+		}
+	}
+	next("REPLAYING")
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if w.store, err = embedded.Open(w.state); err != nil {
+		t.Fatal(err)
+	}
+	w.start(t)
+	return first
+}
+
+// serveUntilKilled is the process a crash probe kills: the local stack on state, whose
+// browser never answers, on a port it names; it says when a replay waits, and waits.
+func serveUntilKilled(state string) error {
+	store, err := embedded.Open(state)
+	if err != nil {
+		return err
+	}
+	reached := make(chan struct{}, 1)
+	st, err := newStack(store, blockingRunner{reached})
+	if err != nil {
+		return err
+	}
+	srv := httptest.NewServer(st.Handler())
+	fmt.Println("SERVING", srv.URL)
+	<-reached
+	fmt.Println("REPLAYING")
+	select {}
+}
+
+// blockingRunner is a browser whose replay never ends: its process is killed meanwhile.
+type blockingRunner struct{ reached chan struct{} }
+
+func (b blockingRunner) Replay(ctx context.Context, _ gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	select {
+	case b.reached <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return gardener.Replay{}, ctx.Err()
 }
 
 // result is what a door answered: an HTTP status or an exit code, the text of the answer, the
@@ -102,11 +281,15 @@ func open(t *testing.T, d door) *world {
 type result struct {
 	status int
 	text   string
+	// body is an HTTP answer's body as sent.
+	body   string
 	header http.Header
 	// replies are, for each MCP line sent, the messages the server answered it with.
 	replies [][]rpcReply
 	// alive says the MCP session still answered a request after the probe's lines.
 	alive bool
+	// left are the files of ask.gone still there after the cli probe.
+	left []string
 }
 
 type rpcReply struct {
@@ -121,7 +304,25 @@ type rpcReply struct {
 // api sends one request to the review API as ann.
 func (w *world) api(t *testing.T, a ask) result {
 	t.Helper()
-	req, err := http.NewRequest(a.method, w.srv.URL+a.path, strings.NewReader(a.body))
+	return w.apiAt(t, w.srv.URL, a)
+}
+
+// expand fills in what s names in braces: the world's directory, its app, its vars.
+func (w *world) expand(s string) string {
+	s = strings.ReplaceAll(s, "{dir}", w.dir)
+	if w.app != nil {
+		s = strings.ReplaceAll(s, "{app}", w.app.URL)
+	}
+	for k, v := range w.vars {
+		s = strings.ReplaceAll(s, "{"+k+"}", v)
+	}
+	return s
+}
+
+// apiAt sends one request to the review API at base as ann.
+func (w *world) apiAt(t *testing.T, base string, a ask) result {
+	t.Helper()
+	req, err := http.NewRequest(a.method, base+w.expand(a.path), strings.NewReader(a.body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +346,7 @@ func (w *world) api(t *testing.T, a ask) result {
 	if json.Unmarshal(b, &refusal) == nil && refusal.Error != "" {
 		text = refusal.Error + "\n" + text
 	}
-	return result{status: resp.StatusCode, text: text, header: resp.Header}
+	return result{status: resp.StatusCode, text: text, body: string(b), header: resp.Header}
 }
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
@@ -216,18 +417,25 @@ func (w *world) console(t *testing.T, a ask) result {
 func (w *world) cli(t *testing.T, a ask) result {
 	t.Helper()
 	for name, content := range a.files {
-		if err := os.WriteFile(filepath.Join(w.dir, name), []byte(content), 0o600); err != nil {
+		path := filepath.Join(w.dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	args := make([]string, len(a.args))
 	for i, s := range a.args {
-		args[i] = strings.ReplaceAll(s, "{dir}", w.dir)
+		args[i] = w.expand(s)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = w.dir
+	for k, v := range a.env {
+		cmd.Env = append(cmd.Environ(), k+"="+w.expand(v))
+	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -237,7 +445,13 @@ func (w *world) cli(t *testing.T, a ask) result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return result{status: code, text: out.String() + errOut.String()}
+	res := result{status: code, text: out.String() + errOut.String()}
+	for _, name := range a.gone {
+		if _, err := os.Lstat(filepath.Join(w.dir, name)); err == nil {
+			res.left = append(res.left, name)
+		}
+	}
+	return res
 }
 
 // mcp starts `gardener mcp` on the world's state, initializes the session, then writes each of
