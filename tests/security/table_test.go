@@ -130,7 +130,7 @@ var table = []row{
 	{"an MCP request with no method", mcp, ask{lines: []string{`{"jsonrpc":"2.0","id":7}`}},
 		want{codes: []int{-32600}}},
 	{"an MCP batch", mcp, ask{lines: []string{`[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, `[]`}},
-		want{codes: []int{-32600, -32600}, says: []string{"batch"}}},
+		want{codes: []int{-32600, -32600}, says: []string{"batch", `"id":null`}}},
 
 	// Strict bodies (issue 31, 3).
 	{"a key given twice in two cases", api, ask{method: "PUT", path: "/projects/alpha/settings", body: `{"radar":true,"Radar":false}`},
