@@ -7,11 +7,9 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
-// Issue 31, 5 and 8: the lifecycle's answers and the plan, at the doors the suite's drivers
-// reach. (The probe run, the executions after
-// a restart and the stale temp files are probed where their worlds are: pkg/console's
-// TestSignInComesFromThisConsole, pkg/handler's hardening_test.go, pkg/local/stack's
-// TestExecutionsOutliveTheStack, pkg/ownedtemp, pkg/browser and cmd/gardener.)
+// Issue 31, 4, 5 and 8: the sign-in, the lifecycle's answers and the plan, at the doors the
+// suite's drivers reach. (The probe run, the executions after a restart or a kill -9 and the
+// stale temporary files are rows of door_rows_test.go.)
 func init() {
 	table = append(table, stateRows...)
 }
