@@ -290,24 +290,35 @@ type message struct {
 	} `json:"result"`
 }
 
-// writer passes each of the server's messages on to out and settles the request an answer
-// answers.
+// writer passes each of the server's messages on to out and settles the requests an answer
+// answers: one, or each of a batch's (an array, in a session of a version before 2025-06-18),
+// so that end of input does not wait for a batch already answered.
 func (c *stdioCalls) writer(out io.Writer) io.WriteCloser {
 	return nopWriteCloser{writerFunc(func(p []byte) (int, error) {
 		c.writeMu.Lock()
 		n, err := out.Write(p)
 		c.writeMu.Unlock()
 		for _, line := range bytes.Split(p, []byte("\n")) {
-			var m message
-			if json.Unmarshal(line, &m) == nil && len(m.ID) > 0 && m.Method == "" {
-				c.mu.Lock()
-				if m.Result.ProtocolVersion != "" {
-					c.version = m.Result.ProtocolVersion
+			var ms []message
+			if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
+				_ = json.Unmarshal(t, &ms)
+			} else {
+				var m message
+				if json.Unmarshal(t, &m) == nil {
+					ms = append(ms, m)
 				}
-				delete(c.pending, idKey(m.ID))
-				c.settled.Broadcast()
-				c.mu.Unlock()
 			}
+			c.mu.Lock()
+			for _, m := range ms {
+				if len(m.ID) > 0 && m.Method == "" {
+					if m.Result.ProtocolVersion != "" {
+						c.version = m.Result.ProtocolVersion
+					}
+					delete(c.pending, idKey(m.ID))
+				}
+			}
+			c.settled.Broadcast()
+			c.mu.Unlock()
 		}
 		return n, err
 	})}

@@ -72,3 +72,34 @@ func TestStdinEndsAfterTheLastAnswer(t *testing.T) {
 		t.Fatal("a cancelled session still waits for its unanswered request")
 	}
 }
+
+// TestStdinEndsAfterABatchAnswered: in a session of a version that still has batches
+// (2025-03-26), a batch's requests are answered in one array; end of input then ends the
+// session rather than waiting for those requests forever.
+func TestStdinEndsAfterABatchAnswered(t *testing.T) {
+	calls := newStdioCalls()
+	w := calls.writer(io.Discard)
+	if _, err := w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26"}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	in := `[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","id":"nine","method":"ping"}]` + "\n"
+	r := calls.reader(context.Background(), strings.NewReader(in), io.Discard)
+	defer r.Close()
+	br := bufio.NewReader(r)
+	if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "[") {
+		t.Fatalf("the batch was not passed on: %q %v", line, err)
+	}
+	ended := make(chan error, 1)
+	go func() { _, err := br.ReadString('\n'); ended <- err }()
+	if _, err := w.Write([]byte(`[{"jsonrpc":"2.0","id":8,"result":{}},{"jsonrpc":"2.0","id":"nine","result":{}}]` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-ended:
+		if err != io.EOF {
+			t.Fatalf("the input ended with %v, want EOF", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the input did not end once the batch was answered")
+	}
+}
