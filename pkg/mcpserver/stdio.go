@@ -21,9 +21,11 @@ import (
 // every call in flight, on the first line it cannot read; here each line is read first (see
 // vet): one that is not JSON is answered -32700 (parse error, id null), one that is JSON but
 // not a request, a notification or an answer is answered -32600 (invalid request, with its id
-// when it has one), and neither reaches the server. A batch (a JSON array) is answered -32600
-// unless the protocol version the session agreed allows batches (before 2025-06-18) and every
-// message in it is valid; a blank line is ignored.
+// when it has one), and neither reaches the server. A batch (a JSON array) is answered with one
+// -32600, id null, unless the protocol version the session agreed allows batches (before
+// 2025-06-18); then an empty one is that answer too, and one holding an invalid message is
+// refused whole with an array answering each request in it, as JSON-RPC 2.0 answers a batch. A
+// blank line is ignored.
 //
 // End of input waits for the answers: a client that writes its requests and closes its input
 // (a script piping JSON-RPC lines) still gets every answer, since the session ends at end of
@@ -152,22 +154,43 @@ func (c *stdioCalls) vet(line []byte) (ids []string, reply []byte) {
 	if len(batch) == 0 {
 		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch")
 	}
+	// A batch is taken whole: one invalid message refuses it. As JSON-RPC 2.0 answers a batch,
+	// the refusal is an array with an answer for each request in it: the invalid ones say why,
+	// the others that they were not run; notifications get none.
 	seen := map[string]bool{}
+	bad := ""
+	reasons := make([]string, len(batch))
+	reqIDs := make([]json.RawMessage, len(batch))
 	for i, raw := range batch {
 		id, err := vetMessage(raw)
-		if err != nil {
-			return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch message %d: %s", i+1, err.reason))
+		switch {
+		case err != nil:
+			reqIDs[i], reasons[i] = err.id, fmt.Sprintf("batch message %d: %s", i+1, err.reason)
+		case id != nil && (seen[idKey(id)] || c.isPending(idKey(id))):
+			reasons[i] = fmt.Sprintf("batch message %d: id %s is already in use", i+1, id)
+		case id != nil:
+			reqIDs[i] = id
+			seen[idKey(id)] = true
+			ids = append(ids, idKey(id))
 		}
-		if id != nil {
-			k := idKey(id)
-			if seen[k] || c.isPending(k) {
-				return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch message %d: id %s is already in use", i+1, id))
-			}
-			seen[k] = true
-			ids = append(ids, k)
+		if reasons[i] != "" && bad == "" {
+			bad = fmt.Sprintf("batch message %d", i+1)
 		}
 	}
-	return ids, nil
+	if bad == "" {
+		return ids, nil
+	}
+	var answers []json.RawMessage
+	for i := range batch {
+		switch {
+		case reasons[i] != "":
+			answers = append(answers, rpcError(reqIDs[i], jsonrpc.CodeInvalidRequest, "Invalid Request: "+reasons[i]))
+		case reqIDs[i] != nil:
+			answers = append(answers, rpcError(reqIDs[i], jsonrpc.CodeInvalidRequest, "Invalid Request: not run: "+bad+" is invalid, and a batch is taken whole"))
+		}
+	}
+	b, _ := json.Marshal(answers)
+	return nil, b
 }
 
 // idKey is an id as the tracking keys it: the server answers 1.0 as 1 and "\u0078" as "x".

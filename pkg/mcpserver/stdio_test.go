@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -101,5 +102,49 @@ func TestStdinEndsAfterABatchAnswered(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the input did not end once the batch was answered")
+	}
+}
+
+// TestBatchAnswersAsJSONRPCSays: from protocol version 2025-06-18 MCP has no batches, and a
+// batch is one -32600 with id null; before it, an empty batch is one -32600 with id null and an
+// invalid one is refused whole with an array answering each request in it (JSON-RPC 2.0's
+// answer to [1,2,3] is three errors).
+func TestBatchAnswersAsJSONRPCSays(t *testing.T) {
+	type answer struct {
+		ID    json.RawMessage    `json:"id"`
+		Error struct{ Code int } `json:"error"`
+	}
+	vet := func(version, line string) (ids []string, reply []byte) {
+		c := newStdioCalls()
+		c.version = version
+		return c.vet([]byte(line))
+	}
+	one := func(version, line string) {
+		t.Helper()
+		_, reply := vet(version, line)
+		var a answer
+		if err := json.Unmarshal(reply, &a); err != nil || string(a.ID) != "null" || a.Error.Code != -32600 {
+			t.Errorf("%s in a %s session: %s; want one -32600 with id null", line, version, reply)
+		}
+	}
+	one("2025-06-18", `[{"jsonrpc":"2.0","id":8,"method":"ping"}]`)
+	one("2025-06-18", `[]`)
+	one("2025-03-26", `[]`)
+	_, reply := vet("2025-03-26", `[1,2,3]`)
+	var as []answer
+	if err := json.Unmarshal(reply, &as); err != nil || len(as) != 3 {
+		t.Fatalf("[1,2,3] in a 2025-03-26 session: %s; want an array of three answers", reply)
+	}
+	for _, a := range as {
+		if string(a.ID) != "null" || a.Error.Code != -32600 {
+			t.Errorf("[1,2,3]: answer %+v; want -32600 with id null", a)
+		}
+	}
+	_, reply = vet("2025-03-26", `[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},2]`)
+	if err := json.Unmarshal(reply, &as); err != nil || len(as) != 2 || string(as[0].ID) != "8" || string(as[1].ID) != "null" {
+		t.Errorf("a batch with one invalid message: %s; want an array answering request 8 (not run) and the invalid one, the notification none", reply)
+	}
+	if ids, reply := vet("2025-03-26", `[{"jsonrpc":"2.0","id":8,"method":"ping"}]`); reply != nil || len(ids) != 1 {
+		t.Errorf("a valid batch in a 2025-03-26 session: refused %s; want it passed on", reply)
 	}
 }
