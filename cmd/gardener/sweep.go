@@ -88,6 +88,11 @@ func runSweep(ctx context.Context, c *cli, args []string) int {
 	if f.tests == "" {
 		return c.badUsage(fs, "--tests is required")
 	}
+	if f.setup != "" {
+		if err := checkIDArgs(fs, nil, []idArg{{"--setup", "testId"}}); err != nil {
+			return c.badUsage(fs, "%v", err)
+		}
+	}
 	if err := checkHTTPURL("--base-url", f.baseURL); err != nil {
 		return c.badUsage(fs, "%v", err)
 	}

@@ -55,6 +55,8 @@ var doorRows = []row{
 		want{status: 2, says: []string{`"--project"`, "not allowed in an id"}}},
 	{"a project flag of push too long", cli, ask{args: []string{"push", "{dir}", "--project", longID[:200], "--state", "{dir}"}},
 		want{status: 2, says: []string{`"--project"`, "at most 128"}}},
+	{"a control character in the setup test's id of a sweep", cli, ask{args: []string{"sweep", "--tests", "{dir}", "--base-url", "{app}", "--setup", "log\x01in"}},
+		want{status: 2, says: []string{`"--setup"`, "not allowed in an id"}}},
 	{"a control character in a project flag of pull", cli, ask{args: []string{"pull", "{dir}", "--project", "al\tpha", "--state", "{dir}"}},
 		want{status: 2, says: []string{`"--project"`, "not allowed in an id"}}},
 }
