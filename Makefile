@@ -62,8 +62,11 @@ staticcheck: $(STATICCHECK)
 SLOW_PKGS := ./cmd/gardener ./pkg/radar ./pkg/browser ./tests/e2e ./tests/spaapp ./tests/hostile ./tests/hostilepage ./tests/conformance ./tests/lambdarie
 SLOW_RE   := /(cmd/gardener|pkg/radar|pkg/browser|tests/e2e|tests/spaapp|tests/hostile|tests/hostilepage|tests/conformance|tests/lambdarie)$$
 
+# -ldflags=-w links the test binaries without DWARF: nothing reads it in a test run (a panic's
+# trace comes from the binary's own tables), and the 47 links took a third less CPU without it
+# (seven of the largest: 17.8-20.6 CPU-s, 11.6-12.8 with it), which the browser tests beside them want.
 unit:
-	$(GO) test -timeout 60m $(SLOW_PKGS) $$($(GO) list ./... | grep -Ev '$(SLOW_RE)')
+	$(GO) test -ldflags=-w -timeout 60m $(SLOW_PKGS) $$($(GO) list ./... | grep -Ev '$(SLOW_RE)')
 
 # demo ends by printing the review console's URL; DEMO_FLAGS=--serve keeps it up afterwards.
 DEMO_FLAGS ?=
