@@ -190,6 +190,9 @@ func TestEveryDoorAnswersAlike(t *testing.T) {
 					if a.Notes != nil && !slices.Equal(a.Notes, sc.notes) {
 						t.Errorf("notifications %q, want %q", a.Notes, sc.notes)
 					}
+					if sc.act == repairRun && sc.refusal == "" {
+						checkCost(t, d, sc, a.Cost)
+					}
 				})
 			}
 			if asked < 2 {
@@ -207,6 +210,31 @@ func TestEveryDoorAnswersAlike(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkCost: every door that repairs shows what the repair used, measured: the store's request
+// units always, the model's tokens when the project's model was called (the hostile Bedrock
+// model), and the state transitions and Lambda invocations when the repair ran on the state
+// machine (every in-process door); the CLI repairs in its own process, with neither. MCP says
+// it in one line of text, which the comparison does not read.
+func checkCost(t *testing.T, d door, sc scenario, u *gardener.RepairUsage) {
+	t.Helper()
+	if d.name == "mcp" {
+		return
+	}
+	if u == nil {
+		t.Errorf("the %s door shows no cost of the repair", d.name)
+		return
+	}
+	if u.WriteUnits <= 0 || u.ReadUnits <= 0 {
+		t.Errorf("the %s door shows %v write and %v read units; want the store's calls counted", d.name, u.WriteUnits, u.ReadUnits)
+	}
+	if sc.seed.model != "" && (u.InputTokens <= 0 || u.OutputTokens <= 0) {
+		t.Errorf("the %s door shows tokens in/out %d/%d; want the model's calls counted", d.name, u.InputTokens, u.OutputTokens)
+	}
+	if d.inProcess && (u.Transitions <= 0 || u.Invocations() <= 0) {
+		t.Errorf("the %s door shows %d transitions and %d invocations; want the state machine's counted", d.name, u.Transitions, u.Invocations())
 	}
 }
 
