@@ -227,6 +227,8 @@ func checkCost(t *testing.T, d door, sc scenario, u *gardener.RepairUsage) {
 		t.Errorf("the %s door shows no cost of the repair", d.name)
 		return
 	}
+	t.Logf("the %s door's repair used %d transitions, %d invocations (%.3f GB-s), %v write / %v read units, tokens %d/%d",
+		d.name, u.Transitions, u.Invocations(), u.GBSeconds(), u.WriteUnits, u.ReadUnits, u.InputTokens, u.OutputTokens)
 	if u.WriteUnits <= 0 || u.ReadUnits <= 0 {
 		t.Errorf("the %s door shows %v write and %v read units; want the store's calls counted", d.name, u.WriteUnits, u.ReadUnits)
 	}
