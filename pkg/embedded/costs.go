@@ -12,6 +12,8 @@ import (
 // bCosts keeps the cost of each repair of a run: run id \x00 execution → record.
 var bCosts = []byte("repaircosts")
 
+func init() { buckets = append(buckets, bCosts) }
+
 // PutRepairCost records a repair's cost under its run and execution.
 func (s *Store) PutRepairCost(ctx context.Context, c gardener.RepairCost) error {
 	if err := need("repair cost run id", c.RunID); err != nil {

@@ -43,7 +43,7 @@ var (
 	bAtRisk     = []byte("atrisk")  // project id \x00 test id
 )
 
-var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk, bExecutions, bClaims, bEvents, bRadarStatus, bMachineExecutions, bCosts}
+var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk, bExecutions, bClaims, bEvents, bRadarStatus, bMachineExecutions}
 
 // Store is a gardener.Store in a bbolt file.
 type Store struct {
