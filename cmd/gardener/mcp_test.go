@@ -128,6 +128,9 @@ func checkProvenSuggestion(t *testing.T, s mcpserver.Suggestion, version int, st
 	if s.Refusals == nil || s.Notes == nil {
 		t.Error("suggest_fix answers null lists")
 	}
+	if !strings.HasPrefix(s.Cost, "$") || !strings.Contains(s.Cost, "DynamoDB write") {
+		t.Errorf("suggest_fix cost %q; want what the repair used and its cost", s.Cost)
+	}
 }
 
 // storedTest reads a test through the backend's store.
@@ -432,6 +435,9 @@ func TestMCPOverTheAPI(t *testing.T) {
 		t.Fatalf("suggest_fix failed: %s", text)
 	}
 	checkProvenSuggestion(t, s, before.Version, "4")
+	if strings.Contains(s.Cost, ": 0 state transitions, 0 Lambda invocations") {
+		t.Errorf("suggest_fix over the API: cost %q; want the repair machine's transitions and invocations", s.Cost)
+	}
 	if cur, _ := store.Test(ctx, "login"); cur.Version != before.Version {
 		t.Fatalf("suggest_fix over the API wrote the test in an auto-repair project: version %d", cur.Version)
 	}

@@ -145,6 +145,8 @@ type repairOutput struct {
 	Persisted   tend.Persisted         `json:"persisted"`
 	Propagated  []tend.PropagatedWrite `json:"propagated,omitempty"`
 	Recorded    bool                   `json:"recordedGreen,omitempty"`
+	// Cost is what the repair used, at list prices, as recorded with its run.
+	Cost *gardener.RepairCost `json:"cost,omitempty"`
 }
 
 type tokens struct {
@@ -218,6 +220,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	tended := rep.Tended
 	out := toOutput(tended, test)
 	out.Recorded = rep.Recorded
+	out.Cost = rep.Cost
 	if rep.Run != nil {
 		out.RunID = rep.Run.ID
 	}
@@ -371,4 +374,7 @@ func printRepair(w io.Writer, m marks, o *repairOutput) {
 		fmt.Fprintf(w, "propagated to %s: %s\n", p.TestID, state)
 	}
 	fmt.Fprintf(w, "%s, tokens in/out %d/%d, %s, %d ms\n", plural(o.ModelCalls, "model call", "model calls"), o.Tokens.Input, o.Tokens.Output, plural(o.Timings.Replays, "replay", "replays"), o.Timings.Total)
+	if o.Cost != nil {
+		fmt.Fprintf(w, "cost %s\n", o.Cost.Summary())
+	}
 }

@@ -260,6 +260,12 @@ func TestRepairJSONReportsRefusals(t *testing.T) {
 	if o.ModelCalls == 0 || o.Tokens.Input == 0 || calls != o.ModelCalls {
 		t.Errorf("model calls %d (server saw %d), tokens %+v", o.ModelCalls, calls, o.Tokens)
 	}
+	// The cost recorded with the run counts what the Converse responses reported and what the
+	// state's calls consumed.
+	if c := o.Cost; c == nil || c.RunID != o.RunID || c.Usage.InputTokens != o.Tokens.Input || c.Usage.OutputTokens != o.Tokens.Output ||
+		c.Usage.ModelCalls != calls || c.Usage.WriteUnits <= 0 || c.Usage.ReadUnits <= 0 || c.Cost.USD <= 0 {
+		t.Errorf("cost %+v; want the tokens %+v of %d calls and the state's request units, priced", c, o.Tokens, calls)
+	}
 	if o.Version != 1 {
 		t.Error("a refused repair wrote the test")
 	}

@@ -140,6 +140,8 @@ func (m *Model) call(ctx context.Context, ask, user string) ([]byte, gardener.Us
 		usage.InputTokens = int(aws.ToInt32(u.InputTokens))
 		usage.OutputTokens = int(aws.ToInt32(u.OutputTokens))
 	}
+	// What the response says it used is what Bedrock bills, whatever becomes of the answer.
+	gardener.MeterOf(ctx).Model(usage)
 	var text []string
 	var input []byte
 	var other string // a tool the model called that it was not given

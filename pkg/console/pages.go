@@ -49,6 +49,9 @@ var funcs = template.FuncMap{
 	// names its object.
 	"path":  url.PathEscape,
 	"since": func(t time.Time) string { return time.Since(t).Round(time.Minute).String() },
+	"usd":   gardener.FormatUSD,
+	// qty writes a measured quantity without trailing zeros (units may be halves).
+	"qty": func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
 	"status": func(s gardener.TestStatus) string {
 		return string(s)
 	},

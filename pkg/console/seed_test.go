@@ -189,6 +189,17 @@ func seed(t testing.TB) *world {
 		}
 		w.repairs[id] = r.ID
 		w.failedRun = run.ID
+		// What the repair machine's execution measured, as the local stack records it.
+		u := gardener.RepairUsage{Transitions: 14, WriteUnits: 23, ReadUnits: 41.5, Model: "bedrock:anthropic.claude-3-5-sonnet-20240620-v1:0",
+			ModelCalls: 1, InputTokens: 2310, OutputTokens: 164, Lambda: []gardener.LambdaUse{
+				{Function: "EligibilityFunction", Architecture: "arm64", MemoryMB: 512, Invocations: 1, BilledMillis: 12},
+				{Function: "SelfHealFunction", Architecture: "arm64", MemoryMB: 2048, Invocations: 1, BilledMillis: 4210},
+				{Function: "PersistFunction", Architecture: "arm64", MemoryMB: 512, Invocations: 1, BilledMillis: 31},
+			}}
+		if err := store.PutRepairCost(ctx, gardener.RepairCost{RunID: run.ID, ProjectID: "shop", TestID: id, Execution: "auto-" + run.ID,
+			At: now.Add(-2*time.Hour - 30*time.Minute), Usage: u, Cost: gardener.ListPrices.Cost(u)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The regression the ladder would not repair.
 	if err := store.PutTriageIssue(ctx, gardener.TriageIssue{ID: "triage-1", ProjectID: "shop", TestID: "at-risk", RunID: "sched-at-risk",

@@ -508,6 +508,8 @@ type runView struct {
 	Test       gardener.Test
 	Repair     *gardener.Repair
 	Executions []executionView
+	// Costs are what each repair of the run used, at list prices, newest first.
+	Costs []gardener.RepairCost
 	// Refused says why no repair may be asked for (a control run, a probe, a passed run).
 	Refused string
 	Flash   string
@@ -552,6 +554,9 @@ func (c *Console) runView(ctx context.Context, runID string) (runView, error) {
 		}
 		xv.Outcome, xv.Why = gardener.RepairEnd(x.TestID, xv.Events)
 		v.Executions = append(v.Executions, xv)
+	}
+	if v.Costs, err = c.App.RepairCosts(ctx, runID); err != nil {
+		return v, err
 	}
 	// The page offers the manual repair only when the gate the request would meet lets it in,
 	// and says why not in the gate's own words.

@@ -135,9 +135,9 @@ var _ gardener.Store = (*Store)(nil)
 // enough to compare with, and the table does not grow without end.
 const DefaultRetention = 90 * 24 * time.Hour
 
-// New returns a store on table through db.
+// New returns a store on table through db, each of its calls metered (see metered).
 func New(db *dynamodb.Client, table string) *Store {
-	return &Store{db: db, table: table, Retention: DefaultRetention}
+	return &Store{db: dynamodb.New(db.Options(), metered), table: table, Retention: DefaultRetention}
 }
 
 // CreateTable creates the table with its indexes and waits until it is active, then turns on

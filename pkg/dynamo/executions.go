@@ -79,3 +79,35 @@ func (s *Store) ClaimExecution(ctx context.Context, c gardener.ExecutionClaim, s
 	}
 	return held, &gardener.ConflictError{Entity: "execution claim", ID: id, Reason: "held by execution " + held.Name}
 }
+
+// PutRepairCost records a repair's cost under its run, one item per execution: a second record
+// of the same execution replaces the first.
+func (s *Store) PutRepairCost(ctx context.Context, c gardener.RepairCost) error {
+	if err := need("repair cost run id", c.RunID); err != nil {
+		return err
+	}
+	it := key("R#"+c.RunID, "COST#"+c.Execution)
+	it["GSI1PK"] = avS("R#" + c.RunID + "#COSTS")
+	it["GSI1SK"] = avS(timeKey(c.At) + "#" + c.Execution)
+	return s.putDoc(ctx, it, c, "", nil)
+}
+
+// RepairCosts lists a run's repair costs, newest first.
+func (s *Store) RepairCosts(ctx context.Context, runID string) ([]gardener.RepairCost, error) {
+	items, err := s.queryIndex(ctx, "GSI1", "R#"+runID+"#COSTS", "", true)
+	if err != nil {
+		return nil, err
+	}
+	out := []gardener.RepairCost{}
+	for _, it := range items {
+		if strings.Contains(getS(it, "SK"), "#CHUNK#") {
+			continue
+		}
+		var c gardener.RepairCost
+		if _, err := s.decodeDoc(ctx, it, &c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

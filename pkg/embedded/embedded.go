@@ -111,7 +111,7 @@ func key(parts ...string) []byte {
 
 func get[T any](tx *bolt.Tx, bucket, k []byte, entity, id string) (T, error) {
 	var v T
-	raw := tx.Bucket(bucket).Get(k)
+	raw := getRaw(tx, bucket, k)
 	if raw == nil {
 		return v, &gardener.NotFoundError{Entity: entity, ID: id}
 	}
@@ -128,7 +128,7 @@ func put(tx *bolt.Tx, bucket, k []byte, v any) error {
 	if err != nil {
 		return fmt.Errorf("embedded store: encode %s: %w", k, err)
 	}
-	return tx.Bucket(bucket).Put(k, raw)
+	return putRaw(tx, bucket, k, raw)
 }
 
 // owner is what a listing selects records by, read from a record that does not decode as a
@@ -149,7 +149,10 @@ func scan[T any](tx *bolt.Tx, bucket, prefix []byte, entity string, keep func(T)
 	var out []T
 	var corrupt gardener.CorruptError
 	c := tx.Bucket(bucket).Cursor()
+	size := 0
+	defer func() { tallyOf(tx).readBytes(size) }()
 	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
+		size += len(raw)
 		var v T
 		if err := json.Unmarshal(raw, &v); err != nil {
 			var o owner
@@ -177,14 +180,14 @@ func (s *Store) view(ctx context.Context, fn func(*bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.View(fn)
+	return metered(ctx, s.db.View, fn)
 }
 
 func (s *Store) update(ctx context.Context, fn func(*bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.db.Update(fn)
+	return metered(ctx, s.db.Update, fn)
 }
 
 func need(what, v string) error {
@@ -233,7 +236,7 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		var cur gardener.Project
 		err := s.view(ctx, func(tx *bolt.Tx) (err error) {
 			cur, err = get[gardener.Project](tx, bProjects, []byte(id), "project", id)
-			read = bytes.Clone(tx.Bucket(bProjects).Get([]byte(id)))
+			read = bytes.Clone(getRaw(tx, bProjects, []byte(id)))
 			return err
 		})
 		if err != nil {
@@ -248,7 +251,7 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		}
 		written := false
 		err = s.update(ctx, func(tx *bolt.Tx) error {
-			if !bytes.Equal(tx.Bucket(bProjects).Get([]byte(id)), read) {
+			if !bytes.Equal(getRaw(tx, bProjects, []byte(id)), read) {
 				return nil
 			}
 			written = true
@@ -274,7 +277,7 @@ func (s *Store) CreateTest(ctx context.Context, t gardener.Test) error {
 		return fmt.Errorf("create test %s: %w", t.ID, err)
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
-		if tx.Bucket(bTests).Get([]byte(t.ID)) != nil {
+		if getRaw(tx, bTests, []byte(t.ID)) != nil {
 			return &gardener.ConflictError{Entity: "test", ID: t.ID, Reason: "exists already"}
 		}
 		return put(tx, bTests, []byte(t.ID), t)
@@ -343,14 +346,14 @@ func putRun(tx *bolt.Tx, r gardener.Run) error {
 	if !r.Green() {
 		return nil
 	}
-	if id := tx.Bucket(bGreen).Get([]byte(r.TestID)); id != nil && string(id) != r.ID {
+	if id := getRaw(tx, bGreen, []byte(r.TestID)); id != nil && string(id) != r.ID {
 		prev, err := get[gardener.Run](tx, bRuns, id, "run", string(id))
 		// The newest green run is the first in newest-first order, as in every listing.
 		if err == nil && gardener.NewestFirst(prev.At, prev.ID, r.At, r.ID) < 0 {
 			return nil
 		}
 	}
-	return tx.Bucket(bGreen).Put([]byte(r.TestID), []byte(r.ID))
+	return putRaw(tx, bGreen, []byte(r.TestID), []byte(r.ID))
 }
 
 // RecordRunResult stores a result on a run that has none, in one transaction.
@@ -380,7 +383,7 @@ func (s *Store) Run(ctx context.Context, id string) (r gardener.Run, err error) 
 // LastGreenRun reads the test's newest green run.
 func (s *Store) LastGreenRun(ctx context.Context, testID string) (r gardener.Run, err error) {
 	err = s.view(ctx, func(tx *bolt.Tx) error {
-		id := tx.Bucket(bGreen).Get([]byte(testID))
+		id := getRaw(tx, bGreen, []byte(testID))
 		if id == nil {
 			return &gardener.NotFoundError{Entity: "green run of test", ID: testID}
 		}
@@ -509,7 +512,7 @@ func (s *Store) AtRisk(ctx context.Context, projectID string) (out []gardener.At
 
 // ClearAtRisk takes a test off the ledger.
 func (s *Store) ClearAtRisk(ctx context.Context, projectID, testID string) error {
-	return s.update(ctx, func(tx *bolt.Tx) error { return tx.Bucket(bAtRisk).Delete(key(projectID, testID)) })
+	return s.update(ctx, func(tx *bolt.Tx) error { return del(tx, bAtRisk, key(projectID, testID)) })
 }
 
 func versionKey(testID string, version int) []byte {

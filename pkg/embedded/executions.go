@@ -23,7 +23,7 @@ func (s *Store) PutExecution(ctx context.Context, x gardener.Execution) error {
 		return err
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
-		if tx.Bucket(bExecutions).Get([]byte(x.ID)) != nil {
+		if getRaw(tx, bExecutions, []byte(x.ID)) != nil {
 			return &gardener.ConflictError{Entity: "execution", ID: x.ID, Reason: "recorded already"}
 		}
 		return put(tx, bExecutions, []byte(x.ID), x)

@@ -37,7 +37,7 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (out gar
 		case gardener.StagedNew:
 			return stageNew(tx, plan.Stage)
 		case gardener.StagedRestated:
-			if err := tx.Bucket(bRestated).Put([]byte(p.ID), []byte(plan.Restated.ID)); err != nil {
+			if err := putRaw(tx, bRestated, []byte(p.ID), []byte(plan.Restated.ID)); err != nil {
 				return err
 			}
 			return put(tx, bProposals, []byte(plan.Restated.ID), plan.Restated)
@@ -59,14 +59,14 @@ func (s *Store) StageProposal(ctx context.Context, p gardener.Proposal) (out gar
 // the open row it was recorded on) and the test's open row, each nil when there is none.
 func readStage(tx *bolt.Tx, p gardener.Proposal) (prior, open *gardener.Proposal, err error) {
 	id := p.ID
-	if into := tx.Bucket(bRestated).Get([]byte(id)); into != nil {
+	if into := getRaw(tx, bRestated, []byte(id)); into != nil {
 		id = string(into)
 	}
-	if id != p.ID || tx.Bucket(bProposals).Get([]byte(id)) != nil {
+	if id != p.ID || getRaw(tx, bProposals, []byte(id)) != nil {
 		row, err := getProposal(tx, id)
 		return &row, nil, err
 	}
-	if openID := tx.Bucket(bOpen).Get([]byte(p.TestID)); openID != nil {
+	if openID := getRaw(tx, bOpen, []byte(p.TestID)); openID != nil {
 		row, err := getProposal(tx, string(openID))
 		return nil, &row, err
 	}
@@ -77,7 +77,7 @@ func stageNew(tx *bolt.Tx, p gardener.Proposal) error {
 	if err := put(tx, bProposals, []byte(p.ID), p); err != nil {
 		return err
 	}
-	return tx.Bucket(bOpen).Put([]byte(p.TestID), []byte(p.ID))
+	return putRaw(tx, bOpen, []byte(p.TestID), []byte(p.ID))
 }
 
 // Proposal reads a proposal.
@@ -125,8 +125,8 @@ func closeOpen(tx *bolt.Tx, id string, status gardener.ProposalStatus, by string
 	if err := put(tx, bProposals, []byte(id), r); err != nil {
 		return r, err
 	}
-	if string(tx.Bucket(bOpen).Get([]byte(r.TestID))) == id {
-		return r, tx.Bucket(bOpen).Delete([]byte(r.TestID))
+	if string(getRaw(tx, bOpen, []byte(r.TestID))) == id {
+		return r, del(tx, bOpen, []byte(r.TestID))
 	}
 	return r, nil
 }
@@ -176,7 +176,7 @@ func (s *Store) CloseProposal(ctx context.Context, c gardener.CloseProposal) (p 
 // dismissed reads the change fingerprints dismissed at k's test version.
 func dismissed(tx *bolt.Tx, k gardener.DismissalKey) ([]string, error) {
 	vk := versionKey(k.TestID, k.TestVersion)
-	if tx.Bucket(bDismissals).Get(vk) == nil {
+	if getRaw(tx, bDismissals, vk) == nil {
 		return nil, nil
 	}
 	return get[[]string](tx, bDismissals, vk, "dismissals", string(vk))
@@ -194,7 +194,7 @@ func (s *Store) Dismissed(ctx context.Context, k gardener.DismissalKey) (bool, e
 
 // writeRepair writes the steps at FromVersion+1 and stores the repair, if its id is new.
 func writeRepair(tx *bolt.Tx, steps []gardener.Step, r gardener.Repair) (gardener.Test, error) {
-	if tx.Bucket(bRepairs).Get([]byte(r.ID)) != nil {
+	if getRaw(tx, bRepairs, []byte(r.ID)) != nil {
 		return gardener.Test{}, &gardener.ConflictError{Entity: "repair", ID: r.ID, Reason: "was written already"}
 	}
 	t, err := writeSteps(tx, r.TestID, r.FromVersion, steps)

@@ -55,6 +55,7 @@ type Store interface {
 	RepairStore
 	ExecutionStore
 	EventStore
+	CostStore
 
 	PutTriageIssue(ctx context.Context, t TriageIssue) error
 	// TriageIssues lists a project's triage issues, newest first.

@@ -38,6 +38,9 @@ type Repaired struct {
 	// also spent when it failed and became the failure the ladder starts from.
 	Recorded     bool
 	RecordMillis int64
+	// Cost is what the repair used, at list prices, as recorded with its run; nil when no
+	// run was recorded.
+	Cost *gardener.RepairCost
 }
 
 // RepairHere runs the manual repair of what req names in this process, for who: the same
@@ -46,6 +49,23 @@ type Repaired struct {
 // recorded and the answer is that there is nothing to repair; red, it is the failure the ladder
 // starts from.
 func (s *Service) RepairHere(ctx context.Context, who Who, req RepairRequest, h Here) (Repaired, error) {
+	// What the repair uses is measured from here on (the store's units, the model's tokens)
+	// and recorded with its run, whatever the outcome.
+	meter := &gardener.Meter{}
+	out, err := s.repairHere(gardener.WithMeter(ctx, meter), who, req, h)
+	if out.Run == nil {
+		return out, err
+	}
+	c, cerr := s.RecordCost(ctx, *out.Run, "", meter.Usage())
+	if cerr != nil {
+		s.d.Log.Error("recording a repair's cost", "run", out.Run.ID, "error", cerr.Error())
+		return out, err
+	}
+	out.Cost = &c
+	return out, err
+}
+
+func (s *Service) repairHere(ctx context.Context, who Who, req RepairRequest, h Here) (Repaired, error) {
 	if h.Runner == nil {
 		return Repaired{}, fmt.Errorf("repair here: a browser: %w", ErrUnavailable)
 	}

@@ -451,7 +451,18 @@ func (a *API) run(ctx context.Context, c call) (any, int) {
 	if err != nil {
 		return fail(err)
 	}
-	return a.shown(ctx, r), http.StatusOK
+	costs, err := a.app.RepairCosts(ctx, r.ID)
+	if err != nil {
+		return fail(err)
+	}
+	return runAnswer{Run: a.shown(ctx, r), Costs: costs}, http.StatusOK
+}
+
+// runAnswer is a run as GET /runs/{runId} answers it: the run's fields, and what each repair of
+// it cost.
+type runAnswer struct {
+	gardener.Run
+	Costs []gardener.RepairCost `json:"costs"`
 }
 
 // shown is a run as people read it, judged against its test as stored; a test that cannot be

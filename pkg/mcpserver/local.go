@@ -75,6 +75,9 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 	if rep.Run != nil {
 		s.RunID = rep.Run.ID
 	}
+	if rep.Cost != nil {
+		s.Cost = rep.Cost.Summary()
+	}
 	if f := res.Failure; f != nil {
 		s.FailedStep, s.Error = f.Step, f.Message
 	}

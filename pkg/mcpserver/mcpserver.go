@@ -92,6 +92,7 @@ type Suggestion struct {
 	NeedsPerson string    `json:"needsPerson,omitempty" jsonschema:"why the gardener would not apply this fix by itself"`
 	ProposalID  string    `json:"proposalId,omitempty" jsonschema:"the staged proposal: give it to apply_repair"`
 	Staged      string    `json:"staged,omitempty" jsonschema:"what staging did: staged, restated (recorded on the open proposal), superseded, duplicate, declined (a person dismissed this fix before)"`
+	Cost        string    `json:"cost,omitempty" jsonschema:"what the repair used (state transitions, Lambda invocations and GB-seconds, DynamoDB request units, model tokens) and its cost in USD at list prices, as recorded with its run"`
 }
 
 // Change is one change of a fix and its class.

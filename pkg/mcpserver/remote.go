@@ -114,7 +114,29 @@ func (r *Remote) Suggest(ctx context.Context, in SuggestInput, _ string, progres
 	if err != nil {
 		return Suggestion{}, err
 	}
-	return r.suggestion(ctx, out)
+	sg, err := r.suggestion(ctx, out)
+	if err == nil && sg.RunID != "" {
+		sg.Cost = r.costOf(ctx, sg.RunID, started.ExecutionID)
+	}
+	return sg, err
+}
+
+// costOf is what the execution's repair cost, as GET /runs/{runId} answers it with the run;
+// empty when the API recorded none for it (a deployment on AWS records none yet) or the run
+// cannot be read now: the suggestion stands without it.
+func (r *Remote) costOf(ctx context.Context, runID, executionID string) string {
+	var run struct {
+		Costs []gardener.RepairCost `json:"costs"`
+	}
+	if err := r.do(ctx, http.MethodGet, "/runs/"+url.PathEscape(runID), nil, &run); err != nil {
+		return ""
+	}
+	for _, c := range run.Costs {
+		if c.Execution != "" && strings.HasSuffix(executionID, ":"+c.Execution) {
+			return c.Summary()
+		}
+	}
+	return ""
 }
 
 // RunNow is POST /tests/{testId}/runs: the API replays the test in its browser and records the

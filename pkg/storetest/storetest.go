@@ -31,6 +31,9 @@ type Options struct {
 	// driver's atomicity (a local emulator that does not isolate transactions, say); the race
 	// suite is skipped with that reason, and runs only where the driver is truly atomic.
 	NotIsolated string
+	// NoCapacity, when set, is why the backend cannot report the capacity a call consumed (an
+	// emulator that answers ReturnConsumedCapacity with nothing); the metering case is skipped.
+	NoCapacity string
 }
 
 // NewStore returns an empty store for one case; the driver cleans it up with t.Cleanup.
@@ -58,6 +61,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	cases = append(cases, eventCases...)
 	cases = append(cases, radarStatusCases...)
 	cases = append(cases, idCases...)
+	cases = append(cases, costCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.race && opts.NotIsolated != "" {

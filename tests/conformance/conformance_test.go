@@ -190,6 +190,9 @@ func TestEveryDoorAnswersAlike(t *testing.T) {
 					if a.Notes != nil && !slices.Equal(a.Notes, sc.notes) {
 						t.Errorf("notifications %q, want %q", a.Notes, sc.notes)
 					}
+					if sc.act == repairRun && sc.refusal == "" {
+						checkCost(t, d, sc, a.Cost)
+					}
 				})
 			}
 			if asked < 2 {
@@ -207,6 +210,36 @@ func TestEveryDoorAnswersAlike(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkCost: every door that repairs shows what the repair used, measured: the store's reads
+// always and its writes when the repair wrote a record, the model's tokens when the project's model was called (the hostile Bedrock
+// model), and the state transitions and Lambda invocations when the repair ran on the state
+// machine (every in-process door); the CLI repairs in its own process, with neither. MCP says
+// it in one line of text, which the comparison does not read.
+func checkCost(t *testing.T, d door, sc scenario, u *gardener.RepairUsage) {
+	t.Helper()
+	if d.name == "mcp" {
+		return
+	}
+	if u == nil {
+		t.Errorf("the %s door shows no cost of the repair", d.name)
+		return
+	}
+	t.Logf("the %s door's repair used %d transitions, %d invocations (%.3f GB-s), %v write / %v read units, tokens %d/%d",
+		d.name, u.Transitions, u.Invocations(), u.GBSeconds(), u.WriteUnits, u.ReadUnits, u.InputTokens, u.OutputTokens)
+	if u.ReadUnits <= 0 {
+		t.Errorf("the %s door shows %v read units; want the store's reads counted", d.name, u.ReadUnits)
+	}
+	if wrote := sc.records.Version != 1 || sc.records.Repairs+sc.records.Triage > 0; wrote && u.WriteUnits <= 0 {
+		t.Errorf("the %s door shows no write units, though the repair wrote %+v; want its writes counted", d.name, sc.records)
+	}
+	if sc.seed.model != "" && (u.InputTokens <= 0 || u.OutputTokens <= 0) {
+		t.Errorf("the %s door shows tokens in/out %d/%d; want the model's calls counted", d.name, u.InputTokens, u.OutputTokens)
+	}
+	if d.inProcess && (u.Transitions <= 0 || u.Invocations() <= 0) {
+		t.Errorf("the %s door shows %d transitions and %d invocations; want the state machine's counted", d.name, u.Transitions, u.Invocations())
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,10 @@ type answer struct {
 	// Notes are the repair events the door announced on the topic people subscribe to; nil for
 	// a door that has no topic (the CLI and MCP on one machine).
 	Notes []string
+	// Cost is what the door shows the repair used, read from what it shows (the CLI's JSON,
+	// the API's run, the console's run page, the stored record for the machine); nil where the
+	// door shows none (MCP gives it as one line of text).
+	Cost *gardener.RepairUsage
 }
 
 // world is one door's copy of a scenario: the app, and the state the door reads and writes.
@@ -159,11 +164,18 @@ func cliRepair(t *testing.T, w *world, s seed) answer {
 	var o struct {
 		Outcome string `json:"outcome"`
 		Reason  string `json:"reason"`
+		Cost    *struct {
+			Usage gardener.RepairUsage `json:"usage"`
+		} `json:"cost"`
 	}
 	if err := json.Unmarshal([]byte(out), &o); err != nil {
 		t.Fatalf("gardener repair answered no JSON (exit %d): %v\nstdout %s\nstderr %s", code, err, out, errOut)
 	}
-	return answer{Outcome: o.Outcome, Reason: o.Reason, Text: forPeople(out) + errOut}
+	a := answer{Outcome: o.Outcome, Reason: o.Reason, Text: forPeople(out) + errOut}
+	if o.Cost != nil {
+		a.Cost = &o.Cost.Usage
+	}
+	return a
 }
 
 func cliApprove(t *testing.T, w *world, id string, agent bool) answer {
@@ -266,6 +278,19 @@ func apiRepair(t *testing.T, w *world, s seed) answer {
 	}
 	a := w.execution(t, started.ExecutionID)
 	a.Notes = w.notes()
+	_, run := w.api(t, "GET", "/runs/"+failedRunID, "")
+	var r struct {
+		Costs []struct {
+			Usage gardener.RepairUsage `json:"usage"`
+		} `json:"costs"`
+	}
+	if err := json.Unmarshal([]byte(run), &r); err != nil {
+		t.Fatalf("GET the run: %v: %s", err, run)
+	}
+	if len(r.Costs) > 0 {
+		a.Cost = &r.Costs[0].Usage
+	}
+	a.Text += forPeople(run)
 	return a
 }
 
@@ -360,7 +385,40 @@ func consoleRepair(t *testing.T, w *world, s seed) answer {
 	_, runPage := b.do("GET", "/console/runs/"+failedRunID, nil)
 	a.Text += pageText(runPage)
 	a.Notes = w.notes()
+	a.Cost = costShown(runPage)
 	return a
+}
+
+// costPart is one row of the run page's cost table: the component and its measured quantity.
+var costPart = regexp.MustCompile(`<tr data-part="([a-z-]+)"><th scope="row">[^<]*</th><td>([0-9.]+) `)
+
+// costShown reads the first cost table of a run page back into a usage; nil when it has none.
+func costShown(page string) *gardener.RepairUsage {
+	_, table, _ := strings.Cut(page, `<table class="cost"`)
+	table, _, _ = strings.Cut(table, "</table>")
+	rows := costPart.FindAllStringSubmatch(table, -1)
+	if len(rows) == 0 {
+		return nil
+	}
+	u := &gardener.RepairUsage{}
+	for _, r := range rows {
+		q, _ := strconv.ParseFloat(r[2], 64)
+		switch r[1] {
+		case "transitions":
+			u.Transitions += int(q)
+		case "lambda-requests":
+			u.Lambda = append(u.Lambda, gardener.LambdaUse{Invocations: int(q)})
+		case "dynamodb-writes":
+			u.WriteUnits += q
+		case "dynamodb-reads":
+			u.ReadUnits += q
+		case "model-input":
+			u.InputTokens += int(q)
+		case "model-output":
+			u.OutputTokens += int(q)
+		}
+	}
+	return u
 }
 
 func consoleApprove(t *testing.T, w *world, id string, agent bool) answer {
@@ -550,6 +608,9 @@ func machineRepair(t *testing.T, w *world, s seed) answer {
 	}
 	a := w.execution(t, "")
 	a.Notes = w.notes()
+	if cs, err := w.store.RepairCosts(ctx, failedRunID); err == nil && len(cs) > 0 {
+		a.Cost = &cs[0].Usage
+	}
 	return a
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/asl"
 	"github.com/driftgardener/gardener/pkg/local/eventbus"
@@ -204,8 +205,16 @@ func (s *Stack) wireFunctions() error {
 		}
 		wrapped := lambda.NewHandler(h)
 		name := id
+		f := s.tpl.Functions[id]
+		arch := "x86_64" // Lambda's default
+		if n := len(f.Architectures); n > 0 {
+			arch = f.Architectures[n-1]
+		}
 		s.invokers[id] = func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+			// Each invocation is billed for its time at the function's memory size, failed or not.
+			start := time.Now()
 			out, err := wrapped.Invoke(ctx, in)
+			gardener.MeterOf(ctx).Invoked(name, arch, f.MemorySize, time.Since(start))
 			if err != nil {
 				s.log.Info("function error", "function", name, "error", err.Error(), "type", fmt.Sprintf("%T", err))
 				return nil, err
@@ -390,8 +399,15 @@ func (s *Stack) start(ctx context.Context, machine, name string, input json.RawM
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		// An execution outlives the request that started it, as in Step Functions.
-		res, err := m.Run(context.Background(), name, input)
+		// An execution outlives the request that started it, as in Step Functions. What it
+		// uses is measured while it runs: its functions' invocations, their store calls and
+		// their model calls find the meter in the context they are invoked with.
+		meter := &gardener.Meter{}
+		res, err := m.Run(gardener.WithMeter(context.Background(), meter), name, input)
+		if res != nil {
+			meter.Transitions(res.Transitions())
+		}
+		s.recordCost(machine, name, input, meter.Usage())
 		s.mu.Lock()
 		ex.done, ex.result = true, res
 		s.mu.Unlock()
@@ -406,6 +422,22 @@ func (s *Stack) start(ctx context.Context, machine, name string, input json.RawM
 		}
 	}()
 	return arn, nil
+}
+
+// recordCost records what an execution of the repair machine used with the run it repaired,
+// through the application layer every door reads it from. It is recorded before the execution
+// reads as ended, so whoever sees it end finds its cost.
+func (s *Stack) recordCost(machine, name string, input json.RawMessage, u gardener.RepairUsage) {
+	if s.machines[machine] == nil || s.machines[machine].ARN() != s.services.RepairMachine || s.services.Store == nil {
+		return
+	}
+	app, err := gardening.New(gardening.Deps{Store: s.services.Store, Now: s.services.Now, Log: s.log})
+	if err == nil {
+		_, err = app.RecordExecutionCost(context.Background(), name, input, u)
+	}
+	if err != nil {
+		s.log.Error("recording the cost of an execution", "machine", machine, "execution", name, "error", err.Error())
+	}
 }
 
 // record writes how an execution ended to the ledger.

@@ -286,6 +286,21 @@ func TestExecutionReportsTheRepairsOutcome(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &x) != nil || x.Status != "SUCCEEDED" || x.Outcome != "not-eligible" {
 		t.Errorf("GET the execution: %d %s; want SUCCEEDED with outcome not-eligible", resp.StatusCode, body)
 	}
+	// The execution's cost is recorded with its run: what the interpreter, the Lambda runner
+	// and the store counted while it ran, at the template's memory sizes.
+	costs, err := store.RepairCosts(ctx, "r")
+	if err != nil || len(costs) != 1 {
+		t.Fatalf("costs of run r: %+v, %v; want the execution's", costs, err)
+	}
+	c := costs[0]
+	if c.Execution != name || c.Usage.Transitions == 0 || c.Usage.Invocations() == 0 || c.Usage.ReadUnits == 0 || c.Cost.USD <= 0 {
+		t.Errorf("the execution's cost %+v; want its transitions, invocations and reads counted and priced", c)
+	}
+	for _, l := range c.Usage.Lambda {
+		if f := s.Template().Functions[l.Function]; f == nil || l.MemoryMB != f.MemorySize || l.Architecture != "arm64" {
+			t.Errorf("%s billed at %d MB %s; want the template's %v", l.Function, l.MemoryMB, l.Architecture, f)
+		}
+	}
 }
 
 // TestDeploymentSettingsReachTheFunctions: the template passes the deployment's plan to the API

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -92,6 +93,9 @@ type Function struct {
 	Command       []string // Image functions: ImageConfig.Command
 	Runtime       string
 	Architectures []string
+	// MemorySize is the memory in MB Lambda gives the function, and bills its time at; SAM's
+	// default (128) when neither the function nor Globals sets it.
+	MemorySize int
 	// Environment is Environment.Variables as written (intrinsics in long form); resolve a
 	// value with Template.ResolveString.
 	Environment map[string]any
@@ -255,6 +259,14 @@ func (t *Template) addFunction(id string, p, globals map[string]any) error {
 	}
 	if f.PackageType == "" {
 		f.PackageType = "Zip"
+	}
+	f.MemorySize = 128
+	if v := scalarString(get("MemorySize")); v != "" {
+		mb, err := strconv.Atoi(v)
+		if err != nil || mb < 128 || mb > 10240 {
+			return fmt.Errorf("function %s: MemorySize %q is not a whole number of MB from 128 to 10240", id, v)
+		}
+		f.MemorySize = mb
 	}
 	for _, a := range asList(get("Architectures")) {
 		f.Architectures = append(f.Architectures, str(a))

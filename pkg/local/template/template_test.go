@@ -3,6 +3,7 @@ package template_test
 import (
 	"encoding/json"
 	"maps"
+	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -371,6 +372,37 @@ func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
 		if _, err := template.Load("testdata/template.yaml", nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestMemorySize: a function's memory is its own MemorySize, else Globals', else SAM's 128 MB;
+// a size Lambda does not offer is refused where it is written.
+func TestMemorySize(t *testing.T) {
+	tpl, err := template.Load("../../../template.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{"SelfHealFunction": 2048, "ApiFunction": 512} {
+		if got := tpl.Functions[id].MemorySize; got != want {
+			t.Errorf("%s: MemorySize %d, want %d", id, got, want)
+		}
+	}
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {Handler: bootstrap, Runtime: provided.al2023}\n": "",
+		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {MemorySize: 64}\n":                               "MemorySize",
+	} {
+		path := dir + "/t.yaml"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tpl, err := template.Load(path, nil)
+		switch {
+		case want == "" && (err != nil || tpl.Functions["F"].MemorySize != 128):
+			t.Errorf("no MemorySize anywhere: %v; want SAM's 128 MB", err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("MemorySize 64: %v; want it refused", err)
 		}
 	}
 }
