@@ -146,7 +146,9 @@ func newRig(tb testing.TB, slots int) *rig {
 	// failure is in the results the checks read.
 	quiet := slog.New(slog.NewTextHandler(ioDiscard{}, nil))
 	s, err := stack.New(stack.Config{Template: templatePath, Log: quiet, Services: handler.Services{Store: store, Runner: m, Log: quiet,
-		Models: func(ctx context.Context, spec string) (gardener.Model, error) { return modelspec.Open(ctx, spec, modelspec.Options{}) }}})
+		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+			return modelspec.Open(ctx, spec, modelspec.Options{})
+		}}})
 	if err != nil {
 		tb.Fatalf("the stack does not build from template.yaml: %v", err)
 	}
