@@ -201,7 +201,7 @@ func TestStagingPassCap(t *testing.T) {
 		}
 	}
 	if f := r.figures(0, 0, 0, ""); f.maxPerProject != dryRunsAtOnce {
-		t.Errorf("at most %d dry-runs of a project in flight: the cap of %d was never reached, so it was not tested", f.maxPerProject, dryRunsAtOnce)
+		t.Errorf("at most %d dry-runs of a project in flight, want exactly the Map's %d: above it the cap broke, below it the cap was not tested", f.maxPerProject, dryRunsAtOnce)
 	}
 	if m.maxRunning > slots || m.maxWaiting == 0 {
 		t.Errorf("%d replays ran at once with %d slots, %d waited at most: the limit did not hold or nothing queued", m.maxRunning, slots, m.maxWaiting)
@@ -219,7 +219,7 @@ func TestSuiteQueue(t *testing.T) {
 	}
 	r.exactlyOnce(t, projects, tests)
 	if m := r.meter; m.maxInvoked != suiteReplaysOnce {
-		t.Errorf("at most %d replays of the suite at once, want the Map's %d, reached", m.maxInvoked, suiteReplaysOnce)
+		t.Errorf("at most %d replays of the suite at once, want exactly the Map's %d: above it the cap broke, below it the cap was not tested", m.maxInvoked, suiteReplaysOnce)
 	}
 }
 
