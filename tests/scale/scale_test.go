@@ -110,9 +110,10 @@ func (r *rig) stagingPasses(tb testing.TB, projects, tests int) int {
 
 // suiteExecutions fires the suite's schedule until an execution defers nothing, and checks
 // that each replays at most MaxSuiteItems and that every test passed.
-func (r *rig) suiteExecutions(tb testing.TB) int {
+func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
 	tb.Helper()
 	ctx := context.Background()
+	var runs []string
 	for n := 1; ; n++ {
 		if err := r.stack.Scheduler.FireNow(ctx, "SuiteStateMachine.Suite"); err != nil {
 			tb.Fatal(err)
@@ -140,9 +141,10 @@ func (r *rig) suiteExecutions(tb testing.TB) int {
 			if !res.Passed || res.RunID == "" {
 				tb.Fatalf("suite execution %d: %+v", n, res)
 			}
+			runs = append(runs, res.RunID)
 		}
 		if len(out.Plan.Deferred) == 0 {
-			return n
+			return n, runs
 		}
 		if n > 200 {
 			tb.Fatal("the suite's queue does not drain")
@@ -214,7 +216,7 @@ func TestSuiteQueue(t *testing.T) {
 	const projects, tests = 2, 3
 	r := newRig(t, 0)
 	r.seed(t, projects, tests)
-	if n := r.suiteExecutions(t); n != 1 {
+	if n, _ := r.suiteExecutions(t); n != 1 {
 		t.Errorf("%d suite executions for %d tests, want 1", n, projects*tests)
 	}
 	r.exactlyOnce(t, projects, tests)
@@ -302,18 +304,42 @@ func BenchmarkSuiteFanout(b *testing.B) {
 		load := loadavg()
 		smp := sample(100 * time.Millisecond)
 		start := time.Now()
-		n := r.suiteExecutions(b)
+		n, runs := r.suiteExecutions(b)
 		wall := time.Since(start)
 		pss, heap := smp.end()
+		size := r.runBytes(b, runs)
 		r.exactlyOnce(b, *benchProjects, *benchTests)
 		f := r.figures(wall, pss, heap, load)
 		if f.maxInvoked > suiteReplaysOnce {
 			b.Fatalf("the suite's Map ran more than %d at once: %s", suiteReplaysOnce, f)
 		}
-		b.Logf("suite fan-out, %d projects x %d tests, %d slots, %d executions: %s", *benchProjects, *benchTests, *benchSlots, n, f)
+		b.Logf("suite fan-out, %d projects x %d tests, %d slots, %d executions: %s; a stored run is %d bytes of JSON on average", *benchProjects, *benchTests, *benchSlots, n, f, size)
 		report(b, f)
 		b.ReportMetric(float64(n), "executions")
+		b.ReportMetric(float64(size), "bytes/run")
 	}
+}
+
+// runBytes is the mean size of the stored runs as JSON, what a DynamoDB write of one is sized by.
+func (r *rig) runBytes(tb testing.TB, ids []string) int {
+	tb.Helper()
+	total, n := 0, 0
+	for _, id := range ids[:min(len(ids), 50)] {
+		run, err := r.store.Run(context.Background(), id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b, err := json.Marshal(run)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		total += len(b)
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return total / n
 }
 
 func report(b *testing.B, f figures) {
