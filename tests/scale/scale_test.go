@@ -12,6 +12,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/asl"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
 
@@ -143,6 +144,13 @@ func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
 			}
 			runs = append(runs, res.RunID)
 		}
+		entered := 0
+		for _, e := range x.History {
+			if e.Type == asl.EventStateEntered {
+				entered++
+			}
+		}
+		tb.Logf("suite execution %d: %d replays, %d deferred, %d history events, %d states entered", n, len(out.Results), len(out.Plan.Deferred), len(x.History), entered)
 		if len(out.Plan.Deferred) == 0 {
 			return n, runs
 		}
