@@ -160,6 +160,49 @@ func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
 	}
 }
 
+// suitePerProject starts one suite execution per project, all at once, as a deployment that
+// fans the suite out by project would (Plan takes detail.projectId), and checks each as
+// suiteExecutions does. It returns the run ids.
+func (r *rig) suitePerProject(tb testing.TB, projects int) []string {
+	tb.Helper()
+	ctx := context.Background()
+	before := len(r.stack.Executions("SuiteStateMachine"))
+	for p := range projects {
+		in := map[string]any{"detail-type": "Scheduled Event", "detail": map[string]string{"projectId": fmt.Sprintf("p%04d", p)}}
+		if _, err := r.stack.Start(ctx, "SuiteStateMachine", fmt.Sprintf("suite-p%04d", p), in); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	r.stack.Wait()
+	ex := r.stack.Executions("SuiteStateMachine")[before:]
+	if len(ex) != projects {
+		tb.Fatalf("%d suite executions for %d projects", len(ex), projects)
+	}
+	var runs []string
+	for _, x := range ex {
+		if x.Status != "SUCCEEDED" {
+			tb.Fatalf("suite execution %s ended %s: %+v", x.Name, x.Status, x.Failure)
+		}
+		var out struct {
+			Plan    handler.SuitePlan        `json:"plan"`
+			Results []handler.SuiteRunResult `json:"results"`
+		}
+		if err := json.Unmarshal(x.Output, &out); err != nil {
+			tb.Fatal(err)
+		}
+		if len(out.Plan.Deferred) != 0 || len(out.Results) != out.Plan.Count {
+			tb.Fatalf("suite execution %s: plan of %d, %d deferred, %d results", x.Name, out.Plan.Count, len(out.Plan.Deferred), len(out.Results))
+		}
+		for _, res := range out.Results {
+			if !res.Passed || res.RunID == "" {
+				tb.Fatalf("suite execution %s: %+v", x.Name, res)
+			}
+			runs = append(runs, res.RunID)
+		}
+	}
+	return runs
+}
+
 // exactlyOnce checks that every seeded test was replayed exactly once and nothing else was.
 func (r *rig) exactlyOnce(tb testing.TB, projects, tests int) {
 	tb.Helper()
@@ -348,6 +391,30 @@ func (r *rig) runBytes(tb testing.TB, ids []string) int {
 		return 0
 	}
 	return total / n
+}
+
+// BenchmarkSuitePerProject: the suite fanned out by project, -scale.projects executions started
+// at once, each replaying its project's -scale.tests tests at most 4 at a time, the runner
+// letting -scale.slots replay at once: the layout docs/scale.md proposes for a sweep within the
+// hour, on the stack as it is.
+func BenchmarkSuitePerProject(b *testing.B) {
+	for range b.N {
+		r := newRig(b, *benchSlots)
+		r.seed(b, *benchProjects, *benchTests)
+		load := loadavg()
+		smp := sample(100 * time.Millisecond)
+		start := time.Now()
+		r.suitePerProject(b, *benchProjects)
+		wall := time.Since(start)
+		pss, heap := smp.end()
+		r.exactlyOnce(b, *benchProjects, *benchTests)
+		f := r.figures(wall, pss, heap, load)
+		if f.maxPerProject > suiteReplaysOnce || (*benchSlots > 0 && f.maxRunning > *benchSlots) {
+			b.Fatalf("a cap broke: %s", f)
+		}
+		b.Logf("suite per project, %d executions at once x %d tests, %d slots: %s", *benchProjects, *benchTests, *benchSlots, f)
+		report(b, f)
+	}
 }
 
 func report(b *testing.B, f figures) {
