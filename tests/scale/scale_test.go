@@ -276,6 +276,69 @@ func TestSuiteQueue(t *testing.T) {
 	}
 }
 
+// TestSuitePlanQueue: a deployment with more active tests than one suite execution replays.
+// The plan takes 500 and names the rest as deferred, the two sets together being every test
+// once; after the 500 are replayed green (their runs written here, as the replays write them),
+// the next plan starts with the deferred ones: the queue moves and drops nothing. No browser:
+// only the plan runs.
+func TestSuitePlanQueue(t *testing.T) {
+	const projects, tests = 2, 251 // 502 tests, two past handler.MaxSuiteItems
+	r := newStack(t, 0)
+	r.seedWith(t, projects, tests, false)
+	ctx := context.Background()
+	plan := func() handler.SuitePlan {
+		t.Helper()
+		out, err := r.stack.Invoke(ctx, "SuitePlanFunction", []byte(`{"detail-type":"Scheduled Event","detail":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p handler.SuitePlan
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := plan()
+	if first.Count != handler.MaxSuiteItems || len(first.Items) != handler.MaxSuiteItems || len(first.Deferred) != projects*tests-handler.MaxSuiteItems {
+		t.Fatalf("plan of %d tests: count %d, %d items, %d deferred; want %d and %d", projects*tests, first.Count, len(first.Items), len(first.Deferred), handler.MaxSuiteItems, projects*tests-handler.MaxSuiteItems)
+	}
+	seen := map[string]int{}
+	for _, it := range first.Items {
+		seen[it.TestID]++
+	}
+	for _, id := range first.Deferred {
+		seen[id]++
+	}
+	for p := range projects {
+		for i := range tests {
+			if id := fmt.Sprintf("p%04d-t%03d", p, i); seen[id] != 1 {
+				t.Errorf("%s is in the plan %d times (items and deferred together), want once", id, seen[id])
+			}
+		}
+	}
+	at := time.Now().UTC()
+	for i, it := range first.Items {
+		run := gardener.Run{ID: fmt.Sprintf("run-%04d", i), ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: gardener.TriggerSchedule,
+			Result: &gardener.RunResult{Passed: true}, At: at.Add(time.Duration(i) * time.Millisecond)}
+		if err := r.store.PutRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := plan()
+	if second.Count != handler.MaxSuiteItems {
+		t.Fatalf("second plan: count %d", second.Count)
+	}
+	var head []string
+	for _, it := range second.Items[:len(first.Deferred)] {
+		head = append(head, it.TestID)
+	}
+	slices.Sort(head)
+	want := slices.Sorted(slices.Values(first.Deferred))
+	if !slices.Equal(head, want) {
+		t.Errorf("the second plan starts with %v, want the tests the first deferred, %v", head, want)
+	}
+}
+
 // BenchmarkReplayAlone is the per-replay figure of docs/scale.md: one suite execution of one
 // project's tests with one replay at a time in a warm browser, as one Lambda replays; the peak
 // memory is that browser's with one page.
