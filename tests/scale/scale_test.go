@@ -467,16 +467,18 @@ func BenchmarkSuitePerProject(b *testing.B) {
 		load := loadavg()
 		smp := sample(100 * time.Millisecond)
 		start := time.Now()
-		r.suitePerProject(b, *benchProjects)
+		runs := r.suitePerProject(b, *benchProjects)
 		wall := time.Since(start)
 		pss, heap := smp.end()
+		size := r.runBytes(b, runs)
 		r.exactlyOnce(b, *benchProjects, *benchTests)
 		f := r.figures(wall, pss, heap, load)
 		if f.maxPerProject > suiteReplaysOnce || (*benchSlots > 0 && f.maxRunning > *benchSlots) {
 			b.Fatalf("a cap broke: %s", f)
 		}
-		b.Logf("suite per project, %d executions at once x %d tests, %d slots: %s", *benchProjects, *benchTests, *benchSlots, f)
+		b.Logf("suite per project, %d executions at once x %d tests, %d slots: %s; a stored run is %d bytes of JSON on average", *benchProjects, *benchTests, *benchSlots, f, size)
 		report(b, f)
+		b.ReportMetric(float64(size), "bytes/run")
 	}
 }
 
