@@ -146,8 +146,7 @@ func newStack(tb testing.TB, slots int) *rig {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	runner := browser.New(browser.Options{})
-	tb.Cleanup(func() { runner.Close() })
+	runner := sharedRunner()
 	m := newMeter(runner, slots)
 	// The functions log a line per replay; at hundreds of replays that is noise, and a
 	// failure is in the results the checks read.
@@ -161,6 +160,27 @@ func newStack(tb testing.TB, slots int) *rig {
 	}
 	tb.Cleanup(s.Wait)
 	return &rig{stack: s, store: store, meter: m, runner: runner, app: app}
+}
+
+// shared is the one browser every rig of the package replays in, as a warm Lambda keeps its
+// browser between invocations: launching Chromium is seconds on a busy machine, and the tests
+// measure the stack, not the launch (BenchmarkColdStart measures that on its own).
+var shared struct {
+	once   sync.Once
+	runner *browser.Runner
+}
+
+func sharedRunner() *browser.Runner {
+	shared.once.Do(func() { shared.runner = browser.New(browser.Options{}) })
+	return shared.runner
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.runner != nil {
+		shared.runner.Close()
+	}
+	os.Exit(code)
 }
 
 // storeDir is where the embedded store's file goes: in memory (/dev/shm) where the machine has
