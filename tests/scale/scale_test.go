@@ -1,0 +1,494 @@
+package scale
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/asl"
+	"github.com/driftgardener/gardener/pkg/radar"
+)
+
+// The template's caps, as the checks expect them; a change to the template or to the selection
+// fails the checks until this and docs/scale.md are changed with it.
+const (
+	dryRunsPerPass   = 10 // radar.MaxDryRuns and the staging machine's Cap state
+	dryRunsAtOnce    = 5  // the staging machine's DryRuns Map MaxConcurrency
+	suiteReplaysOnce = 4  // the suite machine's Replays Map MaxConcurrency
+)
+
+var (
+	benchProjects = flag.Int("scale.projects", 100, "projects the fan-out benchmarks seed")
+	benchTests    = flag.Int("scale.tests", 12, "tests per project the fan-out benchmarks seed")
+	benchSlots    = flag.Int("scale.slots", 6, "replays the runner lets run at once, the stand-in for the account's Lambda concurrency (0: no limit)")
+)
+
+func TestCapsMatchTheCode(t *testing.T) {
+	if radar.MaxDryRuns != dryRunsPerPass {
+		t.Errorf("radar.MaxDryRuns is %d, the scale checks and docs/scale.md say %d", radar.MaxDryRuns, dryRunsPerPass)
+	}
+	if handler.MaxSuiteItems != 500 {
+		t.Errorf("handler.MaxSuiteItems is %d, docs/scale.md computes with 500", handler.MaxSuiteItems)
+	}
+}
+
+// stagingOutput is the part of a staging execution's output the checks read.
+type stagingOutput struct {
+	Selection handler.Selection    `json:"selection"`
+	Summary   gardener.PassSummary `json:"summary"`
+}
+
+// stagingPasses announces a radar sweep of every project at once, as the radar does at the end
+// of a scheduled sweep, lets the staging executions it starts run, and repeats until no test is
+// at risk. It checks each pass and returns the number of passes.
+func (r *rig) stagingPasses(tb testing.TB, projects, tests int) int {
+	tb.Helper()
+	ctx := context.Background()
+	passes := 0
+	remaining := map[string]int{}
+	for p := range projects {
+		remaining[fmt.Sprintf("p%04d", p)] = tests
+	}
+	for {
+		var due []string
+		for pid, n := range remaining {
+			if n > 0 {
+				due = append(due, pid)
+			}
+		}
+		if len(due) == 0 {
+			break
+		}
+		slices.Sort(due)
+		passes++
+		if passes > tests/dryRunsPerPass+2 {
+			tb.Fatalf("pass %d and %d projects still have tests at risk: the queue does not drain", passes, len(due))
+		}
+		before := len(r.stack.Executions("StagingStateMachine"))
+		for _, pid := range due {
+			sweep := handler.SweepCompleted{ProjectID: pid, SweepID: fmt.Sprintf("sweep-%d-%s", passes, pid), AtRisk: remaining[pid]}
+			if err := r.stack.PutEvent(ctx, "Radar Sweep Completed", sweep); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		r.stack.Wait()
+		ex := r.stack.Executions("StagingStateMachine")
+		if got := len(ex) - before; got != len(due) {
+			tb.Fatalf("pass %d: %d staging executions for %d sweeps", passes, got, len(due))
+		}
+		for _, x := range ex[before:] {
+			if x.Status != "SUCCEEDED" {
+				tb.Fatalf("pass %d: staging execution %s ended %s: %+v", passes, x.Name, x.Status, x.Failure)
+			}
+			var out stagingOutput
+			if err := json.Unmarshal(x.Output, &out); err != nil {
+				tb.Fatal(err)
+			}
+			s, pid := out.Summary, out.Selection.ProjectID
+			want := min(remaining[pid], dryRunsPerPass)
+			if len(s.DryRun) != want || len(s.Passing) != want || len(s.Deferred) != remaining[pid]-want || len(s.Failed) != 0 {
+				tb.Fatalf("pass %d of %s with %d at risk: dry-run %d, passing %d, deferred %d, failed %+v; want %d dry-run and passing, %d deferred",
+					passes, pid, remaining[pid], len(s.DryRun), len(s.Passing), len(s.Deferred), s.Failed, want, remaining[pid]-want)
+			}
+			remaining[pid] -= want
+		}
+	}
+	for pid := range remaining {
+		left, err := r.store.AtRisk(ctx, pid)
+		if err != nil || len(left) != 0 {
+			tb.Fatalf("%s: %d tests still at risk after every pass (%v)", pid, len(left), err)
+		}
+	}
+	return passes
+}
+
+// suiteExecutions fires the suite's schedule until an execution defers nothing, and checks
+// that each replays at most MaxSuiteItems and that every test passed.
+func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
+	tb.Helper()
+	ctx := context.Background()
+	var runs []string
+	for n := 1; ; n++ {
+		if err := r.stack.Scheduler.FireNow(ctx, "SuiteStateMachine.Suite"); err != nil {
+			tb.Fatal(err)
+		}
+		r.stack.Wait()
+		ex := r.stack.Executions("SuiteStateMachine")
+		if len(ex) != n {
+			tb.Fatalf("%d suite executions after %d schedules", len(ex), n)
+		}
+		x := ex[n-1]
+		if x.Status != "SUCCEEDED" {
+			tb.Fatalf("suite execution %d ended %s: %+v", n, x.Status, x.Failure)
+		}
+		var out struct {
+			Plan    handler.SuitePlan        `json:"plan"`
+			Results []handler.SuiteRunResult `json:"results"`
+		}
+		if err := json.Unmarshal(x.Output, &out); err != nil {
+			tb.Fatal(err)
+		}
+		if out.Plan.Count > handler.MaxSuiteItems || len(out.Results) != out.Plan.Count {
+			tb.Fatalf("suite execution %d: plan of %d, %d results", n, out.Plan.Count, len(out.Results))
+		}
+		for _, res := range out.Results {
+			if !res.Passed || res.RunID == "" {
+				tb.Fatalf("suite execution %d: %+v", n, res)
+			}
+			runs = append(runs, res.RunID)
+		}
+		entered := 0
+		for _, e := range x.History {
+			if e.Type == asl.EventStateEntered {
+				entered++
+			}
+		}
+		tb.Logf("suite execution %d: %d replays, %d deferred, %d history events, %d states entered", n, len(out.Results), len(out.Plan.Deferred), len(x.History), entered)
+		if len(out.Plan.Deferred) == 0 {
+			return n, runs
+		}
+		if n > 200 {
+			tb.Fatal("the suite's queue does not drain")
+		}
+	}
+}
+
+// suitePerProject starts one suite execution per project, all at once, as a deployment that
+// fans the suite out by project would (Plan takes detail.projectId), and checks each as
+// suiteExecutions does. It returns the run ids.
+func (r *rig) suitePerProject(tb testing.TB, projects int) []string {
+	tb.Helper()
+	ctx := context.Background()
+	before := len(r.stack.Executions("SuiteStateMachine"))
+	for p := range projects {
+		in := map[string]any{"detail-type": "Scheduled Event", "detail": map[string]string{"projectId": fmt.Sprintf("p%04d", p)}}
+		if _, err := r.stack.Start(ctx, "SuiteStateMachine", fmt.Sprintf("suite-p%04d", p), in); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	r.stack.Wait()
+	ex := r.stack.Executions("SuiteStateMachine")[before:]
+	if len(ex) != projects {
+		tb.Fatalf("%d suite executions for %d projects", len(ex), projects)
+	}
+	var runs []string
+	for _, x := range ex {
+		if x.Status != "SUCCEEDED" {
+			tb.Fatalf("suite execution %s ended %s: %+v", x.Name, x.Status, x.Failure)
+		}
+		var out struct {
+			Plan    handler.SuitePlan        `json:"plan"`
+			Results []handler.SuiteRunResult `json:"results"`
+		}
+		if err := json.Unmarshal(x.Output, &out); err != nil {
+			tb.Fatal(err)
+		}
+		if len(out.Plan.Deferred) != 0 || len(out.Results) != out.Plan.Count {
+			tb.Fatalf("suite execution %s: plan of %d, %d deferred, %d results", x.Name, out.Plan.Count, len(out.Plan.Deferred), len(out.Results))
+		}
+		for _, res := range out.Results {
+			if !res.Passed || res.RunID == "" {
+				tb.Fatalf("suite execution %s: %+v", x.Name, res)
+			}
+			runs = append(runs, res.RunID)
+		}
+	}
+	return runs
+}
+
+// exactlyOnce checks that every seeded test was replayed exactly once and nothing else was.
+func (r *rig) exactlyOnce(tb testing.TB, projects, tests int) {
+	tb.Helper()
+	m := r.meter
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var dropped, twice []string
+	for p := range projects {
+		for i := range tests {
+			id := fmt.Sprintf("p%04d-t%03d", p, i)
+			switch m.calls[id] {
+			case 0:
+				dropped = append(dropped, id)
+			case 1:
+			default:
+				twice = append(twice, id)
+			}
+		}
+	}
+	if len(dropped) > 0 || len(twice) > 0 || len(m.calls) != projects*tests || m.errors > 0 {
+		tb.Fatalf("of %d tests: %d never replayed %v, %d replayed more than once %v, %d replayed in all, %d replay errors",
+			projects*tests, len(dropped), head(dropped), len(twice), head(twice), len(m.calls), m.errors)
+	}
+}
+
+func head(ids []string) []string { return ids[:min(len(ids), 5)] }
+
+// TestStagingPassCap: sweeps of several projects land at once, each with more tests at risk
+// than a pass takes. No project has more than 5 dry-runs in flight at any instant, and 5 is
+// reached (the Map's MaxConcurrency is what holds it, not a lack of work); each pass dry-runs
+// at most 10 and names the rest; the replays beyond the runner's limit wait; and over the
+// passes every test is dry-run exactly once.
+func TestStagingPassCap(t *testing.T) {
+	const projects, tests, slots = 2, 11, 3
+	r := newRig(t, slots)
+	r.seed(t, projects, tests)
+	passes := r.stagingPasses(t, projects, tests)
+	if passes != 2 {
+		t.Errorf("%d passes for %d tests at risk a project, want 2", passes, tests)
+	}
+	r.exactlyOnce(t, projects, tests)
+	m := r.meter
+	if m.maxPerProject["p0000"] == 0 {
+		t.Fatal("the meter saw no replays")
+	}
+	for pid, n := range m.maxPerProject {
+		if n > dryRunsAtOnce {
+			t.Errorf("%s: %d dry-runs in flight at once, the Map allows %d", pid, n, dryRunsAtOnce)
+		}
+	}
+	if f := r.figures(0, 0, 0, ""); f.maxPerProject != dryRunsAtOnce {
+		t.Errorf("at most %d dry-runs of a project in flight, want exactly the Map's %d: above it the cap broke, below it the cap was not tested", f.maxPerProject, dryRunsAtOnce)
+	}
+	if m.maxRunning > slots || m.maxWaiting == 0 {
+		t.Errorf("%d replays ran at once with %d slots, %d waited at most: the limit did not hold or nothing queued", m.maxRunning, slots, m.maxWaiting)
+	}
+}
+
+// TestSuiteQueue: the scheduled suite over several projects replays at most 4 at a time, and
+// every active test of every project gets exactly one run.
+func TestSuiteQueue(t *testing.T) {
+	const projects, tests = 2, 3
+	r := newRig(t, 0)
+	r.seed(t, projects, tests)
+	if n, _ := r.suiteExecutions(t); n != 1 {
+		t.Errorf("%d suite executions for %d tests, want 1", n, projects*tests)
+	}
+	r.exactlyOnce(t, projects, tests)
+	if m := r.meter; m.maxInvoked != suiteReplaysOnce {
+		t.Errorf("at most %d replays of the suite at once, want exactly the Map's %d: above it the cap broke, below it the cap was not tested", m.maxInvoked, suiteReplaysOnce)
+	}
+}
+
+// TestSuitePlanQueue: a deployment with more active tests than one suite execution replays.
+// The plan takes 500 and names the rest as deferred, the two sets together being every test
+// once; after the 500 are replayed green (their runs written here, as the replays write them),
+// the next plan starts with the deferred ones: the queue moves and drops nothing. No browser:
+// only the plan runs.
+func TestSuitePlanQueue(t *testing.T) {
+	const projects, tests = 2, 251 // 502 tests, two past handler.MaxSuiteItems
+	r := newStack(t, 0)
+	r.seedWith(t, projects, tests, false)
+	ctx := context.Background()
+	plan := func() handler.SuitePlan {
+		t.Helper()
+		out, err := r.stack.Invoke(ctx, "SuitePlanFunction", []byte(`{"detail-type":"Scheduled Event","detail":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p handler.SuitePlan
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := plan()
+	if first.Count != handler.MaxSuiteItems || len(first.Items) != handler.MaxSuiteItems || len(first.Deferred) != projects*tests-handler.MaxSuiteItems {
+		t.Fatalf("plan of %d tests: count %d, %d items, %d deferred; want %d and %d", projects*tests, first.Count, len(first.Items), len(first.Deferred), handler.MaxSuiteItems, projects*tests-handler.MaxSuiteItems)
+	}
+	seen := map[string]int{}
+	for _, it := range first.Items {
+		seen[it.TestID]++
+	}
+	for _, id := range first.Deferred {
+		seen[id]++
+	}
+	for p := range projects {
+		for i := range tests {
+			if id := fmt.Sprintf("p%04d-t%03d", p, i); seen[id] != 1 {
+				t.Errorf("%s is in the plan %d times (items and deferred together), want once", id, seen[id])
+			}
+		}
+	}
+	at := time.Now().UTC()
+	for i, it := range first.Items {
+		run := gardener.Run{ID: fmt.Sprintf("run-%04d", i), ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: gardener.TriggerSchedule,
+			Result: &gardener.RunResult{Passed: true}, At: at.Add(time.Duration(i) * time.Millisecond)}
+		if err := r.store.PutRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := plan()
+	if second.Count != handler.MaxSuiteItems {
+		t.Fatalf("second plan: count %d", second.Count)
+	}
+	var head []string
+	for _, it := range second.Items[:len(first.Deferred)] {
+		head = append(head, it.TestID)
+	}
+	slices.Sort(head)
+	want := slices.Sorted(slices.Values(first.Deferred))
+	if !slices.Equal(head, want) {
+		t.Errorf("the second plan starts with %v, want the tests the first deferred, %v", head, want)
+	}
+}
+
+// BenchmarkReplayAlone is the per-replay figure of docs/scale.md: one suite execution of one
+// project's tests with one replay at a time in a warm browser, as one Lambda replays; the peak
+// memory is that browser's with one page.
+func BenchmarkReplayAlone(b *testing.B) {
+	const tests = 20
+	for range b.N {
+		r := newRig(b, 1)
+		r.seed(b, 1, tests)
+		load := loadavg()
+		smp := sample(20 * time.Millisecond)
+		start := time.Now()
+		r.suiteExecutions(b)
+		wall := time.Since(start)
+		pss, heap := smp.end()
+		r.exactlyOnce(b, 1, tests)
+		f := r.figures(wall, pss, heap, load)
+		b.Logf("replay alone: %s", f)
+		report(b, f)
+	}
+}
+
+// BenchmarkColdStart is what a Lambda's first replay adds: launching Chromium, then one replay.
+func BenchmarkColdStart(b *testing.B) {
+	r := newRig(b, 0)
+	r.seed(b, 1, 1)
+	ctx := context.Background()
+	tc, err := r.store.Test(ctx, "p0000-t000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := gardener.ReplayOptions{BaseURL: r.app.URL, AllowedOrigins: []string{r.app.URL}}
+	load := loadavg()
+	b.ResetTimer()
+	for range b.N {
+		runner := browser.New(browser.Options{})
+		rep, err := runner.Replay(ctx, tc, opts)
+		runner.Close()
+		if err != nil || !rep.Result.Passed {
+			b.Fatalf("cold replay: %v, %+v", err, rep.Result)
+		}
+	}
+	b.StopTimer()
+	b.Logf("cold start and one replay: load average %s before, %s after", load, loadavg())
+}
+
+// BenchmarkStagingFanout: -scale.projects sweeps land at once, each with -scale.tests tests at
+// risk; the passes run until none is. Reports the wall time, the per-replay figures under that
+// concurrency and the largest in-flight and waiting counts; fails if a cap breaks or a test is
+// dropped or replayed twice.
+func BenchmarkStagingFanout(b *testing.B) {
+	for range b.N {
+		r := newRig(b, *benchSlots)
+		r.seed(b, *benchProjects, *benchTests)
+		load := loadavg()
+		smp := sample(100 * time.Millisecond)
+		start := time.Now()
+		passes := r.stagingPasses(b, *benchProjects, *benchTests)
+		wall := time.Since(start)
+		pss, heap := smp.end()
+		r.exactlyOnce(b, *benchProjects, *benchTests)
+		f := r.figures(wall, pss, heap, load)
+		if f.maxPerProject > dryRunsAtOnce || (*benchSlots > 0 && f.maxRunning > *benchSlots) {
+			b.Fatalf("a cap broke: %s", f)
+		}
+		b.Logf("staging fan-out, %d projects x %d tests at risk, %d slots, %d passes: %s", *benchProjects, *benchTests, *benchSlots, passes, f)
+		report(b, f)
+		b.ReportMetric(float64(passes), "passes")
+	}
+}
+
+// BenchmarkSuiteFanout: the scheduled suite over -scale.projects × -scale.tests active tests,
+// fired until an execution defers nothing (500 a execution).
+func BenchmarkSuiteFanout(b *testing.B) {
+	for range b.N {
+		r := newRig(b, *benchSlots)
+		r.seed(b, *benchProjects, *benchTests)
+		load := loadavg()
+		smp := sample(100 * time.Millisecond)
+		start := time.Now()
+		n, runs := r.suiteExecutions(b)
+		wall := time.Since(start)
+		pss, heap := smp.end()
+		size := r.runBytes(b, runs)
+		r.exactlyOnce(b, *benchProjects, *benchTests)
+		f := r.figures(wall, pss, heap, load)
+		if f.maxInvoked > suiteReplaysOnce {
+			b.Fatalf("the suite's Map ran more than %d at once: %s", suiteReplaysOnce, f)
+		}
+		b.Logf("suite fan-out, %d projects x %d tests, %d slots, %d executions: %s; a stored run is %d bytes of JSON on average", *benchProjects, *benchTests, *benchSlots, n, f, size)
+		report(b, f)
+		b.ReportMetric(float64(n), "executions")
+		b.ReportMetric(float64(size), "bytes/run")
+	}
+}
+
+// runBytes is the mean size of the stored runs as JSON, what a DynamoDB write of one is sized by.
+func (r *rig) runBytes(tb testing.TB, ids []string) int {
+	tb.Helper()
+	total, n := 0, 0
+	for _, id := range ids[:min(len(ids), 50)] {
+		run, err := r.store.Run(context.Background(), id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b, err := json.Marshal(run)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		total += len(b)
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return total / n
+}
+
+// BenchmarkSuitePerProject: the suite fanned out by project, -scale.projects executions started
+// at once, each replaying its project's -scale.tests tests at most 4 at a time, the runner
+// letting -scale.slots replay at once: the layout docs/scale.md proposes for a sweep within the
+// hour, on the stack as it is.
+func BenchmarkSuitePerProject(b *testing.B) {
+	for range b.N {
+		r := newRig(b, *benchSlots)
+		r.seed(b, *benchProjects, *benchTests)
+		load := loadavg()
+		smp := sample(100 * time.Millisecond)
+		start := time.Now()
+		runs := r.suitePerProject(b, *benchProjects)
+		wall := time.Since(start)
+		pss, heap := smp.end()
+		size := r.runBytes(b, runs)
+		r.exactlyOnce(b, *benchProjects, *benchTests)
+		f := r.figures(wall, pss, heap, load)
+		if f.maxPerProject > suiteReplaysOnce || (*benchSlots > 0 && f.maxRunning > *benchSlots) {
+			b.Fatalf("a cap broke: %s", f)
+		}
+		b.Logf("suite per project, %d executions at once x %d tests, %d slots: %s; a stored run is %d bytes of JSON on average", *benchProjects, *benchTests, *benchSlots, f, size)
+		report(b, f)
+		b.ReportMetric(float64(size), "bytes/run")
+	}
+}
+
+func report(b *testing.B, f figures) {
+	b.ReportMetric(float64(f.replays), "replays")
+	b.ReportMetric(float64(f.p50.Milliseconds()), "p50-ms/replay")
+	b.ReportMetric(float64(f.p95.Milliseconds()), "p95-ms/replay")
+	b.ReportMetric(f.wall.Seconds(), "wall-s")
+	b.ReportMetric(float64(f.maxPerProject), "max-inflight/project")
+	b.ReportMetric(float64(f.maxRunning), "max-replaying")
+	b.ReportMetric(float64(f.maxWaiting), "max-waiting")
+	b.ReportMetric(f.peakChromiumPSSMB, "peak-chromium-MB")
+}
