@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/pkg/tend"
+	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
 // RunFailed is the detail of a "Run Failed" event the platform puts on the bus.

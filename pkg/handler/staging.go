@@ -36,12 +36,12 @@ type Item struct {
 // Selection is what the staging machine routes on. Every field the Choice states read is always
 // present: a Choice on a missing field fails the execution.
 type Selection struct {
-	ProjectID string   `json:"projectId"`
-	SweepID   string   `json:"sweepId"`
-	Skipped   bool     `json:"skipped"`
-	Reason    string   `json:"reason,omitempty"`
-	Count     int      `json:"count"`
-	Items     []Item   `json:"items"`
+	ProjectID string `json:"projectId"`
+	SweepID   string `json:"sweepId"`
+	Skipped   bool   `json:"skipped"`
+	Reason    string `json:"reason,omitempty"`
+	Count     int    `json:"count"`
+	Items     []Item `json:"items"`
 	// Deferred names the at-risk tests left for the next pass, at most gardener.MaxNamed of
 	// them; DeferredMore counts the rest (the at-risk ledger keeps them all).
 	Deferred     []string `json:"deferred"`

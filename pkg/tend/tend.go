@@ -139,7 +139,7 @@ type Persisted struct {
 func (p Persisted) Brief() Persisted {
 	if a := p.Applied; a != nil {
 		p.Applied = &lifecycle.Applied{Duplicate: a.Duplicate,
-			Test:   gardener.Test{ID: a.Test.ID, ProjectID: a.Test.ProjectID, Name: a.Test.Name, Status: a.Test.Status, Version: a.Test.Version},
+			Test: gardener.Test{ID: a.Test.ID, ProjectID: a.Test.ProjectID, Name: a.Test.Name, Status: a.Test.Status, Version: a.Test.Version},
 			Repair: gardener.Repair{ID: a.Repair.ID, ProjectID: a.Repair.ProjectID, TestID: a.Repair.TestID, RunID: a.Repair.RunID, ProposalID: a.Repair.ProposalID,
 				Verdict: gardener.Verdict{Strategy: a.Repair.Verdict.Strategy}, FromVersion: a.Repair.FromVersion, ToVersion: a.Repair.ToVersion, At: a.Repair.At, Auto: a.Repair.Auto, ApprovedBy: a.Repair.ApprovedBy, Badge: a.Repair.Badge}}
 	}
