@@ -103,6 +103,7 @@ bench:
 	$(GO) test -run '^$$' -bench BenchmarkSuiteMachineVsRun -benchtime 1x ./cmd/gardener/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)$$' -benchtime 2000x ./pkg/embedded/
 	$(GO) test -run '^$$' -bench 'Benchmark(Stage|SaveTest)(Moto|Dynalite)$$' -benchtime 100x ./pkg/dynamo/
+	$(GO) test -run '^$$' -bench BrowserFunctions -benchtime 1x -timeout 15m -v ./tests/limits/fnbench/
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzStepsRoundTrip -fuzztime 30s ./pkg/gardener/
