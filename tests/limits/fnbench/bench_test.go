@@ -31,7 +31,6 @@ import (
 	"github.com/driftgardener/gardener/tests/testkit/appkit"
 )
 
-
 // app is one laboratory app as the benchmark drives it.
 type app struct {
 	name     string
@@ -192,7 +191,9 @@ func BenchmarkBrowserFunctions(b *testing.B) {
 				}
 			}
 			s := handler.Services{Store: store, Runner: runner, Events: bus{}, BaseURLs: map[string]string{p.ID: url},
-				Models: func(ctx context.Context, spec string) (gardener.Model, error) { return modelspec.Open(ctx, spec, modelspec.Options{}) }}
+				Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+					return modelspec.Open(ctx, spec, modelspec.Options{})
+				}}
 			report := func(name string, f handler.Function, rss int64, wall time.Duration) {
 				mem, timeout := settings(b, tpl, f.ID)
 				b.Logf("%s %s: peak %d MiB of %d MiB (%.2f), %.1f s of %d s (%.3f)", a.name, name, rss>>20, mem, float64(rss>>20)/float64(mem), wall.Seconds(), timeout, wall.Seconds()/float64(timeout))
