@@ -266,6 +266,25 @@ func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) erro
 	return s.putDoc(ctx, it, t, "", nil)
 }
 
+// PutHandoff keeps what one task of a state machine hands the next; it expires with the runs,
+// long after the execution that read it ended.
+func (s *Store) PutHandoff(ctx context.Context, h gardener.Handoff) error {
+	if err := need("handoff id", h.ID); err != nil {
+		return err
+	}
+	it := key("H#"+h.ID, "HANDOFF")
+	if exp, ok := s.expires(h.At); ok {
+		it["expires"] = exp
+	}
+	return s.putDoc(ctx, it, h, "", nil)
+}
+
+// Handoff reads a kept handoff.
+func (s *Store) Handoff(ctx context.Context, id string) (h gardener.Handoff, err error) {
+	_, err = s.getDoc(ctx, "H#"+id, "HANDOFF", "handoff", id, &h)
+	return h, err
+}
+
 // TriageIssues lists a project's triage issues, newest first.
 func (s *Store) TriageIssues(ctx context.Context, projectID string) ([]gardener.TriageIssue, error) {
 	return decodeAll[gardener.TriageIssue](ctx, s, func() ([]item, error) {

@@ -41,9 +41,10 @@ var (
 	bBaselines  = []byte("baselines")
 	bChanges    = []byte("changes") // project id \x00 time \x00 id
 	bAtRisk     = []byte("atrisk")  // project id \x00 test id
+	bHandoffs   = []byte("handoffs")
 )
 
-var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk, bExecutions, bClaims, bEvents, bRadarStatus, bMachineExecutions}
+var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk, bExecutions, bClaims, bEvents, bRadarStatus, bMachineExecutions, bHandoffs}
 
 // Store is a gardener.Store in a bbolt file.
 type Store struct {
@@ -399,6 +400,23 @@ func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) erro
 		return err
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error { return put(tx, bTriage, []byte(t.ID), t) })
+}
+
+// PutHandoff keeps what one task of a state machine hands the next.
+func (s *Store) PutHandoff(ctx context.Context, h gardener.Handoff) error {
+	if err := need("handoff id", h.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error { return put(tx, bHandoffs, []byte(h.ID), h) })
+}
+
+// Handoff reads a kept handoff.
+func (s *Store) Handoff(ctx context.Context, id string) (h gardener.Handoff, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		h, err = get[gardener.Handoff](tx, bHandoffs, []byte(id), "handoff", id)
+		return err
+	})
+	return h, err
 }
 
 // TriageIssues lists a project's triage issues, newest first.

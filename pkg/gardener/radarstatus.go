@@ -55,6 +55,8 @@ type PassSummary struct {
 	// Failed are the tests the pass could not finish; they stay at risk.
 	Failed   []PassFailure `json:"failed"`
 	Deferred []string      `json:"deferred"`
+	// DeferredMore counts the tests left for the next pass past the MaxNamed that Deferred names.
+	DeferredMore int `json:"deferredMore,omitempty"`
 }
 
 // PassFailure is a test a staging pass could not finish, and the error.

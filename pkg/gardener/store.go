@@ -65,6 +65,12 @@ type Store interface {
 	// ModelCalls is a test's AI history, newest first.
 	ModelCalls(ctx context.Context, testID string) ([]ModelCall, error)
 
+	// PutHandoff keeps what one state of a machine hands the next; the same id is the same
+	// body (a retried task writes it again), so a second put of it is no error.
+	PutHandoff(ctx context.Context, h Handoff) error
+	// Handoff reads a kept handoff; *NotFoundError when there is none.
+	Handoff(ctx context.Context, id string) (Handoff, error)
+
 	RadarStore
 	RadarStatusStore
 }

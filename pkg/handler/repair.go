@@ -69,6 +69,10 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 	if err := need(string(rung), d.deps()...); err != nil {
 		return nil, err
 	}
+	app, err := d.application(string(rung))
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, g Gate) (RungResult, error) {
 		if !g.Eligible {
 			return RungResult{}, &BadEventError{Reason: "a rung was asked to run on an ineligible run"}
@@ -95,12 +99,23 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 		if err != nil {
 			return RungResult{}, err
 		}
-		out := RungResult{Green: dec.Green(), Decision: dec, Execution: g.Execution}
-		if res.Diagnosis != nil {
-			out.Classification = res.Diagnosis.Classification
-		}
-		return out, nil
+		return RungResultOf(ctx, app, dec, res.Diagnosis, g.Execution)
 	}, nil
+}
+
+// RungResultOf is what a rung hands on: whether it is green and the brief of its decision, whose
+// whole the store keeps (gardening.HandOff).
+func RungResultOf(ctx context.Context, app *gardening.Service, dec tend.Decision, diagnosis *gardener.Diagnosis, execution string) (RungResult, error) {
+	out := RungResult{Green: dec.Green(), Execution: execution}
+	if diagnosis != nil {
+		out.Classification = diagnosis.Classification
+	}
+	brief, err := app.HandOff(ctx, dec)
+	if err != nil {
+		return RungResult{}, err
+	}
+	out.Decision = brief
+	return out, nil
 }
 
 // PersistResult is what persist wrote, and the notification it asks for: Notify is false when
@@ -111,9 +126,11 @@ type PersistResult struct {
 	Notification Notification   `json:"notification"`
 }
 
+// persistResult is what persist or triage hands on: the brief of what was written (its ids,
+// never the test's steps) and the notification made from the whole of it.
 func persistResult(dec tend.Decision, out tend.Persisted) PersistResult {
 	n, ok := gardening.NotificationOf(dec, out)
-	return PersistResult{Persisted: out, Notify: ok, Notification: n}
+	return PersistResult{Persisted: out.Brief(), Notify: ok, Notification: n}
 }
 
 // NewPersist builds the handler that writes a green rung's decision. It trusts no payload:
@@ -127,14 +144,18 @@ func NewPersist(d StoreDeps) (func(context.Context, RungResult) (PersistResult, 
 		if !r.Green {
 			return PersistResult{}, &tend.UnprovenError{TestID: r.Decision.TestID, Reason: "persist was reached without a green proof"}
 		}
-		out, err := app.Persist(ctx, r.Decision)
+		dec, err := app.Received(ctx, r.Decision)
 		if err != nil {
 			return PersistResult{}, err
 		}
-		record := d.recorder(ctx, r.Execution, r.Decision.RunID)
-		record(tend.OutcomeEvent(r.Decision, out))
-		record(tend.PersistedEvent(r.Decision, out))
-		return persistResult(r.Decision, out), nil
+		out, err := app.Persist(ctx, dec)
+		if err != nil {
+			return PersistResult{}, err
+		}
+		record := d.recorder(ctx, r.Execution, dec.RunID)
+		record(tend.OutcomeEvent(dec, out))
+		record(tend.PersistedEvent(dec, out))
+		return persistResult(dec, out), nil
 	}, nil
 }
 
@@ -178,7 +199,11 @@ func NewTriage(d StoreDeps) (func(context.Context, TriageInput) (PersistResult, 
 		}
 		var rungs []tend.Decision
 		for _, r := range in.results() {
-			rungs = append(rungs, r.Decision)
+			dec, err := app.Received(ctx, r.Decision)
+			if err != nil {
+				return PersistResult{}, err
+			}
+			rungs = append(rungs, dec)
 		}
 		dec, out, err := app.Conclude(ctx, in.Gate, rungs, in.Error)
 		if err != nil {
@@ -206,6 +231,15 @@ type PropagateResult struct {
 	Propagated []tend.PropagatedWrite `json:"propagated"`
 }
 
+// PropagateResultOf is what propagate hands on for what it wrote: each test's brief.
+func PropagateResultOf(props []tend.PropagatedWrite) PropagateResult {
+	out := PropagateResult{Propagated: make([]tend.PropagatedWrite, 0, len(props))}
+	for _, pw := range props {
+		out.Propagated = append(out.Propagated, pw.Brief())
+	}
+	return out
+}
+
 // NewPropagate builds the handler that carries a written locator heal to the project's other
 // tests that use the same locator, each proven by its own green re-run, with no model call; one
 // that does not go green is left alone and named. It runs after persist, in the Chromium image.
@@ -214,9 +248,19 @@ func NewPropagate(d ReplayDeps) (func(context.Context, PropagateInput) (Propagat
 }
 
 func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (PropagateResult, error) {
-	dec := in.Winner.Decision
 	out := PropagateResult{Propagated: []tend.PropagatedWrite{}}
-	if !in.Winner.Green || dec.Verdict == nil {
+	if !in.Winner.Green {
+		return out, nil
+	}
+	app, err := d.application("propagate")
+	if err != nil {
+		return out, err
+	}
+	dec, err := app.Received(ctx, in.Winner.Decision)
+	if err != nil {
+		return out, err
+	}
+	if dec.Verdict == nil {
 		return out, nil
 	}
 	before, err := d.Store.Test(ctx, dec.TestID)
@@ -263,11 +307,8 @@ func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (Propagate
 	if err != nil {
 		return out, err
 	}
-	if props != nil {
-		out.Propagated = props
-	}
 	for _, pw := range props {
 		d.log().Info("propagated", "from", dec.TestID, "test", pw.TestID, "green", pw.Green, "reason", pw.Reason)
 	}
-	return out, nil
+	return PropagateResultOf(props), nil
 }

@@ -36,13 +36,16 @@ type Item struct {
 // Selection is what the staging machine routes on. Every field the Choice states read is always
 // present: a Choice on a missing field fails the execution.
 type Selection struct {
-	ProjectID string   `json:"projectId"`
-	SweepID   string   `json:"sweepId"`
-	Skipped   bool     `json:"skipped"`
-	Reason    string   `json:"reason,omitempty"`
-	Count     int      `json:"count"`
-	Items     []Item   `json:"items"`
-	Deferred  []string `json:"deferred"`
+	ProjectID string `json:"projectId"`
+	SweepID   string `json:"sweepId"`
+	Skipped   bool   `json:"skipped"`
+	Reason    string `json:"reason,omitempty"`
+	Count     int    `json:"count"`
+	Items     []Item `json:"items"`
+	// Deferred names the at-risk tests left for the next pass, at most gardener.MaxNamed of
+	// them; DeferredMore counts the rest (the at-risk ledger keeps them all).
+	Deferred     []string `json:"deferred"`
+	DeferredMore int      `json:"deferredMore"`
 }
 
 // NewStagingSelect builds the handler that chooses the tests of a staging pass: none for a
@@ -68,7 +71,8 @@ func (d StoreDeps) stagingSelect(ctx context.Context, in SweepInput) (Selection,
 	if err != nil {
 		return Selection{}, err
 	}
-	out := Selection{ProjectID: in.ProjectID, SweepID: in.SweepID, Skipped: sel.Skipped != "", Reason: sel.Skipped, Items: []Item{}, Deferred: sel.Deferred}
+	named, more := gardener.Named(sel.Deferred)
+	out := Selection{ProjectID: in.ProjectID, SweepID: in.SweepID, Skipped: sel.Skipped != "", Reason: sel.Skipped, Items: []Item{}, Deferred: named, DeferredMore: more}
 	for _, id := range sel.Selected {
 		out.Items = append(out.Items, Item{ProjectID: in.ProjectID, TestID: id})
 	}
@@ -106,7 +110,7 @@ func (d ReplayDeps) dryRun(ctx context.Context, it Item) (DryRunResult, error) {
 	if err != nil {
 		return DryRunResult{}, err
 	}
-	out := DryRunResult{Passed: res.Passed, Skipped: res.Skipped != "", Reason: res.Skipped, FailedStep: res.FailedStep, Error: res.Error,
+	out := DryRunResult{Passed: res.Passed, Skipped: res.Skipped != "", Reason: res.Skipped, FailedStep: res.FailedStep, Error: gardener.Clip(res.Error, maxSuiteError),
 		Gate: Gate{Eligible: !res.Passed && res.Skipped == "", RunID: res.RunID, ProjectID: it.ProjectID, TestID: it.TestID, Mode: gardener.ModePropose}}
 	d.log().Info("dry-run", "project", it.ProjectID, "test", it.TestID, "passed", out.Passed, "skipped", out.Reason, "failed_step", out.FailedStep)
 	return out, nil
@@ -178,6 +182,7 @@ func (d StoreDeps) summary(ctx context.Context, st StagingState) (StagingSummary
 		return StagingSummary{}, &BadEventError{Reason: "the staging state names no project"}
 	}
 	s := gardener.NewPassSummary(st.Selection.ProjectID, d.now(), st.Selection.Deferred)
+	s.DeferredMore = st.Selection.DeferredMore
 	if st.Selection.Skipped {
 		s.Skipped = st.Selection.Reason
 	}

@@ -3,9 +3,13 @@ package handler
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
@@ -17,6 +21,27 @@ import (
 // The rest are named in the plan (Deferred) and logged; they come first in a later execution,
 // since Plan puts the tests whose last green run is oldest first.
 const MaxSuiteItems = 500
+
+// suiteBudget bounds the bytes the plan's items, the replays' results and the report's run ids
+// may take in the suite machine's state, each counted at its largest (see suiteCost): Step
+// Functions passes at most 256 KiB between states, and the rest of the state (the names of at
+// most gardener.MaxNamed skipped projects and deferred tests) fits in what is left. With short
+// ids MaxSuiteItems binds first; with ids near gardener.MaxIDBytes this does.
+const suiteBudget = 208 * 1024
+
+// maxSuiteError bounds the failure message a replay passes on; the stored run keeps all of it.
+const maxSuiteError = 80
+
+// suiteCost is the most an item can add to the suite machine's state: the item, the largest
+// result its replay can return (its run id, a failed step and a clipped message) and the run id
+// again in the report.
+func suiteCost(it SuiteItem) int {
+	item, _ := json.Marshal(it)
+	runID := len(gardener.NewRunID(it.Trigger, it.TestID, time.Now()))
+	worst, _ := json.Marshal(SuiteRunResult{ProjectID: it.ProjectID, TestID: it.TestID, RunID: strings.Repeat("x", runID), TestVersion: it.TestVersion,
+		Trigger: it.Trigger, FailedStep: "9999.9999", Error: strings.Repeat("x", maxSuiteError), Report: true})
+	return len(item) + len(worst) + runID + 3
+}
 
 // SuiteEvent starts a suite execution. Three shapes reach it: the schedule's "Scheduled Event"
 // (an empty detail: every project's active tests); a request for one project (detail.projectId);
@@ -52,8 +77,12 @@ type SuitePlan struct {
 	Items []SuiteItem `json:"items"`
 	// Skipped names the projects and tests not replayed and why.
 	Skipped map[string]string `json:"skipped"`
-	// Deferred are the tests past MaxSuiteItems, for the next execution.
-	Deferred []string `json:"deferred"`
+	// Deferred names the tests past MaxSuiteItems or suiteBudget, for the next execution: at
+	// most gardener.MaxNamed of them, and DeferredMore counts the rest. Skipped names at most as
+	// many projects and tests, and SkippedMore counts the rest.
+	Deferred     []string `json:"deferred"`
+	DeferredMore int      `json:"deferredMore"`
+	SkippedMore  int      `json:"skippedMore"`
 }
 
 // NewSuitePlan builds the first state of the suite machine: it lists what the execution
@@ -119,16 +148,37 @@ func (d ReplayDeps) suitePlan(ctx context.Context, ev SuiteEvent) (SuitePlan, er
 	// Tests never recorded green, then the longest since their last green run, so a suite too big
 	// for one execution reaches every test over the next ones.
 	slices.SortStableFunc(all, func(a, b dated) int { return cmp.Compare(a.last, b.last) })
-	for i, it := range all {
-		if i >= MaxSuiteItems {
-			out.Deferred = append(out.Deferred, it.item.TestID)
+	spent := 0
+	var deferred []string
+	for _, it := range all {
+		cost := suiteCost(it.item)
+		if len(out.Items) >= MaxSuiteItems || spent+cost > suiteBudget {
+			deferred = append(deferred, it.item.TestID)
 			continue
 		}
+		spent += cost
 		out.Items = append(out.Items, it.item)
 	}
 	out.Count = len(out.Items)
-	d.log().InfoContext(ctx, "suite plan", "projects", len(projects), "tests", out.Count, "deferred", len(out.Deferred), "skipped", out.Skipped)
+	d.log().InfoContext(ctx, "suite plan", "projects", len(projects), "tests", out.Count, "deferred", len(deferred), "skipped", len(out.Skipped))
+	out.Deferred, out.DeferredMore = gardener.Named(deferred)
+	if out.Deferred == nil {
+		out.Deferred = []string{}
+	}
+	out.SkippedMore = nameSkipped(out.Skipped)
 	return out, nil
+}
+
+// nameSkipped keeps the first gardener.MaxNamed entries of skipped, by id, and counts the rest.
+func nameSkipped(skipped map[string]string) int {
+	if len(skipped) <= gardener.MaxNamed {
+		return 0
+	}
+	ids := slices.Sorted(maps.Keys(skipped))
+	for _, id := range ids[gardener.MaxNamed:] {
+		delete(skipped, id)
+	}
+	return len(ids) - gardener.MaxNamed
 }
 
 // passedPlan plans the replay of the test an external "Run Passed" names.
@@ -220,7 +270,7 @@ func (d ReplayDeps) suiteRun(ctx context.Context, it SuiteItem) (SuiteRunResult,
 	}
 	out.RunID, out.TestVersion, out.Passed = run.ID, t.Version, result.Passed
 	if !result.Passed {
-		out.FailedStep, out.Error, out.Report = result.FailedStep, result.Message, it.ReportedRun == ""
+		out.FailedStep, out.Error, out.Report = result.FailedStep, gardener.Clip(result.Message, maxSuiteError), it.ReportedRun == ""
 	}
 	d.log().InfoContext(ctx, "suite run", "project", t.ProjectID, "test", t.ID, "version", t.Version, "run", run.ID, "passed", result.Passed, "failed_step", out.FailedStep, "platform_run", it.ReportedRun)
 	return out, nil

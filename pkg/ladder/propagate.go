@@ -83,10 +83,15 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets
 		return nil, nil
 	}
 	var out []Propagated
+	beyond := 0
 	for _, tg := range targets {
 		t := tg.Test
 		ops := locatorOps(t.Steps, changes)
 		if len(ops) == 0 {
+			continue
+		}
+		if len(out) == gardener.MaxPropagated {
+			beyond++
 			continue
 		}
 		p := Propagated{TestID: t.ID, BaseVersion: t.Version}
@@ -124,6 +129,10 @@ func (l *Ladder) Propagate(ctx context.Context, changes []LocatorChange, targets
 		}
 		l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, TestID: t.ID, Passed: ptr(true), Message: msg})
 		out = append(out, p)
+	}
+	if beyond > 0 {
+		l.emit(Event{Stage: gardener.EventPropagate, Rung: gardener.StrategyPropagation, Message: fmt.Sprintf("%s the healed locator past the %d a heal reaches: each is repaired when its own run fails",
+			gardener.Plural(beyond, "more test uses", "more tests use"), gardener.MaxPropagated)})
 	}
 	return out, nil
 }

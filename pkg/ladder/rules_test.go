@@ -2,6 +2,7 @@ package ladder
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -304,5 +305,28 @@ func TestAddedDismissalLeavesTheTestsOwnChecks(t *testing.T) {
 	res = repairAt(t, elementRecords{passing{sensitive: insensitive}}, 2, other)
 	if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteUnprovenCheck) {
 		t.Fatalf("an added click that dismisses nothing: outcome %s (%s), want staged with an unproven-check note", res.Outcome, res.Reason)
+	}
+}
+
+// A heal reaches at most gardener.MaxPropagated other tests: each is a replay inside the
+// propagate function's time limit and a line of what the repair machine passes on. The tests
+// past it are named by count in an event, not replayed.
+func TestPropagationStopsAtItsCap(t *testing.T) {
+	change := []LocatorChange{{From: loc(`role=heading[name="Welcome"]`), To: loc(`role=heading[name="Welcome back"]`)}}
+	var targets []Target
+	for i := range gardener.MaxPropagated + 7 {
+		targets = append(targets, Target{Test: gardener.Test{ID: fmt.Sprintf("other-%02d", i), ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: loginSteps()}})
+	}
+	var said []string
+	l := &Ladder{Runner: passing{sensitive: always}, Model: scripted{}, Progress: func(e Event) { said = append(said, e.Message) }}
+	props, err := l.Propagate(context.Background(), change, targets, gardener.ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(props) != gardener.MaxPropagated {
+		t.Fatalf("propagated to %d tests, want the cap of %d", len(props), gardener.MaxPropagated)
+	}
+	if last := said[len(said)-1]; !strings.HasPrefix(last, "7 more tests use the healed locator past the 50") {
+		t.Errorf("the last event %q does not count the tests past the cap", last)
 	}
 }

@@ -374,6 +374,27 @@ var recordCases = []testCase{
 			}
 		}
 	}},
+	{name: "HandoffKeptWhole", run: func(t *testing.T, f *fixture) {
+		// A handoff is as large as a rung's decision on the longest test: past a DynamoDB item.
+		body := map[string]string{"verdict": strings.Repeat("replace step 3: click css=#a > div.b ", 20000)}
+		h, err := gardener.NewHandoff("p-auto", "t-auto", body, epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // a retried task puts the same handoff again
+			if err := f.store.PutHandoff(f.ctx, h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := f.store.Handoff(f.ctx, h.ID)
+		var back map[string]string
+		if err != nil || got.Decode(&back) != nil || back["verdict"] != body["verdict"] || got.TestID != "t-auto" {
+			t.Fatalf("handoff %s read back as %d bytes (%v)", h.ID, len(got.Body), err)
+		}
+		if _, err := f.store.Handoff(f.ctx, "handoff-none"); !errors.Is(err, gardener.ErrNotFound) {
+			t.Fatalf("a handoff never put: %v", err)
+		}
+	}},
 	{name: "TriageIssuesNewestFirst", run: func(t *testing.T, f *fixture) {
 		for i, id := range []string{"i-1", "i-2", "i-3"} {
 			issue := gardener.TriageIssue{ID: id, ProjectID: "p-auto", TestID: "t-auto", RunID: "r-" + id, Classification: gardener.AppBug,

@@ -88,6 +88,17 @@ type Decision struct {
 	Triage      *gardener.TriageIssue `json:"triage,omitempty"`
 	Refusals    []gardener.Refusal    `json:"refusals,omitempty"`
 	Usage       gardener.Usage        `json:"usage"`
+	// Handoff, on a brief (see Brief), names the stored decision it stands for.
+	Handoff string `json:"handoff,omitempty"`
+}
+
+// Brief is the decision as a state machine passes it between states: its ids and outcome, and
+// the name of the handoff that keeps the whole of it (the verdict, the attempts, the refusals,
+// which grow with the test). Step Functions passes at most 256 KiB from one state to the next.
+func (d Decision) Brief(handoff string) Decision {
+	d.Verdict, d.Triggers, d.Triage, d.Refusals = nil, nil, nil, nil
+	d.Handoff = handoff
+	return d
 }
 
 // actor is who the decision is for; a decision made before actors were named is a person's
@@ -120,6 +131,41 @@ type Persisted struct {
 	// Reason says why a repaired decision was staged after all (the write-time gate asked for a
 	// person), or why nothing was written.
 	Reason string `json:"reason,omitempty"`
+}
+
+// Brief is what was written as a state machine passes it on: the ids of the test version, the
+// repair, the proposal and the triage issue, never the test's steps, a repair's pre-repair
+// steps or a verdict, which the store keeps under those ids.
+func (p Persisted) Brief() Persisted {
+	if a := p.Applied; a != nil {
+		p.Applied = &lifecycle.Applied{Duplicate: a.Duplicate,
+			Test: gardener.Test{ID: a.Test.ID, ProjectID: a.Test.ProjectID, Name: a.Test.Name, Status: a.Test.Status, Version: a.Test.Version},
+			Repair: gardener.Repair{ID: a.Repair.ID, ProjectID: a.Repair.ProjectID, TestID: a.Repair.TestID, RunID: a.Repair.RunID, ProposalID: a.Repair.ProposalID,
+				Verdict: gardener.Verdict{Strategy: a.Repair.Verdict.Strategy}, FromVersion: a.Repair.FromVersion, ToVersion: a.Repair.ToVersion, At: a.Repair.At, Auto: a.Repair.Auto, ApprovedBy: a.Repair.ApprovedBy, Badge: a.Repair.Badge}}
+	}
+	if st := p.Staged; st != nil {
+		q := st.Proposal
+		p.Staged = &gardener.Staged{Outcome: st.Outcome, Superseded: st.Superseded, Proposal: gardener.Proposal{ID: q.ID, ProjectID: q.ProjectID, TestID: q.TestID,
+			BaseVersion: q.BaseVersion, Status: q.Status, Verdict: gardener.Verdict{Strategy: q.Verdict.Strategy}, RunID: q.RunID, Reason: q.Reason, Restated: q.Restated, StagedAt: q.StagedAt, UpdatedAt: q.UpdatedAt}}
+	}
+	if tr := p.Triage; tr != nil {
+		p.Triage = &gardener.TriageIssue{ID: tr.ID, ProjectID: tr.ProjectID, TestID: tr.TestID, RunID: tr.RunID, Classification: tr.Classification, FailedStep: tr.FailedStep, Error: tr.Error, At: tr.At}
+	}
+	return p
+}
+
+// Brief is a propagated write as a state machine passes it on: the test, whether it went
+// green, why not, and the brief of what was written.
+func (w PropagatedWrite) Brief() PropagatedWrite {
+	w.Ops, w.Proof = nil, nil
+	if w.Verdict != nil {
+		w.Verdict = &gardener.Verdict{Strategy: w.Verdict.Strategy}
+	}
+	if w.Persisted != nil {
+		b := w.Persisted.Brief()
+		w.Persisted = &b
+	}
+	return w
 }
 
 // Tended is the whole of one Tend.

@@ -806,14 +806,15 @@ func errorType(err error) string {
 
 // clock masks what differs between two runs of one function by when they ran: a time read
 // from the clock since from (an RFC 3339 time, or one in base 36 milliseconds or nanoseconds,
-// as ids carry it) and the random part of an id. Times written before (the seeded run's) and
+// as ids carry it), the random part of an id and a handoff's id (the digest of a body that
+// holds such times). Times written before (the seeded run's) and
 // everything else stay as they are.
 type clock struct{ from time.Time }
 
 var (
 	timestampRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`)
 	base36RE    = regexp.MustCompile(`\b[0-9a-z]{8,13}\b`)
-	randomRE    = regexp.MustCompile(`<now>-[0-9a-f]{8}\b|\b(?:manual|chat)-[0-9a-f]{24,32}`)
+	randomRE    = regexp.MustCompile(`<now>-[0-9a-f]{8}\b|\b(?:manual|chat|handoff)-[0-9a-f]{24,32}`)
 )
 
 func (c clock) mask(a answer) answer {
