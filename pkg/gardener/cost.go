@@ -367,4 +367,3 @@ func Transitions(events []HistoryEvent) int {
 	}
 	return n
 }
-
