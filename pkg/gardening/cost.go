@@ -36,10 +36,12 @@ func (s *Service) RecordExecutionCost(ctx context.Context, execution string, inp
 // AddExecutionUsage adds what one Lambda invocation of an execution of the repair state machine
 // used to the execution's cost record, found by the execution's input (the run it repairs):
 // what a function on AWS records as its invocation ends, where only it can measure its time,
-// its store calls and its model calls. An input that names no run (not the repair machine's)
-// records nothing. The store's own writes for the record are not the repair's and are not
-// counted.
-func (s *Service) AddExecutionUsage(ctx context.Context, execution string, input json.RawMessage, u gardener.RepairUsage) error {
+// its store calls and its model calls. The transitions are counted from the execution's history
+// as the invocation read it (so far: the record keeps the largest count, the last
+// invocation's). An input that names no run (not the repair machine's) records nothing. The
+// store's own writes for the record are not the repair's and are not counted.
+func (s *Service) AddExecutionUsage(ctx context.Context, execution string, input json.RawMessage, history []gardener.HistoryEvent, u gardener.RepairUsage) error {
+	u.Transitions = gardener.Transitions(history)
 	var in RepairInput
 	if err := json.Unmarshal(input, &in); err != nil || in.Detail.RunID == "" {
 		return nil
