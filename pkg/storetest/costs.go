@@ -54,9 +54,15 @@ var costCases = []testCase{
 		}
 		var wg sync.WaitGroup
 		errs := make(chan error, n)
+		if f.opts.UpdateNotIsolated != "" {
+			t.Logf("adding one at a time: %s", f.opts.UpdateNotIsolated)
+		}
 		for i := range n {
 			wg.Add(1)
 			go func() { defer wg.Done(); errs <- f.store.AddRepairUsage(f.ctx, one(i)) }()
+			if f.opts.UpdateNotIsolated != "" {
+				wg.Wait()
+			}
 		}
 		wg.Wait()
 		close(errs)
