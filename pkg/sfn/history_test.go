@@ -16,9 +16,10 @@ import (
 	"github.com/driftgardener/gardener/pkg/sfn"
 )
 
-// threeStates enters three states: a Pass, a Choice and the Succeed it chooses.
+// threeStates enters three states: a Pass that envelopes its input as the repair machine's tasks
+// are invoked, a Choice and the Succeed it chooses.
 const threeStates = `{"StartAt":"Gate","States":{
- "Gate":{"Type":"Pass","Next":"Route"},
+ "Gate":{"Type":"Pass","Parameters":{"payload.$":"$.detail","execution.$":"$$.Execution.Id"},"ResultPath":"$.envelope","Next":"Route"},
  "Route":{"Type":"Choice","Choices":[{"Variable":"$.go","BooleanEquals":true,"Next":"Done"}],"Default":"Done"},
  "Done":{"Type":"Succeed"}}}`
 
@@ -42,8 +43,13 @@ func TestTaskAddsItsUsageToItsExecution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status, out := ended(t, m, execution); status != "SUCCEEDED" {
+	status, out := ended(t, m, execution)
+	if status != "SUCCEEDED" {
 		t.Fatalf("execution ended %s %s", status, out)
+	}
+	var env struct{ Envelope map[string]any }
+	if err := json.Unmarshal([]byte(out), &env); err != nil || env.Envelope["execution"] != execution || env.Envelope["payload"] == nil {
+		t.Errorf("the envelope moto's engine made: %s; want the payload beside execution %s", out, execution)
 	}
 	in, events, err := m.History(context.Background(), execution)
 	if err != nil {
