@@ -509,3 +509,37 @@ func TestSuiteReplaysEveryItemBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairTasksNameTheirExecution: every task of the repair machine is invoked with its
+// payload beside its execution's id, which is how an invocation on AWS knows whose cost it adds
+// to (handler.Task takes the envelope off); a task without it would count nothing there.
+func TestRepairTasksNameTheirExecution(t *testing.T) {
+	b, err := os.ReadFile("repair.asl.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var def struct {
+		States map[string]struct {
+			Type       string
+			Parameters map[string]any
+		}
+	}
+	if err := json.Unmarshal(b, &def); err != nil {
+		t.Fatal(err)
+	}
+	tasks := 0
+	for name, st := range def.States {
+		if st.Type != "Task" {
+			continue
+		}
+		tasks++
+		_, payload := st.Parameters["payload"]
+		_, payloadPath := st.Parameters["payload.$"]
+		if st.Parameters["execution.$"] != "$$.Execution.Id" || payload == payloadPath || len(st.Parameters) != 2 {
+			t.Errorf("task %s: Parameters %v; want {\"payload\" or \"payload.$\": …, \"execution.$\": \"$$.Execution.Id\"}", name, st.Parameters)
+		}
+	}
+	if tasks == 0 {
+		t.Fatal("the repair machine has no tasks")
+	}
+}

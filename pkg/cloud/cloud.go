@@ -7,6 +7,7 @@
 // MODEL_REGION, BEDROCK_MODEL_ID (the one Bedrock model a project may name: the template's
 // ModelId), PLAN (free or pro: the template's Plan, the plan of the projects the API creates),
 // TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, STEP_TIMEOUT (a Go duration),
+// AWS_LAMBDA_FUNCTION_MEMORY_SIZE (Lambda sets it; the memory an invocation's cost is billed at),
 // CHROME_PATH and CHROME_SINGLE_PROCESS for the browser, and CONSOLE_URL, CONSOLE_SESSION_KEY,
 // CONSOLE_ISSUER and CONSOLE_CLIENT_ID for the review console.
 package cloud
@@ -17,6 +18,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,6 +81,11 @@ func Handler(fn handler.Function, s handler.Services) (any, error) {
 		s.Runner = nil
 	}
 	h, err := fn.Build(s)
+	if _, api := h.(*handler.API); err == nil && !api {
+		// Each task invocation of a repair adds what it used to its execution's cost: only
+		// the invocation can measure it here.
+		h = handler.Task(lambda.NewHandler(h), s, Billing(fn))
+	}
 	var missing *handler.MissingError
 	if errors.As(err, &missing) {
 		var unset []string
@@ -93,6 +101,18 @@ func Handler(fn handler.Function, s handler.Services) (any, error) {
 	return h, err
 }
 
+// Billing is how Lambda bills fn's invocations here: at the memory Lambda gives the function
+// (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, which it sets from the template's MemorySize) and the
+// architecture this binary was built for.
+func Billing(fn handler.Function) handler.Billing {
+	mb, _ := strconv.Atoi(os.Getenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE"))
+	arch := runtime.GOARCH
+	if arch == "amd64" {
+		arch = "x86_64" // Lambda's name for it
+	}
+	return handler.Billing{Function: fn.ID, Architecture: arch, MemoryMB: mb}
+}
+
 // Services reads the services from the environment: the store (TABLE_NAME is required), the
 // models, the browser (started on its first replay, so a function that replays nothing never
 // starts it), the state machines, and each service whose variable is set.
@@ -105,7 +125,8 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 	if table == "" {
 		return handler.Services{}, errors.New("the environment variable TABLE_NAME is not set")
 	}
-	s := handler.Services{Log: log, RepairMachine: os.Getenv("REPAIR_STATE_MACHINE_ARN"), Starter: sfn.New(cfg)}
+	machines := sfn.New(cfg)
+	s := handler.Services{Log: log, RepairMachine: os.Getenv("REPAIR_STATE_MACHINE_ARN"), Starter: machines, History: machines}
 	dbCfg := cfg.Copy()
 	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
 		dbCfg.BaseEndpoint = aws.String(ep)

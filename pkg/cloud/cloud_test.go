@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -114,5 +115,16 @@ func TestDeploymentSettingsFromTheEnvironment(t *testing.T) {
 	t.Setenv("PLAN", "gold")
 	if _, err := cloud.Services(context.Background(), slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "PLAN") {
 		t.Errorf("PLAN=gold: %v; want a cold-start error naming PLAN", err)
+	}
+}
+
+// TestBillingIsTheFunctionsMemory: an invocation on AWS is billed at the memory Lambda gives its
+// function and the architecture the binary runs on, in Lambda's names.
+func TestBillingIsTheFunctionsMemory(t *testing.T) {
+	t.Setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "2048")
+	b := cloud.Billing(handler.SelfHealFunction)
+	want := map[string]string{"arm64": "arm64", "amd64": "x86_64"}[runtime.GOARCH]
+	if b.Function != "SelfHealFunction" || b.MemoryMB != 2048 || b.Architecture != want {
+		t.Errorf("billing %+v; want SelfHealFunction at 2048 MB on %s", b, want)
 	}
 }

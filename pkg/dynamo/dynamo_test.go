@@ -314,6 +314,7 @@ const motoNotIsolated = "moto_server does not isolate multi-item transactions (t
 func TestConformanceMoto(t *testing.T) {
 	storetest.Run(t, func(t testing.TB) gardener.Store { return moto.newStore(t) }, storetest.Options{
 		NoAtomic: moto.atomic(t), PutRawTest: putRawTest, NotIsolated: motoNotIsolated,
+		UpdateNotIsolated: "moto_server 5.2 applies two UpdateItems of one item at once to the same read, so one of two concurrent ADDs can be lost (seen 1 in 3 runs); dynalite and the embedded store run the adds at once",
 	})
 }
 

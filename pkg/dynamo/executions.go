@@ -103,6 +103,10 @@ func (s *Store) RepairCosts(ctx context.Context, runID string) ([]gardener.Repai
 		if strings.Contains(getS(it, "SK"), "#CHUNK#") {
 			continue
 		}
+		if strings.HasPrefix(getS(it, "SK"), usagePrefix) {
+			out = append(out, usageRecord(it))
+			continue
+		}
 		var c gardener.RepairCost
 		if _, err := s.decodeDoc(ctx, it, &c); err != nil {
 			return nil, err

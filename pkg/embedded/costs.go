@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -30,4 +31,26 @@ func (s *Store) RepairCosts(ctx context.Context, runID string) (out []gardener.R
 	})
 	slices.SortFunc(out, func(a, b gardener.RepairCost) int { return gardener.NewestFirst(a.At, a.Execution, b.At, b.Execution) })
 	return out, err
+}
+
+// AddRepairUsage adds c's usage to the record of its run and execution in one transaction, so
+// invocations adding at once all count.
+func (s *Store) AddRepairUsage(ctx context.Context, c gardener.RepairCost) error {
+	if err := need("repair cost run id", c.RunID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		k := key(c.RunID, c.Execution)
+		was, err := get[gardener.RepairCost](tx, bCosts, k, "repair cost", c.RunID+"/"+c.Execution)
+		var nf *gardener.NotFoundError
+		switch {
+		case errors.As(err, &nf):
+			c.Cost = gardener.Cost{}
+			return put(tx, bCosts, k, c)
+		case err != nil:
+			return err
+		}
+		was.Usage, was.Cost = was.Usage.Plus(c.Usage), gardener.Cost{}
+		return put(tx, bCosts, k, was)
+	})
 }

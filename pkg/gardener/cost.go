@@ -190,6 +190,12 @@ type CostStore interface {
 	PutRepairCost(ctx context.Context, c RepairCost) error
 	// RepairCosts lists a run's repair costs, newest first.
 	RepairCosts(ctx context.Context, runID string) ([]RepairCost, error)
+	// AddRepairUsage adds c.Usage (RepairUsage.Plus) to the record of c.RunID and c.Execution,
+	// creating it with c's project, test and time when there is none: what each Lambda
+	// invocation of an execution on AWS used, measured by the invocation itself. Invocations
+	// adding at once (a Map's iterations) all count: the add is atomic. The record's Cost is
+	// left for the reader to compute from its usage.
+	AddRepairUsage(ctx context.Context, c RepairCost) error
 }
 
 // Meter counts what a repair uses while it runs. The adapters that do the work find it in the
@@ -304,4 +310,60 @@ func WriteUnits(size int, transactional bool) float64 {
 // read request unit per 4 KB or part of one.
 func ReadUnits(size int) float64 {
 	return math.Ceil(float64(max(size, 1)) / 4096)
+}
+
+// Plus is u with what one Lambda invocation of the same execution used added: its request
+// units, tokens and model calls, and its functions' invocations and billed time. Transitions
+// are the execution's count so far, read from its history by each invocation, so the larger
+// count is kept rather than a sum (the last invocation's count is the execution's).
+func (u RepairUsage) Plus(v RepairUsage) RepairUsage {
+	out := u
+	out.Transitions = max(u.Transitions, v.Transitions)
+	out.WriteUnits += v.WriteUnits
+	out.ReadUnits += v.ReadUnits
+	if out.Model == "" {
+		out.Model = v.Model
+	}
+	out.ModelCalls += v.ModelCalls
+	out.InputTokens += v.InputTokens
+	out.OutputTokens += v.OutputTokens
+	out.Lambda = slices.Clone(u.Lambda)
+	for _, l := range v.Lambda {
+		i := slices.IndexFunc(out.Lambda, func(x LambdaUse) bool { return x.Function == l.Function })
+		if i < 0 {
+			out.Lambda = append(out.Lambda, l)
+			continue
+		}
+		out.Lambda[i].Invocations += l.Invocations
+		out.Lambda[i].BilledMillis += l.BilledMillis
+	}
+	slices.SortFunc(out.Lambda, func(a, b LambdaUse) int { return strings.Compare(a.Function, b.Function) })
+	return out
+}
+
+// HistoryEvent is one event of a state machine execution's history, as far as counting its
+// transitions needs: its type, and the type of the event it follows (AWS's previousEventId;
+// empty where the history has no such link).
+type HistoryEvent struct {
+	Type     string
+	Previous string
+}
+
+// Transitions is what Step Functions bills a standard workflow's execution for, counted from
+// its history: a transition each time a state is entered (in a Map's iterations too), and each
+// retry as one more. Both histories are read by it: the local interpreter's, whose entries are
+// StateEntered and whose retries are RetryScheduled, and AWS's, whose entries are named by the
+// state's type (TaskStateEntered, ChoiceStateEntered …) and whose retry is a task scheduled again
+// right after its failure or time-out (LambdaFunctionScheduled following LambdaFunctionFailed).
+func Transitions(events []HistoryEvent) int {
+	n := 0
+	for _, e := range events {
+		switch {
+		case strings.HasSuffix(e.Type, "StateEntered"), e.Type == "RetryScheduled":
+			n++
+		case strings.HasSuffix(e.Type, "Scheduled") && (strings.HasSuffix(e.Previous, "Failed") || strings.HasSuffix(e.Previous, "TimedOut")):
+			n++
+		}
+	}
+	return n
 }

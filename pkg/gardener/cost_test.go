@@ -96,3 +96,54 @@ func TestMeterCounts(t *testing.T) {
 		t.Error("a context without a meter counted")
 	}
 }
+
+// TestTransitionsOfBothHistories: one count for the local interpreter's history and for AWS's,
+// each entry of a state and each retry once. The AWS history is the shape GetExecutionHistory
+// gives a Lambda task that failed once, was retried and then caught, and a Map of two items.
+func TestTransitionsOfBothHistories(t *testing.T) {
+	local := []HistoryEvent{{Type: "ExecutionStarted"}, {Type: "StateEntered"}, {Type: "TaskScheduled"}, {Type: "TaskFailed"},
+		{Type: "RetryScheduled"}, {Type: "TaskScheduled"}, {Type: "TaskSucceeded"}, {Type: "StateExited"}, {Type: "StateEntered"}, {Type: "ExecutionSucceeded"}}
+	if n := Transitions(local); n != 3 {
+		t.Errorf("local history: %d transitions; want 3 (two states, one retry)", n)
+	}
+	aws := []HistoryEvent{{Type: "ExecutionStarted"},
+		{Type: "TaskStateEntered", Previous: "ExecutionStarted"},
+		{Type: "LambdaFunctionScheduled", Previous: "TaskStateEntered"},
+		{Type: "LambdaFunctionStarted", Previous: "LambdaFunctionScheduled"},
+		{Type: "LambdaFunctionFailed", Previous: "LambdaFunctionStarted"},
+		{Type: "LambdaFunctionScheduled", Previous: "LambdaFunctionFailed"}, // the retry
+		{Type: "LambdaFunctionStarted", Previous: "LambdaFunctionScheduled"},
+		{Type: "LambdaFunctionTimedOut", Previous: "LambdaFunctionStarted"},
+		{Type: "TaskStateExited", Previous: "LambdaFunctionTimedOut"}, // caught: no retry left
+		{Type: "MapStateEntered", Previous: "TaskStateExited"},
+		{Type: "MapIterationStarted", Previous: "MapStateEntered"},
+		{Type: "PassStateEntered", Previous: "MapIterationStarted"},
+		{Type: "MapIterationStarted", Previous: "MapStateEntered"},
+		{Type: "PassStateEntered", Previous: "MapIterationStarted"},
+		{Type: "MapStateExited", Previous: "PassStateEntered"},
+		{Type: "FailStateEntered", Previous: "MapStateExited"},
+		{Type: "ExecutionFailed", Previous: "FailStateEntered"}}
+	if n := Transitions(aws); n != 6 {
+		t.Errorf("AWS history: %d transitions; want 6 (Task, its retry, Map, two iterations' Pass, Fail)", n)
+	}
+}
+
+// TestUsagePlus: an invocation's usage adds to its execution's; the transitions are each
+// invocation's count of the history so far, so the larger is kept.
+func TestUsagePlus(t *testing.T) {
+	a := RepairUsage{Transitions: 5, WriteUnits: 1, ReadUnits: 2, ModelCalls: 1, InputTokens: 10, OutputTokens: 1,
+		Lambda: []LambdaUse{{Function: "SelfHealFunction", Architecture: "arm64", MemoryMB: 2048, Invocations: 1, BilledMillis: 100}}}
+	b := RepairUsage{Transitions: 3, WriteUnits: 0.5, Model: "m", ModelCalls: 2, InputTokens: 5, OutputTokens: 2,
+		Lambda: []LambdaUse{{Function: "SelfHealFunction", Architecture: "arm64", MemoryMB: 2048, Invocations: 1, BilledMillis: 7},
+			{Function: "PersistFunction", Architecture: "arm64", MemoryMB: 512, Invocations: 1, BilledMillis: 3}}}
+	got := a.Plus(b)
+	if got.Transitions != 5 || got.WriteUnits != 1.5 || got.ReadUnits != 2 || got.Model != "m" || got.ModelCalls != 3 || got.InputTokens != 15 || got.OutputTokens != 3 {
+		t.Errorf("sum %+v", got)
+	}
+	if len(got.Lambda) != 2 || got.Lambda[0].Function != "PersistFunction" || got.Lambda[1].Invocations != 2 || got.Lambda[1].BilledMillis != 107 {
+		t.Errorf("functions %+v; want PersistFunction once and SelfHealFunction twice for 107 ms", got.Lambda)
+	}
+	if a.Lambda[0].Invocations != 1 {
+		t.Error("Plus changed its receiver's functions")
+	}
+}

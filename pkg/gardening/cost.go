@@ -33,6 +33,27 @@ func (s *Service) RecordExecutionCost(ctx context.Context, execution string, inp
 	return &c, err
 }
 
+// AddExecutionUsage adds what one Lambda invocation of an execution of the repair state machine
+// used to the execution's cost record, found by the execution's input (the run it repairs):
+// what a function on AWS records as its invocation ends, where only it can measure its time,
+// its store calls and its model calls. The transitions are counted from the execution's history
+// as the invocation read it (so far: the record keeps the largest count, the last
+// invocation's). An input that names no run (not the repair machine's) records nothing. The
+// store's own writes for the record are not the repair's and are not counted.
+func (s *Service) AddExecutionUsage(ctx context.Context, execution string, input json.RawMessage, history []gardener.HistoryEvent, u gardener.RepairUsage) error {
+	u.Transitions = gardener.Transitions(history)
+	var in RepairInput
+	if err := json.Unmarshal(input, &in); err != nil || in.Detail.RunID == "" {
+		return nil
+	}
+	d := in.Detail
+	c := gardener.RepairCost{RunID: d.RunID, ProjectID: d.ProjectID, TestID: d.TestID, Execution: execution, At: s.now(), Usage: u}
+	if err := s.d.Store.AddRepairUsage(gardener.WithMeter(ctx, nil), c); err != nil {
+		return fmt.Errorf("adding to the cost of the repair of run %s: %w", d.RunID, err)
+	}
+	return nil
+}
+
 // RepairCosts lists what each repair of a run cost, newest first: what the run page, the API
 // and MCP show with the run.
 func (s *Service) RepairCosts(ctx context.Context, runID string) ([]gardener.RepairCost, error) {
@@ -42,6 +63,13 @@ func (s *Service) RepairCosts(ctx context.Context, runID string) ([]gardener.Rep
 	}
 	if cs == nil {
 		cs = []gardener.RepairCost{}
+	}
+	for i, c := range cs {
+		if c.Cost.AsOf == "" {
+			// A record its invocations added to holds the usage alone: priced here, by
+			// the one cost model, as every other record was when it was stored.
+			cs[i].Cost = gardener.ListPrices.Cost(c.Usage)
+		}
 	}
 	return cs, nil
 }

@@ -20,6 +20,10 @@ type Services struct {
 	Notifier Notifier
 	Events   Publisher
 	Starter  Starter
+	// History reads a state machine execution's history: set in Lambda, where each task
+	// invocation of a repair adds what it used to the execution's cost (Task); the local stack
+	// meters its executions itself.
+	History ExecutionHistory
 	// RepairMachine is the repair state machine the API starts for the manual ladder.
 	RepairMachine string
 	// ConsoleAuth signs people in to the review console the API serves; nil serves no console.

@@ -168,3 +168,33 @@ func (m *Machines) Describe(ctx context.Context, executionID string) (string, st
 	}
 	return string(out.Status), output, nil
 }
+
+// History reads an execution's history: its input (from the ExecutionStarted event) and each
+// event's type beside the type of the event it follows (previousEventId), what counting its
+// state transitions needs (gardener.Transitions). An execution that does not exist is a
+// *gardener.NotFoundError.
+func (m *Machines) History(ctx context.Context, executionID string) (json.RawMessage, []gardener.HistoryEvent, error) {
+	var input json.RawMessage
+	var events []gardener.HistoryEvent
+	typeOf := map[int64]string{}
+	p := awssfn.NewGetExecutionHistoryPaginator(m.client, &awssfn.GetExecutionHistoryInput{ExecutionArn: aws.String(executionID), MaxResults: 1000})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			var missing *types.ExecutionDoesNotExist
+			var invalid *types.InvalidArn
+			if errors.As(err, &missing) || errors.As(err, &invalid) {
+				return nil, nil, &gardener.NotFoundError{Entity: "execution", ID: executionID}
+			}
+			return nil, nil, fmt.Errorf("the history of execution %s: %w", executionID, err)
+		}
+		for _, ev := range page.Events {
+			typeOf[ev.Id] = string(ev.Type)
+			events = append(events, gardener.HistoryEvent{Type: string(ev.Type), Previous: typeOf[ev.PreviousEventId]})
+			if d := ev.ExecutionStartedEventDetails; d != nil && input == nil {
+				input = json.RawMessage(aws.ToString(d.Input))
+			}
+		}
+	}
+	return input, events, nil
+}

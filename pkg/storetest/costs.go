@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -39,6 +41,54 @@ var costCases = []testCase{
 		}
 		if got, err := f.store.RepairCosts(f.ctx, "r-none"); err != nil || len(got) != 0 {
 			t.Errorf("costs of a run never repaired: %+v, %v; want none", got, err)
+		}
+	}},
+	{name: "InvocationsAddToAnExecutionsCostAtOnce", run: func(t *testing.T, f *fixture) {
+		// What each Lambda invocation of an execution used is added to its record as it ends;
+		// a Map's iterations end at once, and every one of them must count.
+		const n = 8
+		one := func(i int) gardener.RepairCost {
+			return gardener.RepairCost{RunID: "r-add", ProjectID: "p-queue", TestID: "t-login", Execution: "exec-1", At: epoch.Add(time.Duration(i) * time.Second),
+				Usage: gardener.RepairUsage{Transitions: i + 1, WriteUnits: 1.5, ReadUnits: 0.5, Model: "m-1", ModelCalls: 1, InputTokens: 100, OutputTokens: 10,
+					Lambda: []gardener.LambdaUse{{Function: "SelfHealFunction", Architecture: "arm64", MemoryMB: 2048, Invocations: 1, BilledMillis: 7}}}}
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		if f.opts.UpdateNotIsolated != "" {
+			t.Logf("adding one at a time: %s", f.opts.UpdateNotIsolated)
+		}
+		for i := range n {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs <- f.store.AddRepairUsage(f.ctx, one(i)) }()
+			if f.opts.UpdateNotIsolated != "" {
+				wg.Wait()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("add: %v", err)
+			}
+		}
+		extra := one(0)
+		extra.Usage.Lambda = []gardener.LambdaUse{{Function: "PersistFunction", Architecture: "x86_64", MemoryMB: 512, Invocations: 1, BilledMillis: 3}}
+		if err := f.store.AddRepairUsage(f.ctx, extra); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.store.RepairCosts(f.ctx, "r-add")
+		if err != nil || len(got) != 1 {
+			t.Fatalf("costs of r-add: %+v, %v; want one record", got, err)
+		}
+		u := got[0].Usage
+		want := gardener.RepairUsage{Transitions: n, WriteUnits: 1.5 * (n + 1), ReadUnits: 0.5 * (n + 1), Model: "m-1", ModelCalls: n + 1, InputTokens: 100 * (n + 1), OutputTokens: 10 * (n + 1),
+			Lambda: []gardener.LambdaUse{{Function: "PersistFunction", Architecture: "x86_64", MemoryMB: 512, Invocations: 1, BilledMillis: 3},
+				{Function: "SelfHealFunction", Architecture: "arm64", MemoryMB: 2048, Invocations: n, BilledMillis: 7 * n}}}
+		if !reflect.DeepEqual(u, want) {
+			t.Errorf("after %d invocations at once and one more, the record's usage is\n%+v; want\n%+v", n, u, want)
+		}
+		if g := got[0]; g.RunID != "r-add" || g.Execution != "exec-1" || g.TestID != "t-login" || g.ProjectID != "p-queue" || g.At.IsZero() {
+			t.Errorf("the record reads %+v; want run r-add, execution exec-1, its test, project and time", g)
 		}
 	}},
 	{name: "MeteredCallsCountRequestUnits", run: func(t *testing.T, f *fixture) {

@@ -34,6 +34,10 @@ type Options struct {
 	// NoCapacity, when set, is why the backend cannot report the capacity a call consumed (an
 	// emulator that answers ReturnConsumedCapacity with nothing); the metering case is skipped.
 	NoCapacity string
+	// UpdateNotIsolated, when set, is why concurrent updates of one item on the backend prove
+	// nothing (moto_server applies two UpdateItem ADDs at once to the same item read, losing
+	// one); the cases that add at once add one at a time there, and still check the sums.
+	UpdateNotIsolated string
 }
 
 // NewStore returns an empty store for one case; the driver cleans it up with t.Cleanup.

@@ -129,7 +129,8 @@ func TestTaskPipeline(t *testing.T) {
 	jsonEqual(t, ex.Output, `{"selfHeal":{"green":true,"ops":["replace-locator"]},"persisted":{"green":true,"ops":["replace-locator"]}}`)
 	want := map[string]any{
 		"runId": "r1", "testId": "t1", "firstStep": "goto", "mode": "apply",
-		"batches": []any{[]any{"goto"}, []any{"click"}},
+		"batches":   []any{[]any{"goto"}, []any{"click"}},
+		"execution": "arn:aws:states:local:000000000000:execution:repair:exec-1", "executionName": "exec-1",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("payload the Lambda received\n got %v\nwant %v", got, want)

@@ -70,7 +70,7 @@ func compileRule(v any, top bool) (*rule, error) {
 			if !ok {
 				return nil, fmt.Errorf("field Variable must be a path string")
 			}
-			p, err := parsePath(s, false)
+			p, err := parsePath(s, noContext)
 			if err != nil {
 				return nil, fmt.Errorf("field Variable: %w", err)
 			}

@@ -288,7 +288,7 @@ func (c *compiler) compileState(where, name string, m map[string]any) *state {
 		st.itemsPath = &path{src: "$"}
 		if v, ok := m["ItemsPath"]; ok {
 			s, _ := v.(string)
-			p, err := parsePath(s, false)
+			p, err := parsePath(s, noContext)
 			if err != nil {
 				c.addf(where, "ItemsPath: %v", err)
 			} else {
@@ -343,7 +343,7 @@ func (c *compiler) optPath(where string, m map[string]any, key string) optPath {
 		c.addf(where, "%s must be a path string or null", key)
 		return optPath{p: &path{src: "$"}}
 	}
-	p, err := parsePath(s, false)
+	p, err := parsePath(s, noContext)
 	if err != nil {
 		c.addf(where, "%s: %v", key, err)
 		return optPath{p: &path{src: "$"}}

@@ -8,8 +8,9 @@
 // ItemSelector, ItemProcessor and MaxConcurrency); InputPath, Parameters, ResultPath and
 // OutputPath with JSONPaths of fields and array indexes; Retry and Catch with the predefined
 // error names; Task TimeoutSeconds; the Choice operators StringEquals, NumericGreaterThan,
-// BooleanEquals and Or; the intrinsic function States.ArrayPartition; and, in a Map's
-// ItemSelector, the context object's $$.Map.Item.Index and $$.Map.Item.Value.
+// BooleanEquals and Or; the intrinsic function States.ArrayPartition; and the context object's
+// $$.Execution.Id and $$.Execution.Name in Parameters and ItemSelector, and $$.Map.Item.Index and
+// $$.Map.Item.Value in a Map's ItemSelector.
 //
 // Task resources are run by Invokers found through a Resolver. A Go error becomes the error
 // name a Go Lambda reports (see ErrorName), so Retry and Catch route exactly as they do on AWS.

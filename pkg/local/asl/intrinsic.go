@@ -45,7 +45,7 @@ func parseIntrinsic(src string) (*intrinsic, error) {
 	for i, part := range parts {
 		a := strings.TrimSpace(part)
 		if strings.HasPrefix(a, "$") {
-			p, err := parsePath(a, false)
+			p, err := parsePath(a, noContext)
 			if err != nil {
 				return nil, fmt.Errorf("intrinsic %q: %w", src, err)
 			}

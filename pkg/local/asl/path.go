@@ -7,8 +7,9 @@ import (
 )
 
 // path is a compiled JSONPath of the subset our state machines use: $ followed by .field and
-// [index] steps, or, in a Map's ItemSelector, $$.Map.Item.Index and $$.Map.Item.Value (with
-// further steps) from the context object.
+// [index] steps, or, in a payload template (Parameters, ItemSelector), $$.Execution.Id and
+// $$.Execution.Name, and in a Map's ItemSelector $$.Map.Item.Index and $$.Map.Item.Value (with
+// further steps), from the context object.
 type path struct {
 	src     string
 	context bool // rooted at $$, the context object
@@ -21,8 +22,17 @@ type segment struct {
 	index int
 }
 
-// parsePath compiles a JSONPath; context paths are accepted only where item is true.
-func parsePath(s string, item bool) (*path, error) {
+// scope says which context object paths a path may take where it is written.
+type scope int
+
+const (
+	noContext      scope = iota // InputPath, OutputPath, ResultPath, a Choice's Variable
+	payloadContext              // a Task's or Pass's Parameters: $$.Execution
+	itemContext                 // a Map's ItemSelector: $$.Execution and $$.Map.Item
+)
+
+// parsePath compiles a JSONPath; context paths are accepted only where sc allows them.
+func parsePath(s string, sc scope) (*path, error) {
 	p := &path{src: s}
 	rest := s
 	switch {
@@ -67,8 +77,8 @@ func parsePath(s string, item bool) (*path, error) {
 			return nil, fmt.Errorf("path %q: unexpected %q", s, rest[0])
 		}
 	}
-	if p.context && !(item && p.mapItem()) {
-		return nil, fmt.Errorf("path %q: the local interpreter supports the context object ($$) only as $$.Map.Item.Index or $$.Map.Item.Value in a Map's ItemSelector", s)
+	if p.context && !(sc >= payloadContext && p.execution() || sc == itemContext && p.mapItem()) {
+		return nil, fmt.Errorf("path %q: the local interpreter supports the context object ($$) only as $$.Execution.Id or $$.Execution.Name in a payload template, and $$.Map.Item.Index or $$.Map.Item.Value in a Map's ItemSelector", s)
 	}
 	return p, nil
 }
@@ -77,6 +87,11 @@ func parsePath(s string, item bool) (*path, error) {
 func (p *path) mapItem() bool {
 	return len(p.segs) >= 3 && p.segs[0].field == "Map" && p.segs[1].field == "Item" &&
 		(p.segs[2].field == "Index" || p.segs[2].field == "Value")
+}
+
+// execution reports whether the path is $$.Execution.Id or $$.Execution.Name.
+func (p *path) execution() bool {
+	return len(p.segs) == 2 && p.segs[0].field == "Execution" && (p.segs[1].field == "Id" || p.segs[1].field == "Name")
 }
 
 // eval reads the path from the input or, for $$ paths, the context object. ok is false when a

@@ -25,7 +25,8 @@ type payloadField struct {
 	val  *payload
 }
 
-// compilePayload compiles a payload template; item allows the $$.Map.Item context paths.
+// compilePayload compiles a payload template; item (a Map's ItemSelector) allows the $$.Map.Item
+// context paths too.
 func compilePayload(v any, item bool) (*payload, error) {
 	switch c := v.(type) {
 	case map[string]any:
@@ -71,7 +72,11 @@ func compileExpr(v any, item bool) (*payload, error) {
 	if strings.HasPrefix(expr, "States.") {
 		sub.call, err = parseIntrinsic(expr)
 	} else {
-		sub.path, err = parsePath(expr, item)
+		sc := payloadContext
+		if item {
+			sc = itemContext
+		}
+		sub.path, err = parsePath(expr, sc)
 	}
 	return sub, err
 }

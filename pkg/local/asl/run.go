@@ -15,6 +15,12 @@ type run struct {
 	mu   sync.Mutex
 }
 
+// contextObject is the part of the context object ($$) the interpreter gives a payload template:
+// the execution's id (its ARN) and name, which a task passes on to know the execution it works for.
+func (r *run) contextObject() map[string]any {
+	return map[string]any{"Execution": map[string]any{"Id": r.exec.ID, "Name": r.exec.Name}}
+}
+
 // frame is where a graph runs: its scope label for the history, "" at the top.
 type frame struct {
 	scope string
@@ -136,7 +142,7 @@ func (r *run) pass(st *state, raw any) (any, *Failure) {
 	}
 	result := eff
 	if st.parameters != nil {
-		v, err := st.parameters.eval(eff, nil)
+		v, err := st.parameters.eval(eff, r.contextObject())
 		if err != nil {
 			return nil, asFailure(st, err)
 		}
@@ -244,7 +250,7 @@ func (r *run) task(ctx context.Context, st *state, raw any, fr frame, retries in
 	}
 	params := eff
 	if st.parameters != nil {
-		v, err := st.parameters.eval(eff, nil)
+		v, err := st.parameters.eval(eff, r.contextObject())
 		if err != nil {
 			return nil, asFailure(st, err)
 		}
@@ -345,7 +351,8 @@ func (r *run) mapState(ctx context.Context, st *state, raw any, fr frame) (any, 
 	for i, item := range items {
 		inputs[i] = item
 		if st.parameters != nil {
-			ctxObj := map[string]any{"Map": map[string]any{"Item": map[string]any{"Index": json.Number(fmt.Sprint(i)), "Value": item}}}
+			ctxObj := r.contextObject()
+			ctxObj["Map"] = map[string]any{"Item": map[string]any{"Index": json.Number(fmt.Sprint(i)), "Value": item}}
 			in, err := st.parameters.eval(eff, ctxObj)
 			if err != nil {
 				return nil, asFailure(st, err)

@@ -1,14 +1,13 @@
 package asl
 
-// Transitions is what Step Functions bills a standard workflow's execution for: a state
-// transition each time a state is entered (in a Map's iterations too), and each retry as one
-// more.
+import "github.com/driftgardener/gardener/pkg/gardener"
+
+// Transitions is what Step Functions bills a standard workflow's execution for, counted from
+// its history by the one rule that counts an execution's history on AWS too.
 func (e *Execution) Transitions() int {
-	n := 0
-	for _, ev := range e.History {
-		if ev.Type == EventStateEntered || ev.Type == EventRetryScheduled {
-			n++
-		}
+	evs := make([]gardener.HistoryEvent, len(e.History))
+	for i, ev := range e.History {
+		evs[i] = gardener.HistoryEvent{Type: string(ev.Type)}
 	}
-	return n
+	return gardener.Transitions(evs)
 }

@@ -203,7 +203,12 @@ func (s *Stack) wireFunctions() error {
 		if api, ok := h.(*handler.API); ok {
 			s.api = api
 		}
-		wrapped := lambda.NewHandler(h)
+		// A task of the repair machine is invoked with its payload enveloped beside its
+		// execution's id; handler.Task takes the envelope off as it does in Lambda.
+		var wrapped lambda.Handler = lambda.NewHandler(h)
+		if _, api := h.(*handler.API); !api {
+			wrapped = handler.Task(wrapped, s.services, handler.Billing{})
+		}
 		name := id
 		f := s.tpl.Functions[id]
 		arch := "x86_64" // Lambda's default

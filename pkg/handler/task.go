@@ -1,0 +1,108 @@
+package handler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
+)
+
+// ExecutionHistory reads a state machine execution's history: its input and its events, as far
+// as counting its transitions needs (pkg/sfn on AWS).
+type ExecutionHistory interface {
+	History(ctx context.Context, executionID string) (json.RawMessage, []gardener.HistoryEvent, error)
+}
+
+// Billing is how Lambda bills one function's invocations: its memory size and architecture.
+type Billing struct {
+	Function     string
+	Architecture string // arm64 or x86_64
+	MemoryMB     int
+}
+
+// taskEnvelope is how the repair state machine invokes its tasks: the task's payload beside the
+// id (ARN) of the execution it works for, from the context object ($$.Execution.Id), so the
+// invocation knows whose cost it adds to.
+type taskEnvelope struct {
+	Payload   json.RawMessage `json:"payload"`
+	Execution string          `json:"execution"`
+}
+
+// unwrap returns the payload and execution of an enveloped event; ok is false for any other
+// event, which is the function's own payload.
+func unwrap(event []byte) (env taskEnvelope, ok bool) {
+	if t := bytes.TrimSpace(event); len(t) == 0 || t[0] != '{' {
+		return env, false
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(event, &fields) != nil || len(fields) != 2 || fields["payload"] == nil || fields["execution"] == nil {
+		return env, false
+	}
+	if json.Unmarshal(event, &env) != nil || !strings.HasPrefix(env.Execution, "arn:") {
+		return env, false
+	}
+	return env, true
+}
+
+// Task wraps a function's Lambda handler h. An event enveloped with the execution it works for
+// is unwrapped and h gets its payload. When s has the executions' History (in Lambda, where nothing outside
+// the invocation can measure it) the invocation also runs with a gardener.Meter in its context
+// and, as it ends, adds what it used to the execution's cost record through the application
+// layer: one request, its own time rounded up to the millisecond at b's memory and
+// architecture, the DynamoDB request units its store calls consumed and the tokens its model
+// calls reported, with the execution's transitions counted from its history so far. The
+// recording's own calls come after the handler's time is taken and are not counted. A failed
+// record is logged and does not fail the task: the repair matters more than its bill. Without
+// it (the local stack, whose executions meter themselves) only the envelope is taken off.
+func Task(h lambda.Handler, s Services, b Billing) lambda.Handler {
+	var app *gardening.Service
+	if s.History != nil && s.Store != nil {
+		app, _ = gardening.New(gardening.Deps{Store: s.Store, Now: s.Now, Log: s.Log})
+	}
+	return task{h: h, app: app, history: s.History, bill: b, log: s.base().log()}
+}
+
+type task struct {
+	h       lambda.Handler
+	app     *gardening.Service
+	history ExecutionHistory
+	bill    Billing
+	log     *slog.Logger
+}
+
+func (t task) Invoke(ctx context.Context, event []byte) ([]byte, error) {
+	env, ok := unwrap(event)
+	if !ok {
+		return t.h.Invoke(ctx, event)
+	}
+	if t.app == nil || gardener.MeterOf(ctx) != nil {
+		return t.h.Invoke(ctx, env.Payload)
+	}
+	m := &gardener.Meter{}
+	start := time.Now()
+	out, err := t.h.Invoke(gardener.WithMeter(ctx, m), env.Payload)
+	// Billed failed or not.
+	m.Invoked(t.bill.Function, t.bill.Architecture, t.bill.MemoryMB, time.Since(start))
+	if rerr := t.record(ctx, env.Execution, m.Usage()); rerr != nil {
+		t.log.Error("recording the cost of an invocation", "function", t.bill.Function, "execution", env.Execution, "error", rerr.Error())
+	}
+	return out, err
+}
+
+// record adds an invocation's usage to its execution's record, named as the local stack names
+// it: by the execution's name, the last part of its ARN.
+func (t task) record(ctx context.Context, execution string, u gardener.RepairUsage) error {
+	ctx = gardener.WithMeter(ctx, nil)
+	input, events, err := t.history.History(ctx, execution)
+	if err != nil {
+		return err
+	}
+	return t.app.AddExecutionUsage(ctx, execution[strings.LastIndex(execution, ":")+1:], input, events, u)
+}
