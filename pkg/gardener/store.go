@@ -67,6 +67,7 @@ type Store interface {
 
 	RadarStore
 	RadarStatusStore
+	SuiteStore
 }
 
 // RunStore keeps recorded runs.
