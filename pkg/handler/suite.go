@@ -1,11 +1,9 @@
 package handler
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"slices"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
@@ -54,7 +52,16 @@ type SuitePlan struct {
 	Skipped map[string]string `json:"skipped"`
 	// Deferred are the tests past MaxSuiteItems, for the next execution.
 	Deferred []string `json:"deferred"`
+	// Unread counts the active tests, and UnreadProjects the projects, the plan did not read
+	// before its deadline (the function's timeout less SuitePlanReserve): it planned what it had
+	// read, and the next scheduled plan reads these first.
+	Unread         int `json:"unread"`
+	UnreadProjects int `json:"unreadProjects"`
 }
+
+// SuitePlanReserve is the time the suite plan keeps at the end of its function's timeout: it
+// stops reading then and plans what it has read, instead of timing out with nothing planned.
+const SuitePlanReserve = 15 * time.Second
 
 // NewSuitePlan builds the first state of the suite machine: it lists what the execution
 // replays and replays nothing itself.
@@ -84,50 +91,36 @@ func (d ReplayDeps) suitePlan(ctx context.Context, ev SuiteEvent) (SuitePlan, er
 		}
 		projects = ps
 	}
-	type dated struct {
-		item SuiteItem
-		last int64
-	}
-	var all []dated
+	var ids []string
 	for _, p := range projects {
 		if d.replayOptions(p).BaseURL == "" {
 			out.Skipped[p.ID] = "the project has no allowed origin to replay its tests against"
 			continue
 		}
-		tests, err := d.Store.Tests(ctx, p.ID)
-		if err != nil {
-			return out, fmt.Errorf("suite plan of project %s: %w", p.ID, err)
-		}
-		active := 0
-		for _, t := range tests {
-			if t.Status != gardener.StatusActive {
-				continue
-			}
-			active++
-			var last int64
-			if r, err := d.Store.LastGreenRun(ctx, t.ID); err == nil {
-				last = r.At.UnixMilli()
-			} else if !errors.Is(err, gardener.ErrNotFound) {
-				return out, fmt.Errorf("suite plan of test %s: %w", t.ID, err)
-			}
-			all = append(all, dated{SuiteItem{ProjectID: p.ID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerSchedule}, last})
-		}
-		if active == 0 {
-			out.Skipped[p.ID] = "the project has no active tests"
-		}
+		ids = append(ids, p.ID)
 	}
-	// Tests never recorded green, then the longest since their last green run, so a suite too big
-	// for one execution reaches every test over the next ones.
-	slices.SortStableFunc(all, func(a, b dated) int { return cmp.Compare(a.last, b.last) })
-	for i, it := range all {
-		if i >= MaxSuiteItems {
-			out.Deferred = append(out.Deferred, it.item.TestID)
-			continue
-		}
-		out.Items = append(out.Items, it.item)
+	app, err := d.application("suite plan")
+	if err != nil {
+		return out, err
 	}
+	planning := gardening.SuitePlanning{Projects: ids, Max: MaxSuiteItems, Resume: ev.Detail.ProjectID == ""}
+	if dl, ok := ctx.Deadline(); ok {
+		planning.StopBy = dl.Add(-SuitePlanReserve)
+	}
+	planned, err := app.PlanSuite(ctx, planning)
+	if err != nil {
+		return out, err
+	}
+	for _, id := range planned.NoActive {
+		out.Skipped[id] = "the project has no active tests"
+	}
+	for _, it := range planned.Due {
+		out.Items = append(out.Items, SuiteItem{ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: gardener.TriggerSchedule})
+	}
+	out.Deferred = planned.Deferred
+	out.Unread, out.UnreadProjects = planned.Unread, planned.UnreadProjects
 	out.Count = len(out.Items)
-	d.log().InfoContext(ctx, "suite plan", "projects", len(projects), "tests", out.Count, "deferred", len(out.Deferred), "skipped", out.Skipped)
+	d.log().InfoContext(ctx, "suite plan", "projects", len(projects), "tests", out.Count, "deferred", len(out.Deferred), "unread", out.Unread, "unread_projects", out.UnreadProjects, "skipped", out.Skipped)
 	return out, nil
 }
 
