@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -23,6 +24,8 @@ type SuitePlanning struct {
 	// store's SuiteCursor), and record where this one stops. The scheduled plan of every project
 	// resumes; a plan of one project reads it all or fails.
 	Resume bool
+	// Width is how many last green runs the plan reads at once; below 1 reads one at a time.
+	Width int
 }
 
 // SuiteDue is a test the suite replays.
@@ -54,7 +57,7 @@ type SuitePlanned struct {
 // past StopBy it stops reading, plans what it has read and records where it stopped, so a
 // suite too big to read in one function's time is read over several plans, each starting with
 // what the last could not read, instead of the function timing out and nothing being replayed.
-// The reads are one after another; what bounds them is StopBy.
+// Width last green runs are read at once, in the order above; what bounds the reading is StopBy.
 func (s *Service) PlanSuite(ctx context.Context, in SuitePlanning) (SuitePlanned, error) {
 	out := SuitePlanned{Due: []SuiteDue{}, Deferred: []string{}, NoActive: []string{}}
 	projects := slices.Clone(in.Projects)
@@ -115,20 +118,36 @@ func (s *Service) PlanSuite(ctx context.Context, in SuitePlanning) (SuitePlanned
 		if len(active) == 0 && seg.from == "" && seg.upTo == "" {
 			out.NoActive = append(out.NoActive, seg.project)
 		}
-		for ti, t := range active {
+		// A chunk of Width tests is read at once; the deadline is checked between chunks, so the
+		// cursor is the first test of the first chunk not read.
+		width := max(in.Width, 1)
+		for ci := 0; ci < len(active); ci += width {
 			if late() {
-				out.ResumeAt = &gardener.SuiteCursor{ProjectID: seg.project, TestID: t.ID}
-				out.Unread = len(active) - ti
+				out.ResumeAt = &gardener.SuiteCursor{ProjectID: seg.project, TestID: active[ci].ID}
+				out.Unread = len(active) - ci
 				out.UnreadProjects = len(segs) - si - 1
 				break
 			}
-			var last int64
-			if r, err := s.d.Store.LastGreenRun(ctx, t.ID); err == nil {
-				last = r.At.UnixMilli()
-			} else if !errors.Is(err, gardener.ErrNotFound) {
-				return out, fmt.Errorf("suite plan of test %s: %w", t.ID, err)
+			chunk := active[ci:min(ci+width, len(active))]
+			lasts := make([]int64, len(chunk))
+			errs := make([]error, len(chunk))
+			var wg sync.WaitGroup
+			for i, t := range chunk {
+				wg.Go(func() {
+					if r, err := s.d.Store.LastGreenRun(ctx, t.ID); err == nil {
+						lasts[i] = r.At.UnixMilli()
+					} else if !errors.Is(err, gardener.ErrNotFound) {
+						errs[i] = fmt.Errorf("suite plan of test %s: %w", t.ID, err)
+					}
+				})
 			}
-			read = append(read, dated{SuiteDue{ProjectID: seg.project, TestID: t.ID, TestVersion: t.Version}, last})
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return out, err
+			}
+			for i, t := range chunk {
+				read = append(read, dated{SuiteDue{ProjectID: seg.project, TestID: t.ID, TestVersion: t.Version}, lasts[i]})
+			}
 		}
 		if out.ResumeAt != nil {
 			break

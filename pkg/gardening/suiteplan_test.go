@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,11 +18,14 @@ import (
 // a store far slower than the plan's deadline allows for every test.
 type slowRuns struct {
 	gardener.Store
+	mu  *sync.Mutex
 	now *time.Time
 }
 
 func (s slowRuns) LastGreenRun(ctx context.Context, testID string) (gardener.Run, error) {
+	s.mu.Lock()
 	*s.now = s.now.Add(time.Second)
+	s.mu.Unlock()
 	return s.Store.LastGreenRun(ctx, testID)
 }
 
@@ -37,8 +41,9 @@ func TestPlanSuiteStopsAtItsDeadline(t *testing.T) {
 	}
 	t.Cleanup(func() { base.Close() })
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	store := slowRuns{Store: base, now: &now}
-	app, err := gardening.New(gardening.Deps{Store: store, Now: func() time.Time { return now }})
+	var mu sync.Mutex
+	store := slowRuns{Store: base, mu: &mu, now: &now}
+	app, err := gardening.New(gardening.Deps{Store: store, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +107,22 @@ func TestPlanSuiteStopsAtItsDeadline(t *testing.T) {
 	}
 	if len(full.Due) != len(all) || full.Unread != 0 || full.ResumeAt != nil {
 		t.Errorf("a plan with no deadline: %d due, %d unread, resume %+v; want %d, 0, none", len(full.Due), full.Unread, full.ResumeAt, len(all))
+	}
+	// Reading 5 at a time plans the same, in the same order.
+	wide, err := app.PlanSuite(ctx, gardening.SuitePlanning{Projects: ids, Max: 500, Resume: true, Width: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(wide.Due, full.Due) {
+		t.Errorf("read 5 at a time the plan is %v, want %v as read one at a time", wide.Due, full.Due)
+	}
+	// Under the deadline a wide plan stops between chunks (a chunk is at most a project's 4
+	// tests): two chunks read, 8 s on the plan's clock, past the 7 s it has; p2 not read.
+	stopped, err := app.PlanSuite(ctx, gardening.SuitePlanning{Projects: ids, Max: 500, Width: 5, StopBy: now.Add(7 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stopped.Due) != 8 || stopped.Unread != 0 || stopped.UnreadProjects != 1 || stopped.ResumeAt == nil || stopped.ResumeAt.ProjectID != "p2" {
+		t.Errorf("a plan reading 5 at a time with 7 s: %d due, %d unread, %d unread projects, resume %+v; want 8, 0, 1, at p2", len(stopped.Due), stopped.Unread, stopped.UnreadProjects, stopped.ResumeAt)
 	}
 }

@@ -63,6 +63,11 @@ type SuitePlan struct {
 // stops reading then and plans what it has read, instead of timing out with nothing planned.
 const SuitePlanReserve = 15 * time.Second
 
+// SuitePlanReadWidth is how many last green runs the suite plan reads at once: at DynamoDB's few
+// milliseconds a read, 8 at a time read 50,000 tests in about 30 s of the plan's 45, at about
+// 1,600 reads a second, far under a new on-demand table's 12,000.
+const SuitePlanReadWidth = 8
+
 // NewSuitePlan builds the first state of the suite machine: it lists what the execution
 // replays and replays nothing itself.
 func NewSuitePlan(d ReplayDeps) (func(context.Context, SuiteEvent) (SuitePlan, error), error) {
@@ -103,7 +108,7 @@ func (d ReplayDeps) suitePlan(ctx context.Context, ev SuiteEvent) (SuitePlan, er
 	if err != nil {
 		return out, err
 	}
-	planning := gardening.SuitePlanning{Projects: ids, Max: MaxSuiteItems, Resume: ev.Detail.ProjectID == ""}
+	planning := gardening.SuitePlanning{Projects: ids, Max: MaxSuiteItems, Resume: ev.Detail.ProjectID == "", Width: SuitePlanReadWidth}
 	if dl, ok := ctx.Deadline(); ok {
 		planning.StopBy = dl.Add(-SuitePlanReserve)
 	}
