@@ -115,7 +115,8 @@ type SweepTurns struct {
 	// Order is the order the run took the projects in (gardener.SweepOrder).
 	Order []string
 	// Deferred are the projects the run did not start, because the next sweep would not have
-	// fitted in its budget; they come first in the next run, since they keep their old last sweep.
+	// fitted in its budget (or, when each ended the run with an error, the project it failed on
+	// and those after it); they come first in the next run, since they keep their old last sweep.
 	Deferred []string
 }
 
@@ -146,6 +147,7 @@ func (s *Service) SweepInTurn(ctx context.Context, ids []string, stopBy time.Tim
 			break
 		}
 		if err := each(ctx, id); err != nil {
+			out.Deferred = append(out.Deferred, out.Order[i:]...)
 			return out, err
 		}
 		longest = max(longest, s.d.Now().Sub(start))

@@ -287,11 +287,11 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 			stopBy = dl.Add(-RadarReserve)
 		}
 		turns, err := app.SweepInTurn(ctx, ids, stopBy, func(ctx context.Context, id string) error {
+			var swept gardening.Swept
 			r, err := d.radarFor(ctx, gardener.Project{ID: id})
-			if err != nil {
-				return err
+			if err == nil {
+				swept, err = app.SweepProject(ctx, r, id)
 			}
-			swept, err := app.SweepProject(ctx, r, id)
 			var off *gardener.IneligibleError
 			switch {
 			case errors.As(err, &off):
