@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -390,6 +391,37 @@ func TestRadarOutOfTime(t *testing.T) {
 	}
 	if want := []string{"p0000", "p0001", "p0002"}; len(rep.Sweeps) != 0 || !slices.Equal(rep.Deferred, want) {
 		t.Fatalf("a radar run out of time: %d sweeps, deferred %v; want none and %v", len(rep.Sweeps), rep.Deferred, want)
+	}
+}
+
+// TestRadarGoesOnPastAFailure: a project whose sweep fails is named in the report's failed and
+// the run goes on to the next (with the fair order a failing project is first every run, so
+// ending the run there would sweep nothing at all). Both projects here have no origin to sweep,
+// so no browser starts.
+func TestRadarGoesOnPastAFailure(t *testing.T) {
+	r := newStack(t, 0)
+	r.seedWith(t, 2, 1, false)
+	ctx := context.Background()
+	for _, id := range []string{"p0000", "p0001"} {
+		p, err := r.store.Project(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.AllowedOrigins = nil
+		if err := r.store.PutProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := r.stack.Invoke(ctx, "RadarFunction", []byte(`{"detail-type":"Scheduled Event","detail":{}}`))
+	if err != nil {
+		t.Fatalf("a radar run whose first project fails: %v", err)
+	}
+	var rep handler.RadarReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failed) != 2 || !strings.Contains(rep.Failed["p0001"], "not an http(s) URL") || len(rep.Deferred) != 0 {
+		t.Fatalf("failed %v, deferred %v: want both projects failed, the second tried after the first", rep.Failed, rep.Deferred)
 	}
 }
 
