@@ -50,3 +50,14 @@ func (s *Store) putNewer(ctx context.Context, it item, v any, at time.Time) erro
 	}
 	return err
 }
+
+// PutSuiteCursor records where the suite plan stopped reading, unless a newer cursor is stored.
+func (s *Store) PutSuiteCursor(ctx context.Context, c gardener.SuiteCursor) error {
+	return s.putNewer(ctx, key("SUITE", "CURSOR"), c, c.At)
+}
+
+// SuiteCursor reads where the suite plan stopped reading.
+func (s *Store) SuiteCursor(ctx context.Context) (c gardener.SuiteCursor, err error) {
+	_, err = s.getDoc(ctx, "SUITE", "CURSOR", "suite plan cursor", "", &c)
+	return c, err
+}

@@ -59,3 +59,23 @@ func putNewer[T any](tx *bolt.Tx, k []byte, v T, at time.Time, atOf func(T) time
 	}
 	return put(tx, bRadarStatus, k, v)
 }
+
+// suiteCursorKey is the suite plan's cursor, beside the radar's records under an empty project
+// id, which no project has.
+var suiteCursorKey = key("", "suitecursor")
+
+// PutSuiteCursor records where the suite plan stopped reading, unless a newer cursor is stored.
+func (s *Store) PutSuiteCursor(ctx context.Context, c gardener.SuiteCursor) error {
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return putNewer(tx, suiteCursorKey, c, c.At, func(o gardener.SuiteCursor) time.Time { return o.At })
+	})
+}
+
+// SuiteCursor reads where the suite plan stopped reading.
+func (s *Store) SuiteCursor(ctx context.Context) (c gardener.SuiteCursor, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		c, err = get[gardener.SuiteCursor](tx, bRadarStatus, suiteCursorKey, "suite plan cursor", "")
+		return err
+	})
+	return c, err
+}

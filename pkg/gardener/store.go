@@ -73,6 +73,7 @@ type Store interface {
 
 	RadarStore
 	RadarStatusStore
+	SuiteStore
 }
 
 // RunStore keeps recorded runs.

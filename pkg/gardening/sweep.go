@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
@@ -106,5 +107,53 @@ func (s *Service) SweepNow(ctx context.Context, who Who, projectID string, h Her
 	}
 	out.Pass = &pass
 	s.d.Log.Info("swept now", "project", projectID, "changes", len(out.Sweep.Changes), "at_risk", len(out.Sweep.AtRisk), "proposed", len(pass.Proposed), "by", who.ID)
+	return out, nil
+}
+
+// SweepTurns is what one run of the radar's schedule did with its time budget.
+type SweepTurns struct {
+	// Order is the order the run took the projects in (gardener.SweepOrder).
+	Order []string
+	// Deferred are the projects the run did not start, because the next sweep would not have
+	// fitted in its budget (or, when each ended the run with an error, the project it failed on
+	// and those after it); they come first in the next run, since they keep their old last sweep.
+	Deferred []string
+}
+
+// SweepInTurn runs each on the enrolled projects ids in the fair order: never swept first, then
+// the longest since their last sweep (the stored sweep summaries), so runs whose budget reaches
+// only some of the projects cover all of them in turn. It starts no sweep that would end after
+// stopBy, taking the longest sweep of this run as what the next will take; a zero stopBy is no
+// budget. A project each fails on keeps its last sweep and is first again next run; each
+// decides whether its error ends the run (returned) or not (nil, after it noted the failure).
+func (s *Service) SweepInTurn(ctx context.Context, ids []string, stopBy time.Time, each func(ctx context.Context, id string) error) (SweepTurns, error) {
+	last := make(map[string]time.Time, len(ids))
+	for _, id := range ids {
+		sw, err := s.d.Store.SweepSummary(ctx, id)
+		switch {
+		case errors.Is(err, gardener.ErrNotFound):
+		case err != nil:
+			return SweepTurns{}, fmt.Errorf("radar: the last sweep of project %s: %w", id, err)
+		default:
+			last[id] = sw.At
+		}
+	}
+	out := SweepTurns{Order: gardener.SweepOrder(ids, last), Deferred: []string{}}
+	var longest time.Duration
+	for i, id := range out.Order {
+		start := s.d.Now()
+		if ctx.Err() != nil || (!stopBy.IsZero() && start.Add(longest).After(stopBy)) {
+			out.Deferred = append(out.Deferred, out.Order[i:]...)
+			break
+		}
+		if err := each(ctx, id); err != nil {
+			out.Deferred = append(out.Deferred, out.Order[i:]...)
+			return out, err
+		}
+		longest = max(longest, s.d.Now().Sub(start))
+	}
+	if len(out.Deferred) > 0 {
+		s.d.Log.Warn("radar: projects left for the next run, out of this run's time", "deferred", len(out.Deferred), "swept", len(out.Order)-len(out.Deferred), "first", out.Deferred[0])
+	}
 	return out, nil
 }

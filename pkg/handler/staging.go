@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
@@ -222,7 +223,18 @@ type RadarReport struct {
 	Sweeps []SweepCompleted `json:"sweeps"`
 	// Skipped names projects not swept and why (radar off, no baseline recorded yet).
 	Skipped map[string]string `json:"skipped,omitempty"`
+	// Failed names projects whose sweep failed, and why; the run went on to the others, and each
+	// is first in the next run's order.
+	Failed map[string]string `json:"failed,omitempty"`
+	// Deferred are the enrolled projects this run did not reach within its function's timeout
+	// (less RadarReserve); they are first in the next run's order.
+	Deferred []string `json:"deferred"`
 }
+
+// RadarReserve is the time a radar run keeps at the end of its function's timeout: it starts no
+// sweep it does not expect to finish before then, so the projects it does not reach are named
+// (Deferred) instead of the function timing out mid-sweep.
+const RadarReserve = 30 * time.Second
 
 // RadarDeps are the radar's dependencies: a replaying function's and the bus its sweeps are
 // announced on.
@@ -267,7 +279,7 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 		return nil, err
 	}
 	return func(ctx context.Context, ev RadarEvent) (RadarReport, error) {
-		out := RadarReport{Sweeps: []SweepCompleted{}, Skipped: map[string]string{}}
+		out := RadarReport{Sweeps: []SweepCompleted{}, Skipped: map[string]string{}, Failed: map[string]string{}, Deferred: []string{}}
 		if err := gardening.CheckEventIDs("projectId", ev.Detail.ProjectID); err != nil {
 			return out, err
 		}
@@ -275,30 +287,45 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 		if err != nil {
 			return out, err
 		}
-		for _, id := range ids {
+		stopBy := time.Time{}
+		if dl, ok := ctx.Deadline(); ok {
+			stopBy = dl.Add(-RadarReserve)
+		}
+		turns, err := app.SweepInTurn(ctx, ids, stopBy, func(ctx context.Context, id string) error {
+			var swept gardening.Swept
 			r, err := d.radarFor(ctx, gardener.Project{ID: id})
-			if err != nil {
-				return out, err
+			if err == nil {
+				swept, err = app.SweepProject(ctx, r, id)
 			}
-			swept, err := app.SweepProject(ctx, r, id)
 			var off *gardener.IneligibleError
 			switch {
 			case errors.As(err, &off):
 				out.Skipped[id] = "the radar is off"
-				continue
+				return nil
+			case err != nil && ctx.Err() == nil:
+				// One project's failure does not hold up the others: it keeps its last sweep, so
+				// it is first again next run, and the run goes on to the rest.
+				out.Failed[id] = err.Error()
+				d.log().Error("radar sweep failed", "project", id, "error", err)
+				return nil
 			case err != nil:
-				return out, err
+				return err
 			case swept.Sweep == nil:
 				out.Skipped[id] = "no baseline yet: one was recorded, the next sweep compares with it"
-				continue
+				return nil
 			}
 			res := swept.Sweep
 			sc := SweepCompleted{ProjectID: id, SweepID: "sweep-" + res.At.UTC().Format("20060102T150405.000"), Changes: len(res.Changes), AtRisk: len(res.AtRisk)}
 			if err := d.Events.PutEvent(ctx, "Radar Sweep Completed", sc); err != nil {
-				return out, err
+				return err
 			}
 			d.log().Info("radar sweep", "project", id, "sweep", sc.SweepID, "changes", sc.Changes, "at_risk", sc.AtRisk, "ms", res.Millis)
 			out.Sweeps = append(out.Sweeps, sc)
+			return nil
+		})
+		out.Deferred = turns.Deferred
+		if err != nil {
+			return out, err
 		}
 		return out, nil
 	}, nil

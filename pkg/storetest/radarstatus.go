@@ -86,3 +86,29 @@ func withUTC(p gardener.PassSummary) gardener.PassSummary {
 	p.At = p.At.UTC()
 	return p
 }
+
+// suiteCursorCases hold where the suite plan stopped reading: read back as written and never
+// moved back by an older plan's cursor.
+var suiteCursorCases = []testCase{
+	{name: "SuiteCursorKeepsTheNewer", run: func(t *testing.T, f *fixture) {
+		_, err := f.store.SuiteCursor(f.ctx)
+		wantAs[*gardener.NotFoundError](t, "the cursor of a suite whose plan never stopped short", err)
+		older := gardener.SuiteCursor{ProjectID: "p-queue", TestID: "t-b", At: epoch}
+		newer := gardener.SuiteCursor{ProjectID: "p-auto", At: epoch.Add(time.Hour)}
+		for _, c := range []gardener.SuiteCursor{older, newer, older} {
+			if err := f.store.PutSuiteCursor(f.ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := f.store.SuiteCursor(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ProjectID != newer.ProjectID || got.TestID != "" || !got.At.Equal(newer.At) {
+			t.Fatalf("suite cursor %+v, want the newer %+v", got, newer)
+		}
+		if _, err := f.store.SweepSummary(f.ctx, ""); err == nil {
+			t.Fatal("the suite cursor reads as the last sweep of a project with no id")
+		}
+	}},
+}

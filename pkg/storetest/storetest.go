@@ -64,6 +64,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	cases = append(cases, executionCases...)
 	cases = append(cases, eventCases...)
 	cases = append(cases, radarStatusCases...)
+	cases = append(cases, suiteCursorCases...)
 	cases = append(cases, idCases...)
 	cases = append(cases, costCases...)
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -336,6 +337,91 @@ func TestSuitePlanQueue(t *testing.T) {
 	want := slices.Sorted(slices.Values(first.Deferred))
 	if !slices.Equal(head, want) {
 		t.Errorf("the second plan starts with %v, want the tests the first deferred, %v", head, want)
+	}
+}
+
+// TestSuitePlanOutOfTime: a plan whose function has less time left than it keeps in reserve
+// reads nothing and says so (every project counted unread) rather than failing or timing out,
+// and records where it stopped, so the next plan, with time, reads every test. No browser.
+func TestSuitePlanOutOfTime(t *testing.T) {
+	const projects, tests = 2, 3
+	r := newStack(t, 0)
+	r.seedWith(t, projects, tests, false)
+	plan := func(ctx context.Context) handler.SuitePlan {
+		t.Helper()
+		out, err := r.stack.Invoke(ctx, "SuitePlanFunction", []byte(`{"detail-type":"Scheduled Event","detail":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p handler.SuitePlan
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), handler.SuitePlanReserve/2)
+	defer cancel()
+	late := plan(ctx)
+	if late.Count != 0 || late.UnreadProjects != projects || late.Unread != 0 {
+		t.Fatalf("a plan out of time: count %d, %d unread tests, %d unread projects; want 0, 0, %d", late.Count, late.Unread, late.UnreadProjects, projects)
+	}
+	full := plan(context.Background())
+	if full.Count != projects*tests || full.Unread != 0 || full.UnreadProjects != 0 {
+		t.Fatalf("the next plan: count %d, %d unread tests, %d unread projects; want %d, 0, 0", full.Count, full.Unread, full.UnreadProjects, projects*tests)
+	}
+}
+
+// TestRadarOutOfTime: a radar run whose function has less time left than it keeps in reserve
+// starts no sweep and names every enrolled project deferred, never swept first, rather than
+// timing out mid-sweep. No browser: no sweep starts. The order across runs and the budget's
+// arithmetic are gardening's TestSweepInTurnReachesEveryProject.
+func TestRadarOutOfTime(t *testing.T) {
+	const projects = 3
+	r := newStack(t, 0)
+	r.seedWith(t, projects, 1, false)
+	ctx, cancel := context.WithTimeout(context.Background(), handler.RadarReserve/2)
+	defer cancel()
+	out, err := r.stack.Invoke(ctx, "RadarFunction", []byte(`{"detail-type":"Scheduled Event","detail":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep handler.RadarReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"p0000", "p0001", "p0002"}; len(rep.Sweeps) != 0 || !slices.Equal(rep.Deferred, want) {
+		t.Fatalf("a radar run out of time: %d sweeps, deferred %v; want none and %v", len(rep.Sweeps), rep.Deferred, want)
+	}
+}
+
+// TestRadarGoesOnPastAFailure: a project whose sweep fails is named in the report's failed and
+// the run goes on to the next (with the fair order a failing project is first every run, so
+// ending the run there would sweep nothing at all). Both projects here have no origin to sweep,
+// so no browser starts.
+func TestRadarGoesOnPastAFailure(t *testing.T) {
+	r := newStack(t, 0)
+	r.seedWith(t, 2, 1, false)
+	ctx := context.Background()
+	for _, id := range []string{"p0000", "p0001"} {
+		p, err := r.store.Project(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.AllowedOrigins = nil
+		if err := r.store.PutProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := r.stack.Invoke(ctx, "RadarFunction", []byte(`{"detail-type":"Scheduled Event","detail":{}}`))
+	if err != nil {
+		t.Fatalf("a radar run whose first project fails: %v", err)
+	}
+	var rep handler.RadarReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failed) != 2 || !strings.Contains(rep.Failed["p0001"], "not an http(s) URL") || len(rep.Deferred) != 0 {
+		t.Fatalf("failed %v, deferred %v: want both projects failed, the second tried after the first", rep.Failed, rep.Deferred)
 	}
 }
 
