@@ -159,14 +159,14 @@ func check(t *testing.T, what string, m measured) {
 }
 
 // real is a handler of handler.Functions built over the services and called as Lambda calls
-// it, through JSON.
+// it, through JSON, with the task envelope taken off as the local stack and pkg/cloud do.
 func real(t *testing.T, f handler.Function, s handler.Services) answer {
 	t.Helper()
 	h, err := f.Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped := lambda.NewHandler(h)
+	wrapped := handler.Task(lambda.NewHandler(h), s, handler.Billing{})
 	return func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 		out, err := wrapped.Invoke(ctx, in)
 		if err != nil {
