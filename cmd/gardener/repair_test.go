@@ -143,6 +143,11 @@ func TestRecordingJSONHasNoNull(t *testing.T) {
 
 // TestRepairJSONDriftIsRepaired: the first run records the green run; after the password field's
 // id drifts, the built-in engine repairs the test with no model call, and --write writes it.
+//
+// The repair runs under a long step limit, and its reproduction of the renamed id gives up on
+// the settled page though the field is still there under the names the green run recorded (its
+// label): that is the drift, and no wait mends it. It used to wait out the whole step limit
+// there. (One repair holds both checks: the same recorded test, the same drift.)
 func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	t.Parallel()
 	// The first run, which records the green run, is the one recordedShop made.
@@ -156,9 +161,12 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 		t.Errorf("the recording run reports %d replays in %d ms, want its one replay and its time", o.Timings.Replays, o.Timings.Total)
 	}
 	noErr(t, app.SetVariant("id-renamed"))
-	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write")
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--write", "--step-timeout", "30s")
 	if code != 0 || o.Outcome != ladder.Repaired || o.RunID == "" {
 		t.Fatalf("drift: exit %d, outcome %s (%s), run %q", code, o.Outcome, o.Reason, o.RunID)
+	}
+	if o.Failure == nil || !strings.Contains(o.Failure.Message, "the page was quiet") {
+		t.Errorf("the reproduction waited out its step limit: %+v", o.Failure)
 	}
 	if len(o.Ops) != 1 || o.Ops[0].Index != 3 || o.Ops[0].Step.Locator.String() == "css=#password" {
 		t.Errorf("ops %v", o.Ops)
@@ -446,22 +454,5 @@ func TestFirstRepairGivesUpOnAQuietPage(t *testing.T) {
 	}
 	if o.Failure == nil || !strings.Contains(o.Failure.Message, "the page was quiet") {
 		t.Errorf("the first replay waited out its step limit: %+v", o.Failure)
-	}
-}
-
-// TestRepairWithAGreenRunGivesUpOnAQuietPage: with a green run recorded, the reproduction of
-// a renamed id gives up on the settled page too, though the field is still there under the
-// names the green run recorded (its label): that is the drift, and no wait mends it. It used
-// to wait out the whole step limit there.
-func TestRepairWithAGreenRunGivesUpOnAQuietPage(t *testing.T) {
-	t.Parallel()
-	app, url, file, state := recordedShop(t)
-	noErr(t, app.SetVariant("id-renamed"))
-	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--step-timeout", "30s")
-	if code != 0 || o.Outcome != ladder.Repaired {
-		t.Fatalf("exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
-	}
-	if o.Failure == nil || !strings.Contains(o.Failure.Message, "the page was quiet") {
-		t.Errorf("the reproduction waited out its step limit: %+v", o.Failure)
 	}
 }
