@@ -130,7 +130,8 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 }
 
 // TestQuietFailOnAPollingPage: a page that polls its server every second (each answer slow to
-// come, and written into the page again unchanged) and sends a beacon as often is settled as
+// come, and written into the page again unchanged: a status text, and a list's elements
+// replaced by the same markup) and sends a beacon as often is settled as
 // far as a missing element goes: nothing the test did is pending, and the poll's routine
 // brings nothing new. A reproduction gives up there on the quiet rule instead of waiting out
 // its limit. (An element that shows up while the page keeps changing is still waited for: see
@@ -149,8 +150,10 @@ func TestQuietFailOnAPollingPage(t *testing.T) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><html><body>
 <p id="status">Online</p>
+<ul id="people"><li data-id="1">Ada <b>online</b></li><li data-id="2">Bo</li></ul>
 <script>
-const poll = () => fetch('/poll?t=' + Date.now()).then((r) => r.text()).then((s) => { document.getElementById('status').textContent = s; });
+const people = '<li data-id="1">Ada <b>online</b></li><li data-id="2">Bo</li>';
+const poll = () => fetch('/poll?t=' + Date.now()).then((r) => r.text()).then((s) => { document.getElementById('status').textContent = s; document.getElementById('people').innerHTML = people; });
 const beacon = () => navigator.sendBeacon('/beacon', 'seen');
 poll(); beacon(); setInterval(poll, 1000); setInterval(beacon, 1000);
 </script></body></html>`)
