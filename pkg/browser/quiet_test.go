@@ -130,11 +130,12 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 }
 
 // TestQuietFailOnAPollingPage: a page that polls its server every second (each answer slow to
-// come, and written into the page again unchanged: a status text, and a list's elements
-// replaced by the same markup) and sends a beacon as often is settled as
+// come, and written into the page again unchanged) and sends a beacon as often is settled as
 // far as a missing element goes: nothing the test did is pending, and the poll's routine
 // brings nothing new. A reproduction gives up there on the quiet rule instead of waiting out
-// its limit. (An element that shows up while the page keeps changing is still waited for: see
+// its limit. The page also renders a list again, with the same markup, five times a second,
+// more often than the quiet window: elements replaced by equal ones are no change either.
+// (An element that shows up while the page keeps changing is still waited for: see
 // TestQuietFailEndsAReproductionEarly/late_element.)
 func TestQuietFailOnAPollingPage(t *testing.T) {
 	t.Parallel()
@@ -153,7 +154,9 @@ func TestQuietFailOnAPollingPage(t *testing.T) {
 <ul id="people"><li data-id="1">Ada <b>online</b></li><li data-id="2">Bo</li></ul>
 <script>
 const people = '<li data-id="1">Ada <b>online</b></li><li data-id="2">Bo</li>';
-const poll = () => fetch('/poll?t=' + Date.now()).then((r) => r.text()).then((s) => { document.getElementById('status').textContent = s; document.getElementById('people').innerHTML = people; });
+const poll = () => fetch('/poll?t=' + Date.now()).then((r) => r.text()).then((s) => { document.getElementById('status').textContent = s; });
+const render = () => { document.getElementById('people').innerHTML = people; };
+setInterval(render, 200);
 const beacon = () => navigator.sendBeacon('/beacon', 'seen');
 poll(); beacon(); setInterval(poll, 1000); setInterval(beacon, 1000);
 </script></body></html>`)
