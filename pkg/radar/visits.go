@@ -33,6 +33,12 @@ type pageVisit struct {
 func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, resolves [][]gardener.Locator, confirm bool) ([]pageVisit, error) {
 	out := make([]pageVisit, len(plans))
 	got := make([]bool, len(plans))
+	// notTried[i] is, for a page a shared goto replay never came to, the first page of that
+	// replay; -1 for every other page.
+	notTried := make([]int, len(plans))
+	for i := range notTried {
+		notTried[i] = -1
+	}
 	var direct, session []int
 	via := map[string][]int{}
 	var viaTests []string
@@ -63,7 +69,7 @@ func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, res
 	}
 	run := func(jobs []visitJob) error {
 		return parallel(ctx, len(jobs), r.concurrency(), func(ctx context.Context, j int) error {
-			return r.replayJob(ctx, p, jobs[j], plans, resolves, confirm, out, got)
+			return r.replayJob(ctx, p, jobs[j], plans, resolves, confirm, out, got, notTried)
 		})
 	}
 	// The shared goto replays go first and the visits along a test's steps after them: those
@@ -75,16 +81,36 @@ func (r *Radar) visitAll(ctx context.Context, p *project, plans []visitPlan, res
 	if err := run(routes); err != nil {
 		return nil, err
 	}
-	var again []visitJob
-	for i := range plans {
-		if !got[i] {
-			again = append(again, visitJob{pages: []int{i}, alone: true})
+	// What is left goes again: each page a replay reached or failed at on its own, and the pages
+	// a shared goto replay never came to (it failed at an earlier page) together, as they would
+	// have been had the failed page not been among them. Those may again leave pages unvisited.
+	for {
+		var again []visitJob
+		shared := map[int]int{} // a failed replay's first page -> its job in again
+		for i := range plans {
+			switch {
+			case got[i]:
+			case notTried[i] >= 0:
+				if j, ok := shared[notTried[i]]; ok {
+					again[j].pages = append(again[j].pages, i)
+					continue
+				}
+				shared[notTried[i]] = len(again)
+				again = append(again, visitJob{pages: []int{i}, session: plans[i].NeedsSession && p.setup != nil})
+			default:
+				again = append(again, visitJob{pages: []int{i}, alone: true})
+			}
+		}
+		if len(again) == 0 {
+			return out, nil
+		}
+		for i := range notTried {
+			notTried[i] = -1
+		}
+		if err := run(again); err != nil {
+			return nil, err
 		}
 	}
-	if err := run(again); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // visitJob is one replay of visitAll: pages reached by gotos (after the setup test with
@@ -100,7 +126,7 @@ type visitJob struct {
 // for the pages it reached (with confirm, and more than one page: reached and stayed on). A
 // page visited alone is settled either way: reached, or not and why; so is one along a test's
 // steps that the replay failed before, and one behind a setup test that failed.
-func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool) error {
+func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans []visitPlan, resolves [][]gardener.Locator, confirm bool, out []pageVisit, got []bool, notTried []int) error {
 	alone := job.alone || len(job.pages) == 1
 	route := plans[job.pages[0]].Via != nil
 	var steps []gardener.Step
@@ -152,6 +178,11 @@ func (r *Radar) replayJob(ctx context.Context, p *project, job visitJob, plans [
 		if !ok && (alone || route || inSetup) {
 			out[i] = pageVisit{Message: rep.Result.Message, URL: rep.Result.FinalURL, Millis: share}
 			got[i] = true
+			continue
+		}
+		if !ok && !rep.Result.Passed && rep.Result.FailedIndex >= setup && rep.Result.FailedIndex < at[k]-1 {
+			// A goto replay stops at its first failed step: this page's goto never ran.
+			notTried[i] = job.pages[0]
 			continue
 		}
 		if !ok || confirm && !alone && !samePage(plans[i].Via, p.rel(v.URL), plans[i].Page) {

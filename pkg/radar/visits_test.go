@@ -111,6 +111,47 @@ func TestVisitAllSharesReplaysAndNeverLosesAPage(t *testing.T) {
 	}
 }
 
+// TestVisitAllSharesWhatAFailedReplayNeverReached: the pages after the one a shared goto replay
+// failed at were never tried, and go again together, not one replay each; the failed page is
+// visited alone, and so on until every page is settled.
+func TestVisitAllSharesWhatAFailedReplayNeverReached(t *testing.T) {
+	base, _ := url.Parse("http://shop.test")
+	p := &project{base: base, opts: gardener.ReplayOptions{BaseURL: "http://shop.test"}}
+	pages := []string{"/a", "/b", "/c", "/d", "/e", "/f", "/g"}
+	plans := make([]visitPlan, len(pages))
+	for i, pg := range pages {
+		plans[i] = visitPlan{Page: pg}
+	}
+	resolves := make([][]gardener.Locator, len(pages))
+	run := &pagesRunner{fail: map[string]string{"/b": "HTTP 500", "/e": "HTTP 404"}}
+	r := &Radar{Runner: run, Concurrency: 1}
+	visits, err := r.visitAll(context.Background(), p, plans, resolves, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range visits {
+		switch pages[i] {
+		case "/b", "/e":
+			if v.Reached || !strings.Contains(v.Message, run.fail[pages[i]]) {
+				t.Errorf("%s: %+v, want its failure", pages[i], v)
+			}
+		default:
+			if !v.Reached || p.rel(v.URL) != pages[i] || v.Snapshot == nil {
+				t.Errorf("%s: %+v", pages[i], v)
+			}
+		}
+	}
+	want := [][]string{{"/a", "/b"}, {"/b"}, {"/c", "/d", "/e"}, {"/e"}, {"/f", "/g"}}
+	if len(run.replays) != len(want) {
+		t.Fatalf("replays %v, want %v", run.replays, want)
+	}
+	for i := range want {
+		if !slices.Equal(run.replays[i], want[i]) {
+			t.Fatalf("replays %v, want %v", run.replays, want)
+		}
+	}
+}
+
 // TestVisitAllSettlesPagesAlongATestsSteps: a page along the first steps of a test that their
 // shared replay failed before is settled by it: a visit on its own would replay the same steps
 // and fail the same way, after waiting out the same failing step again. One the shared replay

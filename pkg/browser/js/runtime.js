@@ -812,13 +812,22 @@
   function changes(m) {
     if (m.type === "attributes") return m.target.getAttribute(m.attributeName) !== m.oldValue;
     if (m.type === "characterData") return m.target.data !== m.oldValue;
-    return markup(m.removedNodes) !== markup(m.addedNodes);
+    return !sameNodes(m.removedNodes, m.addedNodes);
   }
 
-  function markup(nodes) {
-    let out = "";
-    for (const n of nodes) out += n.nodeType === 1 ? n.outerHTML : n.nodeType === 3 ? "#" + n.data : "<" + n.nodeType + ">";
-    return out;
+  // sameNodes says whether two runs of nodes are the same markup, node by node: elements by
+  // isEqualNode (name, attributes, children), texts by their text, other nodes by their kind.
+  // It runs on every batch of mutations, so it serialises nothing: a page that renders adds
+  // children where none were removed, which differs at once, and a real change differs at its
+  // first unequal node instead of after the markup of every node on both sides.
+  function sameNodes(removed, added) {
+    if (removed.length !== added.length) return false;
+    for (let i = 0; i < removed.length; i++) {
+      const a = removed[i], b = added[i];
+      if (a.nodeType !== b.nodeType) return false;
+      if (a.nodeType === 1 ? !a.isEqualNode(b) : a.nodeType === 3 && a.data !== b.data) return false;
+    }
+    return true;
   }
 
   // quiet says how long the document has been unchanged, how many visible elements the given
