@@ -49,8 +49,9 @@ type Match struct {
 	Index      int     // the chosen candidate, or -1 when the engine abstains
 	Best       int     // the best candidate even when abstaining, -1 when there are none
 	Score      float64 // the best candidate's score
-	Confidence float64 // the best candidate's posterior probability
-	Margin     float64 // the best score minus the runner-up's
+	Confidence float64 // calibrated probability that the best candidate is the element: see Confidence
+	Margin     float64 // the best score minus the runner-up's (minus the absent element's when alone)
+	Strength   float64 // the best score minus the absent element's
 	RunnerUp   int     // the runner-up's index, -1 when there is none
 	Reason     string  // one line for a person: what agreed, and why it was chosen or not
 }
@@ -86,11 +87,14 @@ func (e Engine) Locate(target gardener.Fingerprint, candidates []gardener.Finger
 }
 
 // Rank scores every candidate of the page against target, best first; ties keep page order.
+// A candidate's Confidence here is its share of the posterior over "which candidate, if any";
+// Locate's Confidence is the calibrated probability that its choice is right.
 func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 	t := p.target(&target)
-	out := make([]Scored, len(p.feats))
-	for i := range p.feats {
-		out[i] = Scored{Index: i, Score: p.score(&t, &p.feats[i], nil)}
+	s, _ := p.scores(&t)
+	out := make([]Scored, len(s))
+	for i := range s {
+		out[i] = Scored{Index: i, Score: s[i]}
 	}
 	norm := normaliser(out, absentFor(&t))
 	for i := range out {
@@ -106,6 +110,22 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 		return 0
 	})
 	return out
+}
+
+// Confidence is the calibrated probability that the best candidate is the element, from the
+// two numbers that decide it: its lead over the runner-up (margin) and its lead over "the
+// element is gone" (strength), both in score points. It is a logistic curve fitted, on
+// websites the weights were not fitted to, to whether the best candidate was right, with the
+// cases whose element was removed counted as wrong whatever was chosen (see weights.go). The
+// raw posterior over candidates depends on how a site writes its pages, and its scale moved
+// from site to site; a threshold on this one means the same on a site never seen, as far as
+// validation on held-out websites can tell.
+func Confidence(margin, strength float64) float64 {
+	return calibrated(calibration, margin, strength)
+}
+
+func calibrated(c [3]float64, margin, strength float64) float64 {
+	return 1 / (1 + math.Exp(-(c[0] + c[1]*margin + c[2]*strength)))
 }
 
 // The posterior treats "the element is gone" as one more candidate with a fixed score,
@@ -152,39 +172,37 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 		return m
 	}
 	t := p.target(&target)
+	s, pb := p.scores(&t)
 	best, second := -1, -1
 	var bestS, secondS float64
-	scores := make([]Scored, len(p.feats))
-	for i := range p.feats {
-		s := p.score(&t, &p.feats[i], nil)
-		scores[i] = Scored{Index: i, Score: s}
+	for i, x := range s {
 		switch {
-		case best < 0 || s > bestS:
+		case best < 0 || x > bestS:
 			second, secondS = best, bestS
-			best, bestS = i, s
-		case second < 0 || s > secondS:
-			second, secondS = i, s
+			best, bestS = i, x
+		case second < 0 || x > secondS:
+			second, secondS = i, x
 		}
 	}
 	m.Best, m.Score, m.RunnerUp = best, bestS, second
 	absent := absentFor(&t)
-	m.Confidence = math.Exp(bestS - normaliser(scores, absent))
+	m.Strength = bestS - absent
 	if second >= 0 {
 		m.Margin = bestS - secondS
 	} else {
-		m.Margin = bestS - absent
+		m.Margin = m.Strength
 	}
+	m.Confidence = Confidence(m.Margin, m.Strength)
 	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() {
 		m.Index = best
 	}
-	m.Reason = p.reason(&t, m, e)
+	m.Reason = p.reason(&t, &pb, m, e)
 	return m
 }
 
 // reason says which signals carried the best candidate and why it was or was not chosen.
-func (p *Page) reason(t *features, m Match, e Engine) string {
-	var parts [numSignals]float64
-	p.score(t, &p.feats[m.Best], &parts)
+func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine) string {
+	parts := p.parts(t, &p.feats[m.Best], pb)
 	order := make([]signal, 0, numSignals)
 	for s := range numSignals {
 		if parts[s] >= 1 {
@@ -219,6 +237,6 @@ func (p *Page) reason(t *features, m Match, e Engine) string {
 	default:
 		verdict = fmt.Sprintf("abstained (margin below %.1f)", e.minMargin())
 	}
-	return fmt.Sprintf("candidate %d %s; confidence %.2f, margin %.1f over candidate %d; %s",
-		m.Best, agreed, m.Confidence, m.Margin, m.RunnerUp, verdict)
+	return fmt.Sprintf("candidate %d %s; confidence %.2f, margin %.1f over candidate %d, strength %.1f; %s",
+		m.Best, agreed, m.Confidence, m.Margin, m.RunnerUp, m.Strength, verdict)
 }

@@ -75,6 +75,9 @@ const absentScore = 8.5565
 // to the right candidate's score: see absentFor.
 const positionEvidence, shapeEvidence = 0.8603, 1.1217
 
+// calibration is Confidence's curve: intercept, then per score point of margin and of strength.
+var calibration = [3]float64{-3, 0.5, 0.5}
+
 // ShippingThreshold is the posterior a choice needs unless an Engine says otherwise.
 const ShippingThreshold = 0.52
 
