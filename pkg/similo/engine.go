@@ -5,13 +5,19 @@
 //
 // The idea follows Similo (Nass et al., "Similarity-based Web Element Localization for Robust
 // Test Automation", TOSEM 2023): a weighted sum of per-attribute similarities. It goes beyond it
-// in three ways. Agreements are weighted by how rare the agreeing value is on the page (a shared
-// class says little, a unique href a lot). Modern attributes (test id, role, accessible name,
-// label, placeholder, input type) take part. And the confidence is a posterior probability over
-// "which candidate, if any, is the element", so it falls when the winner is weak, when a
-// runner-up is close, and when many candidates tie. The weights, the absent element's score
-// and the threshold are fitted as that model and chosen by a procedure validated by leaving
-// each website of the development benchmark out in turn (weights.go).
+// in four ways. Agreements are weighted by how rare the agreeing value is on the page (a shared
+// class says little, a unique href a lot). Some evidence is relative to the page: being the
+// candidate closest in text, neighbours, classes, href, id words, path or position among this
+// page's candidates, which means the same on every site however much it changed. Modern
+// attributes (test id, role, accessible name, label, placeholder, input type) take part. And the
+// decision rests on a calibrated confidence: the probability that the best candidate is the
+// element, from its lead over the runner-up (margin) and over "the element is gone"
+// (strength), fitted on websites the weights never saw, with removed elements counted as wrong
+// whatever was chosen, so that it falls when the winner is weak or a runner-up is close and a
+// threshold on it means the same on a new site. The weights, the calibration and the threshold
+// are all chosen by one procedure, every choice in it by leaving each website of the
+// development benchmark out in turn, and the procedure itself is validated by nested
+// leave-one-website-out (weights.go, cv_test.go).
 package similo
 
 import (

@@ -1,0 +1,146 @@
+package similo
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// TestFitCalibration fits Confidence's curve to verdicts drawn from a known one and checks it
+// comes back, and that the fitted confidence means what it says: among cases given about p,
+// about p are right.
+func TestFitCalibration(t *testing.T) {
+	seed := uint64(7)
+	rnd := func() float64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return float64(seed>>11) / (1 << 53)
+	}
+	truth := [3]float64{-3, 0.8, 0.4}
+	var vs []verdict
+	for range 20000 {
+		v := verdict{margin: 8 * rnd(), strength: 10*rnd() - 4}
+		v.right = rnd() < calibrated(truth, v.margin, v.strength)
+		vs = append(vs, v)
+	}
+	c := fitCalibration(vs)
+	for i := range c {
+		if math.Abs(c[i]-truth[i]) > 0.15 {
+			t.Errorf("fitted curve %v, want about %v", c, truth)
+			break
+		}
+	}
+	var n, right [10]float64
+	for _, v := range calibrate(vs, c) {
+		b := min(9, int(v.confidence*10))
+		n[b]++
+		if v.right {
+			right[b]++
+		}
+	}
+	for b := range n {
+		if n[b] < 200 {
+			continue
+		}
+		if got, want := right[b]/n[b], (float64(b)+0.5)/10; math.Abs(got-want) > 0.07 {
+			t.Errorf("confidence %.1f–%.1f: %.2f right of %v cases", float64(b)/10, float64(b+1)/10, got, n[b])
+		}
+	}
+	// Removed elements count as wrong whatever was chosen: with all of them removed, the
+	// curve says no.
+	for i := range vs {
+		vs[i].removed = true
+	}
+	if p := calibrated(fitCalibration(vs), 8, 6); p > 0.01 {
+		t.Errorf("trained on removed elements only, confidence %.3f at a large margin and strength, want ~0", p)
+	}
+}
+
+// TestConfidenceFromMarginAndStrength checks that the engine's confidence is the calibrated
+// curve of the best candidate's lead over the runner-up and over "gone", so the margin decides
+// as well as the strength: a near twin lowers the confidence of an otherwise strong match.
+func TestConfidenceFromMarginAndStrength(t *testing.T) {
+	if calibration[1] <= 0 || calibration[2] <= 0 {
+		t.Fatalf("calibration %v: confidence must rise with margin and strength", calibration)
+	}
+	target := page()[4]
+	alone := page()
+	twin := page()
+	extra := twin[4]
+	extra.ID, extra.TestID = "", ""
+	extra.XPath = "/html[1]/body[1]/main[1]/form[1]/button[2]"
+	extra.IdxPath = extra.XPath
+	extra.Location.X += 90
+	twin = append(twin, extra)
+	a := Engine{}.Locate(target, alone)
+	b := Engine{}.Locate(target, twin)
+	for _, m := range []Match{a, b} {
+		if got := Confidence(m.Margin, m.Strength); math.Abs(got-m.Confidence) > 1e-12 {
+			t.Errorf("Match.Confidence %v, Confidence(margin %v, strength %v) = %v", m.Confidence, m.Margin, m.Strength, got)
+		}
+	}
+	if a.Index != 4 {
+		t.Errorf("alone: chose %d, want 4 (%s)", a.Index, a.Reason)
+	}
+	if !(b.Margin < a.Margin && b.Confidence < a.Confidence) {
+		t.Errorf("a near twin left margin %.2f → %.2f and confidence %.3f → %.3f, want both lower", a.Margin, b.Margin, a.Confidence, b.Confidence)
+	}
+	// The twin without the test id and id: the recorded button still stands out by them.
+	if b.Index != 4 {
+		t.Errorf("with a twin lacking the test id: chose %d, want 4 (%s)", b.Index, b.Reason)
+	}
+}
+
+// TestRemovedElementsAbstain removes each element of a small app page in turn and locates it on
+// the page without it: every one must be an abstention, since choosing anything there is a
+// false heal. The page keeps its near twins (two Delete buttons, two text inputs).
+func TestRemovedElementsAbstain(t *testing.T) {
+	for i, target := range page() {
+		cands := slices.Delete(page(), i, i+1)
+		if m := (Engine{}).Locate(target, cands); !m.Abstained() {
+			t.Errorf("element %d removed: chose %d (%s)", i, m.Index, m.Reason)
+		}
+	}
+}
+
+// TestPageRelativeFeatures checks the page-relative features: the candidate no other comes
+// closer to on a comparison gets it, ties all get it, and a comparison that says nothing (no
+// word in common, no position) gives it to none.
+func TestPageRelativeFeatures(t *testing.T) {
+	cands := []gardener.Fingerprint{
+		el("A", "", "Cart total", "/html[1]/body[1]/a[1]", 10, 10),
+		el("A", "", "Cart", "/html[1]/body[1]/a[2]", 400, 10),
+		el("A", "", "Cart", "/html[1]/body[1]/a[3]", 800, 10),
+		el("A", "", "Help", "/html[1]/body[1]/a[4]", 12, 900),
+	}
+	p := NewPage(cands)
+	target := p.target(&gardener.Fingerprint{Tag: "A", VisibleText: []string{"Cart total"}, XPath: "/html[1]/body[1]/a[1]",
+		Location: gardener.Rect{X: 10, Y: 10, Width: 80, Height: 30}})
+	rows, _ := p.rows(&target)
+	want := [][2]float64{{1, 1}, {0, 0}, {0, 0}, {0, 0}} // closest text, nearest
+	for i, r := range rows {
+		if got := [2]float64{r[fTextBest], r[fNearest]}; got != want[i] {
+			t.Errorf("candidate %d: closest text, nearest = %v, want %v", i, got, want[i])
+		}
+	}
+	target = p.target(&gardener.Fingerprint{Tag: "A", VisibleText: []string{"Cart"}})
+	rows, _ = p.rows(&target)
+	for i, r := range rows {
+		// "Cart" alone matches candidates 1 and 2 fully and 0 in part; no position recorded.
+		if got, want := r[fTextBest], float64(boolInt(i == 1 || i == 2)); got != want || r[fNearest] != 0 {
+			t.Errorf("target without position, candidate %d: closest text %v nearest %v, want %v and 0", i, got, r[fNearest], want)
+		}
+	}
+	// The engine scores what rows computes.
+	s, _ := p.scores(&target)
+	for i, r := range rows {
+		var want float64
+		for f, x := range r {
+			want += weights[f] * x
+		}
+		if math.Abs(s[i]-want) > 1e-9 {
+			t.Errorf("candidate %d: scores %v, rows·weights %v", i, s[i], want)
+		}
+	}
+}
