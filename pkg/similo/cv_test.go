@@ -413,7 +413,7 @@ func (d *fitData) weightsOf(p params) (w [numFeatures]float64, absent float64) {
 	return w, absent
 }
 
-// missingEvidence is what position and size (fLocation, fArea, fDepth) and shape (fShape)
+// missingEvidence is what position and size (fLocation, fArea, fDepth, fNearest) and shape (fShape)
 // contribute on average to the score of the right candidate on the websites' cases: what a
 // target recorded without them cannot show (see absentFor).
 func (d *fitData) missingEvidence(p params, sites map[string]bool) (position, shape float64) {
@@ -426,7 +426,7 @@ func (d *fitData) missingEvidence(p params, sites map[string]bool) (position, sh
 		n++
 		for i := c.row[c.label]; i < c.row[c.label+1]; i++ {
 			switch d.cols[c.col[i]] {
-			case fLocation, fArea, fDepth:
+			case fLocation, fArea, fDepth, fNearest:
 				position += p[c.col[i]] * float64(c.val[i])
 			case fShape:
 				shape += p[c.col[i]] * float64(c.val[i])

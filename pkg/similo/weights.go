@@ -71,7 +71,7 @@ const absentScore = 8.8276
 
 // positionEvidence and shapeEvidence are what position and size, and shape, add on average
 // to the right candidate's score: see absentFor.
-const positionEvidence, shapeEvidence = 0.6920, 1.1253
+const positionEvidence, shapeEvidence = 1.6860, 1.1253
 
 // calibration is Confidence's curve: intercept, then per score point of margin and of strength.
 var calibration = [3]float64{-2.3207, 0.5755, 0.3759}
