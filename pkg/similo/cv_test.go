@@ -320,10 +320,9 @@ func (d *fitData) evaluate(sh shipped, sites map[string]bool) []verdict {
 
 // outerFold is one website held out: what the procedure made without it, and how that did on it.
 type outerFold struct {
-	site   string
-	sh     shipped
-	t      tally
-	similo tally // the Similo baseline's top-1 on the same cases
+	site string
+	sh   shipped
+	t    tally
 }
 
 // nestedCV validates the procedure: for each website, run it on the others (with its own inner
