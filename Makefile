@@ -59,8 +59,8 @@ staticcheck: $(STATICCHECK)
 # time (the cores, two in CI) in the order it is given them, so the slowest go first and the
 # short ones fill in beside the last of them, instead of one slow package starting alone at the
 # end. Every package of ./... is tested once: the slow ones by name, then all the others.
-SLOW_PKGS := ./cmd/gardener ./pkg/radar ./pkg/browser ./tests/e2e ./tests/spaapp ./tests/hostile ./tests/hostilepage ./tests/conformance
-SLOW_RE   := /(cmd/gardener|pkg/radar|pkg/browser|tests/e2e|tests/spaapp|tests/hostile|tests/hostilepage|tests/conformance)$$
+SLOW_PKGS := ./cmd/gardener ./pkg/radar ./pkg/browser ./tests/e2e ./tests/spaapp ./tests/hostile ./tests/hostilepage ./tests/conformance ./tests/lambdarie
+SLOW_RE   := /(cmd/gardener|pkg/radar|pkg/browser|tests/e2e|tests/spaapp|tests/hostile|tests/hostilepage|tests/conformance|tests/lambdarie)$$
 
 unit:
 	$(GO) test -timeout 60m $(SLOW_PKGS) $$($(GO) list ./... | grep -Ev '$(SLOW_RE)')

@@ -91,8 +91,18 @@ func runImport(_ context.Context, c *cli, args []string) int {
 	if err := nameTests(tests, path, *id, imp.Format == recorder.SeleniumIDE); err != nil {
 		return c.badUsage(fs, "%v", err)
 	}
+	// The id rule: an id from --id, --project or a long name is checked before anything is
+	// written, as the file would be refused when read back.
+	if *project != "" {
+		if err := gardener.CheckID("--project", *project); err != nil {
+			return c.badUsage(fs, "%v", err)
+		}
+	}
 	for i := range tests {
 		tests[i].ProjectID = *project
+		if err := gardener.CheckID("--id", tests[i].ID); err != nil {
+			return c.badUsage(fs, "%v (give --id)", err)
+		}
 	}
 	if *out == "" {
 		if several {

@@ -33,9 +33,14 @@ type localOptions struct {
 	region           string
 	bedrockEndpoint  string
 	stepTimeout      time.Duration
-	log              io.Writer
-	onNotify         func(stack.Message)
-	baseURLs         map[string]string
+	// plan is the deployment's plan (handler.Services.Plan); empty is pro.
+	plan gardener.Plan
+	// modelID, when set, is the one Bedrock model a project may choose, as the template's
+	// ModelId is in AWS; empty allows any.
+	modelID  string
+	log      io.Writer
+	onNotify func(stack.Message)
+	baseURLs map[string]string
 	// runner, when set, is the browser the stack replays in, left open when the stack closes;
 	// nil launches a Chromium of the stack's own.
 	runner *browser.Runner
@@ -142,13 +147,22 @@ func startLocal(ctx context.Context, o localOptions) (*local, error) {
 		logOut = io.Discard
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
+	models := modelspec.Options{Region: o.region, Endpoint: o.bedrockEndpoint, AllowedFrom: "--model-id"}
+	if o.modelID != "" {
+		models.Allowed = []string{o.modelID}
+	}
 	services := handler.Services{
-		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log,
+		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log, Plan: o.plan,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
-			return modelspec.Open(ctx, spec, modelspec.Options{Region: o.region, Endpoint: o.bedrockEndpoint})
+			return modelspec.Open(ctx, spec, models)
 		},
 	}
-	st, err := stack.New(stack.Config{Template: tpl, Services: services, Log: log, OnNotify: o.onNotify})
+	cfg := stack.Config{Template: tpl, Services: services, Log: log, OnNotify: o.onNotify}
+	if ledger, ok := store.(stack.Ledger); ok {
+		// The embedded store keeps the executions, so a restart still answers for them.
+		cfg.Ledger = ledger
+	}
+	st, err := stack.New(cfg)
 	if err != nil {
 		release()
 		closeStore()

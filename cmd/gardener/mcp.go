@@ -90,8 +90,7 @@ func runMCP(ctx context.Context, c *cli, args []string) int {
 	if ln != nil {
 		return c.serveMCPHTTP(ctx, server, ln)
 	}
-	calls := newStdioCalls()
-	err = server.Run(ctx, &mcp.IOTransport{Reader: calls.reader(ctx, c.stdin), Writer: calls.writer(c.stdout)})
+	err = server.Run(ctx, mcpserver.Stdio(ctx, c.stdin, c.stdout))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return c.fail("mcp", exitFailure, err)
 	}
@@ -167,7 +166,3 @@ func (c *cli) serveMCPHTTP(ctx context.Context, server *mcp.Server, ln net.Liste
 	}
 	return exitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

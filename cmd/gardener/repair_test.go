@@ -442,3 +442,20 @@ func TestFirstRepairGivesUpOnAQuietPage(t *testing.T) {
 		t.Errorf("the first replay waited out its step limit: %+v", o.Failure)
 	}
 }
+
+// TestRepairWithAGreenRunGivesUpOnAQuietPage: with a green run recorded, the reproduction of
+// a renamed id gives up on the settled page too, though the field is still there under the
+// names the green run recorded (its label): that is the drift, and no wait mends it. It used
+// to wait out the whole step limit there.
+func TestRepairWithAGreenRunGivesUpOnAQuietPage(t *testing.T) {
+	t.Parallel()
+	app, url, file, state := recordedShop(t)
+	noErr(t, app.SetVariant("id-renamed"))
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--step-timeout", "30s")
+	if code != 0 || o.Outcome != ladder.Repaired {
+		t.Fatalf("exit %d, outcome %s (%s)", code, o.Outcome, o.Reason)
+	}
+	if o.Failure == nil || !strings.Contains(o.Failure.Message, "the page was quiet") {
+		t.Errorf("the reproduction waited out its step limit: %+v", o.Failure)
+	}
+}

@@ -12,10 +12,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
+	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/lifecycle"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
@@ -41,12 +43,20 @@ not be reached.`,
 	})
 	register("approve", command{
 		summary:  "approve and apply a staged proposal (local state or --api)",
-		synopsis: []string{"PROPOSAL [--state DIR | --api URL] [--by WHO] [--json]"},
+		synopsis: []string{"PROPOSAL [--propagate [--base-url URL] [--step-timeout D]] [--state DIR | --api URL] [--by WHO] [--json]"},
 		about: `Applies an open proposal (one "gardener repair --mode propose" staged, or one "gardener queue"
 lists) to its test and records who approved it, as the console's and the API's Approve do. A
 proposal computed on a version the test has moved past is refused and marked stale. Write the
 repaired test back to its file with "gardener pull". With --api the token's caller is recorded
 as the approver.
+
+When the fix healed a locator other active tests of the project use, the answer names them
+with the steps that use it and leaves them as they are. With --propagate the heal is carried
+to them in the same approval, as auto-repair's propagation does: each is replayed with it in
+headless Chromium (against --base-url, default the project's first allowed origin; with --api
+in the API's browser) and judged against its own last green run, then written when green and
+nothing in it needs a person, staged for a person otherwise, or left as it is when it does not
+replay green; each line says which and why.
 
 Exit status: 0 applied; 1 refused (stale, no longer open); 2 bad input (no such proposal, a token
 the API refuses); 3 the state or the API could not be reached.`,
@@ -125,7 +135,7 @@ func (f *reviewFlags) open() (review, error) {
 // state or an API.
 type review interface {
 	queue(ctx context.Context, projectID string) (radar.Queue, error)
-	approve(ctx context.Context, proposalID string) (lifecycle.Approved, error)
+	approve(ctx context.Context, proposalID string, opt gardening.ApproveOptions) (gardening.Approval, error)
 	dismiss(ctx context.Context, proposalID string) (gardener.Proposal, error)
 	test(ctx context.Context, testID string) (gardener.Test, error)
 	repair(ctx context.Context, repairID string) (gardener.Repair, error)
@@ -174,8 +184,8 @@ func (e *localStateError) Error() string {
 func (l *localReview) queue(ctx context.Context, p string) (radar.Queue, error) {
 	return l.app.Queue(ctx, p)
 }
-func (l *localReview) approve(ctx context.Context, id string) (lifecycle.Approved, error) {
-	return l.app.Approve(ctx, l.who, id)
+func (l *localReview) approve(ctx context.Context, id string, opt gardening.ApproveOptions) (gardening.Approval, error) {
+	return l.app.Approve(ctx, l.who, id, opt)
 }
 func (l *localReview) dismiss(ctx context.Context, id string) (gardener.Proposal, error) {
 	return l.app.Dismiss(ctx, l.who, id)
@@ -207,9 +217,16 @@ func (a apiReview) queue(ctx context.Context, p string) (radar.Queue, error) {
 	var q radar.Queue
 	return q, a.do(ctx, "GET", "/projects/"+url.PathEscape(p)+"/queue", nil, &q)
 }
-func (a apiReview) approve(ctx context.Context, id string) (lifecycle.Approved, error) {
-	var out lifecycle.Approved
-	return out, a.do(ctx, "POST", "/proposals/"+url.PathEscape(id)+"/approve", nil, &out)
+
+// approve asks the API to approve; with propagation the API replays the other tests in its own
+// browser (a Lambda API has none and refuses, before writing anything).
+func (a apiReview) approve(ctx context.Context, id string, opt gardening.ApproveOptions) (gardening.Approval, error) {
+	var out gardening.Approval
+	var body any
+	if opt.Propagate {
+		body = map[string]any{"propagate": true}
+	}
+	return out, a.do(ctx, "POST", "/proposals/"+url.PathEscape(id)+"/approve", body, &out)
 }
 func (a apiReview) dismiss(ctx context.Context, id string) (gardener.Proposal, error) {
 	var out gardener.Proposal
@@ -416,6 +433,14 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 	fs := c.flags(verb)
 	var f reviewFlags
 	f.register(fs, true)
+	var propagate bool
+	var baseURL string
+	var stepTimeout time.Duration
+	if verb == "approve" {
+		fs.BoolVar(&propagate, "propagate", false, "also carry the healed locator to the project's other tests that use it, each replayed with it and written only if green and nothing in it needs a person")
+		fs.StringVar(&baseURL, "base-url", "", "with --propagate and the local state, the app's `URL` to replay against (default: the project's first allowed origin)")
+		fs.DurationVar(&stepTimeout, "step-timeout", 0, "with --propagate and the local state, the default time limit of a step (0: the runner's default)")
+	}
 	r, pos, code, ok := c.openReview(fs, &f, args, "proposal id")
 	if !ok {
 		return code
@@ -423,12 +448,29 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 	defer r.close()
 	switch verb {
 	case "approve":
-		a, err := r.approve(ctx, pos[0])
+		if f.api != "" && (baseURL != "" || stepTimeout != 0) {
+			return c.badUsage(fs, "--base-url and --step-timeout are for the local state: through --api the API replays with its own")
+		}
+		opt := gardening.ApproveOptions{Propagate: propagate}
+		if propagate && f.api == "" {
+			runner, closeRunner := c.browserFor(stepTimeout)
+			defer closeRunner()
+			opt.Here = gardening.Here{Runner: runner, Options: gardener.ReplayOptions{BaseURL: baseURL},
+				Progress: func(e ladder.Event) { fmt.Fprintln(c.stderr, e.Line()) }}
+		}
+		a, err := r.approve(ctx, pos[0], opt)
 		if err != nil {
 			return c.fail(verb, exitOf(err), err)
 		}
-		return c.done(verb, f.json, a, fmt.Sprintf("approved %s: %s is now version %d (repair %s, approved by %s); gardener pull writes it to your test file\n",
-			pos[0], a.Test.ID, a.Test.Version, a.Repair.ID, a.Repair.ApprovedBy))
+		text := fmt.Sprintf("approved %s: %s is now version %d (repair %s, approved by %s); gardener pull writes it to your test file\n",
+			pos[0], a.Test.ID, a.Test.Version, a.Repair.ID, a.Repair.ApprovedBy)
+		if said := a.PropagatedSaid(); len(said) > 0 {
+			text += "the healed locator, carried to the other tests that use it:\n  " + strings.Join(said, "\n  ") + "\n"
+		} else if said := a.OthersSaid(); len(said) > 0 {
+			text += fmt.Sprintf("%s the locator it healed, left as before: each fails on the same change until its own repair (approve --propagate carries a heal to them in the approval itself):\n  %s\n",
+				plural(len(said), "other test uses", "other tests use"), strings.Join(said, "\n  "))
+		}
+		return c.done(verb, f.json, a, text)
 	default:
 		p, err := r.dismiss(ctx, pos[0])
 		if err != nil {

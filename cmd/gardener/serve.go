@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
@@ -25,7 +26,9 @@ start), the state machines, the event bus and the schedules, with the embedded s
 or DynamoDB at --dynamodb-endpoint. With --demo-app it also serves the demo shop on --app-listen
 (default a free port) and seeds project demo with its saved tests. The URLs are printed at
 start. The API's GET /executions/{id}/events with Accept: text/event-stream follows a manual
-execution's events as Server-Sent Events until it ends. Serves until interrupted.
+execution's events as Server-Sent Events until it ends. --plan and --model-id stand for the
+template's Plan and ModelId parameters: the plan of the projects the API creates (their members
+cannot change it) and the one Bedrock model a project setting may name. Serves until interrupted.
 Exit status: 0 stopped by an interrupt; 2 bad input (a flag, an address that cannot be
 listened on); 3 the stack failed.`,
 		run: runServe,
@@ -45,6 +48,8 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	demo := fs.Bool("demo-app", false, "also serve the demo shop and seed its project and tests")
 	appListen := fs.String("app-listen", "127.0.0.1:0", "where the demo shop listens, with --demo-app (loopback only; port 0 picks a free port)")
 	every := fs.Duration("tick", time.Minute, "how often the local scheduler checks the template's schedules")
+	plan := fs.String("plan", string(gardener.PlanPro), "the deployment's `PLAN` (free or pro): a project the API creates is on it, and its members cannot choose another")
+	fs.StringVar(&o.modelID, "model-id", "", "the one Bedrock model `ID` a project's setting may name (bedrock:ID), as the template's ModelId in AWS; default any")
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
@@ -52,6 +57,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}
+	if !gardening.KnownPlan(gardener.Plan(*plan)) {
+		return c.badUsage(fs, "--plan %q: give free or pro", *plan)
+	}
+	o.plan = gardener.Plan(*plan)
 	var appSet bool
 	fs.Visit(func(f *flag.Flag) { appSet = appSet || f.Name == "app-listen" })
 	if appSet && !*demo {

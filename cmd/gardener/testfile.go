@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ownedtemp"
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
@@ -89,9 +90,13 @@ func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
 }
 
 // stageFile writes data with perm to a new temporary file beside path, flushed to disk, and
-// returns its name: renamed over path, it replaces the file at once.
+// returns its name: renamed over path, it replaces the file at once. The name carries this
+// process (ownedtemp), so the temporary files a crashed write left in the directory are
+// removed first, and another live run's never are.
 func stageFile(path string, data []byte, perm fs.FileMode) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".gardener-*.tmp")
+	// A stale file that cannot be removed is no reason not to write.
+	_, _ = ownedtemp.Sweep(filepath.Dir(path), stagePrefix, stageSuffix)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ownedtemp.Pattern(stagePrefix, stageSuffix))
 	if err != nil {
 		return "", err
 	}
@@ -111,6 +116,9 @@ func stageFile(path string, data []byte, perm fs.FileMode) (string, error) {
 	}
 	return tmp.Name(), nil
 }
+
+// stagePrefix and stageSuffix frame the name of a file being written beside a test file.
+const stagePrefix, stageSuffix = ".gardener-", ".tmp"
 
 // fileWrites is the state's record of test files being written back with the store's test
 // (repair --write). An entry is the mark of a file when a write to it began, made before the

@@ -718,6 +718,7 @@ const (
 type quietState struct {
 	Still   int64 `json:"still"` // milliseconds since the document last changed
 	Matches int   `json:"matches"`
+	Busy    int   `json:"busy"` // visible progress bars and aria-busy regions
 }
 
 // settle waits, after an action, for what the action started: a navigation to load and the
@@ -828,11 +829,63 @@ func (r *run) documentStill(ctx context.Context) bool {
 	return time.Duration(q.Still)*time.Millisecond >= quietWindow
 }
 
-// watchQuiet ends a reproduced step early once the page is quiet: nothing loading, no request
-// opened for quietWindow, the document unchanged as long, and, unless a run already reported
-// the step failing, no visible element matching the step's locator or any alternative. The
-// returned func says, after the step, how long it ran before the watch ended it (zero when the
-// watch did not).
+// settledRequests says whether the page has a request in flight that could still bring the
+// element: the main frame loading, or a request the page awaits (see awaited) open for less
+// than hangGrace (however long, when patient) that is not one the page repeats on its own. A request to the same method
+// and path as one the page already sent while this step waited (from request index since on)
+// is background: a poll, a reconnecting long poll, a heartbeat. The test did nothing in
+// between, so its answer is the page's routine, and a page that polls every second must not
+// keep a step waiting out its whole limit. Beacons and pings are never awaited.
+func (r *run) settledRequests(opened map[network.RequestID]time.Time, since int, patient bool) bool {
+	now := time.Now()
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.s.loading || r.s.pendingNav != "" {
+		return false
+	}
+	for id := range r.s.inflight {
+		t, ok := opened[id]
+		if !ok {
+			opened[id], t = now, now
+		}
+		if !patient && now.Sub(t) >= hangGrace {
+			continue
+		}
+		if i, ok := r.s.reqByID[id]; ok && r.s.repeated(i, since) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// repeated reports whether request i went to the method and path of an earlier request sent
+// from index since on.
+func (s *session) repeated(i, since int) bool {
+	ep := endpoint(s.requests[i])
+	for j := max(since, 0); j < i; j++ {
+		if endpoint(s.requests[j]) == ep {
+			return true
+		}
+	}
+	return false
+}
+
+// endpoint is a request's method and URL without its query or fragment: a poll's cache
+// buster or cursor changes every time.
+func endpoint(q gardener.Request) string {
+	u := q.URL
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return q.Method + " " + u
+}
+
+// watchQuiet ends a step early once the page is quiet: nothing loading or about to load, no
+// request in flight that could still bring the element (settledRequests) for quietWindow, the
+// document unchanged as long, and, unless a run already reported the step failing, no
+// visible element matching the step's locator or any alternative. The returned func says,
+// after the step, how long it ran before the watch ended it (zero when the watch did not).
 func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
 	var locs []any
 	if !qf.Reported {
@@ -848,6 +901,9 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 	start := time.Now()
 	var ended atomic.Int64
 	done := make(chan struct{})
+	r.s.mu.Lock()
+	since := len(r.s.requests)
+	r.s.mu.Unlock()
 	go func() {
 		defer close(done)
 		opened := map[network.RequestID]time.Time{}
@@ -858,8 +914,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 				return
 			case <-time.After(2 * pollInterval):
 			}
-			loading, fresh, _ := r.network(opened)
-			if loading || fresh > 0 {
+			if !r.settledRequests(opened, since, qf.Patient) {
 				calm = time.Time{}
 				continue
 			}
@@ -873,7 +928,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 			if err := r.s.call(wctx, &q, "quiet", locs); err != nil {
 				continue
 			}
-			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 {
+			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 && (q.Busy == 0 || !qf.Patient) {
 				ended.Store(int64(time.Since(start)))
 				cancel()
 				return

@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/driftgardener/gardener/pkg/ownedtemp"
 )
 
 // launchTimeout bounds the start of Chromium: about a second on an idle machine, over twenty
@@ -143,6 +145,10 @@ func (in *instance) closePopups(ev any) {
 	}()
 }
 
+// profilePrefix starts the name of a browser's profile directory in the temp dir, before its
+// owner (see ownedtemp).
+const profilePrefix = "gardener-chromium-"
+
 // launch starts Chromium with flags that work both in Lambda and on a developer machine: no
 // sandbox (Lambda has no user namespaces), no GPU, /tmp instead of a small /dev/shm, and none of
 // the background traffic (component updates, sync, QUIC probes) that a sandboxed network
@@ -159,7 +165,11 @@ func launch(opts Options) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "gardener-chromium-")
+	// A process that crashed (kill -9, out of memory) left its browser's profile behind; its
+	// name says whose it was, so the ones of dead processes go and a live run's stay. Failing
+	// to remove one is no reason not to start.
+	_, _ = ownedtemp.Sweep(os.TempDir(), profilePrefix, "")
+	dir, err := os.MkdirTemp("", ownedtemp.Pattern(profilePrefix, ""))
 	if err != nil {
 		return nil, fmt.Errorf("creating the Chromium profile dir: %w", err)
 	}

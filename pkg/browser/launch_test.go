@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/ownedtemp"
 )
 
 // TestChromiumEnvironment starts Chromium in both modes with AWS credentials and tokens in the
@@ -132,5 +135,55 @@ func TestDiedOfASignal(t *testing.T) {
 		if got := diedOfASignal(c.err); got != c.want {
 			t.Errorf("%s: diedOfASignal(%v) = %v, want %v", c.name, c.err, got, c.want)
 		}
+	}
+}
+
+// TestLaunchRemovesProfilesOfDeadProcesses: a browser's profile directory is named after the
+// process that launched it, so a launch removes the ones a process killed with SIGKILL left in
+// the temp dir and keeps a live process's; its own goes when it closes.
+func TestLaunchRemovesProfilesOfDeadProcesses(t *testing.T) {
+	needBrowser(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	owner := func(kill bool) ownedtemp.Owner {
+		cmd := exec.Command("sleep", "60")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		o, err := ownedtemp.Of(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kill {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+		return o
+	}
+	stale := filepath.Join(tmp, profilePrefix+owner(true).String()+"-1")
+	live := filepath.Join(tmp, profilePrefix+owner(false).String()+"-2")
+	for _, d := range []string{stale, live} {
+		if err := os.MkdirAll(filepath.Join(d, "profile", "Default"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := launch(Options{StepTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, _ := filepath.Glob(filepath.Join(tmp, profilePrefix+ownedtemp.Self().String()+"-*"))
+	in.close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the profile of a killed process is still there (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the profile of a live process was removed: %v", err)
+	}
+	if len(mine) != 1 {
+		t.Errorf("this launch's profile dirs: %v; want one named for this process", mine)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, profilePrefix+ownedtemp.Self().String()+"-*")); len(left) != 0 {
+		t.Errorf("close left %v", left)
 	}
 }

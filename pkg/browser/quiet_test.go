@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,6 +125,97 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 		res := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{}).Result
 		if res.Passed || res.Steps[1].Millis < 1400 {
 			t.Errorf("without QuietFail the step must wait its whole 1.5s, it took %dms", res.Steps[1].Millis)
+		}
+	})
+}
+
+// TestQuietFailOnAPollingPage: a page that polls its server every second (each answer slow to
+// come, and written into the page again unchanged) and sends a beacon as often is settled as
+// far as a missing element goes: nothing the test did is pending, and the poll's routine
+// brings nothing new. A reproduction gives up there on the quiet rule instead of waiting out
+// its limit. (An element that shows up while the page keeps changing is still waited for: see
+// TestQuietFailEndsAReproductionEarly/late_element.)
+func TestQuietFailOnAPollingPage(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	var polls, beacons atomic.Int64
+	mux.HandleFunc("/poll", func(w http.ResponseWriter, r *http.Request) {
+		polls.Add(1)
+		time.Sleep(700 * time.Millisecond)
+		fmt.Fprint(w, `Online`)
+	})
+	mux.HandleFunc("/beacon", func(w http.ResponseWriter, r *http.Request) { beacons.Add(1) })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body>
+<p id="status">Online</p>
+<script>
+const poll = () => fetch('/poll?t=' + Date.now()).then((r) => r.text()).then((s) => { document.getElementById('status').textContent = s; });
+const beacon = () => navigator.sendBeacon('/beacon', 'seen');
+poll(); beacon(); setInterval(poll, 1000); setInterval(beacon, 1000);
+</script></body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#renamed"}]`)
+	ro := gardener.ReplayOptions{StepTimeout: 8 * time.Second, QuietFail: map[int]gardener.QuietFail{1: {}}}
+	res := replayOK(t, r, srv.URL, st, ro).Result
+	if res.Passed || res.ErrorKind != gardener.ErrElementNotFound {
+		t.Fatalf("want element-not-found, got passed=%v %s: %s", res.Passed, res.ErrorKind, res.Message)
+	}
+	if !strings.Contains(res.Message, "the page was quiet") {
+		t.Errorf("the step was not ended by the quiet rule on a page that only polls: %s", res.Message)
+	}
+	if polls.Load() < 2 || beacons.Load() < 1 {
+		t.Errorf("the page sent %d polls and %d beacons while the step waited: the fixture did not poll", polls.Load(), beacons.Load())
+	}
+}
+
+// TestPatientQuietFailWaitsForASlowAnswer: a proof's quiet rule (Patient) waits on while a
+// request the test's click sent is still open, however long, and while the page shows a
+// progress bar; a reproduction's gives up on the same page once the answer is late and the
+// page still. The element that the slow answer brings is found by the proof.
+func TestPatientQuietFailWaitsForASlowAnswer(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("hang") != "" {
+			// The reproduction's answer never comes: it must give up whatever the machine's load.
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		time.Sleep(4 * time.Second)
+		fmt.Fprint(w, `ok`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body>
+<button id="load" onclick="document.getElementById('busy').hidden = false; fetch('/slow' + location.search).then(() => { document.getElementById('busy').hidden = true; const b = document.createElement('button'); b.textContent = 'Result'; document.body.append(b) })">Load</button>
+<div id="busy" role="progressbar" hidden>Loading</div>
+</body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#load"},{"kind":"click","locator":"text=Result"}]`)
+	hangs := steps(t, `[{"kind":"goto","url":"/?hang=1"},{"kind":"click","locator":"#load"},{"kind":"click","locator":"text=Result"}]`)
+	t.Run("proof", func(t *testing.T) {
+		t.Parallel()
+		ro := gardener.ReplayOptions{StepTimeout: 8 * time.Second, QuietFail: map[int]gardener.QuietFail{2: {Patient: true}}}
+		if res := replayOK(t, r, srv.URL, st, ro).Result; !res.Passed {
+			t.Errorf("a proof gave up on an element a slow answer brings: %s", res.Message)
+		}
+	})
+	t.Run("reproduction", func(t *testing.T) {
+		t.Parallel()
+		ro := gardener.ReplayOptions{StepTimeout: 8 * time.Second, QuietFail: map[int]gardener.QuietFail{2: {}}}
+		res := replayOK(t, r, srv.URL, hangs, ro).Result
+		if res.Passed || !strings.Contains(res.Message, "the page was quiet") {
+			t.Errorf("want the reproduction to give up on the quiet rule while the answer is late, got passed=%v: %s", res.Passed, res.Message)
 		}
 	})
 }

@@ -176,6 +176,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 				crashed = !in.answers(opts.healthTimeout)
 			} else {
 				rep.Snapshot = r.takeSnapshot()
+				rep.Ahead = r.lookAhead(t.Steps[i], t.Steps[i+1:])
 			}
 			break
 		}
@@ -433,6 +434,9 @@ func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
 		switch {
 		case f == nil:
 			pr.Passed = true
+			if c.Kind == gardener.AssertHidden {
+				pr.Shown = r.namedByStart(st.Locator)
+			}
 		case f.kind == gardener.ErrAssertionFailed:
 		default:
 			pr.Error = f.detail
@@ -440,6 +444,26 @@ func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
 		out = append(out, pr)
 	}
 	return out
+}
+
+// namedByStart is, for an absence check that found nothing, the control the page shows whose
+// name starts with the one the check gives (gardener.NamedByStart), as a locator; "" when none
+// or when the check does not name a control by role and name. Only such a check pays for the
+// look at the page's candidates.
+func (r *run) namedByStart(loc gardener.Locator) string {
+	if loc.Kind != gardener.ByRole || loc.Name == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(r.s.ctx, 2*time.Second)
+	defer cancel()
+	var sr snapshotResult
+	if err := r.s.call(ctx, &sr, "snapshot", r.s.opts.maxCandidates, 0); err != nil {
+		return ""
+	}
+	if l, ok := gardener.NamedByStart(loc, sr.Candidates); ok {
+		return l.String()
+	}
+	return ""
 }
 
 // snapshotResult is the runtime's snapshot before the byte cap.
@@ -458,7 +482,7 @@ func (r *run) view(locs []gardener.Locator) gardener.View {
 	r.s.mu.Unlock()
 	v.Snapshot = r.takeSnapshot()
 	if len(locs) > 0 {
-		v.Resolved = r.resolveAll(locs)
+		v.Resolved = r.resolveAll(locs, gardener.MaxResolvedElements)
 	}
 	return v
 }

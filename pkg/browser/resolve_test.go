@@ -68,3 +68,27 @@ func TestResolveAtEnd(t *testing.T) {
 		t.Errorf("fingerprint of #one: %+v", fp[0])
 	}
 }
+
+// TestFailureLooksAhead: a replay that fails says what each later step's locator matches on the
+// page it failed on, so a repair sees every element gone from that page at once: the second
+// renamed field matches nothing, the button still there matches one visible element.
+func TestFailureLooksAhead(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><body><input id="user-email" aria-label="Email"><input id="user-pass" aria-label="Password"><button id="go">Sign in</button></body>`))
+	}))
+	t.Cleanup(srv.Close)
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"fill","locator":"#email","value":"a@b.test","timeoutMs":300},{"kind":"fill","locator":"#password","value":"x"},{"kind":"click","locator":"#go"}]`)
+	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{})
+	if rep.Result.Passed || rep.Result.FailedStep != "2" {
+		t.Fatalf("want a failure at step 2, got passed=%v at %s: %s", rep.Result.Passed, rep.Result.FailedStep, rep.Result.Message)
+	}
+	if got, ok := rep.Ahead["css=#password"]; !ok || got.Count != 0 {
+		t.Errorf("the later renamed field: %+v (present %v), want a look that matched nothing", got, ok)
+	}
+	if got := rep.Ahead["css=#go"]; got.Count != 1 || got.Visible != 1 {
+		t.Errorf("the button still on the page: %+v, want one visible match", got)
+	}
+}

@@ -557,3 +557,33 @@ func TestCanceledContext(t *testing.T) {
 		t.Errorf("Replay with a canceled context: %v, want a context error", err)
 	}
 }
+
+// An absence check naming a control by the start of its name finds nothing before its step
+// either: the probe names the control the page shows, its name in full, and only for a check
+// whose name the control's starts with at a word boundary.
+func TestProbeNamesAControlNamedByTheStartOfItsName(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	srv := fixture(t)
+	byStart := steps(t, `[{"kind":"assertHidden","locator":"role=textbox[name=\"Firstname\"]"}]`)[0]
+	other := steps(t, `[{"kind":"assertHidden","locator":"role=textbox[name=\"Surname\"]"}]`)[0]
+	whole := steps(t, `[{"kind":"assertHidden","locator":"role=textbox[name=\"Firstname Required\"]"}]`)[0]
+	st := steps(t, `[{"kind":"goto","url":"/signup.html"},{"kind":"click","locator":"role=button[name=\"Sign up\"]"},{"kind":"assertHidden","locator":"role=textbox[name=\"Firstname\"]"}]`)
+	rep := replayOK(t, r, srv.URL, st, gardener.ReplayOptions{Probes: map[int][]gardener.Step{1: {byStart, other, whole}}})
+	if !rep.Result.Passed {
+		t.Fatalf("run failed: %s", rep.Result.Message)
+	}
+	got := rep.Probes[1]
+	if len(got) != 3 {
+		t.Fatalf("probes before step 2: %+v", got)
+	}
+	if !got[0].Passed || got[0].Shown != `role=textbox[name="Firstname Required"]` {
+		t.Errorf("the check naming the start of a name: %+v, want it passed with the control shown in full", got[0])
+	}
+	if !got[1].Passed || got[1].Shown != "" {
+		t.Errorf("a check naming no shown control: %+v", got[1])
+	}
+	if got[2].Passed || got[2].Shown != "" {
+		t.Errorf("the check naming the control in full sees it before the step: %+v", got[2])
+	}
+}

@@ -54,13 +54,19 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	matched := fmt.Sprintf("matched the %s (confidence %.2f)", from, m.Confidence)
 	byWords := false
 	if m.Abstained() {
-		i, ok := glyphNamed(cands, target)
+		glyph, isGlyph := glyphNamed(cands, target)
+		live, isLive := liveNamed(cands, target)
 		switch {
-		case ok:
+		case isGlyph:
 			// The similarity of all the element's features is low because its words moved
 			// from its text into its name; the name itself is the evidence.
-			idx, confidence = i, 0
-			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[i].AccessibleName, strings.Join(recordedWords(target), " "))
+			idx, confidence = glyph, 0
+			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[idx].AccessibleName, strings.Join(recordedWords(target), " "))
+		case isLive:
+			// The control's name gained or changed live data (a count, a price) and nothing
+			// else: the stable part of its name is the recorded one, and only it has it.
+			idx, confidence = live, 0
+			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
 			// an element whose handle is gone: one the locator still finds out of sight (in a
@@ -185,16 +191,61 @@ func readsTheSame(recorded, c gardener.Fingerprint) bool {
 // as "›" or "✕", an image, nothing) and its accessible name (an aria-label or title) keeps the
 // words the recorded control showed or was named by, in order, perhaps extended ("Next" became
 // "›" named "Next page"). Icon buttons drop their text but keep their meaning in the name,
-// which the similarity of the other features does not weigh enough to be sure. Two such
-// controls make the change ambiguous: none is chosen.
+// which the similarity of the other features does not weigh enough to be sure.
+//
+// Row actions turned icons name each button by its action and its row ("Delete INV-002",
+// "View INV-002", "Delete INV-003"), so several controls can keep the words. Two rules, both
+// about names, pick among them: a name that starts with the recorded words (at a word
+// boundary) beats one that only holds them further in ("Undo delete"), since the recorded
+// words were the action and an icon's name leads with it; and of those, the one whose other
+// words the recorded control's neighbours showed (its row's "INV-002") is the recorded row's.
+// Still two or more make the change ambiguous: none is chosen.
 func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
 	want := recordedWords(target)
 	if len(want) == 0 || !clickable(target) && target.Tag != "" {
 		return -1, false
 	}
+	var found []int
+	for i, c := range cands {
+		if clickable(c) && !hasWords(strings.Join(c.VisibleText, " ")) && containsRun(words(c.AccessibleName), want) {
+			found = append(found, i)
+		}
+	}
+	found = narrow(found, func(i int) bool { return startsWith(words(cands[i].AccessibleName), want) })
+	neighbours := map[string]bool{}
+	for _, w := range words(strings.Join(target.NeighborText, " ")) {
+		neighbours[w] = true
+	}
+	found = narrow(found, func(i int) bool {
+		name := words(cands[i].AccessibleName)
+		return startsWith(name, want) && len(name) > len(want) && holdsAll(neighbours, name[len(want):])
+	})
+	if len(found) != 1 {
+		return -1, false
+	}
+	return found[0], true
+}
+
+// liveNamed finds the one usable control whose accessible name is the recorded control's name
+// with live data added or changed ("Delete Grace Hopper" became "Delete Grace Hopper (5)",
+// "Cart (3)" became "Cart (5)"): the stable part of the two names (gardener.WithoutLiveData) is
+// the same words, and the names differ. Shops and dashboards put counts and prices into their
+// controls' names; the similarity of all features weighs the name's change against a
+// neighbour's equally changed name and can abstain. A name with other words added ("Save" and
+// "Save draft") is another control; two controls with the stable name make the change
+// ambiguous: none is chosen.
+func liveNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	name := target.AccessibleName
+	if strings.TrimSpace(name) == "" {
+		name = strings.Join(target.VisibleText, " ")
+	}
+	want := words(gardener.WithoutLiveData(name))
+	if len(want) == 0 || !clickable(target) && target.Tag != "" {
+		return -1, false
+	}
 	found := -1
 	for i, c := range cands {
-		if !clickable(c) || hasWords(strings.Join(c.VisibleText, " ")) || !containsRun(words(c.AccessibleName), want) {
+		if !clickable(c) || c.AccessibleName == name || !slices.Equal(words(gardener.WithoutLiveData(c.AccessibleName)), want) {
 			continue
 		}
 		if found >= 0 {
@@ -203,6 +254,30 @@ func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 		found = i
 	}
 	return found, found >= 0
+}
+
+// narrow keeps the indices keep accepts when there are several to choose from and keep accepts
+// some of them; otherwise it leaves them as they are, for the caller to find the choice
+// ambiguous or empty.
+func narrow(found []int, keep func(int) bool) []int {
+	if len(found) < 2 {
+		return found
+	}
+	var out []int
+	for _, i := range found {
+		if keep(i) {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 {
+		return found
+	}
+	return out
+}
+
+// startsWith reports whether have begins with the words of want.
+func startsWith(have, want []string) bool {
+	return len(have) >= len(want) && slices.Equal(have[:len(want)], want)
 }
 
 // recordedWords are the words a control was known by: its accessible name, else its text.

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -280,6 +281,93 @@ func TestFixLocatorKeepsWhatACheckReads(t *testing.T) {
 		}
 		if got := !ans.Locator.IsZero(); got != c.heal {
 			t.Errorf("%s: moved the check to %q (%s); want a move: %v", c.label, ans.Locator, ans.Reason, c.heal)
+		}
+	}
+}
+
+// TestFixLocatorRowActionsTurnedIcons: the row actions of a table became icon buttons named by
+// their action and their row ("View INV-002", "Delete INV-002") and the recorded "Delete" of
+// the INV-002 row is the one whose name starts with "Delete" and whose other words its row
+// showed; every other row's "Delete", the row's "View" and an "Undo delete" lose. When the
+// recorded neighbours name no row, the rows' deletes stay ambiguous and the heal abstains.
+func TestFixLocatorRowActionsTurnedIcons(t *testing.T) {
+	row := func(n int) string {
+		return "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[" + string(rune('0'+n)) + "]/td[4]/"
+	}
+	del := button("", "Delete", row(2)+"button[1]", 400)
+	del.NeighborText = []string{"INV-002", "Acme Ltd", "$120.00"}
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", del)}
+	var page []gardener.Fingerprint
+	for n, inv := range []string{"INV-001", "INV-002", "INV-003"} {
+		page = append(page, icon("👁", "View "+inv, row(n+1)+"button[1]", 380), icon("🗑", "Delete "+inv, row(n+1)+"button[2]", 410))
+	}
+	page = append(page, icon("↶", "Undo delete", "/html[1]/body[1]/header[1]/button[1]", 900))
+	for _, c := range []struct {
+		name       string
+		neighbours []string
+		want       string
+	}{
+		{"the row's neighbours name it", del.NeighborText, `Delete INV-002`},
+		{"no neighbour names a row", nil, ""},
+	} {
+		rec := del
+		rec.NeighborText = c.neighbours
+		g := []gardener.StepRecord{green[0], clickRecord("2", rec)}
+		ans, err := Engine{}.FixLocator(context.Background(), ask(t, 1, clickStep(t, "css=table tbody tr:nth-child(2) td.actions button"), g, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.want == "" && !ans.Locator.IsZero():
+			t.Errorf("%s: healed onto %s (%s); want an abstention", c.name, ans.Locator, ans.Reason)
+		case c.want != "" && !strings.Contains(ans.Locator.String()+" "+strings.Join(locStrings(ans.Alternatives), " "), c.want):
+			t.Errorf("%s: got %q %v (%s); want a locator naming %q", c.name, ans.Locator, ans.Alternatives, ans.Reason, c.want)
+		}
+	}
+}
+
+func locStrings(ls []gardener.Locator) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.String()
+	}
+	return out
+}
+
+// TestFixLocatorNameWithLiveData: a control whose name gained a count ("Delete Grace Hopper"
+// became "Delete Grace Hopper (5)") is found by the stable part of its name among row
+// neighbours the similarity weighs alike; a name with other words added ("Save draft") is
+// another control.
+func TestFixLocatorNameWithLiveData(t *testing.T) {
+	row := func(n int, name string) gardener.Fingerprint {
+		b := button("", "Delete", "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr["+string(rune('0'+n))+"]/td[4]/button[1]", float64(100+40*n))
+		b.AccessibleName, b.ARIA = name, map[string]string{"aria-label": name}
+		return b
+	}
+	for _, c := range []struct {
+		name     string
+		recorded gardener.Fingerprint
+		loc      string
+		page     []gardener.Fingerprint
+		want     string // the accessible name of the element healed onto, "" for an abstention
+	}{
+		{"a count added to a row's name", row(2, "Delete Grace Hopper"), `role=button[name="Delete Grace Hopper"]`,
+			[]gardener.Fingerprint{row(1, "Delete Ada Lovelace"), row(2, "Delete Grace Hopper (5)"), row(3, "Delete Alan Turing")}, "Delete Grace Hopper (5)"},
+		{"a price added to a row's name", row(2, "Delete Grace Hopper"), `role=button[name="Delete Grace Hopper"]`,
+			[]gardener.Fingerprint{row(1, "Delete Ada Lovelace · $3.10"), row(2, "Delete Grace Hopper · $12.40"), row(3, "Delete Alan Turing · $7.00")}, "Delete Grace Hopper · $12.40"},
+		{"other words added", button("", "Save", "/html[1]/body[1]/form[1]/button[2]", 300), `css=.save`,
+			[]gardener.Fingerprint{button("", "Save draft", "/html[1]/body[1]/aside[1]/button[1]", 900)}, ""},
+	} {
+		green := []gardener.StepRecord{{Path: "1", Kind: gardener.Goto, Passed: true}, clickRecord("2", c.recorded)}
+		ans, err := Engine{}.FixLocator(context.Background(), ask(t, 1, clickStep(t, c.loc), green, c.page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case c.want == "" && !ans.Locator.IsZero():
+			t.Errorf("%s: healed onto %s (%s); want an abstention", c.name, ans.Locator, ans.Reason)
+		case c.want != "" && (ans.Locator.IsZero() || !strings.Contains(ans.Reason, strconv.Quote(c.want))):
+			t.Errorf("%s: got %q (%s); want the element named %q", c.name, ans.Locator, ans.Reason, c.want)
 		}
 	}
 }

@@ -36,20 +36,6 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 	return out, nil
 }
 
-// dismissWords are what the buttons of cookie banners and announcement modals say: in English
-// and in the languages consent banners are most often shown in besides (German, French,
-// Spanish, Italian, Dutch, Portuguese), since a consent law, not the app's own language choice,
-// is often what puts the banner there. Whole labels only: "Close account" is no dismissal.
-var dismissWords = regexp.MustCompile(`(?i)^\s*(` +
-	`accept( all| cookies| and close)?|i agree|agree|got it|ok(ay)?|close|dismiss|no,? thanks|not now|maybe later|continue( to (the )?site)?|allow( all)?|reject all|decline|×|✕` +
-	`|(alle )?akzeptieren|alle zulassen|zustimmen|einverstanden|ablehnen|alle ablehnen|schließen` +
-	`|(tout )?accepter|j'accepte|tout refuser|refuser|fermer|continuer sans accepter` +
-	`|aceptar( todo| todas)?|rechazar( todo| todas)?|cerrar|de acuerdo|entendido` +
-	`|accetta( tutto| tutti)?|accetto|rifiuta( tutto| tutti)?|chiudi` +
-	`|(alles )?accepteren|akkoord|weigeren|sluiten` +
-	`|aceitar( tudo| todos)?|concordo|rejeitar( tudo| todos)?|fechar` +
-	`)\s*$`)
-
 // dismissOverlay inserts a click on a dismiss button before the failing step, when the page
 // shows one inside a dialog or banner, or inside whatever the run says covers the step's
 // element, that the test does not click there already. A failing step inside an intent block
@@ -68,7 +54,7 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 	}
 	cover := ask.Result.CoveredBy
 	for i, c := range ask.Snapshot {
-		if c.Inert || !clickable(c) || !dismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !under(c, cover) {
+		if c.Inert || !clickable(c) || !gardener.DismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !under(c, cover) {
 			continue
 		}
 		locs := page.Locators(i)

@@ -206,13 +206,13 @@ func TestFillRequiredBeforeTheSubmit(t *testing.T) {
 func TestDismissWords(t *testing.T) {
 	for _, w := range []string{"Accept all", "Accept and close", "Got it", "OK", "No thanks", "Not now", "Maybe later", "Continue to site", "Reject all", "Decline", "×",
 		"Alle akzeptieren", "Tout accepter", "Aceptar todas", "Accetta tutti", "Alles accepteren", "Aceitar todos", "Schließen", "Fermer"} {
-		if !dismissWords.MatchString(w) {
+		if !gardener.DismissWords.MatchString(w) {
 			t.Errorf("%q is not taken for a dismissal", w)
 		}
 	}
 	for _, w := range []string{"Delete", "Place order", "Accept the invitation", "Continue to payment", "Close account",
 		"Konto schließen", "Accepter l'invitation", "Aceptar pedido", "Chiudi ordine", "Bestelling accepteren"} {
-		if dismissWords.MatchString(w) {
+		if gardener.DismissWords.MatchString(w) {
 			t.Errorf("%q is taken for a dismissal", w)
 		}
 	}

@@ -4,7 +4,11 @@
 // builds the function with. functions/*/main.go call Start.
 //
 // Environment: TABLE_NAME (required), DYNAMODB_ENDPOINT (optional, a local DynamoDB),
-// MODEL_REGION, TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, STEP_TIMEOUT (a Go duration), CHROME_PATH and CHROME_SINGLE_PROCESS for the browser.
+// MODEL_REGION, BEDROCK_MODEL_ID (the one Bedrock model a project may name: the template's
+// ModelId), PLAN (free or pro: the template's Plan, the plan of the projects the API creates),
+// TOPIC_ARN, EVENT_BUS_NAME, REPAIR_STATE_MACHINE_ARN, STEP_TIMEOUT (a Go duration),
+// CHROME_PATH and CHROME_SINGLE_PROCESS for the browser, and CONSOLE_URL, CONSOLE_SESSION_KEY,
+// CONSOLE_ISSUER and CONSOLE_CLIENT_ID for the review console.
 package cloud
 
 import (
@@ -26,6 +30,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/dynamo"
 	"github.com/driftgardener/gardener/pkg/eventbridge"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/pkg/sfn"
@@ -60,6 +65,13 @@ func Build(ctx context.Context, fn handler.Function, log *slog.Logger) (any, err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn.ID, err)
 	}
+	return Handler(fn, s)
+}
+
+// Handler builds fn's handler from services s as Services read them: what Build does once the
+// services are read. A test that builds a function as its Lambda does calls it, and keeps s to
+// close the browser afterwards.
+func Handler(fn handler.Function, s handler.Services) (any, error) {
 	if !fn.Image {
 		// A zip function has no Chromium: a route that would replay (the API's run now)
 		// answers that it cannot here, rather than failing to start a browser.
@@ -99,9 +111,18 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 		dbCfg.BaseEndpoint = aws.String(ep)
 	}
 	s.Store = dynamo.New(dynamodb.NewFromConfig(dbCfg), table)
-	modelRegion := os.Getenv("MODEL_REGION")
+	models := modelspec.Options{Region: os.Getenv("MODEL_REGION"), AllowedFrom: "ModelId (BEDROCK_MODEL_ID)"}
+	if id := os.Getenv("BEDROCK_MODEL_ID"); id != "" {
+		// The functions' IAM policy allows this one model: a setting naming another would
+		// fail only when a repair first calls it, so it is refused when it is saved.
+		models.Allowed = []string{id}
+	}
 	s.Models = func(ctx context.Context, spec string) (gardener.Model, error) {
-		return modelspec.Open(ctx, spec, modelspec.Options{Region: modelRegion})
+		return modelspec.Open(ctx, spec, models)
+	}
+	s.Plan = gardener.Plan(os.Getenv("PLAN"))
+	if s.Plan != "" && !gardening.KnownPlan(s.Plan) {
+		return s, fmt.Errorf("PLAN %q: give free or pro", s.Plan)
 	}
 	if v := os.Getenv("STEP_TIMEOUT"); v != "" {
 		if s.StepTimeout, err = time.ParseDuration(v); err != nil {

@@ -2,12 +2,15 @@ package cloud_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/cloud"
+	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/modelspec"
 )
 
 // environment is a function's full environment as template.yaml gives it.
@@ -21,6 +24,8 @@ var environment = map[string]string{
 	"EVENT_BUS_NAME":           "gardener-bus",
 	"REPAIR_STATE_MACHINE_ARN": "arn:aws:states:us-east-1:000000000000:stateMachine:RepairStateMachine",
 	"STEP_TIMEOUT":             "5s",
+	"BEDROCK_MODEL_ID":         "anthropic.claude-3-5-sonnet-20240620-v1:0",
+	"PLAN":                     "pro",
 }
 
 func setenv(t *testing.T, without ...string) {
@@ -80,5 +85,34 @@ func TestMissingVariableIsNamed(t *testing.T) {
 				t.Fatalf("%s without %s: %v; want an error naming both", c.function.ID, c.unset, err)
 			}
 		})
+	}
+}
+
+// TestDeploymentSettingsFromTheEnvironment: the plan and the one Bedrock model the template
+// gives the functions (PLAN, BEDROCK_MODEL_ID) are read at cold start: a model setting naming
+// another Bedrock model is refused naming the setting and the allowed model, and a plan that is
+// neither free nor pro fails the cold start naming PLAN.
+func TestDeploymentSettingsFromTheEnvironment(t *testing.T) {
+	setenv(t)
+	t.Setenv("PLAN", "free")
+	t.Setenv("BEDROCK_MODEL_ID", "anthropic.allowed-v1")
+	s, err := cloud.Services(context.Background(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Plan != gardener.PlanFree {
+		t.Errorf("PLAN read as %q", s.Plan)
+	}
+	if _, err := s.Models(context.Background(), "bedrock:anthropic.allowed-v1"); err != nil {
+		t.Errorf("the allowed model: %v", err)
+	}
+	_, err = s.Models(context.Background(), "bedrock:anthropic.other-v9")
+	var refused *modelspec.NotAllowedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "ModelId (BEDROCK_MODEL_ID)") || !strings.Contains(err.Error(), "anthropic.allowed-v1") {
+		t.Errorf("another Bedrock model: %v; want a refusal naming the setting and the allowed model", err)
+	}
+	t.Setenv("PLAN", "gold")
+	if _, err := cloud.Services(context.Background(), slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "PLAN") {
+		t.Errorf("PLAN=gold: %v; want a cold-start error naming PLAN", err)
 	}
 }

@@ -170,14 +170,32 @@ func (a *Auth) CSRFToken(r *http.Request, _ Identity) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// checkCSRF checks a POST carries the session's CSRF token and, when the browser says where it
-// came from, that it came from this host.
-func (c *Console) checkCSRF(r *http.Request, v Visitor) error {
-	if origin := r.Header.Get("Origin"); origin != "" && origin != "null" {
+// fromThisConsole checks, when the browser says where a POST came from, that it came from this
+// console: its Origin is this host (with this port), and its Sec-Fetch-Site is same-origin (or
+// none, a person's own navigation). Every form asks it, signing in included: cookies do not
+// tell ports apart, so a page on another port of the same machine can set a cookie the console
+// reads, and only the browser's word on the origin tells its form from the console's. An opaque
+// origin ("null": a sandboxed frame, a data: page) is not this console either.
+func fromThisConsole(r *http.Request) error {
+	if origin := r.Header.Get("Origin"); origin != "" {
 		u, err := url.Parse(origin)
-		if err != nil || u.Host != r.Host {
+		if origin == "null" || err != nil || u.Host != r.Host {
 			return fmt.Errorf("the request came from %q, not from this console", origin)
 		}
+	}
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return fmt.Errorf("the request came from a %s page, not from this console", site)
+	}
+	return nil
+}
+
+// checkCSRF checks a POST came from this console (fromThisConsole) and carries the session's
+// CSRF token.
+func (c *Console) checkCSRF(r *http.Request, v Visitor) error {
+	if err := fromThisConsole(r); err != nil {
+		return err
 	}
 	got := r.PostFormValue("csrf")
 	if got == "" {
@@ -238,10 +256,16 @@ func (c *Console) signInPage(w http.ResponseWriter, r *http.Request, _ Visitor) 
 }
 
 // signIn serves the development sign-in form: the identity it names is the session's. The form
-// is guarded by a token in a cookie of its own, so another site cannot sign a browser in.
+// is guarded as every form is, by where the browser says it came from, and by a token in a
+// cookie of its own, so another site — or another port of the same machine — cannot sign a
+// browser in.
 func (c *Console) signIn(w http.ResponseWriter, r *http.Request, _ Visitor) {
 	if c.Auth.OIDC != nil {
 		c.problem(w, r, Visitor{}, http.StatusMethodNotAllowed, "This console signs in with the identity provider; open the sign-in page.")
+		return
+	}
+	if err := fromThisConsole(r); err != nil {
+		c.problem(w, r, Visitor{}, http.StatusForbidden, "This sign-in form did not come from the console ("+err.Error()+"). Open the sign-in page again.")
 		return
 	}
 	ck, err := r.Cookie(signinCookie)

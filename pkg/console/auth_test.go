@@ -257,3 +257,41 @@ func TestActionsAnswerAsTheAPI(t *testing.T) {
 		t.Errorf("security headers: CSP %q, X-Frame-Options %q", csp, h.Get("X-Frame-Options"))
 	}
 }
+
+// TestSignInComesFromThisConsole: signing in is guarded as every form is, by where the browser
+// says the form came from. Cookies do not tell ports apart, so a page on another port of the
+// same machine can set the sign-in cookie itself and post a form that matches it; the Origin
+// and Sec-Fetch-Site the browser adds are what tell that form from the console's. A refused
+// sign-in starts no session.
+func TestSignInComesFromThisConsole(t *testing.T) {
+	srv := serve(t, seed(t))
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherPort := "http://" + u.Hostname() + ":1"
+	tossed := "tossed-by-another-port"
+	for _, tc := range []struct {
+		probe  string
+		header http.Header
+		want   int
+	}{
+		{"a page on another local port", http.Header{"Origin": {otherPort}, "Sec-Fetch-Site": {"same-site"}}, http.StatusForbidden},
+		{"another local port, Origin only", http.Header{"Origin": {otherPort}}, http.StatusForbidden},
+		{"another site", http.Header{"Origin": {"http://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}, http.StatusForbidden},
+		{"a sandboxed frame or data: page", http.Header{"Origin": {"null"}, "Sec-Fetch-Site": {"cross-site"}}, http.StatusForbidden},
+		{"a same-site page that sends no Origin", http.Header{"Sec-Fetch-Site": {"same-site"}}, http.StatusForbidden},
+		{"the console's own form", http.Header{"Origin": {srv.URL}, "Sec-Fetch-Site": {"same-origin"}}, http.StatusSeeOther},
+	} {
+		t.Run(tc.probe, func(t *testing.T) {
+			c := newClient(t, srv.URL)
+			h := tc.header.Clone()
+			h.Set("Cookie", "gardener_signin="+tossed)
+			status, body, got := c.do("POST", "/console/signin", url.Values{"csrf": {tossed}, "email": {"mallory@example.com"}, "projects": {"*"}, "next": {"/console"}}, h)
+			started := strings.Contains(strings.Join(got.Values("Set-Cookie"), "\n"), "gardener_session=")
+			if status != tc.want || started != (tc.want == http.StatusSeeOther) {
+				t.Fatalf("POST /console/signin: %d, session started %v; want %d: %.300s", status, started, tc.want, body)
+			}
+		})
+	}
+}

@@ -212,6 +212,10 @@ func (c *Console) Handler(rt Route, authorize Authorize) http.Handler {
 				return
 			}
 		}
+		if err := gardening.CheckPathIDs(rt.Pattern, r.PathValue); err != nil {
+			c.problem(w, r, v, http.StatusBadRequest, err.Error())
+			return
+		}
 		if rt.Access == Authorized {
 			project, err := authorize(r, who)
 			if err != nil {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -134,7 +135,34 @@ var notices = map[string]string{
 	"started":   "Started: the execution's state is below.",
 }
 
-func flash(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
+// approvalNotices are the notices after an approval that names other tests using the locator
+// its fix healed (flash adds their ids).
+var approvalNotices = map[string]string{
+	"approved-others":   "Approved and applied: the fix is written to the test and records who approved it. Other tests use the locator it healed; approving alone leaves them as they are, and they fail on the same change until they are repaired.",
+	"propagated":        "Approved and applied, and the healed locator carried to the other tests that use it: each was replayed with it and written only if green and nothing in it needs a person.",
+	"propagate-stopped": "Approved and applied, but carrying the healed locator to the other tests that use it stopped part way (the server's log says why): a test not named below is left as it is.",
+}
+
+// flash is the notice a page shows after an action. After an approval it names the other tests
+// the approval left or reached, by id: only the ids come from the address, the words are the
+// console's.
+func flash(r *http.Request) string {
+	q := r.URL.Query()
+	msg := cmp.Or(notices[q.Get("done")], approvalNotices[q.Get("done")])
+	if msg == "" {
+		return ""
+	}
+	for _, k := range []struct{ key, said string }{
+		{"written", "Carried to and written: "},
+		{"staged", "Carried to and staged for a person (see the queue): "},
+		{"left", "Left as they are: "},
+	} {
+		if ids := q[k.key]; len(ids) > 0 {
+			msg += " " + k.said + strings.Join(ids, ", ") + "."
+		}
+	}
+	return msg
+}
 
 func (c *Console) home(w http.ResponseWriter, r *http.Request, v Visitor) {
 	type entry struct{ ID, Name string }
@@ -289,14 +317,42 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, v Visitor) {
 			return
 		}
 	}
-	if _, err := c.App.Approve(r.Context(), gardening.Person(v.ID), id); err != nil {
+	propagate := r.PostFormValue("propagate") == "yes"
+	opt := gardening.ApproveOptions{Propagate: propagate}
+	if propagate {
+		opt.Here = c.here(v.Project)
+	}
+	a, err := c.App.Approve(r.Context(), gardening.Person(v.ID), id, opt)
+	if err != nil {
 		c.failed(w, r, v, err)
 		return
 	}
-	done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project), "approved")
+	to := Prefix + "/projects/" + url.PathEscape(v.Project)
+	switch {
+	case propagate && len(a.Propagated) > 0 || a.PropagateError != "":
+		q := url.Values{"done": {"propagated"}}
+		if a.PropagateError != "" {
+			q.Set("done", "propagate-stopped")
+		}
+		for _, p := range a.Propagated {
+			q.Add(string(gardening.CarriedOf(p)), p.TestID)
+		}
+		http.Redirect(w, r, to+"?"+q.Encode(), http.StatusSeeOther)
+	case len(a.Others) > 0:
+		q := url.Values{"done": {"approved-others"}}
+		for _, u := range a.Others {
+			q.Add("left", u.TestID)
+		}
+		http.Redirect(w, r, to+"?"+q.Encode(), http.StatusSeeOther)
+	default:
+		done(w, r, to, "approved")
+	}
 }
 
 type confirmView struct {
+	// Propagate carries the person's choice to carry the fix to the other tests through the
+	// confirmation.
+	Propagate  bool
 	ProposalID string
 	TestID     string
 	TestName   string
@@ -315,7 +371,7 @@ func (c *Console) confirmApproval(w http.ResponseWriter, r *http.Request, v Visi
 		c.failed(w, r, v, err)
 		return
 	}
-	cv := confirmView{ProposalID: p.ID, TestID: t.ID, TestName: t.Name, Cautions: cautions}
+	cv := confirmView{ProposalID: p.ID, TestID: t.ID, TestName: t.Name, Cautions: cautions, Propagate: r.PostFormValue("propagate") == "yes"}
 	if t.Version == p.BaseVersion {
 		cv.Proof = proof(gardener.Diff(t.Steps, p.Verdict.Ops), p.Verdict).Opened()
 	}

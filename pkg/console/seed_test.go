@@ -127,7 +127,7 @@ func seed(t testing.TB) *world {
 			Changes: []gardener.Change{{Class: gardener.ClassRepair, Before: &before, After: s, Path: "3", Detail: "the same button, found by its new id"}},
 			Contract: gardener.Contract{Requirements: []gardener.Requirement{
 				{Step: "2", What: "enters", Detail: `"SAVE10"`, Kept: true},
-				{Step: "3", What: "sends", Detail: "POST /api/checkout", Kept: true}}},
+				{Step: "3", What: "sends", Detail: "POST /api/checkout", Kept: true, By: "click " + locator}}},
 			Sensitivity: gardener.Sensitivity{Sensitive: 2, Total: 2}, IntentConfirmed: true}
 	}
 	held := clicks("css=#pay")

@@ -123,6 +123,9 @@ type proofView struct {
 	Sensitive int
 	Checks    int
 	Strategy  gardener.Strategy
+	// Requirements are the contract's requirements, each with the repaired action that keeps
+	// it (spec 002's review page), as people may read them: a value entered masked.
+	Requirements []gardener.Requirement
 	// Open shows every diff entry opened, as where a person reviews one fix (the review dialog,
 	// the confirmation).
 	Open bool
@@ -131,7 +134,8 @@ type proofView struct {
 func proof(diff []gardener.DiffEntry, v gardener.Verdict) proofView {
 	k, n := v.Contract.Kept()
 	return proofView{Ops: ops(diff, v), Notes: notes(v), Classes: classSummary(v.Changes), Kept: k, Required: n,
-		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy}
+		Sensitive: v.Sensitivity.Sensitive, Checks: v.Sensitivity.Total, Strategy: v.Strategy,
+		Requirements: v.Contract.Redacted().Requirements}
 }
 
 // Opened is the proof with its diff shown open.
@@ -144,6 +148,9 @@ func (p proofView) Opened() proofView {
 type rowView struct {
 	radar.QueueRow
 	Proof proofView
+	// Others are the other tests that use a locator the fix heals: the approve form offers to
+	// carry the fix to them (spec 002's accept --propagate).
+	Others []gardening.OtherUse
 }
 
 // atRiskView is one at-risk test with the app changes on the pages it visits.
@@ -191,8 +198,16 @@ func (c *Console) radarView(ctx context.Context, projectID string) (radarView, e
 	for _, pr := range open {
 		verdicts[pr.ID] = pr.Verdict
 	}
+	others, err := c.App.OthersUsing(ctx, projectID)
+	if err != nil {
+		// The rows still show; only the offer to carry a fix is missing.
+		c.log().Warn("radar: other tests using a healed locator", "project", projectID, "error", err.Error())
+	}
 	for _, row := range q.Rows {
 		rv := rowView{QueueRow: row, Proof: proof(row.Diff, verdicts[row.ProposalID])}
+		if row.Stale == "" {
+			rv.Others = others[row.ProposalID]
+		}
 		v.Rows = append(v.Rows, rv)
 	}
 	if len(q.AtRisk) > 0 {

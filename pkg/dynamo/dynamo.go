@@ -198,6 +198,27 @@ func avBool(v bool) types.AttributeValue { return &types.AttributeValueMemberBOO
 
 func key(pk, sk string) item { return item{"PK": avS(pk), "SK": avS(sk)} }
 
+// keyPart is an id as one part of a sort key that holds more than the id ("RISK#" and a test's
+// id): '#', which separates the parts (and marks a record's chunks, "#CHUNK#"), and '%', the
+// escape, are written %23 and %25, so that no id can pose as another part or as a chunk. An id
+// with neither (every id the id rule takes) is written as it is, so an older table still reads.
+// A key that is the id's kind and the id alone ("T#" and a test's id) needs no escape: the
+// prefix frames it, and a query names it whole.
+func keyPart(id string) string {
+	if !strings.ContainsAny(id, "#%") {
+		return id
+	}
+	return strings.NewReplacer("%", "%25", "#", "%23").Replace(id)
+}
+
+// partOfKey reads back an id keyPart wrote.
+func partOfKey(part string) string {
+	if !strings.Contains(part, "%") {
+		return part
+	}
+	return strings.NewReplacer("%23", "#", "%25", "%").Replace(part)
+}
+
 func getS(it item, name string) string {
 	if v, ok := it[name].(*types.AttributeValueMemberS); ok {
 		return v.Value

@@ -110,7 +110,7 @@ func startDynalite() *server {
 		srv.skip = fmt.Sprintf("dynalite is not installed (%v); %s", err, installDynalite)
 		return srv
 	}
-	port, err := freePort()
+	port, err := mototest.FreePort()
 	if err != nil {
 		srv.err = fmt.Errorf("dynalite: no free loopback port: %w", err)
 		return srv
@@ -169,14 +169,7 @@ func (srv *server) stop() {
 	if srv.cmd == nil {
 		return
 	}
-	pgid := srv.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-srv.exited:
-	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-srv.exited
-	}
+	mototest.StopGroup(srv.cmd, srv.exited)
 	srv.cmd = nil
 }
 
@@ -195,15 +188,6 @@ func repoRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 var tables atomic.Int64

@@ -441,17 +441,29 @@ func (s *Store) MarkReviewed(ctx context.Context, repairID, by string) (gardener
 	if err != nil {
 		return gardener.Repair{}, err
 	}
-	r = r.Reviewed(by)
+	r, err = r.Reviewed(by)
+	if err != nil {
+		return gardener.Repair{}, err
+	}
+	// The write holds only on the state the rule was asked about: still badged, neither
+	// reverted nor reviewed since the read. Otherwise the rule is asked again on what changed.
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       key("RP#"+repairID, "REPAIR"),
 		UpdateExpression:          aws.String("SET badged = :badge, reviewedBy = :by"),
-		ConditionExpression:       aws.String("attribute_exists(PK)"),
-		ExpressionAttributeValues: item{":badge": avBool(r.Badge), ":by": avS(r.ReviewedBy)},
+		ConditionExpression:       aws.String("attribute_exists(PK) AND badged = :badged AND attribute_not_exists(revertedAt) AND (attribute_not_exists(reviewedBy) OR reviewedBy = :nobody)"),
+		ExpressionAttributeValues: item{":badge": avBool(r.Badge), ":by": avS(r.ReviewedBy), ":badged": avBool(true), ":nobody": avS("")},
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if conditionFailed(err) {
-		return gardener.Repair{}, &gardener.NotFoundError{Entity: "repair", ID: repairID}
+		now, rerr := s.Repair(ctx, repairID)
+		if rerr != nil {
+			return gardener.Repair{}, rerr
+		}
+		if _, rerr := now.Reviewed(by); rerr != nil {
+			return gardener.Repair{}, rerr
+		}
+		return gardener.Repair{}, &gardener.ConflictError{Entity: "repair", ID: repairID, Reason: "changed while it was marked reviewed"}
 	}
 	if err != nil {
 		return gardener.Repair{}, fmt.Errorf("mark repair %s reviewed: %w", repairID, err)

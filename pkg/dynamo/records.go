@@ -45,6 +45,9 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		if err != nil {
 			return gardener.Project{}, err
 		}
+		if next.Version == cur.Version {
+			return cur, nil // nothing changed: nothing to write
+		}
 		cond, values := "attribute_exists(PK) AND attribute_not_exists(rev)", item(nil)
 		if rev := getS(it, "rev"); rev != "" {
 			cond, values = "rev = :rev", item{":rev": avS(rev)}
@@ -327,7 +330,7 @@ func (s *Store) PutAppChange(ctx context.Context, c gardener.AppChange) error {
 	if err := need("app change "+c.ID+": project id", c.ProjectID); err != nil {
 		return err
 	}
-	it := key("P#"+c.ProjectID, "CHANGE#"+timeKey(c.At)+"#"+c.ID)
+	it := key("P#"+c.ProjectID, "CHANGE#"+timeKey(c.At)+"#"+keyPart(c.ID))
 	if exp, ok := s.expires(c.At); ok {
 		it["expires"] = exp
 	}
@@ -358,7 +361,7 @@ func (s *Store) MarkAtRisk(ctx context.Context, projectID string, testIDs []stri
 	for _, id := range testIDs {
 		_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(s.table),
-			Key:                       key("P#"+projectID, "RISK#"+id),
+			Key:                       key("P#"+projectID, "RISK#"+keyPart(id)),
 			UpdateExpression:          aws.String("SET firstSeen = if_not_exists(firstSeen, :at), lastSeen = :at"),
 			ExpressionAttributeValues: item{":at": avS(timeKey(at))},
 		})
@@ -381,7 +384,7 @@ func (s *Store) AtRisk(ctx context.Context, projectID string) ([]gardener.AtRisk
 	}
 	out := make([]gardener.AtRisk, len(items))
 	for i, it := range items {
-		out[i] = gardener.AtRisk{ProjectID: projectID, TestID: strings.TrimPrefix(getS(it, "SK"), "RISK#"),
+		out[i] = gardener.AtRisk{ProjectID: projectID, TestID: partOfKey(strings.TrimPrefix(getS(it, "SK"), "RISK#")),
 			FirstSeen: parseTime(getS(it, "firstSeen")), LastSeen: parseTime(getS(it, "lastSeen"))}
 	}
 	gardener.SortAtRisk(out)
@@ -390,7 +393,7 @@ func (s *Store) AtRisk(ctx context.Context, projectID string) ([]gardener.AtRisk
 
 // ClearAtRisk takes a test off the ledger.
 func (s *Store) ClearAtRisk(ctx context.Context, projectID, testID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key("P#"+projectID, "RISK#"+testID)})
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: key("P#"+projectID, "RISK#"+keyPart(testID))})
 	if err != nil {
 		return fmt.Errorf("clear test %s from the at-risk ledger: %w", testID, err)
 	}

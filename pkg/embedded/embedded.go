@@ -43,7 +43,7 @@ var (
 	bAtRisk     = []byte("atrisk")  // project id \x00 test id
 )
 
-var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk, bExecutions, bClaims, bEvents, bRadarStatus}
+var buckets = [][]byte{bProjects, bTests, bRuns, bGreen, bProposals, bOpen, bRestated, bDismissals, bRepairs, bTriage, bModelCalls, bBaselines, bChanges, bAtRisk, bExecutions, bClaims, bEvents, bRadarStatus, bMachineExecutions}
 
 // Store is a gardener.Store in a bbolt file.
 type Store struct {
@@ -80,7 +80,34 @@ func (s *Store) Close() error { return s.db.Close() }
 // timeKey sorts as the time does: fixed width, UTC.
 func timeKey(t time.Time) string { return t.UTC().Format("20060102T150405.000000000") }
 
-func key(parts ...string) []byte { return []byte(strings.Join(parts, "\x00")) }
+// key joins the parts of a composite key with \x00, each part escaped so that it cannot hold
+// the separator (\x00 is written \x01\x01, \x01 is written \x01\x02): two different lists of
+// parts never make one key, and key(id, "") is a prefix of the keys of id's records only, so a
+// prefix scan for one test never finds another's, whatever the ids. A part with neither byte
+// (every id the id rule takes) is written as it is, so the keys of an older store still read.
+func key(parts ...string) []byte {
+	n := len(parts)
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		for j := 0; j < len(p); j++ {
+			switch p[j] {
+			case 0:
+				b = append(b, 1, 1)
+			case 1:
+				b = append(b, 1, 2)
+			default:
+				b = append(b, p[j])
+			}
+		}
+	}
+	return b
+}
 
 func get[T any](tx *bolt.Tx, bucket, k []byte, entity, id string) (T, error) {
 	var v T
@@ -215,6 +242,9 @@ func (s *Store) UpdateProject(ctx context.Context, id string, update func(*garde
 		next, err := cur.Updated(update)
 		if err != nil {
 			return gardener.Project{}, err
+		}
+		if next.Version == cur.Version {
+			return cur, nil // nothing changed: nothing to write
 		}
 		written := false
 		err = s.update(ctx, func(tx *bolt.Tx) error {

@@ -78,3 +78,35 @@ func (s *Store) ClaimExecution(ctx context.Context, c gardener.ExecutionClaim, s
 	})
 	return held, err
 }
+
+// bMachineExecutions keeps the executions the in-process interpreter ran: id → record.
+var bMachineExecutions = []byte("machineexecutions")
+
+// PutMachineExecution records an execution of the local stack's interpreter, or its new state:
+// the record of an id replaces the one before.
+func (s *Store) PutMachineExecution(ctx context.Context, x gardener.MachineExecution) error {
+	if err := need("machine execution id", x.ID); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return put(tx, bMachineExecutions, []byte(x.ID), x)
+	})
+}
+
+// MachineExecution reads the record of an execution of the local stack's interpreter.
+func (s *Store) MachineExecution(ctx context.Context, id string) (x gardener.MachineExecution, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		x, err = get[gardener.MachineExecution](tx, bMachineExecutions, []byte(id), "machine execution", id)
+		return err
+	})
+	return x, err
+}
+
+// MachineExecutions lists every execution of the local stack's interpreter, in id order.
+func (s *Store) MachineExecutions(ctx context.Context) (out []gardener.MachineExecution, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan[gardener.MachineExecution](tx, bMachineExecutions, nil, "machine execution", nil, nil)
+		return err
+	})
+	return out, err
+}

@@ -273,7 +273,9 @@ func (s *Store) MarkReviewed(ctx context.Context, repairID, by string) (r garden
 		if err != nil {
 			return err
 		}
-		r = r.Reviewed(by)
+		if r, err = r.Reviewed(by); err != nil {
+			return err
+		}
 		return put(tx, bRepairs, []byte(r.ID), r)
 	})
 	return r, err

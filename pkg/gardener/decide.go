@@ -67,6 +67,62 @@ func Decide(v Verdict, mode Mode, actor Actor) Disposition {
 	return Disposition{Apply: true}
 }
 
+// HoldRule is a reason the design gives for staging a green proof for a person even on
+// auto-repair (DESIGN invariants 9, 10 and 13). Nothing else holds a fix in apply mode: a
+// finding outside this list (an added dismissal, an added input, an insensitive check the test
+// always had) is read by a reviewer but never keeps a fix from being written.
+type HoldRule string
+
+// The hold rules, in the order a verdict is read for its reason.
+const (
+	HoldUnverified        HoldRule = "UNVERIFIED"                        // invariant 10
+	HoldContractNotKept   HoldRule = "contract not kept"                 // invariant 10
+	HoldIntentUnconfirmed HoldRule = "intent not confirmed"              // invariant 9
+	HoldBehaviourChange   HoldRule = "behaviour change"                  // invariant 10
+	HoldFlowChange        HoldRule = "flow change"                       // invariant 10: an action dropped, navigation added
+	HoldInsensitiveCheck  HoldRule = "insensitive check the repair made" // invariant 10
+	HoldVolatileLocator   HoldRule = "volatile locator"                  // invariant 13
+)
+
+// noteHolds are the notes that name a hold rule. A note kind missing here holds nothing.
+var noteHolds = map[NoteKind]HoldRule{
+	NoteUnverified:         HoldUnverified,
+	NoteRequirementNotKept: HoldContractNotKept,
+	NoteIntentUnconfirmed:  HoldIntentUnconfirmed,
+	NoteBehaviorChange:     HoldBehaviourChange,
+	NoteFlowChange:         HoldFlowChange,
+	NoteUnprovenCheck:      HoldInsensitiveCheck,
+	NoteVolatileLocator:    HoldVolatileLocator,
+}
+
+// Hold is why a proof waits for a person: the rule, and the words the staged row shows.
+type Hold struct {
+	Rule HoldRule `json:"rule"`
+	Text string   `json:"text"`
+}
+
+// Hold is the one reading of a verdict for a reason to stage it whatever the mode: the first
+// hold rule it meets, in the order UNVERIFIED, the contract, intent, then its notes in order.
+// Decide, MayApprove and every door's "why it is staged" read it.
+func (v Verdict) Hold() (Hold, bool) {
+	if v.Unverified != "" {
+		return Hold{Rule: HoldUnverified, Text: "UNVERIFIED: " + v.Unverified}, true
+	}
+	if !v.Contract.AllKept() {
+		return Hold{Rule: HoldContractNotKept, Text: "the requirement contract is not kept"}, true
+	}
+	if !v.IntentConfirmed {
+		return Hold{Rule: HoldIntentUnconfirmed, Text: "a re-derived intent block is not confirmed"}, true
+	}
+	for _, n := range v.Notes {
+		if r, ok := noteHolds[n.Kind]; ok {
+			// In words, the kind named once: the reason is shown after "a person must look".
+			return Hold{Rule: r, Text: n.Said()}, true
+		}
+	}
+	return Hold{}, false
+}
+
 // HeldError is an approval refused because the fix needs a person and an agent asked.
 type HeldError struct {
 	ProposalID string

@@ -2,6 +2,7 @@ package gardener_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -108,5 +109,43 @@ func TestConclude(t *testing.T) {
 	sum := gardener.ClimbFacts{}.Add(gardener.ClimbFacts{}).Add(gardener.ClimbFacts{Refusals: 1})
 	if o, _ := gardener.Conclude(sum); o != gardener.OutcomeRefused {
 		t.Errorf("a rung with no candidate and one whose change was refused: %s, want refused", o)
+	}
+}
+
+// TestApplyModeHoldsOnlyWhatTheDesignNames: in apply mode a green proof is staged only for a
+// reason of DESIGN invariants 9, 10 and 13, and the reason names its rule; an added dismissal,
+// an added input and an insensitive check the test always had are findings that hold nothing.
+func TestApplyModeHoldsOnlyWhatTheDesignNames(t *testing.T) {
+	kept := gardener.Contract{Requirements: []gardener.Requirement{{Step: "2", What: "checks", Kept: true}}}
+	base := gardener.Verdict{Strategy: gardener.StrategySelfHeal, Contract: kept, IntentConfirmed: true}
+	for _, k := range []gardener.NoteKind{gardener.NoteActionAdded, gardener.NoteInputAdded, gardener.NoteInsensitiveCheck, gardener.NotePageAtFailure} {
+		v := base
+		v.Notes = []gardener.Note{{Kind: k, Step: "3", Text: "x"}}
+		if d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule); !d.Apply {
+			t.Errorf("a verdict with only a %s note was staged in apply mode: %s", k, d.Reason)
+		}
+	}
+	for k, rule := range map[gardener.NoteKind]gardener.HoldRule{
+		gardener.NoteFlowChange: gardener.HoldFlowChange, gardener.NoteBehaviorChange: gardener.HoldBehaviourChange, gardener.NoteUnprovenCheck: gardener.HoldInsensitiveCheck,
+		gardener.NoteVolatileLocator: gardener.HoldVolatileLocator, gardener.NoteRequirementNotKept: gardener.HoldContractNotKept, gardener.NoteUnverified: gardener.HoldUnverified,
+		gardener.NoteIntentUnconfirmed: gardener.HoldIntentUnconfirmed,
+	} {
+		v := base
+		v.Notes = []gardener.Note{{Kind: gardener.NoteInputAdded, Step: "2", Text: "input added: x"}, {Kind: k, Step: "3", Text: "y"}}
+		h, ok := v.Hold()
+		d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule)
+		if !ok || h.Rule != rule || d.Apply || !strings.Contains(d.Reason, h.Text) {
+			t.Errorf("%s: hold %+v (%v), decision %+v; want staged under %q", k, h, ok, d, rule)
+		}
+	}
+	v := base
+	v.Unverified = "step 2 typed nothing"
+	if h, _ := v.Hold(); h.Rule != gardener.HoldUnverified {
+		t.Errorf("UNVERIFIED held as %q", h.Rule)
+	}
+	v = base
+	v.Contract.Requirements[0].Kept = false
+	if h, _ := v.Hold(); h.Rule != gardener.HoldContractNotKept {
+		t.Errorf("a contract not kept held as %q", h.Rule)
 	}
 }

@@ -22,6 +22,26 @@ type Execution struct {
 	At        time.Time `json:"at"`
 }
 
+// MachineExecution is an execution of a state machine as the local stack's in-process
+// interpreter keeps it (Step Functions keeps its own): its name, machine and input, and once it
+// ended, its status and output. Kept in the store, it outlives the process, so a restarted
+// stack still answers for the executions of the one before, and one that was running when that
+// process died reads as ABORTED instead of starting again under the same name.
+type MachineExecution struct {
+	// ID is the execution's ARN.
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Machine string          `json:"machine"`
+	Input   json.RawMessage `json:"input"`
+	// Status is RUNNING until it ended: SUCCEEDED, FAILED or ABORTED.
+	Status string          `json:"status"`
+	Output json.RawMessage `json:"output,omitempty"`
+	// Cause says why an execution did not succeed.
+	Cause   string    `json:"cause,omitempty"`
+	Started time.Time `json:"started"`
+	Stopped time.Time `json:"stopped,omitzero"`
+}
+
 // ExecutionStore keeps the records of the executions the API started.
 type ExecutionStore interface {
 	// PutExecution records an execution; an id recorded before is a *ConflictError.

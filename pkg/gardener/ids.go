@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The ids every path mints, in one place: a record one path writes is found by another only
@@ -112,4 +113,65 @@ func randomHex(n int) string {
 // the store's record, never of a payload.
 func Proven(proof Run, testID string, version int) bool {
 	return proof.Result != nil && proof.Result.Passed && proof.TestID == testID && proof.TestVersion == version
+}
+
+// The id rule. Every id a door is given (a path segment, a body's or a file's field, a tool's
+// argument, an event's detail) is checked by CheckID before anything is looked up or written:
+// an id is a key of the stores, a URL path segment, a line of a log and a word of a note, and
+// one that holds a NUL, a control character, a slash, invalid UTF-8 or 200 KB is none of these
+// safely.
+const (
+	// MaxIDBytes bounds the id of a test or a project, which people name. The ids minted from
+	// it (a run, a repair, a green run, a propagated run: see above) stay within MaxAnyIDBytes.
+	MaxIDBytes = 128
+	// MaxAnyIDBytes bounds any other id a door is given: the ids the gardener mints, which
+	// carry a test's id within them, and an execution's name.
+	MaxAnyIDBytes = 512
+)
+
+// IDAlphabet says, for people, which ids the rule takes.
+const IDAlphabet = "ASCII letters and digits, then letters, digits and - _ . : @ ~ +"
+
+// IDError is an id the rule refuses, naming the field it came in and why.
+type IDError struct {
+	Field  string
+	Reason string
+}
+
+func (e *IDError) Error() string { return fmt.Sprintf("field %q: %s", e.Field, e.Reason) }
+
+// CheckID checks the id of a test or a project against the id rule (see CheckAnyID), within
+// MaxIDBytes.
+func CheckID(field, id string) error { return checkID(field, id, MaxIDBytes) }
+
+// CheckAnyID checks any id a door is given: not empty, at most MaxAnyIDBytes, valid UTF-8,
+// and of IDAlphabet only (so no NUL, control character, space, slash or '#'), starting with a
+// letter or a digit (so never read as a flag, a hidden file or a relative path).
+func CheckAnyID(field, id string) error { return checkID(field, id, MaxAnyIDBytes) }
+
+func checkID(field, id string, max int) error {
+	switch {
+	case id == "":
+		return &IDError{field, "an id is required"}
+	case len(id) > max:
+		return &IDError{field, fmt.Sprintf("an id is at most %d bytes; this one is %d", max, len(id))}
+	case !utf8.ValidString(id):
+		return &IDError{field, "the id is not valid UTF-8"}
+	}
+	for i, r := range id {
+		if !idRune(r, i == 0) {
+			if i == 0 && idRune(r, false) {
+				return &IDError{field, fmt.Sprintf("an id starts with a letter or a digit, not %q", r)}
+			}
+			return &IDError{field, fmt.Sprintf("character %U at byte %d is not allowed in an id (%s)", r, i, IDAlphabet)}
+		}
+	}
+	return nil
+}
+
+func idRune(r rune, first bool) bool {
+	if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+		return true
+	}
+	return !first && strings.ContainsRune("-_.:@~+", r)
 }

@@ -27,9 +27,9 @@ const (
 // NoteKind says which trust check wrote a note.
 type NoteKind string
 
-// Notes a proof can carry. Flow-change, input-added, behaviour-change, unproven-check,
-// requirement-not-kept, unverified, intent-unconfirmed and volatile-locator notes keep a repair
-// from being applied without a person.
+// Notes a proof can carry. Flow-change, behaviour-change, unproven-check, requirement-not-kept,
+// unverified, intent-unconfirmed and volatile-locator notes keep a repair from being applied
+// without a person (noteHolds); the others are findings a reviewer reads.
 const (
 	NotePageAtFailure NoteKind = "page-at-failure"
 	// NoteFlowChange: the repair dropped an action the last green run performed, replaced one
@@ -41,9 +41,11 @@ const (
 	NoteActionAdded NoteKind = "action-added"
 	// NoteInputAdded: the repair added a step that enters, picks or ticks a value the recorded
 	// test never gave (a field the form now requires). Nothing the recording entered is lost, so
-	// it is no behaviour change; but a new value can produce the very one a later check expects,
-	// and only a person can tell the app asks for it, so it is held as a flow change beyond an
-	// added dismissal is (DESIGN invariant 10), its step classed review.
+	// it is no behaviour change; and it neither drops an action nor adds navigation, so it is
+	// no flow change the design holds (invariant 10). It is an added action under its own
+	// name: its step is classed review and a person reads it, but it holds nothing by itself.
+	// What a new value could fake is a check it now precedes, and a check the repair leaves
+	// insensitive holds the fix on its own account (an unproven check).
 	NoteInputAdded NoteKind = "input-added"
 	// NoteBehaviorChange: a step no longer enters, picks or uploads what the recorded step did.
 	NoteBehaviorChange NoteKind = "behavior-change"
@@ -68,14 +70,11 @@ type Note struct {
 	Text string   `json:"text"`
 }
 
-// NeedsPerson reports whether the note keeps a repair out of auto-apply: auto-apply is the
-// bulkest accept there is, and what a bulk accept leaves out needs a person.
+// NeedsPerson reports whether the note keeps a repair out of auto-apply: it names one of the
+// reasons the design gives for holding a fix (noteHolds).
 func (n Note) NeedsPerson() bool {
-	switch n.Kind {
-	case NoteFlowChange, NoteInputAdded, NoteBehaviorChange, NoteUnprovenCheck, NoteRequirementNotKept, NoteUnverified, NoteIntentUnconfirmed, NoteVolatileLocator:
-		return true
-	}
-	return false
+	_, ok := noteHolds[n.Kind]
+	return ok
 }
 
 // Requirement is one thing a step did on its last green run that the repaired step must still
@@ -172,24 +171,10 @@ type Verdict struct {
 }
 
 // NeedsPerson reports whether the proof must be staged for a person even in auto-repair mode,
-// and why.
+// and why, in the words a staged row shows (see Verdict.Hold, which decides it).
 func (v Verdict) NeedsPerson() (bool, string) {
-	if v.Unverified != "" {
-		return true, "UNVERIFIED: " + v.Unverified
-	}
-	if !v.Contract.AllKept() {
-		return true, "the requirement contract is not kept"
-	}
-	if !v.IntentConfirmed {
-		return true, "a re-derived intent block is not confirmed"
-	}
-	for _, n := range v.Notes {
-		if n.NeedsPerson() {
-			// In words, the kind named once: the reason is shown after "a person must look".
-			return true, n.Said()
-		}
-	}
-	return false, ""
+	h, ok := v.Hold()
+	return ok, h.Text
 }
 
 // ProposalStatus is where a staged proposal is in its life.

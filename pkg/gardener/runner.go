@@ -33,10 +33,10 @@ type ReplayOptions struct {
 	// visits several pages in one replay this way, paying for one browser context and one login
 	// instead of one per page. A run that fails before step i has no view i.
 	Views map[int][]Locator
-	// QuietFail is for reproducing a failure, never for a proof: for top-level step index i, a
-	// step that is still waiting gives up as soon as the page is quiet (nothing loading, no
-	// request started, the document unchanged for a short window) instead of waiting out its
-	// timeout. See QuietFail.
+	// QuietFail is for top-level step index i: a step that is still waiting gives up as soon as
+	// the page is quiet (nothing loading, no request started, the document unchanged for a short
+	// window) and nothing matches its element instead of waiting out its timeout. A
+	// reproduction uses it on every step; a proof with Patient set. See QuietFail.
 	QuietFail map[int]QuietFail
 	// OnStep, when set, is called with each step's record as soon as the step has run (an
 	// intent block's own record after its inner steps), on the goroutine that called Replay:
@@ -49,9 +49,15 @@ type ReplayOptions struct {
 // ends on a quiet page whatever it finds: the run waited out the whole timeout there. Any
 // other step ends only when neither its locator nor any of Alternatives (other names of the
 // element the last green run used there) matches a visible element.
+//
+// Patient is for a proof: a step that may end early waits on while a request the page did not
+// repeat is open, however long it has been, or while the page shows it is busy (a progress bar,
+// an aria-busy region). A reproduction gives up on a slow answer, since the snapshot is what it
+// is for; a proof that did would call a fix red whose element was only late.
 type QuietFail struct {
 	Reported     bool      `json:"reported,omitempty"`
 	Alternatives []Locator `json:"alternatives,omitempty"`
+	Patient      bool      `json:"patient,omitempty"`
 }
 
 // View is the page as one ReplayOptions.Views entry saw it.
@@ -70,6 +76,12 @@ type Replay struct {
 	Probes   map[int][]ProbeResult `json:"probes,omitempty"`
 	// Views answers ReplayOptions.Views, by step index.
 	Views map[int]View `json:"views,omitempty"`
+	// Ahead is, for a replay that failed at a top-level step that does not change the page,
+	// what the targets of the later top-level actions still on that page (up to and including
+	// the first that may change it, Step.MayChangePage) match on the page the failure left,
+	// keyed by Locator.String(): a repair sees at once every later element on that page that
+	// is gone too, instead of finding each by a proof that waits for it.
+	Ahead map[string]ResolvedLocator `json:"ahead,omitempty"`
 }
 
 // MaxResolvedElements caps the fingerprints a ResolvedLocator carries: two are enough to show a
@@ -108,4 +120,8 @@ type ProbeResult struct {
 	Passed   bool   `json:"passed"`
 	Observed string `json:"observed,omitempty"`
 	Error    string `json:"error,omitempty"` // the check could not run there (counts as sensitive)
+	// Shown is, for an absence check that found nothing there, the control the page showed
+	// whose name starts with the name the check gives (NamedByStart), as a locator: the check
+	// names it by the start of its name and holds on any page.
+	Shown string `json:"shown,omitempty"`
 }

@@ -151,6 +151,17 @@ type Step struct {
 	TimeoutMs int // per-step time limit; zero takes the runner's default
 }
 
+// MayChangePage reports whether the step may change what the page shows, so the steps after
+// it may act on another page: a goto, a click, a key press, a hover (a menu, a dialog, a
+// navigation) or an intent block.
+func (s Step) MayChangePage() bool {
+	switch s.Kind {
+	case Goto, Click, Press, Hover, Intent:
+		return true
+	}
+	return false
+}
+
 // IsAction reports whether the step changes the page.
 func (s Step) IsAction() bool {
 	switch s.Kind {

@@ -36,7 +36,8 @@ type Store interface {
 	// changes a copy of the stored settings, and the result of Project.Updated is written only
 	// if the project was not written meanwhile; else update runs again on what is stored now.
 	// update runs outside the store's transactions and may run more than once. An error from update (or from
-	// Updated) is returned as it is and writes nothing. *NotFoundError for an unknown project;
+	// Updated) is returned as it is and writes nothing; so does an update that changes nothing
+	// (Updated keeps the version), answering the project as stored. *NotFoundError for an unknown project;
 	// *ConflictError when it changed under every attempt.
 	UpdateProject(ctx context.Context, id string, update func(*Project) error) (Project, error)
 

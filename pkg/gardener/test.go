@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // TestStatus is where a saved test is in its review life. Only active tests are in service; the
@@ -145,6 +146,19 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	}
 	if strings.TrimSpace(wire.ID) == "" {
 		return fmt.Errorf("test: field \"id\" is required")
+	}
+	// encoding/json reads invalid UTF-8 as U+FFFD: the raw field is checked, so that such an id
+	// is refused rather than quietly renamed.
+	for _, f := range []struct{ key, id string }{{"id", wire.ID}, {"project", wire.ProjectID}} {
+		if f.key == "project" && f.id == "" {
+			continue
+		}
+		if !utf8.Valid(keys[f.key]) {
+			return fmt.Errorf("test: %w", &IDError{Field: f.key, Reason: "the id is not valid UTF-8"})
+		}
+		if err := CheckID(f.key, f.id); err != nil {
+			return fmt.Errorf("test: %w", err)
+		}
 	}
 	// A hand-written test file (what `gardener run` and `repair` read) names no review status:
 	// it is in service.

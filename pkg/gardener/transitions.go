@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -84,10 +85,21 @@ func (r Repair) Revert(by string, at time.Time) (Repair, error) {
 	return r, nil
 }
 
-// Reviewed is r marked reviewed by by: its badge cleared, the fix kept.
-func (r Repair) Reviewed(by string) Repair {
+// Reviewed is r marked reviewed by by: its badge cleared, the fix kept. Only a repair still
+// badged Auto-repaired is reviewed: one reverted, one reviewed already and one a person approved
+// (it never carried the badge) are a *ConflictError naming why, so a second click or a stale page
+// changes nothing and says so.
+func (r Repair) Reviewed(by string) (Repair, error) {
+	switch {
+	case !r.RevertedAt.IsZero():
+		return r, &ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reverted by %s: there is no fix left to review", r.RevertedBy)}
+	case r.ReviewedBy != "":
+		return r, &ConflictError{Entity: "repair", ID: r.ID, Reason: fmt.Sprintf("was reviewed already by %s", r.ReviewedBy)}
+	case !r.Badge:
+		return r, &ConflictError{Entity: "repair", ID: r.ID, Reason: "carries no Auto-repaired badge: a person approved it"}
+	}
 	r.Badge, r.ReviewedBy = false, by
-	return r
+	return r, nil
 }
 
 // Edited is the stored test t after a person's edit e, made against e.Version: e's name, status
@@ -159,7 +171,8 @@ func NewestFirst(aAt time.Time, aID string, bAt time.Time, bID string) int {
 }
 
 // Updated is p changed by update, at the next version. update gets a copy, so a failed update
-// leaves p as it was; it may not change the project's id.
+// leaves p as it was; it may not change the project's id. An update that changes nothing
+// answers p at its own version, and a store then writes nothing.
 func (p Project) Updated(update func(*Project) error) (Project, error) {
 	next := p
 	next.AllowedOrigins = slices.Clone(p.AllowedOrigins)
@@ -168,6 +181,11 @@ func (p Project) Updated(update func(*Project) error) (Project, error) {
 	}
 	if next.ID != p.ID {
 		return p, fmt.Errorf("update project %s: the update changed its id to %q", p.ID, next.ID)
+	}
+	// A write that changes nothing is no new version: another writer holding this version's
+	// ETag would be refused for nothing. The store writes nothing when the version stays.
+	if reflect.DeepEqual(next, p) {
+		return p, nil
 	}
 	next.Version = p.Version + 1
 	return next, nil

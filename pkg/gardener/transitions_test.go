@@ -101,9 +101,9 @@ func TestDismissalSet(t *testing.T) {
 
 func TestRepairRevertAndReview(t *testing.T) {
 	r := Repair{ID: "rp", Badge: true}
-	reviewed := r.Reviewed("grace")
-	if reviewed.Badge || reviewed.ReviewedBy != "grace" || !reviewed.RevertedAt.IsZero() {
-		t.Fatalf("reviewed %+v", reviewed)
+	reviewed, err := r.Reviewed("grace")
+	if err != nil || reviewed.Badge || reviewed.ReviewedBy != "grace" || !reviewed.RevertedAt.IsZero() {
+		t.Fatalf("reviewed %+v, %v", reviewed, err)
 	}
 	reverted, err := r.Revert("alan", t0)
 	if err != nil || reverted.Badge || reverted.RevertedBy != "alan" || !reverted.RevertedAt.Equal(t0) {
@@ -113,6 +113,30 @@ func TestRepairRevertAndReview(t *testing.T) {
 	var ce *ConflictError
 	if !errors.As(err, &ce) || ce.ID != "rp" || ce.Reason != "was reverted already by alan" {
 		t.Fatalf("second revert: %v, want a conflict naming who reverted", err)
+	}
+}
+
+// TestRepairReviewedOnlyWhileBadged: mark-reviewed acts only on a repair still badged
+// Auto-repaired; every other state is a conflict that names why and leaves the record as it was.
+func TestRepairReviewedOnlyWhileBadged(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		repair Repair
+		reason string
+	}{
+		{"reverted", Repair{ID: "rp", RevertedAt: t0, RevertedBy: "alan"}, "was reverted by alan: there is no fix left to review"},
+		{"reverted after review", Repair{ID: "rp", RevertedAt: t0, RevertedBy: "alan", ReviewedBy: "grace"}, "was reverted by alan: there is no fix left to review"},
+		{"reviewed already", Repair{ID: "rp", ReviewedBy: "grace"}, "was reviewed already by grace"},
+		{"approved by a person", Repair{ID: "rp"}, "carries no Auto-repaired badge: a person approved it"},
+	} {
+		got, err := c.repair.Reviewed("ada")
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Entity != "repair" || ce.ID != "rp" || ce.Reason != c.reason {
+			t.Errorf("%s: %v, want a conflict %q", c.name, err, c.reason)
+		}
+		if got.ReviewedBy != c.repair.ReviewedBy || got.Badge != c.repair.Badge {
+			t.Errorf("%s: the refused review changed the repair to %+v", c.name, got)
+		}
 	}
 }
 

@@ -104,6 +104,38 @@ func liveData(s string) string {
 	return ""
 }
 
+// WithoutLiveData is s with the live data it carries (counts, prices, percentages, dates,
+// times) taken out: the part of a name that stays from one run to the next ("Cart (3)" and
+// "Cart (5)" are both "Cart").
+func WithoutLiveData(s string) string {
+	for _, r := range liveDataRules {
+		// A rule matches where live data starts ("$1" of "$12.40"); the whole number goes.
+		var b strings.Builder
+		last := 0
+		for _, m := range r.re.FindAllStringIndex(s, -1) {
+			from, to := m[0], m[1]
+			if from < last {
+				continue
+			}
+			for from > last && strings.IndexByte(numberChars, s[from-1]) >= 0 {
+				from--
+			}
+			for to < len(s) && strings.IndexByte(numberChars, s[to]) >= 0 {
+				to++
+			}
+			b.WriteString(s[last:from])
+			b.WriteByte(' ')
+			last = to
+		}
+		b.WriteString(s[last:])
+		s = b.String()
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// numberChars are what a number's digits run on with: a price's "12.40", a count's "1,200".
+const numberChars = "0123456789.,"
+
 var (
 	// cssIDClass picks the ids and classes out of a CSS selector, and attribute values naming an
 	// id, a class or a test id.
@@ -162,12 +194,37 @@ func GeneratedIdent(v string) string {
 	case digitRun.MatchString(v):
 		return "a run of digits"
 	}
+	if i := strings.LastIndexByte(v, '_'); i > 0 && moduleHash(v[i+1:]) {
+		return "a build's hash suffix " + quoteWords(v[i+1:])
+	}
 	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' }) {
 		if hashLike(part) {
 			return "a hash-like part " + quoteWords(part)
 		}
 	}
 	return ""
+}
+
+// moduleHash reports whether the part after a class name's last underscore is what CSS modules
+// and similar build tools append ("btn_a81f3", "cart-link_57ad5", "root__3xKf9"): five to eight
+// letters and digits with at least two digits and a letter. A designer's suffix is a word or a
+// short number ("_primary", "_2", "_v2").
+func moduleHash(p string) bool {
+	if len(p) < 5 || len(p) > 8 {
+		return false
+	}
+	digits, letters := 0, 0
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letters++
+		default:
+			return false
+		}
+	}
+	return digits >= 2 && letters >= 1
 }
 
 // hashLike reports whether a part of a name reads like a hash rather than a word: letters and

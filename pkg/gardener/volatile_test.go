@@ -34,8 +34,10 @@ func TestVolatility(t *testing.T) {
 		{`css=#ember1234`, "digits"},
 		{`css=#row-20871 .delete`, "digits"},
 		{`testid=item-9f8e7d6c5b`, "hex"},
-		{`css=.Button_root__3xKf9`, "hash-like"},
+		{`css=.Button_root__3xKf9`, "hash"},
 		{`css=.bdVaJa`, "hash-like"},
+		{`css=a.cart-link_57ad5`, "hash suffix"},
+		{`css=.btn_9c02e`, "hash"},
 		{`css=[id=":r1:"]`, "generated id"},
 		{`xpath=//div[@id='ember4567']/button`, "digits"},
 		{`frame=#pay-5f3a9c2e1d >> label=Card number`, "frame"},
@@ -49,6 +51,8 @@ func TestVolatility(t *testing.T) {
 		{`placeholder=e.g. FERN-001`, ""},
 		{`css=.nav-links .cart-link`, ""},
 		{`css=.col-md-6 h2`, ""},
+		{`css=.btn_primary`, ""},
+		{`css=.step_2 .icon_v2`, ""},
 		{`css=#myShoppingCart`, ""},
 		{`css=.product-info .add-to-cart`, ""},
 		{`css=#cart-count[data-count="1"]`, ""},
@@ -105,5 +109,22 @@ func TestVolatilityOfSavedTests(t *testing.T) {
 	}
 	if seen < 80 {
 		t.Fatalf("read %d locators from the saved tests, want the ~90 they hold", seen)
+	}
+}
+
+// TestWithoutLiveData: the stable part of a name loses every live number whole: a price with
+// its cents, a count in brackets, a percentage, a date, a time.
+func TestWithoutLiveData(t *testing.T) {
+	for in, want := range map[string]string{
+		"Delete Ada Lovelace · $12.40": "Delete Ada Lovelace ·",
+		"Cart (3)":                     "Cart",
+		"Pay 1,234.50 EUR now":         "Pay now",
+		"Save 15% today":               "Save today",
+		"Order of 2026-12-02 at 10:45": "Order of at",
+		"Save changes":                 "Save changes",
+	} {
+		if got := WithoutLiveData(in); got != want {
+			t.Errorf("WithoutLiveData(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

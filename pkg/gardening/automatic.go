@@ -42,6 +42,9 @@ func (s *Service) Admit(ctx context.Context, in RepairInput) (Admission, error) 
 	if ev.RunID == "" || ev.TestID == "" {
 		return g, &BadEventError{Reason: "runId and testId are required"}
 	}
+	if err := CheckEventIDs("runId", ev.RunID, "testId", ev.TestID, "projectId", ev.ProjectID); err != nil {
+		return g, err
+	}
 	who := Who{Actor: gardener.ActorSchedule}
 	if in.Manual != nil {
 		who = in.Manual.Who()

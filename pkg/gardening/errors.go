@@ -40,8 +40,10 @@ const (
 func ClassOf(err error) ErrorClass {
 	var bad *BadRequestError
 	var setting *SettingsError
+	var id *gardener.IDError
 	var floor *lifecycle.RefusedError
 	var unproven *lifecycle.UnprovenError
+	var plan *PlanError
 	if _, moved := MovedVersion(err); moved {
 		return ClassMoved
 	}
@@ -54,9 +56,9 @@ func ClassOf(err error) ErrorClass {
 		return ClassNotFound
 	case errors.Is(err, gardener.ErrStale), errors.Is(err, gardener.ErrConflict):
 		return ClassConflict
-	case errors.Is(err, gardener.ErrIneligible):
+	case errors.Is(err, gardener.ErrIneligible), errors.As(err, &plan):
 		return ClassRefused
-	case errors.As(err, &bad), errors.As(err, &setting), errors.As(err, &floor):
+	case errors.As(err, &bad), errors.As(err, &setting), errors.As(err, &id), errors.As(err, &floor):
 		return ClassBadInput
 	case errors.Is(err, ErrUnavailable):
 		return ClassUnavailable

@@ -48,8 +48,11 @@ type Deps struct {
 	// that repairs in place (the CLI, MCP on this machine) has neither.
 	Starter       Starter
 	RepairMachine string
-	Now           func() time.Time
-	Log           *slog.Logger
+	// Plan is the deployment's plan: a project created here is on it, and a project's members
+	// cannot choose another (PlanError). Empty is pro.
+	Plan gardener.Plan
+	Now  func() time.Time
+	Log  *slog.Logger
 }
 
 // Service is the application layer over one store. Build it with New.

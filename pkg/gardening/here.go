@@ -73,7 +73,7 @@ func (s *Service) RepairHere(ctx context.Context, who Who, req RepairRequest, h 
 	// red, its failure is what the ladder starts from, so it is replayed as the ladder's own
 	// reproduction would be, giving up on a quiet page instead of waiting out the step limit.
 	first := opts
-	first.QuietFail = ladder.QuietFailOf(tg.Test, nil, nil)
+	first.QuietFail = ladder.QuietFailOf(tg.Test, nil)
 	rec, err := ws.RecordGreen(ctx, h.Runner, tg.Test, first)
 	if err != nil {
 		return out, err

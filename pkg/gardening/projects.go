@@ -1,6 +1,7 @@
 package gardening
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +14,11 @@ import (
 )
 
 // ProjectChange creates or changes a project. A field left out keeps what is stored (on a
-// create: the default — the project id as name, the pro plan, modes off, no model).
+// create: the default — the project id as name, the deployment's plan, modes off, no model).
 type ProjectChange struct {
-	Name *string        `json:"name"`
+	Name *string `json:"name"`
+	// Plan is the deployment's, not the project's members' (Deps.Plan): a change may name the
+	// plan the project is on, and a PlanError refuses any other.
 	Plan *gardener.Plan `json:"plan"`
 	// AllowedOrigins replaces the origins a replay may navigate to.
 	AllowedOrigins *[]string `json:"allowedOrigins"`
@@ -32,7 +35,8 @@ type ProjectChange struct {
 // stored (nil when there is none) before anything is written and refuses the write with its own
 // error (a door's precondition: If-Match, If-None-Match). What a project may not hold is refused
 // first (*BadRequestError): an unknown plan, an origin that is not scheme://host[:port], a model
-// that does not open, a setup test that is not the project's.
+// that does not open, a setup test that is not the project's; then a plan other than the one
+// the project is on (a create: the deployment's), which its members cannot choose (*PlanError).
 func (s *Service) PutProject(ctx context.Context, who Who, id string, ch ProjectChange, check func(stored *gardener.Project) error) (p gardener.Project, created bool, err error) {
 	if err := s.checkProject(ctx, id, ch); err != nil {
 		return gardener.Project{}, false, err
@@ -45,7 +49,10 @@ func (s *Service) PutProject(ctx context.Context, who Who, id string, ch Project
 		if err := check(nil); err != nil {
 			return gardener.Project{}, false, err
 		}
-		p := workspace.NewProject(id, gardener.Project{})
+		if err := s.planRule(id, ch, s.plan()); err != nil {
+			return gardener.Project{}, false, err
+		}
+		p := workspace.NewProject(id, gardener.Project{Plan: s.plan()})
 		ch.apply(&p)
 		if err := s.d.Store.PutProject(ctx, p); err != nil {
 			return gardener.Project{}, false, err
@@ -63,6 +70,9 @@ func (s *Service) PutProject(ctx context.Context, who Who, id string, ch Project
 	}
 	p, err = s.d.Store.UpdateProject(ctx, id, func(p *gardener.Project) error {
 		if err := check(p); err != nil {
+			return err
+		}
+		if err := s.planRule(id, ch, p.Plan); err != nil {
 			return err
 		}
 		ch.apply(p)
@@ -99,6 +109,35 @@ func (ch ProjectChange) apply(p *gardener.Project) {
 	}
 }
 
+// PlanError is a change naming a plan other than the one the project is on: the plan is the
+// deployment's, set by its operator, never by the project's members.
+type PlanError struct {
+	Project string
+	Asked   gardener.Plan
+	Plan    gardener.Plan
+}
+
+func (e *PlanError) Error() string {
+	return fmt.Sprintf("project %s: \"plan\": %s is not this project's plan (%s), and a project's members cannot change it: the plan is the deployment's, set by its operator (the template's Plan parameter, PLAN of the API function; gardener serve --plan)",
+		e.Project, e.Asked, e.Plan)
+}
+
+// KnownPlan says whether p is a plan there is (free or pro): what a project may be on, and what
+// a deployment's operator may set (gardener serve --plan, PLAN of the API function).
+func KnownPlan(p gardener.Plan) bool { return p == gardener.PlanFree || p == gardener.PlanPro }
+
+// plan is the deployment's plan.
+func (s *Service) plan() gardener.Plan { return cmp.Or(s.d.Plan, gardener.PlanPro) }
+
+// planRule refuses a change naming another plan than current, the plan the project is on (the
+// deployment's for a project not created yet); naming the same one changes nothing.
+func (s *Service) planRule(id string, ch ProjectChange, current gardener.Plan) error {
+	if ch.Plan == nil || *ch.Plan == current {
+		return nil
+	}
+	return &PlanError{Project: id, Asked: *ch.Plan, Plan: current}
+}
+
 // checkProject refuses what a project may not hold.
 func (s *Service) checkProject(ctx context.Context, id string, ch ProjectChange) error {
 	bad := func(format string, args ...any) error {
@@ -107,7 +146,7 @@ func (s *Service) checkProject(ctx context.Context, id string, ch ProjectChange)
 	if ch.Name != nil && strings.TrimSpace(*ch.Name) == "" {
 		return bad(`"name" must not be empty`)
 	}
-	if ch.Plan != nil && *ch.Plan != gardener.PlanFree && *ch.Plan != gardener.PlanPro {
+	if ch.Plan != nil && !KnownPlan(*ch.Plan) {
 		return bad(`"plan": %q is not free or pro`, *ch.Plan)
 	}
 	if ch.AllowedOrigins != nil {

@@ -11,11 +11,8 @@ import (
 	"github.com/driftgardener/gardener/pkg/radar"
 )
 
-// Approve applies an open proposal for who (spec "Approve and apply"). A person may approve any
-// open row; an agent only a proven fix that needs no person (*gardener.HeldError,
-// *lifecycle.UnprovenError otherwise, the row left open). A stale row is refused with
-// *gardener.StaleError and marked stale. The proof becomes the test's last green run.
-func (s *Service) Approve(ctx context.Context, who Who, proposalID string) (lifecycle.Approved, error) {
+// approve writes an open proposal for who through the lifecycle (see Approve).
+func (s *Service) approve(ctx context.Context, who Who, proposalID string) (lifecycle.Approved, error) {
 	a, err := s.life.ApproveAs(ctx, proposalID, who.ID, who.Actor)
 	var noGreen *lifecycle.GreenRunError
 	if errors.As(err, &noGreen) {
@@ -34,18 +31,29 @@ func (s *Service) Approve(ctx context.Context, who Who, proposalID string) (life
 // (gardener.ApprovalCautions: an UNVERIFIED fix, a step deleted); none when one click is
 // enough. A door that asks people first shows them and asks again.
 func (s *Service) ApprovalCautions(ctx context.Context, proposalID string) ([]string, error) {
-	p, err := s.d.Store.Proposal(ctx, proposalID)
+	p, t, err := s.proposalOn(ctx, proposalID)
 	if err != nil {
 		return nil, err
+	}
+	return gardener.ApprovalCautions(p, t.Steps), nil
+}
+
+// proposalOn reads a proposal and its test as what the proposal's fix is read against: a test
+// that moved past the proposal's version comes back without its steps, as the fix heals nothing
+// in them that can be read.
+func (s *Service) proposalOn(ctx context.Context, proposalID string) (gardener.Proposal, gardener.Test, error) {
+	p, err := s.d.Store.Proposal(ctx, proposalID)
+	if err != nil {
+		return gardener.Proposal{}, gardener.Test{}, err
 	}
 	t, err := s.d.Store.Test(ctx, p.TestID)
 	if err != nil {
-		return nil, err
+		return gardener.Proposal{}, gardener.Test{}, err
 	}
 	if t.Version != p.BaseVersion {
-		return gardener.ApprovalCautions(p, nil), nil
+		t.Steps = nil
 	}
-	return gardener.ApprovalCautions(p, t.Steps), nil
+	return p, t, nil
 }
 
 // Dismiss declines an open proposal: it is not proposed again until the test or the app
@@ -121,8 +129,13 @@ type Settings struct {
 // UpdateSettings changes a project's settings as one conditional update: two people changing
 // different settings at once both keep theirs. check sees the project as stored before the
 // change and refuses it with its own error (a door's precondition: an If-Match, a form's
-// version). A model is checked by opening it before anything is written.
+// version). A model is checked by opening it before anything is written. A request that names
+// no setting is refused; one that changes nothing writes nothing and keeps the version.
 func (s *Service) UpdateSettings(ctx context.Context, projectID string, set Settings, check func(gardener.Project) error) (gardener.Project, error) {
+	if set == (Settings{}) {
+		// {} changes nothing, and is more likely a client that lost its fields than a request.
+		return gardener.Project{}, &SettingsError{Field: "settings", Reason: "the request names no setting (autoRepair, model or radar)"}
+	}
 	if set.Model != nil && *set.Model != "" {
 		if s.d.Models == nil {
 			return gardener.Project{}, fmt.Errorf("settings of project %s: the model cannot be checked: %w", projectID, ErrUnavailable)

@@ -104,6 +104,8 @@ type APIDeps struct {
 	// BaseURLs and StepTimeout are what the Runner's replays run with (see Services).
 	BaseURLs    map[string]string
 	StepTimeout time.Duration
+	// Plan is the deployment's plan (see Services.Plan).
+	Plan gardener.Plan
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -124,7 +126,7 @@ func NewAPI(d APIDeps) (*API, error) {
 		return nil, err
 	}
 	app, err := gardening.New(gardening.Deps{Store: d.Store, Notifier: d.Notifier, Models: d.Models, Starter: d.Starter,
-		RepairMachine: d.RepairMachine, Now: d.Now, Log: d.log()})
+		RepairMachine: d.RepairMachine, Plan: d.Plan, Now: d.Now, Log: d.log()})
 	if err != nil {
 		return nil, err
 	}
@@ -221,6 +223,11 @@ func (a *API) handle(rt route) http.Handler {
 		caller, ok := callerOf(r)
 		if !ok {
 			reply(w, http.StatusUnauthorized, errBody("no verified caller"))
+			return
+		}
+		if err := gardening.CheckPathIDs(rt.pattern, r.PathValue); err != nil {
+			a.log().Info("api", "route", rt.pattern, "caller", caller.ID, "status", http.StatusBadRequest)
+			reply(w, http.StatusBadRequest, errBody(err.Error()))
 			return
 		}
 		c := call{caller: caller, r: r, header: w.Header()}
@@ -374,6 +381,10 @@ func (a *API) triageIssues(ctx context.Context, c call) (any, int) {
 // on purpose.
 type approveRequest struct {
 	RequireProof bool `json:"requireProof"`
+	// Propagate carries the fix's healed locator to the project's other tests that use it, each
+	// proven by its own green re-run in the API's browser (501 where it has none, before
+	// anything is written). Without it the answer names those tests in "others".
+	Propagate bool `json:"propagate"`
 }
 
 func (a *API) approve(ctx context.Context, c call) (any, int) {
@@ -385,7 +396,7 @@ func (a *API) approve(ctx context.Context, c call) (any, int) {
 	if ar.RequireProof {
 		who = gardening.Agent(c.caller.ID)
 	}
-	return answer(a.app.Approve(ctx, who, c.r.PathValue("proposalId")))
+	return answer(a.app.Approve(ctx, who, c.r.PathValue("proposalId"), gardening.ApproveOptions{Propagate: ar.Propagate, Here: a.here(c.project)}))
 }
 
 // requestError is a request a route cannot take as it was sent (its body, its If-Match), named
@@ -410,7 +421,8 @@ func decodeRequest(c call, what string, v any) error {
 	return nil
 }
 
-// decodeOptional is decodeRequest for a body that may be empty: then v is left as it is.
+// decodeOptional is decodeRequest for a body that may be empty: then v is left as it is. A
+// body of null is refused as in decodeRequest: it is not an object either.
 func decodeOptional(c call, what string, v any) error {
 	body, err := readBody(c.r)
 	if err == nil && strings.TrimSpace(body) != "" {

@@ -29,6 +29,10 @@ type Services struct {
 	BaseURLs map[string]string
 	// StepTimeout is the default time limit of a replayed step.
 	StepTimeout time.Duration
+	// Plan is the deployment's plan: the one a project the API creates is on, and the only
+	// one a project's members may send (the operator sets it: the template's Plan parameter,
+	// PLAN in the API function's environment; gardener serve --plan). Empty is pro.
+	Plan gardener.Plan
 	// EventPoll is how often the API's stream of an execution's events reads again; zero is a
 	// second.
 	EventPoll time.Duration
@@ -49,7 +53,7 @@ func (s Services) replay() ReplayDeps {
 func (s Services) report() SuiteReportDeps { return SuiteReportDeps{Base: s.base(), Events: s.Events} }
 func (s Services) api() APIDeps {
 	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
-		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll, Runner: s.Runner, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout}
+		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll, Runner: s.Runner, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout, Plan: s.Plan}
 }
 
 // Function is one Lambda of template.yaml: its logical id, the directory of its main package

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
 	"github.com/driftgardener/gardener/pkg/radar"
 )
@@ -55,6 +56,9 @@ func NewStagingSelect(d StoreDeps) (func(context.Context, SweepInput) (Selection
 func (d StoreDeps) stagingSelect(ctx context.Context, in SweepInput) (Selection, error) {
 	if in.ProjectID == "" {
 		return Selection{}, &BadEventError{Reason: "the sweep event names no project"}
+	}
+	if err := gardening.CheckEventIDs("projectId", in.ProjectID); err != nil {
+		return Selection{}, err
 	}
 	if _, err := d.Store.Project(ctx, in.ProjectID); err != nil {
 		return Selection{}, err
@@ -259,6 +263,9 @@ func NewRadar(d RadarDeps) (func(context.Context, RadarEvent) (RadarReport, erro
 	}
 	return func(ctx context.Context, ev RadarEvent) (RadarReport, error) {
 		out := RadarReport{Sweeps: []SweepCompleted{}, Skipped: map[string]string{}}
+		if err := gardening.CheckEventIDs("projectId", ev.Detail.ProjectID); err != nil {
+			return out, err
+		}
 		ids, err := d.enrolled(ctx, ev.Detail.ProjectID)
 		if err != nil {
 			return out, err

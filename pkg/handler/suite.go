@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
@@ -63,6 +64,9 @@ func NewSuitePlan(d ReplayDeps) (func(context.Context, SuiteEvent) (SuitePlan, e
 
 func (d ReplayDeps) suitePlan(ctx context.Context, ev SuiteEvent) (SuitePlan, error) {
 	out := SuitePlan{Items: []SuiteItem{}, Skipped: map[string]string{}, Deferred: []string{}}
+	if err := gardening.CheckEventIDs("testId", ev.Detail.TestID, "projectId", ev.Detail.ProjectID, "runId", ev.Detail.RunID); err != nil {
+		return out, err
+	}
 	if ev.Detail.TestID != "" {
 		return d.passedPlan(ctx, ev, out)
 	}

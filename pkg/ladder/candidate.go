@@ -66,6 +66,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Ops: lines, Message: "trying " + strings.Join(lines, " | ")})
 		opts := c.req.Options
 		opts.Probes, _ = probesFor(cand)
+		opts.QuietFail = c.proofQuiet(cand, origin)
 		reported := 0
 		opts.OnStep = func(st gardener.StepRecord) {
 			reported++
@@ -128,6 +129,14 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			if healed[more.Index] == 0 && !touches(ops, more.Index) {
 				ops = mergeOps(ops, more)
 			}
+		}
+		more, err := c.samePage(ctx, ri, cand, rep, origin, ops)
+		if err != nil {
+			return err
+		}
+		for _, m := range more {
+			healed[m.Index]++
+			ops = mergeOps(ops, m)
 		}
 	}
 }
@@ -210,17 +219,31 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
 		return nil, nil
 	}
+	op, why, err := c.newLocator(ctx, ri, t, rep, origin, "")
+	if err != nil || op != nil {
+		return op, err
+	}
+	c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + why})
+	return nil, nil
+}
+
+// newLocator asks the model for a new locator for top-level step rep.Result.FailedIndex of t,
+// as an op against the base steps, or says why there is none. note, when set, is added to the
+// candidate event's reason.
+func (c *climb) newLocator(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int, note string) (*gardener.Op, string, error) {
+	fi := rep.Result.FailedIndex
+	bi := origin[fi]
+	step := t.Steps[fi]
 	ask := gardener.LocatorAsk{Failure: c.failureOn(t, rep, origin), Index: fi, Inner: -1, Step: step, Recorded: c.req.LastGreen.Element(strconv.Itoa(bi + 1))}
 	t0 := c.l.now()
 	ans, err := c.l.Model.FixLocator(ctx, ask)
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
 	c.recordCall(ri, "locator", ans.Usage, err, boolInt(!ans.Locator.IsZero()))
 	if err != nil {
-		return nil, c.modelError(ri, err)
+		return nil, "", c.modelError(ri, err)
 	}
 	if ans.Locator.IsZero() || ans.Locator == step.Target() {
-		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: "no candidate: " + cmp.Or(ans.Reason, "no element on the page is close enough to the recorded one")})
-		return nil, nil
+		return nil, cmp.Or(ans.Reason, "no element on the page is close enough to the recorded one"), nil
 	}
 	fixed := step.Clone()
 	if fixed.Kind == gardener.A11yAudit {
@@ -229,8 +252,12 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		fixed.Locator = ans.Locator
 	}
 	c.alts[bi] = ans.Alternatives
-	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, ans.Reason)})
-	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}, nil
+	why := ans.Reason
+	if note != "" {
+		why += "; " + note
+	}
+	c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategySelfHeal, Step: strconv.Itoa(bi + 1), Message: fmt.Sprintf("step %d: %s → %s (%s)", bi+1, step.Target(), ans.Locator, why)})
+	return &gardener.Op{Kind: gardener.OpReplace, Index: bi, Step: &fixed}, "", nil
 }
 
 // nextAlternative retries a healed step with the model's next locator for the same element when
@@ -452,4 +479,38 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// proofQuiet is where a proof of cand (origin maps its steps to the base steps) may give up
+// waiting for an element: at a step whose element, by its locator or any name the last green
+// run recorded for it, is on no visible part of a page that has settled (gardener.QuietFail,
+// patient). A proof that waits out a step limit at an element a look at the settled page
+// already shows absent spends the limit to learn what the look said: the menu item an
+// inserted click did not reveal, the next renamed field. It goes red sooner, with the same
+// verdict; a green proof is the same whole replay as ever. Steps with a time limit of their
+// own (the test's, or one the candidate gave a step to wait longer) and the step after a wait
+// the candidate inserted keep their whole limit: waiting there is what was asked for.
+func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.QuietFail {
+	out := map[int]gardener.QuietFail{}
+	afterWait := false
+	for i, st := range cand.Steps {
+		waited := afterWait
+		afterWait = i < len(origin) && origin[i] < 0 && st.Kind == gardener.Wait
+		if st.Kind == gardener.Intent && !waited && i < len(origin) {
+			// The block's steps by their own locators, as in a reproduction.
+			out[i] = gardener.QuietFail{Patient: true}
+			continue
+		}
+		if st.Kind == gardener.Intent || st.Target().IsZero() || st.TimeoutMs > 0 || waited || i >= len(origin) {
+			continue
+		}
+		q := gardener.QuietFail{Patient: true}
+		if bi := origin[i]; bi >= 0 {
+			if fp := c.req.LastGreen.Element(strconv.Itoa(bi + 1)); fp != nil {
+				q.Alternatives = recordedLocators(*fp, st.Target())
+			}
+		}
+		out[i] = q
+	}
+	return out
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -285,24 +284,24 @@ func (c *climb) run(ctx context.Context) error {
 
 // quietFail lets the reproduction stop waiting where waiting cannot help (see QuietFailOf).
 func (c *climb) quietFail() map[int]gardener.QuietFail {
-	return QuietFailOf(c.base, c.req.LastGreen, c.req.Reported)
+	return QuietFailOf(c.base, c.req.Reported)
 }
 
 // QuietFailOf is where a replay of t that reproduces a failure may stop waiting: at the step
 // the triggering run reported failing (reported: it waited out the whole timeout there
-// already), and at any step whose element, by its locator or any other name the last green run
-// recorded for it, is not on a page that has gone quiet. The snapshot is what a reproduction is
-// for; proofs keep the whole step limit. A repair that replays the test first to learn whether
-// it fails (the CLI's and MCP's repair with no green run recorded) replays it so too.
-func QuietFailOf(t gardener.Test, lastGreen, reported *gardener.RunResult) map[int]gardener.QuietFail {
+// already), and at any step whose own locator matches nothing on a page that has gone quiet,
+// inside an intent block by the inner step's own locator. The element still being there under
+// another name the last green run recorded (its label, its role and name) is no reason to wait:
+// that is drift, which no wait on a settled page mends, and the snapshot the reproduction is
+// for shows it as well now as after the step limit. Proofs give up only by proofQuiet's patient
+// rule. A repair that replays the test first to learn whether it fails (the CLI's and MCP's
+// repair with no green run recorded) replays it so too.
+func QuietFailOf(t gardener.Test, reported *gardener.RunResult) map[int]gardener.QuietFail {
 	out := map[int]gardener.QuietFail{}
 	for i, st := range t.Steps {
-		if st.Kind == gardener.Intent {
-			continue
-		}
-		if fp := lastGreen.Element(strconv.Itoa(i + 1)); fp != nil {
-			out[i] = gardener.QuietFail{Alternatives: recordedLocators(*fp, st.Target())}
-		} else if !st.Target().IsZero() {
+		if st.Kind == gardener.Intent || !st.Target().IsZero() {
+			// Each step inside a block gives up when its own locator matches nothing on a
+			// quiet page: a renamed button inside a login block is as gone as one outside.
 			out[i] = gardener.QuietFail{}
 		}
 	}
@@ -372,11 +371,17 @@ func (c *climb) nothingToHeal() bool {
 // selfHeal asks for a corrected locator for the failing step, or re-derives the intent block
 // the failing step sits in.
 func (c *climb) selfHeal(ctx context.Context, ri int) error {
-	op, err := c.healStep(ctx, ri, c.base, c.fail, identity(len(c.base.Steps)))
+	origin := identity(len(c.base.Steps))
+	op, err := c.healStep(ctx, ri, c.base, c.fail, origin)
 	if err != nil || op == nil {
 		return err
 	}
-	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append([]gardener.Op{*op}, c.carried(*op)...))
+	ops := append([]gardener.Op{*op}, c.carried(*op)...)
+	more, err := c.samePage(ctx, ri, c.base, c.fail, origin, ops)
+	if err != nil {
+		return err
+	}
+	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append(ops, more...))
 }
 
 func (c *climb) suggestFix(ctx context.Context, ri int) error {

@@ -3,6 +3,8 @@ package ladder
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -164,4 +166,49 @@ func locatorOps(steps []gardener.Step, changes []LocatorChange) []gardener.Op {
 		}
 	}
 	return ops
+}
+
+// Use is one other test that uses a locator a heal changed: the steps that use it (paths, "4"
+// or "3.2" inside an intent block) and the healed locators they use, as written.
+type Use struct {
+	TestID   string   `json:"testId"`
+	Name     string   `json:"name,omitempty"`
+	Steps    []string `json:"steps"`
+	Locators []string `json:"locators"`
+}
+
+// Uses names every test of tests that uses a locator changes heals, in the order given: the
+// tests a propagation would reach (locatorOps), each with the steps that use it. The caller
+// leaves out the test the heal was made on and the tests no longer active.
+func Uses(changes []LocatorChange, tests []gardener.Test) []Use {
+	from := map[gardener.Locator]bool{}
+	for _, c := range changes {
+		from[c.From] = true
+	}
+	var out []Use
+	for _, t := range tests {
+		u := Use{TestID: t.ID, Name: t.Name}
+		add := func(s gardener.Step, path string) {
+			if tg := s.Target(); !tg.IsZero() && from[tg] {
+				u.Steps = append(u.Steps, path)
+				if l := tg.String(); !slices.Contains(u.Locators, l) {
+					u.Locators = append(u.Locators, l)
+				}
+			}
+		}
+		for i, s := range t.Steps {
+			path := strconv.Itoa(i + 1)
+			if s.Kind == gardener.Intent {
+				for j, in := range s.Steps {
+					add(in, path+"."+strconv.Itoa(j+1))
+				}
+				continue
+			}
+			add(s, path)
+		}
+		if len(u.Steps) > 0 {
+			out = append(out, u)
+		}
+	}
+	return out
 }

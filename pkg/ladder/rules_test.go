@@ -139,6 +139,33 @@ func TestUntouchedInsensitiveCheckDoesNotHold(t *testing.T) {
 	}
 }
 
+// A check that passes before the action it follows is the test's own when the repair only found
+// that action another way: the page the probe reads is the one before the action, which a
+// locator does not change, so the check passed there on the recorded test too. It gets a note
+// and does not hold the repair. The same check held when the repair moved the check itself,
+// or added an action before it: then the repair made what it reads.
+func TestInsensitiveCheckTheTestAlwaysHadDoesNotHold(t *testing.T) {
+	steps := loginSteps()
+	renamed := steps[2].Clone()
+	renamed.Locator = loc(`role=button[name="Sign in"]`)
+	insensitive := func(c gardener.Step) bool { return c.Kind != gardener.AssertVisible }
+	res := repairAt(t, passing{sensitive: insensitive}, 2, gardener.Op{Kind: gardener.OpReplace, Index: 2, Step: &renamed})
+	if res.Outcome != Repaired || !hasNote(res.Verdict, gardener.NoteInsensitiveCheck) || hasNote(res.Verdict, gardener.NoteUnprovenCheck) {
+		t.Fatalf("a renamed submit button before the test's own insensitive check: outcome %s (%s), want repaired with an insensitive-check note", res.Outcome, res.Reason)
+	}
+	moved := steps[4].Clone()
+	moved.Locator = loc(`role=heading[name="Welcome back"]`)
+	res = repairAt(t, passing{sensitive: insensitive}, 4, gardener.Op{Kind: gardener.OpReplace, Index: 4, Step: &moved})
+	if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteUnprovenCheck) {
+		t.Fatalf("the repair moved the insensitive check: outcome %s (%s), want staged with an unproven-check note", res.Outcome, res.Reason)
+	}
+	pressed := gardener.Step{Kind: gardener.Press, Locator: loc("label=Username"), Key: "Enter"}
+	res = repairAt(t, passing{sensitive: insensitive}, 2, gardener.Op{Kind: gardener.OpReplace, Index: 2, Step: &pressed})
+	if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteUnprovenCheck) {
+		t.Fatalf("the repair replaced the click by a key press: outcome %s (%s), want staged with an unproven-check note", res.Outcome, res.Reason)
+	}
+}
+
 // An intent block is confirmed by a check after it that fails when the block is skipped, or by
 // ending where it did on its last green run; a check that passes either way confirms nothing.
 func TestIntentConfirmation(t *testing.T) {
@@ -192,11 +219,11 @@ func (d deriving) DeriveIntent(context.Context, gardener.IntentAsk) (gardener.In
 	return gardener.IntentAnswer{Steps: gardener.CloneSteps(d.steps)}, nil
 }
 
-// A propagated fix is judged like the ladder's own: a check of the other test that the healed
-// step precedes and that is not proven sensitive holds it for a person.
+// A propagated fix is judged like the ladder's own: a check of the other test that the heal
+// moved and that is not proven sensitive holds it for a person.
 func TestPropagatedFixIsJudgedAgainstItsOwnTest(t *testing.T) {
 	other := gardener.Test{ID: "other", ProjectID: "p", Status: gardener.StatusActive, Version: 3, Steps: loginSteps()}
-	change := []LocatorChange{{From: loc(`role=button[name="Login"]`), To: loc(`role=button[name="Sign in"]`)}}
+	change := []LocatorChange{{From: loc(`role=heading[name="Welcome"]`), To: loc(`role=heading[name="Welcome back"]`)}}
 	l := &Ladder{Runner: passing{sensitive: func(c gardener.Step) bool { return c.Kind != gardener.AssertVisible }}, Model: scripted{}}
 	props, err := l.Propagate(context.Background(), change, []Target{{Test: other}}, gardener.ReplayOptions{})
 	if err != nil {
@@ -218,15 +245,16 @@ func TestPropagatedFixIsJudgedAgainstItsOwnTest(t *testing.T) {
 	}
 }
 
-// A fix that adds a fill for a field the form now requires is held under its own name — an
-// added input, its step classed review — not as a behaviour change: spec 002's behaviour change
-// is a step that no longer enters, picks or uploads what the recording did, and nothing the
-// recording entered is lost here.
+// A fix that adds a fill for a field the form now requires is named for what it is — an added
+// input, its step classed review — not a behaviour change (spec 002's behaviour change is a
+// step that no longer enters, picks or uploads what the recording did, and nothing the
+// recording entered is lost here); it neither drops an action nor adds navigation, so in apply
+// mode it is written (DESIGN invariant 10 names no hold for it) when its checks are sensitive.
 func TestAnAddedInputIsNamedAsOne(t *testing.T) {
 	name := insert(2, gardener.Step{Kind: gardener.Fill, Locator: loc("label=Full name"), Value: "Ann Lee"})
 	res := repairWith(t, passing{sensitive: always}, name)
-	if res.Outcome != Staged {
-		t.Fatalf("outcome %s (%s), want staged for a person", res.Outcome, res.Reason)
+	if res.Outcome != Repaired {
+		t.Fatalf("outcome %s (%s), want repaired: an added input is no hold the design names", res.Outcome, res.Reason)
 	}
 	if hasNote(res.Verdict, gardener.NoteBehaviorChange) || !hasNote(res.Verdict, gardener.NoteInputAdded) {
 		t.Fatalf("notes %+v, want an input-added note and no behaviour change", res.Verdict.Notes)
@@ -244,5 +272,37 @@ func TestAnAddedInputIsNamedAsOne(t *testing.T) {
 		if c.Path == "3" && c.Class != gardener.ClassReview {
 			t.Errorf("the added input is classed %s, want review", c.Class)
 		}
+	}
+}
+
+// elementRecords records, for each click, an element named as its role locator names it, as a
+// browser's proof does.
+type elementRecords struct{ passing }
+
+func (r elementRecords) Replay(ctx context.Context, t gardener.Test, o gardener.ReplayOptions) (gardener.Replay, error) {
+	rep, err := r.passing.Replay(ctx, t, o)
+	for i := range rep.Result.Steps {
+		if s := t.Steps[i]; s.Kind == gardener.Click {
+			rep.Result.Steps[i].Element = &gardener.Fingerprint{Tag: "BUTTON", AccessibleName: s.Target().Name}
+		}
+	}
+	return rep, err
+}
+
+// An inserted dismissal of an overlay (a click on "Accept cookies" that stays on the page and
+// sends nothing) takes away only what the recorded page never had: a later check insensitive to
+// its own action is the test's own and does not hold the fix. Any other added click still makes
+// every later check the repair's to prove.
+func TestAddedDismissalLeavesTheTestsOwnChecks(t *testing.T) {
+	insensitive := func(c gardener.Step) bool { return c.Kind != gardener.AssertVisible }
+	dismiss := insert(2, gardener.Step{Kind: gardener.Click, Locator: loc(`role=button[name="Accept cookies"]`)})
+	res := repairAt(t, elementRecords{passing{sensitive: insensitive}}, 2, dismiss)
+	if res.Outcome != Repaired || !hasNote(res.Verdict, gardener.NoteActionAdded) || !hasNote(res.Verdict, gardener.NoteInsensitiveCheck) {
+		t.Fatalf("an added dismissal before the test's own insensitive check: outcome %s (%s), want repaired with action-added and insensitive-check notes", res.Outcome, res.Reason)
+	}
+	other := insert(2, gardener.Step{Kind: gardener.Click, Locator: loc(`role=button[name="Show details"]`)})
+	res = repairAt(t, elementRecords{passing{sensitive: insensitive}}, 2, other)
+	if res.Outcome != Staged || !hasNote(res.Verdict, gardener.NoteUnprovenCheck) {
+		t.Fatalf("an added click that dismisses nothing: outcome %s (%s), want staged with an unproven-check note", res.Outcome, res.Reason)
 	}
 }

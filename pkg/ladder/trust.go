@@ -119,10 +119,15 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 
 	sens, probes := sensitivity(e.cand, e.proof)
 	v.Sensitivity = sens
-	held := heldChecks(e.base, e.cand, e.proof, pairs)
+	byCheck := probedChecks(e.cand, e.proof)
+	held := heldChecks(e.base, e.cand, e.proof, pairs, byCheck)
 	for _, p := range sens.Insensitive {
 		if _, ok := held[p]; !ok {
-			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteInsensitiveCheck, Step: p, Text: fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)})
+			text := fmt.Sprintf("insensitive check: step %s also passes before the step it follows runs, so it proves nothing about what that step does", p)
+			if why := namedByStart(byCheck[p]); why != "" {
+				text = fmt.Sprintf("insensitive check: step %s %s", p, why)
+			}
+			v.Notes = append(v.Notes, gardener.Note{Kind: gardener.NoteInsensitiveCheck, Step: p, Text: text})
 		}
 	}
 	for _, p := range sortedPaths(held) {
@@ -418,10 +423,12 @@ func unverified(steps []gardener.Step, proof gardener.RunResult) string {
 	return walk(steps, "")
 }
 
-// intentConfirmed applies the rule for re-derived blocks: a check after the block fails when it
-// is evaluated before the block runs (it is sensitive to what the block does), or the block did
-// what it did on its last green run (it left the page on the same URL). A check merely placed
-// somewhere after the block confirms nothing: it may pass whatever the block did.
+// intentConfirmed applies the rule for re-derived blocks (spec 000): an outcome check after the
+// block passed — one that fails when it is evaluated before the block runs, so that it is about
+// what the block does (a check merely placed somewhere after the block may pass whatever the
+// block did) — or the block did what it did on its last green run: the same requests, the same
+// values entered, the same elements acted on, ending on the same URL (blockDid). With no green
+// run to compare, and no such check, it says so: unconfirmed, not assumed.
 func intentConfirmed(bi int, pairs []pair, cand gardener.Test, proof gardener.Replay, lastGreen *gardener.RunResult) (bool, string) {
 	bPath := strconv.Itoa(bi + 1)
 	aPath := ""
@@ -438,24 +445,161 @@ func intentConfirmed(bi int, pairs []pair, cand gardener.Test, proof gardener.Re
 			}
 		}
 	}
-	if lastGreen != nil {
-		was, now := blockURL(lastGreen.Steps, bPath), blockURL(proof.Result.Steps, aPath)
-		if was != "" && was == now {
-			return true, ""
-		}
+	if lastGreen == nil {
+		return false, fmt.Sprintf("intent not confirmed: the intent block at step %s was re-derived, no check after it fails when the block is skipped, and the test has no green run to compare what the block did with", bPath)
 	}
-	return false, fmt.Sprintf("the intent block at step %s was re-derived, but neither does it end where it did on its last green run nor does a check after it fail when the block is skipped", bPath)
+	diffs := blockDid(lastGreen.Steps, bPath, proof.Result.Steps, aPath)
+	if len(diffs) == 0 {
+		return true, ""
+	}
+	return false, fmt.Sprintf("intent not confirmed: the intent block at step %s was re-derived, no check after it fails when the block is skipped, and it did not do what it did on its last green run: %s", bPath, strings.Join(diffs, "; "))
 }
 
-// blockURL is the URL after the last step recorded inside a block.
-func blockURL(recs []gardener.StepRecord, path string) string {
-	out := ""
-	for _, r := range recs {
-		if r.Path == path || strings.HasPrefix(r.Path, path+".") {
-			out = r.URLAfter
+// blockDid compares what a block did on its last green run (the records under was) with what it
+// did in the proof (under now): the URL it ended on, the requests it sent other than plain reads
+// (a request sent as the block's last step settled may be recorded under the step after it, so
+// that step's are counted on either side), the values it entered, compared and never shown,
+// and the elements it acted on, each found again among the other run's by the locate engine, as
+// self-heal finds a renamed element. It answers each difference in words for people; none when
+// the block did the same.
+func blockDid(green []gardener.StepRecord, was string, proof []gardener.StepRecord, now string) []string {
+	gIn, gNext := blockRecords(green, was)
+	pIn, pNext := blockRecords(proof, now)
+	if len(gIn) == 0 {
+		return []string{"its last green run recorded nothing inside the block"}
+	}
+	if now == "" || len(pIn) == 0 {
+		return []string{"the proof recorded nothing inside the block"}
+	}
+	var out []string
+	if a, b := gIn[len(gIn)-1].URLAfter, pIn[len(pIn)-1].URLAfter; a != b {
+		out = append(out, fmt.Sprintf("it ends on %s, not on %s", b, a))
+	}
+	gReq, pReq := writes(gIn), writes(pIn)
+	gAll, pAll := append(slices.Clone(gReq), writes(gNext)...), append(slices.Clone(pReq), writes(pNext)...)
+	for _, r := range uniq(gReq) {
+		if !slices.Contains(pAll, r) {
+			out = append(out, "it no longer sends "+r)
+		}
+	}
+	for _, r := range uniq(pReq) {
+		if !slices.Contains(gAll, r) {
+			out = append(out, "it sends "+r+", which it did not")
+		}
+	}
+	gVals, pVals := entered(gIn), entered(pIn)
+	switch {
+	case len(gVals) != len(pVals):
+		out = append(out, fmt.Sprintf("it enters %s where it entered %d", gardener.Plural(len(pVals), "value", "values"), len(gVals)))
+	case !slices.Equal(gVals, pVals):
+		out = append(out, "it enters other values than it did")
+	}
+	gEls, pEls := actedOn(gIn), actedOn(pIn)
+	typed := slices.Concat(gVals, pVals)
+	for _, e := range gEls {
+		if !foundAmong(e, pEls) {
+			out = append(out, "it no longer acts on "+describe(e, typed))
+		}
+	}
+	for _, e := range pEls {
+		if !foundAmong(e, gEls) {
+			out = append(out, "it acts on "+describe(e, typed)+", which it did not")
 		}
 	}
 	return out
+}
+
+// blockRecords are the records of the steps inside the block at path, in run order, and those
+// of the step after the block.
+func blockRecords(recs []gardener.StepRecord, path string) (in, next []gardener.StepRecord) {
+	if path == "" {
+		return nil, nil
+	}
+	after := ""
+	if i, err := strconv.Atoi(path); err == nil {
+		after = strconv.Itoa(i + 1)
+	}
+	for _, r := range recs {
+		switch {
+		case strings.HasPrefix(r.Path, path+"."):
+			in = append(in, r)
+		case r.Path == after:
+			next = append(next, r)
+		}
+	}
+	return in, next
+}
+
+// writes are the requests the records sent other than plain reads, as "METHOD /path".
+func writes(recs []gardener.StepRecord) []string {
+	var out []string
+	for _, r := range recs {
+		for _, q := range r.Requests {
+			if q.Method == "GET" || q.Method == "HEAD" || q.Method == "OPTIONS" {
+				continue
+			}
+			out = append(out, q.Method+" "+requestPath(q.URL))
+		}
+	}
+	return out
+}
+
+func uniq(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// entered are the values the records entered, sorted: compared, never shown.
+func entered(recs []gardener.StepRecord) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Values...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// actedOn are the elements the records' actions targeted, each once.
+func actedOn(recs []gardener.StepRecord) []gardener.Fingerprint {
+	var out []gardener.Fingerprint
+	for _, r := range recs {
+		if r.Element == nil || !(gardener.Step{Kind: r.Kind}).IsAction() {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(f gardener.Fingerprint) bool { return sameIdentity(f, *r.Element) }) {
+			out = append(out, *r.Element)
+		}
+	}
+	return out
+}
+
+// foundAmong reports whether the locate engine, asked for e among els, picks one without
+// abstaining: the same element, renamed or not.
+func foundAmong(e gardener.Fingerprint, els []gardener.Fingerprint) bool {
+	if slices.ContainsFunc(els, func(f gardener.Fingerprint) bool { return sameIdentity(f, e) }) {
+		return true
+	}
+	return len(els) > 0 && !similo.Engine{}.Locate(e, els).Abstained()
+}
+
+// describe names an element for people by its role and accessible name, else its tag: what the
+// page shows, never a value typed into it. An element's name leaves out its own value, but a
+// page may name a control by what was typed elsewhere (the "Delete Grace Hopper" of a row just
+// created, a label holding another field): a name that holds any of typed is not shown.
+func describe(f gardener.Fingerprint, typed []string) string {
+	shows := f.AccessibleName != "" && !slices.ContainsFunc(typed, func(v string) bool {
+		return strings.TrimSpace(v) != "" && strings.Contains(strings.ToLower(f.AccessibleName), strings.ToLower(strings.TrimSpace(v)))
+	})
+	switch {
+	case f.Role != "" && shows:
+		return fmt.Sprintf("%s %q", f.Role, f.AccessibleName)
+	case f.Role != "":
+		return "a " + f.Role
+	case f.Tag != "":
+		return "a " + strings.ToLower(f.Tag)
+	}
+	return "an element"
 }
 
 // probesFor says, for a candidate's proof, which checks to evaluate on the page as it is just
@@ -536,7 +680,8 @@ func provenSensitive(check gardener.Step, pr gardener.ProbeResult) bool {
 // new steps. Every check after an added action is touched. A request check is held wherever it sits when the request it matches was first
 // sent by a step the repair added. A console check that no message may match is not held:
 // added steps can only add messages, and dropped ones are flow changes of their own.
-func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair) map[string]string {
+// probed is probedChecks(cand, proof), which the caller reads too.
+func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay, pairs []pair, probed map[string]probedCheck) map[string]string {
 	changed := make([]bool, len(cand.Steps)+1) // changed[i]: step i is new or changed; changed[i] for a removal before i
 	last, addedAction := -1, len(cand.Steps)
 	for _, p := range gardener.Align(base, cand.Steps) {
@@ -544,16 +689,22 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		case p.After < 0:
 			changed[last+1] = true
 		case p.Before < 0 || !base[p.Before].Equal(cand.Steps[p.After]):
-			changed[p.After], last = true, p.After
-			if p.Before < 0 && performs(cand.Steps[p.After]) {
+			// An action found another way and otherwise the same does not touch the checks
+			// after it: each is probed on the page before that action, which the locator
+			// does not change, so a check that passes there passed there on the recorded test
+			// too: an insensitive check the test always had, not one the repair made.
+			changed[p.After], last = p.Before < 0 || !relocatedAction(base[p.Before], cand.Steps[p.After]), p.After
+			if p.Before < 0 && performs(cand.Steps[p.After]) && !gardener.AddedDismissal(cand.Steps[p.After], recordOf(proof.Result, p.After)) {
 				addedAction = min(addedAction, p.After)
 			}
 		default:
 			last = p.After
 		}
 	}
-	// An added action may change what every later check sees (a dismissed overlay, a new page),
-	// so every check after it must be proven sensitive, not only those that follow it directly.
+	// An added action may change what every later check sees (a new page, a panel opened), so
+	// every check after it must be proven sensitive, not only those that follow it directly. An
+	// added dismissal takes away only what the recorded page never had: the checks after it
+	// see the recorded test's page, and those that follow it directly are touched as any are.
 	touched := func(j int) bool {
 		if j > addedAction {
 			return true
@@ -571,17 +722,6 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 	for _, p := range pairs {
 		if p.before == nil && p.after != nil {
 			added[p.aPath] = true
-		}
-	}
-	probes, paths := probesFor(cand)
-	probed := map[string]gardener.ProbeResult{}
-	checks := map[string]gardener.Step{}
-	for a, ps := range paths {
-		for i, path := range ps {
-			checks[path] = probes[a][i]
-			if i < len(proof.Probes[a]) {
-				probed[path] = proof.Probes[a][i]
-			}
 		}
 	}
 	held := map[string]string{}
@@ -604,18 +744,76 @@ func heldChecks(base []gardener.Step, cand gardener.Test, proof gardener.Replay,
 		case s.Kind == gardener.AssertConsole:
 			held[path] = "reads the whole run's console, and no probe can tie a message to the step it follows"
 		default:
-			pr, ok := probed[path]
+			pc, ok := probed[path]
 			switch {
 			case !ok:
 				held[path] = "has no action before it that it could be proven sensitive to"
-			case s.Kind == gardener.AssertHidden && !provenSensitive(checks[path], pr):
+			case s.Kind == gardener.AssertHidden && !provenSensitive(pc.check, pc.probe):
 				held[path] = "finds no element on the page before the step that should remove it, so it holds on any page"
-			case !provenSensitive(checks[path], pr):
+				if why := namedByStart(pc); why != "" {
+					held[path] = why
+				}
+			case !provenSensitive(pc.check, pc.probe):
 				held[path] = "also passes before the step it follows runs (an insensitive check)"
 			}
 		}
 	}
 	return held
+}
+
+// probedCheck is one probed check: its step, what its probe found, and the path of the action
+// step it was evaluated before.
+type probedCheck struct {
+	check  gardener.Step
+	probe  gardener.ProbeResult
+	before string
+}
+
+// probedChecks maps the path of every check the proof probed to its probe.
+func probedChecks(cand gardener.Test, proof gardener.Replay) map[string]probedCheck {
+	probes, paths := probesFor(cand)
+	out := map[string]probedCheck{}
+	for a, ps := range paths {
+		for i, path := range ps {
+			if i < len(proof.Probes[a]) {
+				out[path] = probedCheck{check: probes[a][i], probe: proof.Probes[a][i], before: strconv.Itoa(a + 1)}
+			}
+		}
+	}
+	return out
+}
+
+// namedByStart says, for an absence check that names a control by the start of its name, that
+// it finds no element before or after its step, and names the control the page showed before
+// the step in full (gardener.NamedByStart); "" for any other check, or one not probed (the
+// zero probedCheck). The proof is green, so the check found nothing after its step too.
+func namedByStart(pc probedCheck) string {
+	if pc.check.Kind != gardener.AssertHidden || !pc.probe.Passed || pc.probe.Shown == "" {
+		return ""
+	}
+	return fmt.Sprintf("(%s) names a control by the start of its name: it finds no element before or after step %s, while the page showed %s before that step. It holds on any page: name the control in full.", pc.check.Redacted(), pc.before, pc.probe.Shown)
+}
+
+// recordOf is the proof's record of top-level step i.
+func recordOf(res gardener.RunResult, i int) gardener.StepRecord {
+	path := strconv.Itoa(i + 1)
+	for _, r := range res.Steps {
+		if r.Path == path {
+			return r
+		}
+	}
+	return gardener.StepRecord{}
+}
+
+// relocatedAction reports whether after is the action before, found by another locator and
+// otherwise unchanged (same kind, value, options).
+func relocatedAction(before, after gardener.Step) bool {
+	if !before.IsAction() || before.Kind == gardener.Goto || before.Kind != after.Kind {
+		return false
+	}
+	b, a := before.Clone(), after.Clone()
+	b.Locator, b.Alternatives, a.Locator, a.Alternatives = gardener.Locator{}, nil, gardener.Locator{}, nil
+	return b.Equal(a)
 }
 
 // requestSentBy is the path of the step under which the proof first recorded a request the

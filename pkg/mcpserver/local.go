@@ -132,11 +132,13 @@ func (l *Local) Apply(ctx context.Context, in ApplyInput, by string) (Applied, e
 	if err != nil {
 		return Applied{}, err
 	}
-	approved, err := app.Approve(ctx, gardening.Agent(by), p.ID)
+	opt := gardening.ApproveOptions{Propagate: in.Propagate, Here: gardening.Here{Runner: l.Runner, Options: gardener.ReplayOptions{BaseURL: l.BaseURL, StepTimeout: l.StepTimeout}}}
+	approved, err := app.Approve(ctx, gardening.Agent(by), p.ID, opt)
 	if err != nil {
 		return Applied{}, refusal(p.ID, err)
 	}
-	return Applied{ProposalID: p.ID, TestID: p.TestID, RepairID: approved.Repair.ID, Version: approved.Test.Version, ApprovedBy: approved.Repair.ApprovedBy, Diff: diffLines(approved.Repair.PreSteps, p.Verdict.Ops)}, nil
+	return Applied{ProposalID: p.ID, TestID: p.TestID, RepairID: approved.Repair.ID, Version: approved.Test.Version, ApprovedBy: approved.Repair.ApprovedBy, Diff: diffLines(approved.Repair.PreSteps, p.Verdict.Ops),
+		Others: approved.OthersSaid(), Propagated: approved.PropagatedSaid()}, nil
 }
 
 // proposalFor finds the proposal the input names: by id, or the open proposal computed for the

@@ -132,6 +132,7 @@ type Count struct {
 type ApplyInput struct {
 	ProposalID string `json:"proposalId,omitempty" jsonschema:"a proposal id from suggest_fix or a row of the project's queue; give this or runId"`
 	RunID      string `json:"runId,omitempty" jsonschema:"the failed run suggest_fix was asked about: applies the open proposal computed for it; give this or proposalId"`
+	Propagate  bool   `json:"propagate,omitempty" jsonschema:"also carry the healed locator to the project's other tests that use it, each proven by its own green re-run (an agent's copies are staged for a person); without it the answer names them and leaves them"`
 }
 
 // Applied is what apply_repair wrote.
@@ -142,6 +143,10 @@ type Applied struct {
 	Version    int      `json:"version" jsonschema:"the test's version after the repair"`
 	ApprovedBy string   `json:"approvedBy"`
 	Diff       []string `json:"diff"`
+	// Others are the other tests that use a locator the fix healed, one line each; Propagated
+	// says what carrying the heal did to each, when propagate was asked.
+	Others     []string `json:"others,omitempty" jsonschema:"other tests that use a locator the fix healed: the steps and the locator"`
+	Propagated []string `json:"propagated,omitempty" jsonschema:"with propagate: what became of each other test (written, staged for a person, left as it is) and why"`
 }
 
 // InputError is a tool input that is wrong; it names the field.
@@ -193,13 +198,24 @@ func New(b Backend, o Options) *mcp.Server {
 	}, t.suggest)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "apply_repair",
-		Description: "Apply a proposal from suggest_fix (or a queue row you may see) to its test: only when the test is still at the version the fix was proven on and the proof was green. Records you as the approver; the test's version goes up and the repair can be reverted.",
+		Description: "Apply a proposal from suggest_fix (or a queue row you may see) to its test: only when the test is still at the version the fix was proven on and the proof was green. Records you as the approver; the test's version goes up and the repair can be reverted. Names the other tests that use a locator the fix healed; with propagate, carries the heal to them (each replayed with it; your copies are staged for a person).",
 		Annotations: &mcp.ToolAnnotations{Title: "Apply a repair", DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}, t.apply)
 	return s
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// checkIDs checks the ids a tool was given as field, id pairs (gardening.CheckIDs; an empty one
+// was not given), answering the first refused as the tool's input error naming the field.
+func checkIDs(fieldIDs ...string) error {
+	err := gardening.CheckIDs(fieldIDs...)
+	var bad *gardener.IDError
+	if errors.As(err, &bad) {
+		return &InputError{Field: bad.Field, Reason: bad.Reason}
+	}
+	return err
+}
 
 type tools struct {
 	b        Backend
@@ -213,6 +229,9 @@ func (t *tools) suggest(ctx context.Context, req *mcp.CallToolRequest, in Sugges
 		return nil, Suggestion{}, &InputError{Field: "runId", Reason: "give a failed run's id (runId) or a test's id (testId)"}
 	case in.RunID != "" && in.TestID != "":
 		return nil, Suggestion{}, &InputError{Field: "testId", Reason: "give runId or testId, not both"}
+	}
+	if err := checkIDs("runId", in.RunID, "testId", in.TestID); err != nil {
+		return nil, Suggestion{}, err
 	}
 	for i, r := range in.Rungs {
 		if !gardening.IsRung(gardener.Strategy(r)) {
@@ -234,6 +253,9 @@ func (t *tools) apply(ctx context.Context, req *mcp.CallToolRequest, in ApplyInp
 	case in.ProposalID != "" && in.RunID != "":
 		return nil, Applied{}, &InputError{Field: "runId", Reason: "give proposalId or runId, not both"}
 	}
+	if err := checkIDs("proposalId", in.ProposalID, "runId", in.RunID); err != nil {
+		return nil, Applied{}, err
+	}
 	out, err := t.b.Apply(ctx, in, t.approverOf(req))
 	if err != nil {
 		return nil, Applied{}, err
@@ -245,6 +267,9 @@ func (t *tools) apply(ctx context.Context, req *mcp.CallToolRequest, in ApplyInp
 func (t *tools) run(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, Ran, error) {
 	if in.TestID = strings.TrimSpace(in.TestID); in.TestID == "" {
 		return nil, Ran{}, &InputError{Field: "testId", Reason: "give the id of the test to run"}
+	}
+	if err := checkIDs("testId", in.TestID); err != nil {
+		return nil, Ran{}, err
 	}
 	out, err := t.b.RunNow(ctx, in, t.approverOf(req))
 	if err != nil {

@@ -271,11 +271,8 @@ func (r *Remote) Apply(ctx context.Context, in ApplyInput, _ string) (Applied, e
 			return Applied{}, err
 		}
 	}
-	var a struct {
-		Test   gardener.Test   `json:"test"`
-		Repair gardener.Repair `json:"repair"`
-	}
-	err := r.do(ctx, http.MethodPost, "/proposals/"+url.PathEscape(id)+"/approve", map[string]any{"requireProof": true}, &a)
+	var a gardening.Approval
+	err := r.do(ctx, http.MethodPost, "/proposals/"+url.PathEscape(id)+"/approve", map[string]any{"requireProof": true, "propagate": in.Propagate}, &a)
 	if e, ok := err.(*APIError); ok {
 		switch e.Status {
 		case http.StatusNotFound:
@@ -287,7 +284,8 @@ func (r *Remote) Apply(ctx context.Context, in ApplyInput, _ string) (Applied, e
 	if err != nil {
 		return Applied{}, err
 	}
-	return Applied{ProposalID: id, TestID: a.Test.ID, RepairID: a.Repair.ID, Version: a.Test.Version, ApprovedBy: a.Repair.ApprovedBy, Diff: diffLines(a.Repair.PreSteps, a.Repair.Verdict.Ops)}, nil
+	return Applied{ProposalID: id, TestID: a.Test.ID, RepairID: a.Repair.ID, Version: a.Test.Version, ApprovedBy: a.Repair.ApprovedBy, Diff: diffLines(a.Repair.PreSteps, a.Repair.Verdict.Ops),
+		Others: a.OthersSaid(), Propagated: a.PropagatedSaid()}, nil
 }
 
 // proposalOfRun finds the open proposal of the run's test in its project's queue, computed on

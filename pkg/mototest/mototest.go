@@ -39,6 +39,11 @@ const Install = "install it with: apt-get install -y pipx && pipx install 'moto[
 // imports takes a few seconds on a loaded 2-core machine.
 const startTimeout = 60 * time.Second
 
+// Env is added to moto_server's environment. A test binary that needs a setting of the server
+// (MOTO_PORT, the port moto's Step Functions engine calls for lambda:Invoke) sets it in TestMain,
+// before the first Endpoint or Config call starts the server.
+var Env []string
+
 // server is the one moto_server of this test binary.
 var server struct {
 	once     sync.Once
@@ -48,7 +53,7 @@ var server struct {
 	err      error  // set when it is installed but did not come up: tests fail with it
 	cmd      *exec.Cmd
 	exited   chan struct{}
-	log      *tail
+	log      *Tail
 }
 
 // Endpoint returns the base URL of the test binary's moto_server, starting it on first use. The
@@ -95,11 +100,15 @@ func Stop() {
 	if server.cmd == nil {
 		return
 	}
-	stopProcess(server.cmd, server.exited)
+	StopGroup(server.cmd, server.exited)
 	server.cmd = nil
 }
 
-func stopProcess(cmd *exec.Cmd, exited <-chan struct{}) {
+// StopGroup ends a server a test started in a process group of its own (Setpgid): SIGTERM to
+// the group, SIGKILL if exited has not closed five seconds later, and waits for exited (closed
+// by the goroutine that waits for cmd). Every test server here (moto_server, dynalite, the
+// Lambda emulator) is stopped so.
+func StopGroup(cmd *exec.Cmd, exited <-chan struct{}) {
 	pgid := cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
@@ -119,7 +128,7 @@ func start() {
 		server.skip = "moto_server not found: " + Install
 		return
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		server.err = fmt.Errorf("no free loopback port: %w", err)
 		return
@@ -129,7 +138,10 @@ func start() {
 	// Its own process group, so Stop ends the server and its children and nothing else; the
 	// parent-death signal ends it even when the test binary is killed before TestMain returns.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	server.log = &tail{max: 4096}
+	if len(Env) > 0 {
+		cmd.Env = append(os.Environ(), Env...)
+	}
+	server.log = &Tail{Max: 4096}
 	cmd.Stdout, cmd.Stderr = server.log, server.log
 	if err := cmd.Start(); err != nil {
 		server.err = fmt.Errorf("start %s: %w", bin, err)
@@ -162,11 +174,13 @@ func start() {
 		server.cmd, server.exited, server.endpoint = cmd, exited, endpoint
 		return
 	}
-	stopProcess(cmd, exited)
+	StopGroup(cmd, exited)
 	server.err = fmt.Errorf("%s did not answer on %s within %s; its output: %s", bin, addr, startTimeout, server.log)
 }
 
-func freePort() (int, error) {
+// FreePort is a loopback port free when asked, for a server a test starts as a process (which
+// must listen on it itself): the caller retries if another process took it meanwhile.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -175,25 +189,25 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// tail keeps the last max bytes written to it: the server logs every request, and only the end
-// explains why it died.
-type tail struct {
+// Tail keeps the last Max bytes written to it: a server a test starts logs every request, and
+// only the end explains why it died.
+type Tail struct {
 	mu  sync.Mutex
-	max int
+	Max int
 	buf []byte
 }
 
-func (w *tail) Write(p []byte) (int, error) {
+func (w *Tail) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf = append(w.buf, p...)
-	if over := len(w.buf) - w.max; over > 0 {
+	if over := len(w.buf) - w.Max; over > 0 {
 		w.buf = append(w.buf[:0], w.buf[over:]...)
 	}
 	return len(p), nil
 }
 
-func (w *tail) String() string {
+func (w *Tail) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return string(w.buf)

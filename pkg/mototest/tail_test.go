@@ -17,7 +17,7 @@ func TestTailKeepsTheEnd(t *testing.T) {
 		{"many writes over", []string{"0123", "4567", "89AB", "CD"}, "456789ABCD"},
 	}
 	for _, c := range cases {
-		w := &tail{max: 10}
+		w := &Tail{Max: 10}
 		for _, s := range c.writes {
 			if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
 				t.Fatalf("%s: Write(%q) = %d, %v", c.name, s, n, err)

@@ -296,6 +296,13 @@ var lifecycleCases = []testCase{
 			t.Fatal("badge still shown after mark reviewed")
 		}
 		wantSteps(t, "mark reviewed keeps the fix", f.test(t, "t-auto").Steps, fixed.Steps)
+		_, err = f.svc.MarkReviewed(f.ctx, r.ID, "alan@example.com")
+		if ce := wantAs[*gardener.ConflictError](t, "mark reviewed twice", err); ce.Reason != "was reviewed already by grace@example.com" {
+			t.Fatalf("mark reviewed twice: %v; want the conflict to name the first reviewer", err)
+		}
+		if again, _ := f.store.Repair(f.ctx, r.ID); again.ReviewedBy != "grace@example.com" {
+			t.Fatalf("a refused second review wrote reviewer %q", again.ReviewedBy)
+		}
 
 		text, err := f.svc.RevertConfirmation(f.ctx, r.ID)
 		if err != nil || !strings.Contains(text, "the selector the repair fixed will fail again until it is repaired another way") {
@@ -315,6 +322,8 @@ var lifecycleCases = []testCase{
 		}
 		_, err = f.svc.Revert(f.ctx, r.ID, "grace@example.com")
 		wantAs[*gardener.ConflictError](t, "revert twice", err)
+		_, err = f.svc.MarkReviewed(f.ctx, r.ID, "alan@example.com")
+		wantAs[*gardener.ConflictError](t, "mark a reverted repair reviewed", err)
 		if v := f.test(t, "t-auto").Version; v != 5 {
 			t.Fatalf("a second revert moved the test to version %d", v)
 		}

@@ -57,6 +57,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	cases = append(cases, executionCases...)
 	cases = append(cases, eventCases...)
 	cases = append(cases, radarStatusCases...)
+	cases = append(cases, idCases...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.race && opts.NotIsolated != "" {

@@ -62,6 +62,10 @@ type Job struct {
 	Rungs   []gardener.Strategy
 	// NoPropagate skips propagation (a propagated fix is not propagated again).
 	NoPropagate bool
+	// Reviewed: a person approved the fix a propagation comes from, reading its notes, and
+	// asked for it to be carried; its copies are not held for the notes of the original, only
+	// for their own.
+	Reviewed bool
 }
 
 // Decision is what travels from a rung to persist: ids, ops and verdicts, never page data.
@@ -443,7 +447,7 @@ func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID strin
 	}
 	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, By: job.By, Actor: actorOf(job.Actor, job.By), Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
 	disp := gardener.Decide(*p.Verdict, job.Mode, d.Actor)
-	if inherited, owhy := origin.NeedsPerson(); inherited && disp.Apply {
+	if inherited, owhy := origin.NeedsPerson(); inherited && disp.Apply && !job.Reviewed {
 		// The original was written by a person over a note that asks for one: its copies were not.
 		disp = gardener.Disposition{Reason: fmt.Sprintf("a person must look: the fix of %s it comes from needed a person: %s", job.TestID, owhy)}
 	}

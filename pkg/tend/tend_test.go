@@ -63,9 +63,20 @@ func steps() []gardener.Step {
 	}
 }
 
-// tendWith heals test a's click with a runner that finds the checks of the tests in sensitive
-// sensitive, and returns what became of a and of b, which uses the same locator.
-func tendWith(t *testing.T, sensitive map[string]bool) Tended {
+// stepsOf are test id's steps: b also checks, after its click, that the login button is still
+// shown, by the locator the heal of a's click moves, so the propagated copy moves b's check too
+// and b's own check must be proven sensitive (a check a repair moves is the repair's to prove).
+func stepsOf(id string) []gardener.Step {
+	s := steps()
+	if id == "b" {
+		s = append(s, gardener.Step{Kind: gardener.AssertVisible, Locator: gardener.MustLocator(`role=button[name="Login"]`)})
+	}
+	return s
+}
+
+// tendWith heals test a's click onto to with a runner that finds the checks of the tests in
+// sensitive sensitive, and returns what became of a and of b, which uses the same locator.
+func tendWith(t *testing.T, sensitive map[string]bool, to string) Tended {
 	t.Helper()
 	ctx := context.Background()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
@@ -77,7 +88,7 @@ func tendWith(t *testing.T, sensitive map[string]bool) Tended {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"a", "b"} {
-		if err := store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: steps()}); err != nil {
+		if err := store.CreateTest(ctx, gardener.Test{ID: id, ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: stepsOf(id)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,7 +97,7 @@ func tendWith(t *testing.T, sensitive map[string]bool) Tended {
 	if err := store.PutRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	lad := &ladder.Ladder{Runner: greenRunner{sensitive: sensitive}, Model: heals{to: gardener.MustLocator("#login-btn")}}
+	lad := &ladder.Ladder{Runner: greenRunner{sensitive: sensitive}, Model: heals{to: gardener.MustLocator(to)}}
 	tender := &Tender{Store: store, Life: lifecycle.New(store, nil), Ladder: lad}
 	out, err := tender.Tend(ctx, Job{TestID: "a", Mode: gardener.ModeApply, Run: &run, Failure: &gardener.Replay{Result: res}, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
 	if err != nil {
@@ -95,14 +106,15 @@ func tendWith(t *testing.T, sensitive map[string]bool) Tended {
 	return out
 }
 
-// Nothing propagates from a fix staged for a person; an applied one propagates, and each copy
-// is judged against its own test: one whose check is insensitive there is staged, not applied.
+// Nothing propagates from a fix staged for a person (here a heal onto a generated id, a volatile
+// locator); an applied one propagates, and each copy is judged against its own test: one whose
+// check the copy moved is insensitive there is staged, not applied.
 func TestPropagationFollowsTheOriginal(t *testing.T) {
-	held := tendWith(t, map[string]bool{"b": true})
+	held := tendWith(t, map[string]bool{"b": true}, "#login-btn-48213")
 	if held.Persisted.Outcome != ladder.Staged || len(held.Propagated) != 0 {
 		t.Fatalf("a fix held for a person: outcome %s, propagated %+v", held.Persisted.Outcome, held.Propagated)
 	}
-	applied := tendWith(t, map[string]bool{"a": true})
+	applied := tendWith(t, map[string]bool{"a": true}, "#login-btn")
 	if applied.Persisted.Outcome != ladder.Repaired || len(applied.Propagated) != 1 {
 		t.Fatalf("an applied fix: outcome %s (%s), propagated %+v", applied.Persisted.Outcome, applied.Persisted.Reason, applied.Propagated)
 	}
@@ -110,7 +122,7 @@ func TestPropagationFollowsTheOriginal(t *testing.T) {
 	if !p.Green || p.Persisted == nil || p.Persisted.Outcome != ladder.Staged {
 		t.Fatalf("the copy in b, whose check is insensitive there, must be staged: %+v", p)
 	}
-	both := tendWith(t, map[string]bool{"a": true, "b": true})
+	both := tendWith(t, map[string]bool{"a": true, "b": true}, "#login-btn")
 	if len(both.Propagated) != 1 || both.Propagated[0].Persisted == nil || both.Propagated[0].Persisted.Outcome != ladder.Repaired {
 		t.Fatalf("a copy every trust check passes is applied: %+v", both.Propagated)
 	}

@@ -112,6 +112,11 @@ const (
 	CannotTell Verdict = "cannot-tell"
 	// Wrong: a drift repaired with a green proof whose replay used other elements.
 	Wrong Verdict = "wrong"
+	// Fragile: a drift repaired (applied or staged) with the intended elements whose fix is red,
+	// or uses other elements, when the page is served again with other live data (other counts
+	// and prices, another build's class hashes, another order of a list): a heal that lasts one
+	// load is not a repair.
+	Fragile Verdict = "fragile"
 	// FalseHeal: a regression written green (applied or staged).
 	FalseHeal Verdict = "false-heal"
 	// StillGreen: the mutation did not break the test; there was nothing to repair.
@@ -140,8 +145,13 @@ type CaseResult struct {
 	// AppBug: the diagnosis said app bug, whatever the outcome made of it (with no green run
 	// the outcome is "cannot tell" all the same).
 	AppBug bool
-	Note   string
-	Millis int64
+	// Hold is the rule a staged repair was held for (gardener.HoldRule), "" when none held it.
+	Hold gardener.HoldRule
+	// SecondLoad: the fix was replayed on a second load with other live data; Survived: it was
+	// green there with the same elements used.
+	SecondLoad, Survived bool
+	Note                 string
+	Millis               int64
 }
 
 // Run applies m to a fresh app, checks the test fails, checks a drift can be repaired at all,
@@ -266,11 +276,47 @@ func (e *Env) Run(ctx context.Context, b *Baseline, m Mutation) (out CaseResult,
 	case !slices.Equal(got, b.Keys):
 		out.Verdict, out.Note = Wrong, fmt.Sprintf("used elements %v where the green run used %v; %s", got, b.Keys, ops)
 	case res.Outcome == ladder.Staged:
-		out.Verdict, out.Note = StagedIntended, ops
+		out.Verdict, out.Note = StagedIntended, "held: "+res.Reason+"; "+ops
+		if res.Verdict != nil {
+			if h, ok := res.Verdict.Hold(); ok {
+				out.Hold = h.Rule
+			}
+		}
 	default:
 		out.Verdict, out.Note = RepairedIntended, ops
 	}
+	if out.Verdict == RepairedIntended || out.Verdict == StagedIntended {
+		why, err := e.secondLoad(ctx, b, fixed, opts, site)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", m.Name(), err)
+		}
+		out.SecondLoad = true
+		if why != "" {
+			out.Verdict, out.Note = Fragile, why+"; "+out.Note
+		} else {
+			out.Survived = true
+		}
+	}
 	return out, nil
+}
+
+// secondLoad replays the repaired test fixed on site serving its next generation: the same app
+// with other live values, another build's hashes, another order. It says why the fix did not
+// last ("" when it was green there with the elements the green run of b used).
+func (e *Env) secondLoad(ctx context.Context, b *Baseline, fixed gardener.Test, opts gardener.ReplayOptions, site *Site) (string, error) {
+	site.SetGen(1)
+	again, err := e.twice(ctx, fixed, opts, site)
+	if err != nil {
+		return "", fmt.Errorf("replay of the repair on a second load: %w", err)
+	}
+	used := keys(site.TakeHits())
+	switch {
+	case !again.Result.Passed:
+		return fmt.Sprintf("red on a second load with other live data at step %s: %s", again.Result.FailedStep, again.Result.Message), nil
+	case !slices.Equal(used, b.Keys):
+		return fmt.Sprintf("on a second load with other live data it used elements %v where the green run used %v", used, b.Keys), nil
+	}
+	return "", nil
 }
 
 // siteRecord is a site's hits as the witness reads an app's record: the hits of one replay.
@@ -322,7 +368,9 @@ func unrepairable(ref gardener.Test, res gardener.RunResult, m Mutation, xpath s
 	return BrokeApp
 }
 
-// describeOps renders the operations of the green candidate.
+// describeOps renders the operations of the green candidate for the case's note, which the
+// table run prints: each step as people are shown one (Step.Redacted), the values it enters
+// masked.
 func describeOps(res ladder.Result) string {
 	var parts []string
 	for _, r := range res.Rungs {
@@ -331,7 +379,11 @@ func describeOps(res ladder.Result) string {
 				continue
 			}
 			for _, op := range a.Ops {
-				parts = append(parts, op.String())
+				if op.Step == nil {
+					parts = append(parts, op.String())
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("%s %d: %s", op.Kind, op.Index, op.Step.Redacted()))
 			}
 		}
 	}

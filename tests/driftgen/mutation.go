@@ -59,6 +59,21 @@ const (
 	RequiredSelect Kind = "required-select"
 	RequiredRadio  Kind = "required-radio"
 	RequiredCheck  Kind = "required-checkbox"
+	// Live data and builds: the page shows other values, hashes or orders on every load (the
+	// site's generation), so a repair proven on one load must find its element on the next.
+	// LiveCount and LivePrice put a count or a price that changes between loads into a
+	// button's or link's name (and rename the element's own id and classes, as the release that
+	// added them did); ClassHash gives the classes of the element and its ancestors a hash that
+	// changes with every build (CSS modules); ListOrder shows the element's list in another
+	// order on every load.
+	LiveCount Kind = "live-count"
+	LivePrice Kind = "live-price"
+	ClassHash Kind = "class-hash"
+	ListOrder Kind = "list-order"
+	// RowIcons turns a row's text actions into icon buttons named by the action and the row
+	// ("Delete INV-002"), with another action's icon ("View INV-002") of the same markup
+	// before each, so a locator of the row's button now finds two.
+	RowIcons Kind = "row-icons"
 )
 
 // Regression kinds.
@@ -73,7 +88,7 @@ const (
 // Kinds lists every kind in the order the table prints them, drift first.
 func Kinds() []Kind {
 	return []Kind{RenameID, RenameClass, RenameTestID, Wrap, Unwrap, Reorder, Synonym, Icon, MoveToolbar, MoveMenu,
-		Overlay, DecoyBefore, RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect,
+		Overlay, DecoyBefore, LiveCount, LivePrice, ClassHash, ListOrder, RowIcons, RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect,
 		RequiredRadio, RequiredCheck, WrongNumber, DeadButton, HTTP500, Missing, RowGone}
 }
 
@@ -214,6 +229,10 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 		}
 		l := s.Target()
 		structural := l.Kind == gardener.ByCSS || l.Kind == gardener.ByXPath
+		// byClass: the locator names the element's classes; inRow: the element is in a table
+		// row or a list item.
+		byClass := structural && (strings.Contains(l.Value, ".") || strings.Contains(l.Value, "@class"))
+		inRow := strings.Contains(fp.XPath, "/tr[") || strings.Contains(fp.XPath, "/li[")
 		if s.IsAction() {
 			if firstAction == "" {
 				firstAction = path
@@ -222,7 +241,7 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 			if fp.ID != "" && strings.Contains(l.Value, fp.ID) {
 				add(RenameID, path, s, fp)
 			}
-			if structural && (strings.Contains(l.Value, ".") || strings.Contains(l.Value, "@class")) {
+			if byClass {
 				add(RenameClass, path, s, fp)
 			}
 			if l.Kind == gardener.ByTestID {
@@ -240,6 +259,20 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 			if s.Kind == gardener.Click && (l.Kind == gardener.ByText || l.Kind == gardener.ByRole) && len(fp.VisibleText) > 0 {
 				add(Icon, path, s, fp)
 			}
+			named := s.Kind == gardener.Click && len(fp.VisibleText) > 0 && !strings.EqualFold(fp.Tag, "input")
+			if named && (l.Kind == gardener.ByRole || structural) {
+				add(LiveCount, path, s, fp)
+				add(LivePrice, path, s, fp)
+			}
+			if byClass {
+				add(ClassHash, path, s, fp)
+			}
+			if s.Kind == gardener.Click && structural && inRow {
+				add(ListOrder, path, s, fp)
+			}
+			if named && inRow {
+				add(RowIcons, path, s, fp)
+			}
 			add(MoveMenu, path, s, fp)
 			if s.Kind == gardener.Click && submits(*fp) {
 				for _, k := range []Kind{RequiredText, RequiredEmail, RequiredNumber, RequiredDate, RequiredSelect, RequiredRadio, RequiredCheck} {
@@ -250,7 +283,7 @@ func Generate(t gardener.Test, green gardener.RunResult, seed uint64) []Mutation
 		if s.IsCheck() && s.Kind != gardener.AssertHidden {
 			add(WrongNumber, path, s, fp)
 			add(Missing, path, s, fp)
-			if strings.Contains(fp.XPath, "/tr[") || strings.Contains(fp.XPath, "/li[") {
+			if inRow {
 				add(RowGone, path, s, fp)
 			}
 		}
@@ -298,7 +331,26 @@ func params(m *Mutation, r *rand.Rand, s gardener.Step, fp *gardener.Fingerprint
 	case Wrap:
 		p["tag"] = pick(r, []string{"div", "span"})
 		p["cls"] = pick(r, []string{"form-actions", "control", "field-wrap", "stack"})
-	case Unwrap, Reorder, Missing, RowGone, DeadButton:
+	case Unwrap, Reorder, Missing, RowGone, DeadButton, ListOrder:
+	case LiveCount, LivePrice:
+		if m.Kind == LiveCount {
+			p["n"], p["step"] = 1+r.IntN(9), 1+r.IntN(7)
+		} else {
+			p["cents"], p["step"] = 199+r.IntN(9800), 37+r.IntN(500)
+		}
+		// A name locator breaks on the live data alone; a structural one only with the
+		// element's own id and classes renamed too, as the release that made the name live
+		// did. Renamed handles the app's own code looks up break the app, so they are
+		// renamed only where the locator needs it.
+		if l := s.Target(); l.Kind == gardener.ByCSS || l.Kind == gardener.ByXPath {
+			p["prefix"] = pick(r, []string{"ds-", "ui-", "c-", "tw-"})
+			p["id"] = fp.ID + "-" + suffix
+		}
+	case ClassHash:
+		p["salt"] = suffix
+	case RowIcons:
+		p["glyph"] = pick(r, []string{"🗑", "✕", "✎", "⋯", "→"})
+		p["other"] = pick(r, []string{"View", "Open", "Details", "Preview"})
 	case Synonym:
 		pairs := synonymPairs(r, s.Target())
 		if len(pairs) == 0 {

@@ -24,12 +24,14 @@
   var M = C.mutation || { kind: "" };
 
   function post(path, body) {
-    // Synchronous, so a hit is on the server before the click it reports navigates away.
+    // Synchronous, so a hit is on the server before the click it reports navigates away. A
+    // GET, the report in its query: the runner records what a page sends, and a repair's trust
+    // rules compare the writes a step sends with its green run's (recorded before any element
+    // was marked); the lab's own reports must not read as the app's writes.
     try {
       var x = new XMLHttpRequest();
-      x.open("POST", path, false);
-      x.setRequestHeader("Content-Type", "application/json");
-      x.send(JSON.stringify(body));
+      x.open("GET", path + "?r=" + encodeURIComponent(JSON.stringify(body)), false);
+      x.send();
     } catch (e) { /* the page is unloading: nothing to report to */ }
   }
 
@@ -147,7 +149,7 @@
   // A decoy and a dead button do nothing: their clicks never reach the app's handlers.
   window.addEventListener("click", function (ev) {
     var dead = M.kind === "dead-button" && keyed(ev) === M.key;
-    if (dead || (M.kind === "decoy-before" && inOurs(ev))) {
+    if (dead || ((M.kind === "decoy-before" || M.kind === "row-icons") && inOurs(ev))) {
       ev.stopImmediatePropagation();
       ev.preventDefault();
     }
@@ -204,6 +206,39 @@
     if (!f || !/^(BUTTON|INPUT|SELECT|TEXTAREA)$/.test(el.tagName)) return;
     if (!f.id) f.id = M.p.formId;
     el.setAttribute("form", f.id);
+  }
+
+  // liveText puts suffix after the element's words (its last text, its aria-label): the count or
+  // price a live name carries. (The generator draws no live name for an input.)
+  function liveText(el, suffix) {
+    var w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), last = null;
+    while (w.nextNode()) if (w.currentNode.nodeValue.trim()) last = w.currentNode;
+    if (!last) return false;
+    last.nodeValue = last.nodeValue.replace(/\s+$/, "") + suffix;
+    if (el.hasAttribute("aria-label")) el.setAttribute("aria-label", el.getAttribute("aria-label").trim() + suffix);
+    return true;
+  }
+
+  // hash5 is a build's hash of a class name: five characters, a digit among them, different for
+  // every generation, as CSS modules write them ("btn_a81f3").
+  function hash5(s) {
+    var h = 2166136261;
+    for (var i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619) >>> 0; }
+    var x = ("00000" + h.toString(16)).slice(-5);
+    return x[0] + String(h % 10) + x.slice(2);
+  }
+
+  // rowLabel is what names a row: its first cell's words that do not hold the control, or the
+  // row's first words.
+  function rowLabel(r, b) {
+    var cells = [].slice.call(r.children);
+    for (var i = 0; i < cells.length; i++) {
+      if (cells[i].contains(b)) continue;
+      var t = (cells[i].textContent || "").trim().replace(/\s+/g, " ");
+      if (t) return t.slice(0, 40);
+    }
+    var all = (r.textContent || "").replace(b.textContent || "", " ").trim().replace(/\s+/g, " ");
+    return all.split(" ").slice(0, 3).join(" ");
   }
 
   var skipParents = /^(BODY|HTML|FORM|LABEL|BUTTON|A|TABLE|TBODY|THEAD|TR|TD|TH|UL|OL|SELECT|FIELDSET|DETAILS|SUMMARY|NAV|MAIN|HEADER|FOOTER|DIALOG)$/;
@@ -337,6 +372,60 @@
         }
         if (clone.tagName === "BUTTON") clone.type = "button";
         el.parentNode.insertBefore(clone, el);
+        return true;
+      }
+      case "live-count":
+      case "live-price": {
+        var g = C.gen || 0;
+        var suffix = M.kind === "live-count" ? " (" + (p.n + g * p.step) + ")" : " \u00b7 $" + ((p.cents + g * p.step) / 100).toFixed(2);
+        if (!liveText(el, suffix)) return false;
+        // The release that made the name live renamed the element's own handles (for a
+        // structural locator only: see the generator).
+        if (!p.prefix) return true;
+        if (el.id) {
+          el.getRootNode().querySelectorAll('label[for="' + CSS.escape(el.id) + '"]').forEach(function (l) { l.htmlFor = p.id; });
+          el.id = p.id;
+        }
+        [].slice.call(el.classList).forEach(function (c) { el.classList.replace(c, p.prefix + c); });
+        return true;
+      }
+      case "class-hash": {
+        var hn = el, hashed = false;
+        for (var hd = 0; hn && hd < 4 && hn !== document.body; hd++, hn = hn.parentElement) {
+          [].slice.call(hn.classList).forEach(function (c) { hn.classList.replace(c, c + "_" + hash5(c + p.salt + ":" + (C.gen || 0))); hashed = true; });
+        }
+        return hashed;
+      }
+      case "list-order": {
+        var lrow = el.closest("tr, li, [role=row]");
+        if (!lrow || !lrow.parentElement) return false;
+        var lpar = lrow.parentElement;
+        var lrows = [].slice.call(lpar.children).filter(function (r) { return r.tagName === lrow.tagName; });
+        if (lrows.length < 2) return false;
+        // Generation 0 moves every row one place down (the last first), the next two, and so on.
+        var k = (1 + (C.gen || 0)) % lrows.length;
+        lrows.slice(lrows.length - k).forEach(function (r) { lpar.insertBefore(r, lrows[0]); });
+        return true;
+      }
+      case "row-icons": {
+        var irow = el.closest("tr, li, [role=row]");
+        var old = (el.textContent || "").trim();
+        if (!irow || !irow.parentElement || !old || el.tagName === "INPUT") return false;
+        [].slice.call(irow.parentElement.children).forEach(function (r) {
+          [].slice.call(r.querySelectorAll(el.tagName)).forEach(function (b) {
+            if (ours.has(b) || (b.textContent || "").trim() !== old) return;
+            var label = rowLabel(r, b);
+            var other = b.cloneNode(false);
+            ["id", "name", "for", "data-testid", "href", "form"].forEach(function (a) { other.removeAttribute(a); });
+            if (other.tagName === "BUTTON") other.type = "button";
+            other.setAttribute("aria-label", p.other + " " + label);
+            other.textContent = "\ud83d\udc41";
+            ours.add(other);
+            b.setAttribute("aria-label", old + " " + label);
+            b.textContent = p.glyph;
+            b.parentNode.insertBefore(other, b);
+          });
+        });
         return true;
       }
       case "wrong-number":

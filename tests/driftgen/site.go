@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -41,6 +40,7 @@ type Site struct {
 
 	mu      sync.Mutex
 	mut     *Mutation
+	gen     int // the load's generation: live values, hashes and orders differ between generations
 	hits    []Hit
 	applied string // the mutated target's XPath after the mutation, as the page reported it
 	wasSet  bool   // the page reported the mutation applied
@@ -56,6 +56,15 @@ func (s *Site) Set(m *Mutation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mut, s.hits, s.applied, s.wasSet = m, nil, "", false
+}
+
+// SetGen serves the app's live data of generation n from the next request on: other counts and
+// prices, another build's class hashes, another order of a list (generation 0 is the one the
+// mutation was first served with). Nothing else changes.
+func (s *Site) SetGen(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen = n
 }
 
 // TakeHits returns the hits reported since the last call, in the order they happened.
@@ -93,7 +102,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	m := s.mut
+	m, gen := s.mut, s.gen
 	s.mu.Unlock()
 	if m != nil && m.Kind == HTTP500 && r.Method == m.Method && r.URL.Path == m.Path {
 		s.mu.Lock()
@@ -102,15 +111,15 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal server error", http.StatusInternalServerError)
 		return
 	}
-	iw := &injector{w: w, script: s.script(m)}
+	iw := &injector{w: w, script: s.script(m, gen)}
 	s.app.ServeHTTP(iw, r)
 	iw.finish()
 }
 
 func (s *Site) report(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	if err != nil || r.Method != http.MethodPost {
-		http.Error(w, "a report is a POST of JSON", http.StatusBadRequest)
+	body := []byte(r.URL.Query().Get("r"))
+	if r.Method != http.MethodGet || len(body) == 0 || len(body) > 1<<16 {
+		http.Error(w, "a report is a GET with its JSON in the query parameter r", http.StatusBadRequest)
 		return
 	}
 	s.mu.Lock()
@@ -138,7 +147,7 @@ func (s *Site) report(w http.ResponseWriter, r *http.Request) {
 }
 
 // script is the runtime with its configuration, as a script element.
-func (s *Site) script(m *Mutation) string {
+func (s *Site) script(m *Mutation, gen int) string {
 	type jsMut struct {
 		Kind string         `json:"kind"`
 		Key  string         `json:"key"`
@@ -149,7 +158,8 @@ func (s *Site) script(m *Mutation) string {
 		Mutation   *jsMut   `json:"mutation,omitempty"`
 		HitURL     string   `json:"hitURL"`
 		AppliedURL string   `json:"appliedURL"`
-	}{Targets: s.targets, HitURL: hitPath, AppliedURL: appliedPath}
+		Gen        int      `json:"gen"`
+	}{Targets: s.targets, HitURL: hitPath, AppliedURL: appliedPath, Gen: gen}
 	if cfg.Targets == nil {
 		cfg.Targets = []Target{}
 	}

@@ -97,7 +97,14 @@ func runTable(t *testing.T, env *Env, tests []gardener.Test, app string) {
 		}
 	}
 	var b strings.Builder
-	Print(&b, Table(results, all))
+	rows := Table(results, all)
+	Print(&b, rows)
+	applied, counted := Applied(rows)
+	share := 0.0
+	if counted > 0 {
+		share = 100 * float64(applied) / float64(counted)
+	}
+	fmt.Fprintf(&b, "applied in apply mode with the intended elements and green on a second load: %d of %d counted drift (%.0f%%)\n", applied, counted, share)
 	baseline := "the last green run handed to the ladder"
 	if env.NoBaseline {
 		baseline = "no green run handed to the ladder (a first failure)"
@@ -117,6 +124,11 @@ func runTable(t *testing.T, env *Env, tests []gardener.Test, app string) {
 	fmt.Printf("unrepairable by the reference fix: %d where %s, %d where %s\n", broke, BrokeApp, weak, WeakReference)
 	if n := FalseHeals(results); n > 0 {
 		t.Errorf("%d regressions were written green", n)
+	}
+	for _, r := range results {
+		if r.Verdict == StagedIntended && r.Hold == "" {
+			t.Errorf("%s was staged in apply mode under no rule the design names: %s", r.Mutation.Name(), oneLine(r.Note))
+		}
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // repair made, and the model calls and tokens per repair (zero for the built-in engine). Run with -benchtime 1x: each iteration is a
 // whole repair.
 //
-//	go test -run '^$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
+//	[GARDENER_BENCH_STEP_LIMIT=10s] go test -run '^$' -bench BenchmarkRepair -benchtime 1x ./tests/e2e/
 func BenchmarkRepair(b *testing.B) {
 	// The last ratio and replay count of every variant, for the summary after them all.
 	figures := &testkit.RepairFigures{Models: true}
@@ -42,6 +42,11 @@ func BenchmarkRepair(b *testing.B) {
 				}
 				failing, _ := s.Replay(tt)
 				run := s.Record(tt, failing.Result, gardener.TriggerSchedule)
+				// The failing run above is the schedule's, under the package's limit; the
+				// repair and the replay it is compared with run under the limit asked for.
+				if d := testkit.StepLimit(b); d > 0 {
+					s.Opts.StepTimeout = d
+				}
 				b.StartTimer()
 				start := time.Now()
 				got, err := s.Tender.Tend(context.Background(), tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Options: s.Opts, NoPropagate: true})

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -76,4 +77,24 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// StepLimitEnv names the step limit the repair benchmarks repair and replay with, as a Go
+// duration ("5s", "10s"): users set limits well above the test packages' three seconds, and a
+// repair that waits out a limit somewhere shows only under such a limit. Unset, the package's
+// runner limit stands.
+const StepLimitEnv = "GARDENER_BENCH_STEP_LIMIT"
+
+// StepLimit is the step limit StepLimitEnv names, zero when it is unset; a value that is not a
+// positive duration stops the benchmark, naming the variable.
+func StepLimit(b *testing.B) time.Duration {
+	v := os.Getenv(StepLimitEnv)
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		b.Fatalf("%s=%q: want a positive duration such as 5s", StepLimitEnv, v)
+	}
+	return d
 }

@@ -798,19 +798,39 @@
   // --- quiet --------------------------------------------------------------------------------
 
   // lastChange is when the document last changed in any way: a page that stopped changing and
-  // has no request in flight will not show a missing element by waiting longer.
+  // has no request in flight will not show a missing element by waiting longer. A change that
+  // leaves the document as it was is none: a page that polls writes the same status, the same
+  // list, the same attribute again every time its answer comes, and no element can appear that
+  // way.
   let lastChange = performance.now();
-  observeAll(new MutationObserver(() => { lastChange = performance.now(); }),
-    { subtree: true, childList: true, characterData: true, attributes: true });
+  observeAll(new MutationObserver((records) => {
+    if (records.some(changes)) lastChange = performance.now();
+  }), { subtree: true, childList: true, characterData: true, attributes: true, characterDataOldValue: true, attributeOldValue: true });
 
-  // quiet says how long the document has been unchanged and how many visible elements the
-  // given locators match between them (a locator the browser rejects matches nothing).
+  // changes says whether one mutation record left the document different: an attribute or a
+  // text set to the value it had, or children replaced by the same markup, did not.
+  function changes(m) {
+    if (m.type === "attributes") return m.target.getAttribute(m.attributeName) !== m.oldValue;
+    if (m.type === "characterData") return m.target.data !== m.oldValue;
+    return markup(m.removedNodes) !== markup(m.addedNodes);
+  }
+
+  function markup(nodes) {
+    let out = "";
+    for (const n of nodes) out += n.nodeType === 1 ? n.outerHTML : n.nodeType === 3 ? "#" + n.data : "<" + n.nodeType + ">";
+    return out;
+  }
+
+  // quiet says how long the document has been unchanged, how many visible elements the given
+  // locators match between them (a locator the browser rejects matches nothing), and how many
+  // visible elements say the page is still busy (a progress bar, an aria-busy region).
   function quiet(locs) {
     let matches = 0;
     for (const l of locs || []) {
       try { matches += resolve(l).filter(isVisible).length; } catch (e) { /* an invalid selector matches nothing */ }
     }
-    return { still: Math.round(performance.now() - lastChange), matches };
+    const busy = [...document.querySelectorAll('[role="progressbar"], progress, [aria-busy="true"]')].filter(isVisible).length;
+    return { still: Math.round(performance.now() - lastChange), matches, busy };
   }
 
   function validation(loc) {

@@ -100,11 +100,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Status is how an execution ended.
+// Status is how an execution ended, or StatusRunning while it runs.
 type Status string
 
 // Execution statuses, as Step Functions names them.
 const (
+	StatusRunning   Status = "RUNNING"
 	StatusSucceeded Status = "SUCCEEDED"
 	StatusFailed    Status = "FAILED"
 	StatusAborted   Status = "ABORTED"

@@ -10,6 +10,7 @@ package stack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -43,6 +44,22 @@ type Config struct {
 	Log        *slog.Logger
 	// OnNotify is called with every message published to the auto-repair topic.
 	OnNotify func(Message)
+	// Ledger keeps the executions beyond this process (the embedded store); nil keeps them in
+	// memory, so a restart forgets them.
+	Ledger Ledger
+}
+
+// Ledger keeps the stack's executions and their status, so that they outlive the process: a
+// restarted stack answers for the executions of the one before, and a start under the name of
+// one it finds is answered as Step Functions answers it, with that execution, never a second
+// run under the same name (whose events would go to the same log).
+type Ledger interface {
+	// PutMachineExecution records an execution or its new state.
+	PutMachineExecution(ctx context.Context, x gardener.MachineExecution) error
+	// MachineExecution reads one; a *gardener.NotFoundError when there is none.
+	MachineExecution(ctx context.Context, id string) (gardener.MachineExecution, error)
+	// MachineExecutions lists them all.
+	MachineExecutions(ctx context.Context) ([]gardener.MachineExecution, error)
 }
 
 // Message is one SNS publish, as the local stack logs it.
@@ -123,7 +140,39 @@ func New(cfg Config) (*Stack, error) {
 	if err := s.wireMachines(); err != nil {
 		return nil, err
 	}
+	if err := s.endInterrupted(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// interruptedCause is why an execution a stopped process was running reads as ABORTED.
+const interruptedCause = "the local stack stopped while this execution ran (its process ended); it was not resumed: ask again to start a new attempt"
+
+// endInterrupted marks ABORTED the executions the ledger has as running: the store is this
+// process's alone (bbolt locks its file), so the process that ran them is gone, and nothing of
+// it will append to their logs again. A request asked again starts a new attempt under a new
+// name, with a log of its own (see gardening's manual start, which supersedes an ended claim).
+func (s *Stack) endInterrupted() error {
+	if s.cfg.Ledger == nil {
+		return nil
+	}
+	ctx := context.Background()
+	xs, err := s.cfg.Ledger.MachineExecutions(ctx)
+	if err != nil {
+		return fmt.Errorf("local stack: reading the executions of the last run: %w", err)
+	}
+	for _, x := range xs {
+		if x.Status != string(asl.StatusRunning) {
+			continue
+		}
+		x.Status, x.Cause, x.Stopped = string(asl.StatusAborted), interruptedCause, s.now()
+		if err := s.cfg.Ledger.PutMachineExecution(ctx, x); err != nil {
+			return fmt.Errorf("local stack: ending execution %s of the last run: %w", x.Name, err)
+		}
+		s.log.Warn("execution interrupted", "machine", x.Machine, "execution", x.Name, "cause", interruptedCause)
+	}
+	return nil
 }
 
 // Template is the template the stack was built from.
@@ -299,7 +348,7 @@ func (e *ExecutionExistsError) Error() string {
 	return fmt.Sprintf("execution %s already exists with another input", e.Name)
 }
 
-func (s *Stack) start(_ context.Context, machine, name string, input json.RawMessage) (string, error) {
+func (s *Stack) start(ctx context.Context, machine, name string, input json.RawMessage) (string, error) {
 	m, ok := s.machines[machine]
 	if !ok {
 		return "", fmt.Errorf("no state machine %s in the template", machine)
@@ -309,16 +358,34 @@ func (s *Stack) start(_ context.Context, machine, name string, input json.RawMes
 	}
 	arn := strings.Replace(m.ARN(), ":stateMachine:", ":execution:", 1) + ":" + name
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if prior, ok := s.executions[arn]; ok {
-		s.mu.Unlock()
 		if string(prior.input) != string(input) {
 			return "", &ExecutionExistsError{Name: name}
 		}
 		return arn, nil
 	}
+	rec := gardener.MachineExecution{ID: arn, Name: name, Machine: machine, Input: input, Status: string(asl.StatusRunning), Started: s.now()}
+	if s.cfg.Ledger != nil {
+		// An execution of an earlier process under this name: the same answer as for one of
+		// this process, and it is not run again.
+		prior, err := s.cfg.Ledger.MachineExecution(ctx, arn)
+		switch {
+		case err == nil && string(prior.Input) != string(input):
+			return "", &ExecutionExistsError{Name: name}
+		case err == nil:
+			return arn, nil
+		case !errors.Is(err, gardener.ErrNotFound):
+			return "", fmt.Errorf("local states: execution %s: %w", name, err)
+		}
+		// Recorded before it runs: a crash from here on leaves it RUNNING, which the next
+		// process ends (endInterrupted) rather than running it again.
+		if err := s.cfg.Ledger.PutMachineExecution(ctx, rec); err != nil {
+			return "", fmt.Errorf("local states: recording execution %s: %w", name, err)
+		}
+	}
 	ex := &execution{arn: arn, name: name, machine: machine, input: input}
 	s.executions[arn] = ex
-	s.mu.Unlock()
 	s.log.Info("execution started", "machine", machine, "execution", name)
 	s.wg.Add(1)
 	go func() {
@@ -328,6 +395,7 @@ func (s *Stack) start(_ context.Context, machine, name string, input json.RawMes
 		s.mu.Lock()
 		ex.done, ex.result = true, res
 		s.mu.Unlock()
+		s.record(rec, res, err)
 		switch {
 		case err != nil:
 			s.log.Error("execution", "machine", machine, "execution", name, "error", err.Error())
@@ -340,16 +408,48 @@ func (s *Stack) start(_ context.Context, machine, name string, input json.RawMes
 	return arn, nil
 }
 
-// Describe implements handler.Starter.
-func (s *Stack) Describe(_ context.Context, executionID string) (string, string, error) {
+// record writes how an execution ended to the ledger.
+func (s *Stack) record(rec gardener.MachineExecution, res *asl.Execution, err error) {
+	if s.cfg.Ledger == nil {
+		return
+	}
+	rec.Stopped = s.now()
+	switch {
+	case err != nil:
+		rec.Status, rec.Cause = string(asl.StatusFailed), err.Error()
+	default:
+		rec.Status, rec.Output = string(res.Status), res.Output
+		if res.Failure != nil {
+			rec.Cause = res.Failure.Name + ": " + res.Failure.Cause
+		}
+	}
+	// The execution outlived the request that started it; so does its record.
+	if err := s.cfg.Ledger.PutMachineExecution(context.Background(), rec); err != nil {
+		s.log.Error("recording the end of an execution", "machine", rec.Machine, "execution", rec.Name, "error", err.Error())
+	}
+}
+
+// Describe implements handler.Starter: an execution of this process, or one the ledger keeps
+// of an earlier one.
+func (s *Stack) Describe(ctx context.Context, executionID string) (string, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ex, ok := s.executions[executionID]
+	if !ok && s.cfg.Ledger != nil {
+		x, err := s.cfg.Ledger.MachineExecution(ctx, executionID)
+		if errors.Is(err, gardener.ErrNotFound) {
+			return "", "", &gardener.NotFoundError{Entity: "execution", ID: executionID}
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("local states: execution %s: %w", executionID, err)
+		}
+		return x.Status, string(x.Output), nil
+	}
 	if !ok {
 		return "", "", &gardener.NotFoundError{Entity: "execution", ID: executionID}
 	}
 	if !ex.done || ex.result == nil {
-		return "RUNNING", "", nil
+		return string(asl.StatusRunning), "", nil
 	}
 	return string(ex.result.Status), string(ex.result.Output), nil
 }

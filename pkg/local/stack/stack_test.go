@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/template"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 )
 
@@ -283,5 +285,31 @@ func TestExecutionReportsTheRepairsOutcome(t *testing.T) {
 	var x struct{ Status, Outcome string }
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &x) != nil || x.Status != "SUCCEEDED" || x.Outcome != "not-eligible" {
 		t.Errorf("GET the execution: %d %s; want SUCCEEDED with outcome not-eligible", resp.StatusCode, body)
+	}
+}
+
+// TestDeploymentSettingsReachTheFunctions: the template passes the deployment's plan to the API
+// function and its one allowed Bedrock model (the model its IAM policy names) to every
+// function, as the environment pkg/cloud reads them from; a parameter override changes both.
+func TestDeploymentSettingsReachTheFunctions(t *testing.T) {
+	for _, over := range []map[string]string{nil, {"Plan": "free", "ModelId": "anthropic.other-v2"}} {
+		tpl, err := template.Load(templatePath, over)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPlan, wantModel := cmp.Or(over["Plan"], tpl.Parameters["Plan"].Default), cmp.Or(over["ModelId"], tpl.Parameters["ModelId"].Default)
+		if wantPlan != "pro" && over == nil {
+			t.Errorf("the template's Plan defaults to %q, want pro", wantPlan)
+		}
+		for id, f := range tpl.Functions {
+			model, err := tpl.ResolveString(f.Environment["BEDROCK_MODEL_ID"])
+			if err != nil || model != wantModel {
+				t.Errorf("%s: BEDROCK_MODEL_ID %q, %v; want %q", id, model, err, wantModel)
+			}
+		}
+		plan, err := tpl.ResolveString(tpl.Functions["ApiFunction"].Environment["PLAN"])
+		if err != nil || plan != wantPlan {
+			t.Errorf("ApiFunction: PLAN %q, %v; want %q", plan, err, wantPlan)
+		}
 	}
 }

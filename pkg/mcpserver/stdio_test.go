@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"bufio"
@@ -18,9 +18,9 @@ func TestStdinEndsAfterTheLastAnswer(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":"x","result":{}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_test"}}` + "\n"
-	r := calls.reader(context.Background(), strings.NewReader(in))
-	defer r.Close()
 	var out strings.Builder
+	r := calls.reader(context.Background(), strings.NewReader(in), &out)
+	defer r.Close()
 	w := calls.writer(&out)
 	br := bufio.NewReader(r)
 	for range 4 {
@@ -58,7 +58,7 @@ func TestStdinEndsAfterTheLastAnswer(t *testing.T) {
 	// A session ended by its context does not wait for answers that will never come.
 	ctx, cancel := context.WithCancel(context.Background())
 	calls = newStdioCalls()
-	r = calls.reader(ctx, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call"}`+"\n"))
+	r = calls.reader(ctx, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call"}`+"\n"), io.Discard)
 	defer r.Close()
 	br = bufio.NewReader(r)
 	if _, err := br.ReadString('\n'); err != nil {
