@@ -21,7 +21,7 @@ func TestFitCalibration(t *testing.T) {
 	var vs []verdict
 	for range 20000 {
 		v := verdict{margin: 8 * rnd(), strength: 10*rnd() - 4}
-		v.right = rnd() < calibrated(truth, v.margin, v.strength)
+		v.right = rnd() < curve{c: [4]float64{truth[0], truth[1], truth[2], 0}}.at(v.margin, v.strength)
 		vs = append(vs, v)
 	}
 	c := fitCalibration(vs)
@@ -32,7 +32,7 @@ func TestFitCalibration(t *testing.T) {
 		}
 	}
 	var n, right [10]float64
-	for _, v := range calibrate(vs, c) {
+	for _, v := range calibrate(vs, curve{c: [4]float64{c[0], c[1], c[2], 0}}) {
 		b := min(9, int(v.confidence*10))
 		n[b]++
 		if v.right {
@@ -52,8 +52,8 @@ func TestFitCalibration(t *testing.T) {
 	for i := range vs {
 		vs[i].removed = true
 	}
-	if p := calibrated(fitCalibration(vs), 8, 6); p > 0.01 {
-		t.Errorf("trained on removed elements only, confidence %.3f at a large margin and strength, want ~0", p)
+	if c := fitCalibration(vs); (curve{c: [4]float64{c[0], c[1], c[2], 0}}).at(8, 6) > 0.01 {
+		t.Errorf("trained on removed elements only, confidence %.3f at a large margin and strength, want ~0", (curve{c: [4]float64{c[0], c[1], c[2], 0}}).at(8, 6))
 	}
 }
 
@@ -61,8 +61,8 @@ func TestFitCalibration(t *testing.T) {
 // curve of the best candidate's lead over the runner-up and over "gone", so the margin decides
 // as well as the strength: a near twin lowers the confidence of an otherwise strong match.
 func TestConfidenceFromMarginAndStrength(t *testing.T) {
-	if calibration[1] <= 0 || calibration[2] <= 0 {
-		t.Fatalf("calibration %v: confidence must rise with margin and strength", calibration)
+	if k := calibration; k.factored && (k.c[1] <= 0 || k.c[3] <= 0) || !k.factored && (k.c[1] <= 0 || k.c[2] <= 0) {
+		t.Fatalf("calibration %+v: confidence must rise with margin and strength", k)
 	}
 	target := page()[4]
 	alone := page()
@@ -160,5 +160,103 @@ func TestPageRelativeFeatures(t *testing.T) {
 		if math.Abs(s[i]-want) > 1e-9 {
 			t.Errorf("candidate %d: scores %v, rows·weights %v", i, s[i], want)
 		}
+	}
+}
+
+// TestFitFactoredCurve fits the factored curve to verdicts drawn from a known one and checks it
+// comes back, and that the share of removed elements it assumes moves only the presence
+// factor's intercept, by the change in prior log-odds.
+func TestFitFactoredCurve(t *testing.T) {
+	seed := uint64(11)
+	rnd := func() float64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return float64(seed>>11) / (1 << 53)
+	}
+	truth := curve{factored: true, c: [4]float64{0.5, 0.9, -1.5, 1.2}}
+	var vs []verdict
+	for range 40000 {
+		v := verdict{margin: 8 * rnd(), strength: 14*rnd() - 7}
+		v.removed = rnd() >= sigmoid(truth.c[0]+truth.c[1]*v.strength)
+		v.right = !v.removed && rnd() < sigmoid(truth.c[2]+truth.c[3]*v.margin)
+		vs = append(vs, v)
+	}
+	var removed float64
+	for _, v := range vs {
+		removed += float64(boolInt(v.removed))
+	}
+	share := removed / float64(len(vs))
+	// The verdicts' own share: the fit is the truth.
+	got := fitCurve(calForm{factored: true, removed: share}, vs)
+	for i := range got.c {
+		if !got.factored || math.Abs(got.c[i]-truth.c[i]) > 0.1 {
+			t.Fatalf("fitted %+v, want about %+v", got, truth)
+		}
+	}
+	// Assuming a tenth removed instead: the presence intercept moves by the prior log-odds,
+	// and nothing else.
+	tenth := fitCurve(calForm{factored: true, removed: 0.1}, vs)
+	if d, want := tenth.c[0]-got.c[0], math.Log(9)-math.Log((1-share)/share); math.Abs(d-want) > 1e-9 {
+		t.Errorf("a tenth removed moved the intercept by %.4f, want %.4f", d, want)
+	}
+	for i := 1; i < 4; i++ {
+		if tenth.c[i] != got.c[i] {
+			t.Errorf("a tenth removed changed c%d: %v → %v", i, got.c[i], tenth.c[i])
+		}
+	}
+}
+
+// TestChooseCurveAsksForBoth: removed elements whose best remaining candidate stands out from
+// the rest (a large margin, a strength short of "gone") and present ones whose best candidate
+// is strong but has a near twin (a small margin, wrong) cannot both be kept off by a straight
+// line in (margin, strength) without losing right matches that are only moderately strong;
+// the factored curve asks for both and keeps them. The procedure must choose it, with more
+// right choices and none wrong or picked.
+func TestChooseCurveAsksForBoth(t *testing.T) {
+	seed := uint64(5)
+	rnd := func(lo, hi float64) float64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return lo + (hi-lo)*float64(seed>>11)/(1<<53)
+	}
+	sites := []string{"a", "b", "c", "d", "e", "f"}
+	var vs []verdict
+	for _, s := range sites {
+		for range 20 {
+			vs = append(vs, verdict{site: s, right: true, margin: rnd(3, 10), strength: rnd(2, 8)})
+		}
+		for range 6 {
+			vs = append(vs, verdict{site: s, right: true, margin: rnd(2, 4), strength: rnd(0.3, 1.2)})
+		}
+		for range 2 {
+			vs = append(vs, verdict{site: s, margin: rnd(0, 0.8), strength: rnd(3, 7)})
+		}
+		for range 28 {
+			vs = append(vs, verdict{site: s, removed: true, margin: rnd(0, 9), strength: rnd(-7, -0.5)})
+		}
+	}
+	best, lines := chooseCurve(sites, vs)
+	for _, l := range lines {
+		t.Log(l)
+	}
+	if !calForms[best.form].factored {
+		t.Fatalf("chose %q", calForms[best.form].name)
+	}
+	if best.t.wrong != 0 || best.t.picked != 0 || best.t.correct < 6*26-6 {
+		t.Errorf("factored: %v; want (almost) every right one, none wrong or picked", best.t)
+	}
+	// The straight line cannot: it loses right ones or lets wrong or removed through.
+	var inner []verdict
+	for _, s := range sites {
+		var fit, test []verdict
+		for _, v := range vs {
+			if v.site == s {
+				test = append(test, v)
+			} else {
+				fit = append(fit, v)
+			}
+		}
+		inner = append(inner, calibrate(test, fitCurve(calForms[0], fit))...)
+	}
+	if line := tallyOf(inner, chooseRule(inner, false)); line.correct >= best.t.correct && line.wrong+line.picked == 0 {
+		t.Errorf("one curve of margin and strength does as well (%v): the data does not test the choice", line)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -147,7 +148,7 @@ func fitCalibration(vs []verdict) [3]float64 {
 		var h [3][3]float64
 		for _, v := range vs {
 			x := [3]float64{1, v.margin, v.strength}
-			p := calibrated(c, v.margin, v.strength)
+			p := curve{c: [4]float64{c[0], c[1], c[2], 0}}.at(v.margin, v.strength)
 			y := 0.0
 			if v.right && !v.removed {
 				y = 1
@@ -172,6 +173,92 @@ func fitCalibration(vs []verdict) [3]float64 {
 			norm += step[i] * step[i]
 		}
 		if norm < 1e-20 {
+			break
+		}
+	}
+	return c
+}
+
+// calForm is a form of Confidence's curve the procedure chooses between (see curve): one
+// logistic curve of margin and strength, or the factored curve assuming a share of removed
+// elements among the elements a caller looks for (its prior). The benchmark has as many removed
+// as present; how many are removed among the failing steps of real suites is not known, so the
+// prior is chosen like the rest, on the inner held-out verdicts. Fixed before any figure of this
+// procedure was seen: the two forms and the four shares.
+type calForm struct {
+	name     string
+	factored bool
+	removed  float64 // the share of removed elements the factored curve assumes
+}
+
+var calForms = []calForm{
+	{"one curve of margin and strength", false, 0},
+	{"factored, removed share 0.50", true, 0.50},
+	{"factored, removed share 0.25", true, 0.25},
+	{"factored, removed share 0.10", true, 0.10},
+	{"factored, removed share 0.05", true, 0.05},
+}
+
+// fitCurve fits Confidence's curve of a form to verdicts. The factored curve is two logistic
+// fits: "the element is there" on strength over all verdicts, then "the best candidate is
+// right" on margin over those whose element is there; the first's intercept is then moved from
+// the verdicts' share of removed elements to the form's.
+func fitCurve(f calForm, vs []verdict) curve {
+	if !f.factored {
+		c := fitCalibration(vs)
+		return curve{c: [4]float64{c[0], c[1], c[2], 0}}
+	}
+	var there, here []float64
+	var strength, margin []float64
+	var removed int
+	for _, v := range vs {
+		strength = append(strength, v.strength)
+		there = append(there, float64(boolInt(!v.removed)))
+		if v.removed {
+			removed++
+			continue
+		}
+		margin = append(margin, v.margin)
+		here = append(here, float64(boolInt(v.right)))
+	}
+	a, b := fitLogistic(strength, there), fitLogistic(margin, here)
+	if removed > 0 && removed < len(vs) {
+		share := float64(removed) / float64(len(vs))
+		a[0] += math.Log((1-f.removed)/f.removed) - math.Log((1-share)/share)
+	}
+	return curve{factored: true, c: [4]float64{a[0], a[1], b[0], b[1]}}
+}
+
+// fitLogistic fits P(y) = σ(c0 + c1·x) by Newton's method on the mean log-likelihood, with
+// the same small penalty on the slope as fitCalibration.
+func fitLogistic(x, y []float64) [2]float64 {
+	const calRidge = 1e-3
+	var c [2]float64
+	if len(x) == 0 {
+		return c
+	}
+	n := float64(len(x))
+	for range 100 {
+		var g [3]float64
+		var h [3][3]float64
+		for i := range x {
+			p := sigmoid(c[0] + c[1]*x[i])
+			w := max(p*(1-p), 1e-12)
+			g[0] += (p - y[i]) / n
+			g[1] += (p - y[i]) * x[i] / n
+			h[0][0] += w / n
+			h[0][1] += w * x[i] / n
+			h[1][1] += w * x[i] * x[i] / n
+		}
+		h[1][0] = h[0][1]
+		g[1] += calRidge * c[1]
+		h[1][1] += calRidge
+		h[0][0] += 1e-9
+		h[2][2] = 1
+		step := solve3(h, g)
+		c[0] -= step[0]
+		c[1] -= step[1]
+		if step[0]*step[0]+step[1]*step[1] < 1e-20 {
 			break
 		}
 	}
@@ -235,12 +322,52 @@ var featureSets = func() []featureSet {
 
 // shipped is what the procedure makes from a set of websites.
 type shipped struct {
-	set   int        // the feature set chosen, in featureSets
-	p     params     // the ranking weights and absent score, fitted on all the websites
-	cal   [3]float64 // the calibration of Confidence
-	r     rule       // the decision rule
-	nll   []float64  // per feature set, the mean negative log-likelihood on websites left out
-	inner tally      // the inner validation's figures for the chosen rule
+	set   int       // the feature set chosen, in featureSets
+	p     params    // the ranking weights and absent score, fitted on all the websites
+	form  int       // the form of Confidence's curve chosen, in calForms
+	cal   curve     // the calibration of Confidence
+	r     rule      // the decision rule
+	nll   []float64 // per feature set, the mean negative log-likelihood on websites left out
+	forms []string  // per form, its inner figures, for the log
+	inner tally     // the inner validation's figures for the chosen form and rule
+}
+
+// fitMemo remembers fits by feature set and websites. The nested validation needs the fit
+// without websites a and b twice (a held out outside and b inside, and the other way round),
+// and the fit without one website in every outer fold and in the run on all of them: each is
+// made once. The objective is convex, so a fit from another start is the same fit.
+type fitMemo struct {
+	mu   sync.Mutex
+	fits map[string]*memoFit
+}
+
+type memoFit struct {
+	once sync.Once
+	p    params
+}
+
+// fitMemo is fit through d's memo, when it has one; k names the feature set d fits.
+func (d *fitData) fitMemo(k int, sites map[string]bool, start params) params {
+	if d.memo == nil {
+		return d.fit(sites, start)
+	}
+	names := make([]string, 0, len(sites))
+	for s, in := range sites {
+		if in {
+			names = append(names, s)
+		}
+	}
+	slices.Sort(names)
+	key := fmt.Sprint(k, names)
+	d.memo.mu.Lock()
+	e := d.memo.fits[key]
+	if e == nil {
+		e = &memoFit{}
+		d.memo.fits[key] = e
+	}
+	d.memo.mu.Unlock()
+	e.once.Do(func() { e.p = d.fit(sites, start) })
+	return e.p
 }
 
 func siteSet(sites []string, without string) map[string]bool {
@@ -260,11 +387,14 @@ func siteSet(sites []string, without string) map[string]bool {
 //     cases the highest likelihood, over all websites in turn;
 //  2. the ranking weights and absent score: maximum likelihood on all the websites with the
 //     chosen features;
-//  3. the calibration: a logistic curve fitted to the verdicts of step 1 (each website's cases
-//     scored by weights fitted without it), since a model's confidence on its own training
-//     cases is flattering;
-//  4. the threshold: the most accurate within trainWrong and trainPicked on those verdicts,
-//     each website's calibrated by a curve fitted without it.
+//  3. the calibration's form (calForms: one curve of margin and strength, or the factored
+//     curve with one of four shares of removed elements assumed) and the threshold, together:
+//     for each form, the threshold the most accurate within trainWrong and trainPicked on the
+//     verdicts of step 1 (each website's cases scored by weights fitted without it), each
+//     website's calibrated by a curve fitted without it; then the form whose threshold does
+//     best there (chooseCurve);
+//  4. the calibration: the chosen form's curve fitted to all the verdicts of step 1, since a
+//     model's confidence on its own training cases is flattering.
 //
 // start, when not nil, is where the fits start: the objective is convex, so it only saves
 // iterations, and the optimum found does not depend on it.
@@ -279,11 +409,11 @@ func procedure(d *fitData, train []string, start []params) shipped {
 		if start != nil {
 			st = start[k]
 		}
-		full := dk.fit(all, st)
+		full := dk.fitMemo(k, all, st)
 		var vs []verdict
 		var nll float64
 		for _, s := range train {
-			p := dk.fit(siteSet(train, s), full)
+			p := dk.fitMemo(k, siteSet(train, s), full)
 			for _, v := range dk.predictSites(p, map[string]bool{s: true}) {
 				nll += v.nll
 				vs = append(vs, v)
@@ -295,22 +425,80 @@ func procedure(d *fitData, train []string, start []params) shipped {
 			bestNLL, sh.set, sh.p, oof = nll, k, full, vs
 		}
 	}
-	var inner []verdict
-	for _, s := range train {
-		var fit, test []verdict
-		for _, v := range oof {
-			if v.site == s {
-				test = append(test, v)
-			} else {
-				fit = append(fit, v)
-			}
-		}
-		inner = append(inner, calibrate(test, fitCalibration(fit))...)
-	}
-	sh.r = chooseRule(inner, false)
-	sh.inner = tallyOf(inner, sh.r)
-	sh.cal = fitCalibration(oof)
+	best, forms := chooseCurve(train, oof)
+	sh.form, sh.r, sh.inner, sh.forms = best.form, best.r, best.t, forms
+	sh.cal = fitCurve(calForms[sh.form], oof)
 	return sh
+}
+
+// chooseCurve chooses the form of Confidence's curve and the threshold together, on held-out
+// verdicts of the websites train: each website's verdicts calibrated by a curve fitted without
+// it, the threshold chosen for each form by chooseRule, and the form by calChoice.better. It
+// returns a line of inner figures per form, for the log.
+func chooseCurve(train []string, oof []verdict) (calChoice, []string) {
+	var best calChoice
+	var lines []string
+	for k, f := range calForms {
+		var inner []verdict
+		for _, s := range train {
+			var fit, test []verdict
+			for _, v := range oof {
+				if v.site == s {
+					test = append(test, v)
+				} else {
+					fit = append(fit, v)
+				}
+			}
+			inner = append(inner, calibrate(test, fitCurve(f, fit))...)
+		}
+		c := calChoice{form: k, r: chooseRule(inner, false)}
+		c.t = tallyOf(inner, c.r)
+		c.ll = meanLogLik(inner)
+		c.fits = float64(c.t.wrong) <= trainWrong*float64(c.t.n) && float64(c.t.picked) <= trainPicked*float64(c.t.removed)
+		lines = append(lines, fmt.Sprintf("%s: threshold %.2f, %v, log-likelihood %.4f", f.name, c.r.threshold, c.t, c.ll))
+		if k == 0 || c.better(best) {
+			best = c
+		}
+	}
+	return best, lines
+}
+
+// better orders the procedure's choices of curve and threshold: within the training limits
+// first, then the most correct, then the fewest false choices (wrong plus picked), then the
+// curve that gives the held-out verdicts the higher likelihood.
+func (c calChoice) better(o calChoice) bool {
+	switch {
+	case c.fits != o.fits:
+		return c.fits
+	case c.t.correct != o.t.correct:
+		return c.t.correct > o.t.correct
+	case c.t.wrong+c.t.picked != o.t.wrong+o.t.picked:
+		return c.t.wrong+c.t.picked < o.t.wrong+o.t.picked
+	}
+	return c.ll > o.ll
+}
+
+// calChoice is one form of the curve with the threshold chosen for it, and its inner figures.
+type calChoice struct {
+	form int
+	r    rule
+	t    tally
+	ll   float64
+	fits bool
+}
+
+// meanLogLik is the mean log-likelihood of the verdicts' outcomes (right, or not) under their
+// confidences.
+func meanLogLik(vs []verdict) float64 {
+	var s float64
+	for _, v := range vs {
+		p := v.confidence
+		if !v.right || v.removed {
+			p = 1 - p
+		}
+		s += math.Log(max(p, 1e-12))
+	}
+	return s / float64(max(1, len(vs)))
 }
 
 // evaluate is how a shipped model does on the cases of sites.
@@ -465,9 +653,10 @@ func source(d *fitData, sh shipped, figures []string, position, shape float64) (
 	b.WriteString(`// The model below was made by one procedure (procedure in cv_test.go, run by make bench) from
 // the 18 websites of the development benchmark, with and without each expected element:
 // the feature set chosen by leave-one-website-out likelihood, the weights by maximum
-// likelihood of the engine's posterior, the calibration of Confidence fitted to verdicts of
-// websites left out of the weights' fit, and the threshold the most accurate that keeps wrong
-// choices and choices among removed elements within half the goals on those verdicts. Every
+// likelihood of the engine's posterior, the calibration of Confidence (its form and the share
+// of removed elements it assumes, and its curve) fitted to verdicts of websites left out of the
+// weights' fit, and the threshold the most accurate that keeps wrong choices and choices among
+// removed elements within half the goals on those verdicts, chosen with the form. Every
 // choice is made by leaving each website out in turn. The procedure itself was validated by
 // nested leave-one-website-out: for each website, the whole procedure (its own inner
 // validation included) run on the other 17, and the one left out measured; those outer figures
@@ -489,8 +678,15 @@ func source(d *fitData, sh shipped, figures []string, position, shape float64) (
 	fmt.Fprintf(&b, "const absentScore = %.4f\n\n", absent)
 	b.WriteString("// positionEvidence and shapeEvidence are what position and size, and shape, add on average\n// to the right candidate's score: see absentFor.\n")
 	fmt.Fprintf(&b, "const positionEvidence, shapeEvidence = %.4f, %.4f\n\n", position, shape)
-	b.WriteString("// calibration is Confidence's curve: intercept, then per score point of margin and of strength.\n")
-	fmt.Fprintf(&b, "var calibration = [3]float64{%.4f, %.4f, %.4f}\n\n", sh.cal[0], sh.cal[1], sh.cal[2])
+	f := calForms[sh.form]
+	if f.factored {
+		fmt.Fprintf(&b, "// calibration is Confidence's curve, factored (see curve), assuming a share %.2f of removed\n", f.removed)
+		b.WriteString("// elements: σ(c0 + c1·strength) · σ(c2 + c3·margin).\n")
+	} else {
+		b.WriteString("// calibration is Confidence's curve, one logistic curve of both numbers (see curve):\n")
+		b.WriteString("// σ(c0 + c1·margin + c2·strength).\n")
+	}
+	fmt.Fprintf(&b, "var calibration = curve{factored: %v, c: [4]float64{%.4f, %.4f, %.4f, %.4f}}\n\n", f.factored, sh.cal.c[0], sh.cal.c[1], sh.cal.c[2], sh.cal.c[3])
 	b.WriteString("// ShippingThreshold is the confidence a choice needs unless an Engine says otherwise.\n")
 	fmt.Fprintf(&b, "const ShippingThreshold = %.2f\n\n", sh.r.threshold)
 	b.WriteString("// ShippingMargin is the lead in score points over the runner-up a choice needs unless an\n// Engine says otherwise.\n")
@@ -525,6 +721,7 @@ func TestSimiloCV(t *testing.T) {
 	}
 	d := &fitData{}
 	*d = extract(dev, removed)
+	d.memo = &fitMemo{fits: map[string]*memoFit{}}
 	sites := d.sortedSites()
 	all := siteSet(sites, "")
 	sim := similoTop1(dev)
@@ -533,7 +730,7 @@ func TestSimiloCV(t *testing.T) {
 	// is convex, so this saves iterations without changing what any fit finds.
 	start := make([]params, len(featureSets))
 	for k, fs := range featureSets {
-		start[k] = d.with(fs.frozen).fit(all, nil)
+		start[k] = d.with(fs.frozen).fitMemo(k, all, nil)
 	}
 	folds := nestedCV(d, sites, start)
 
@@ -553,16 +750,19 @@ func TestSimiloCV(t *testing.T) {
 			perTop1 = append(perTop1, pct(f.t.top1, f.t.n))
 			perCorrect = append(perCorrect, pct(f.t.correct, f.t.n))
 		}
-		t.Logf("held out %-11s n %3d  features %d  threshold %.2f  %v | Similo top-1 %5.1f%%",
-			f.site, f.t.n, f.sh.set, f.sh.r.threshold, f.t, pct(s.top1, s.n))
+		t.Logf("held out %-11s n %3d  features %d  curve %d  threshold %.2f  %v | Similo top-1 %5.1f%%",
+			f.site, f.t.n, f.sh.set, f.sh.form, f.sh.r.threshold, f.t, pct(s.top1, s.n))
 	}
 	row("nested LOSO, outer:  %v", outer)
 	row("Similo baseline:     top-1 %5.1f%% (never abstains: wrong %4.1f%%, removed picked 100%%)", pct(baseline.top1, baseline.n), pct(baseline.n-baseline.top1, baseline.n))
 	row("per website (outer): top-1 %s; correct %s", spread(perTop1), spread(perCorrect))
 
 	sh := procedure(d, sites, start)
-	row("shipped (all %d websites): features %q, threshold %.2f, calibration %.3f %+.3f·margin %+.3f·strength; inner figures %v",
-		len(sites), featureSets[sh.set].name, sh.r.threshold, sh.cal[0], sh.cal[1], sh.cal[2], sh.inner)
+	row("shipped (all %d websites): features %q, curve %q %.3f %.3f %.3f %.3f, threshold %.2f; inner figures %v",
+		len(sites), featureSets[sh.set].name, calForms[sh.form].name, sh.cal.c[0], sh.cal.c[1], sh.cal.c[2], sh.cal.c[3], sh.r.threshold, sh.inner)
+	for _, l := range sh.forms {
+		t.Logf("inner, %s", l)
+	}
 	for k, fs := range featureSets {
 		t.Logf("inner held-out log-likelihood per case, %s: %.4f", fs.name, -sh.nll[k])
 	}
@@ -600,9 +800,9 @@ func TestSimiloCV(t *testing.T) {
 			t.Errorf("weights.go gives position and shape evidence %.4f, %.4f, the procedure %.4f, %.4f: rerun with -similo.write",
 				positionEvidence, shapeEvidence, position, shape)
 		}
-		for i := range sh.cal {
-			if math.Abs(sh.cal[i]-calibration[i]) > 1e-3 {
-				t.Errorf("weights.go gives calibration %v, the procedure %v: rerun with -similo.write", calibration, sh.cal)
+		for i := range sh.cal.c {
+			if sh.cal.factored != calibration.factored || math.Abs(sh.cal.c[i]-calibration.c[i]) > 1e-3 {
+				t.Errorf("weights.go gives calibration %+v, the procedure %+v: rerun with -similo.write", calibration, sh.cal)
 				break
 			}
 		}

@@ -120,19 +120,44 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 
 // Confidence is the calibrated probability that the best candidate is the element, from the
 // two numbers that decide it: its lead over the runner-up (margin) and its lead over "the
-// element is gone" (strength), both in score points. It is a logistic curve fitted, on
-// websites the weights were not fitted to, to whether the best candidate was right, with the
-// cases whose element was removed counted as wrong whatever was chosen (see weights.go). The
+// element is gone" (strength), both in score points. It is a curve fitted, on websites the
+// weights were not fitted to, to whether the best candidate was right, with the cases whose
+// element was removed counted as wrong whatever was chosen (see weights.go and curve). The
 // raw posterior over candidates depends on how a site writes its pages, and its scale moved
 // from site to site; a threshold on this one means the same on a site never seen, as far as
 // validation on held-out websites can tell.
 func Confidence(margin, strength float64) float64 {
-	return calibrated(calibration, margin, strength)
+	return calibration.at(margin, strength)
 }
 
-func calibrated(c [3]float64, margin, strength float64) float64 {
-	return 1 / (1 + math.Exp(-(c[0] + c[1]*margin + c[2]*strength)))
+// curve is a calibration of Confidence, in one of two forms the procedure chooses between.
+//
+// One logistic curve of both numbers, σ(c0 + c1·margin + c2·strength): its threshold is a
+// straight line in (margin, strength), so a large margin makes up for a weak strength. A
+// removed element often leaves a best remaining candidate that stands out from the rest
+// (a large margin) while falling short of "gone" (a weak strength), and a line must then be
+// drawn far out to keep those off, past right matches that are only moderately strong.
+//
+// Factored, the product of the two questions the decision is made of: is the element there at
+// all, σ(c0 + c1·strength), and if it is, is the best candidate it rather than the runner-up,
+// σ(c2 + c3·margin), fitted on the cases whose element exists. Its threshold asks for both, so
+// a large margin does not make up for an element that looks gone. The first factor's
+// intercept holds the share of removed elements the curve assumes (the prior): the
+// benchmark has as many removed as present, and the procedure chooses the prior it ships
+// among several (weights.go).
+type curve struct {
+	factored bool
+	c        [4]float64
 }
+
+func (k curve) at(margin, strength float64) float64 {
+	if k.factored {
+		return sigmoid(k.c[0]+k.c[1]*strength) * sigmoid(k.c[2]+k.c[3]*margin)
+	}
+	return sigmoid(k.c[0] + k.c[1]*margin + k.c[2]*strength)
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // The posterior treats "the element is gone" as one more candidate with a fixed score,
 // absentScore, and turns scores into probabilities with a softmax:

@@ -34,6 +34,8 @@ type fitData struct {
 	cases []fitCase
 	// frozen marks features the fit keeps at weight 0: those a feature set leaves out.
 	frozen map[feature]bool
+	// memo, when not nil, remembers fits (see fitMemo in cv_test.go).
+	memo *fitMemo
 }
 
 // with is the same data with another set of frozen features; the cases are shared.
@@ -327,10 +329,10 @@ func (d *fitData) predict(p params, c *fitCase) verdict {
 }
 
 // calibrate sets the confidence of verdicts from a calibration, the way Engine.LocateOn does.
-func calibrate(vs []verdict, c [3]float64) []verdict {
+func calibrate(vs []verdict, c curve) []verdict {
 	out := slices.Clone(vs)
 	for i := range out {
-		out[i].confidence = calibrated(c, out[i].margin, out[i].strength)
+		out[i].confidence = c.at(out[i].margin, out[i].strength)
 	}
 	return out
 }

@@ -154,9 +154,9 @@ func TestWarmStartDoesNotLeak(t *testing.T) {
 			t.Errorf("weight %d: %.5f from the all-website fit, %.5f from zero", i, a.p[i], b.p[i])
 		}
 	}
-	for i := range a.cal {
-		if math.Abs(a.cal[i]-b.cal[i]) > 1e-3 {
-			t.Errorf("calibration %d: %.5f from the all-website fit, %.5f from zero", i, a.cal[i], b.cal[i])
+	for i := range a.cal.c {
+		if a.cal.factored != b.cal.factored || math.Abs(a.cal.c[i]-b.cal.c[i]) > 1e-3 {
+			t.Errorf("calibration %d: %+v from the all-website fit, %+v from zero", i, a.cal, b.cal)
 		}
 	}
 }

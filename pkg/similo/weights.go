@@ -74,10 +74,10 @@ const absentScore = 8.8276
 const positionEvidence, shapeEvidence = 1.6860, 1.1253
 
 // calibration is Confidence's curve: intercept, then per score point of margin and of strength.
-var calibration = [3]float64{-2.3207, 0.5755, 0.3759}
+var calibration = curve{factored: true, c: [4]float64{0.1326, 0.6518, -1.4705, 1.3003}}
 
 // ShippingThreshold is the confidence a choice needs unless an Engine says otherwise.
-const ShippingThreshold = 0.67
+const ShippingThreshold = 0.57
 
 // ShippingMargin is the lead in score points over the runner-up a choice needs unless an
 // Engine says otherwise.
