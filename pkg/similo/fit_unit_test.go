@@ -109,3 +109,54 @@ func TestFit(t *testing.T) {
 		t.Errorf("fitted weights %v, want the signs of %v", p, truth)
 	}
 }
+
+// TestWarmStartDoesNotLeak checks the claim the nested validation rests on: every fit there
+// starts from the fit on all websites, the held-out one included, and that must not change
+// what the procedure makes without it, since the objective is convex. The procedure run on
+// three of four websites from that start and from zero makes the same model.
+func TestWarmStartDoesNotLeak(t *testing.T) {
+	seed := uint64(3)
+	rnd := func() float64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return float64(seed>>11) / (1 << 53)
+	}
+	// Columns the procedure's feature sets know: a plain one and a page-relative one.
+	d := &fitData{cols: []feature{fTagSame, fTextWords, fTextBest}}
+	sites := []string{"a", "b", "c", "d"}
+	for i := range 120 {
+		c := fitCase{site: sites[i%4], n: 6, row: []int32{0}, label: -1}
+		if i%3 != 0 {
+			c.label = int(rnd() * 6)
+		}
+		for j := range c.n {
+			for k := range d.cols {
+				x := rnd()
+				if j == c.label {
+					x += 0.6
+				}
+				c.col, c.val = append(c.col, uint8(k)), append(c.val, float32(x))
+			}
+			c.row = append(c.row, int32(len(c.val)))
+		}
+		d.cases = append(d.cases, c)
+	}
+	all := siteSet(sites, "")
+	start := make([]params, len(featureSets))
+	for k, fs := range featureSets {
+		start[k] = d.with(fs.frozen).fit(all, nil)
+	}
+	a, b := procedure(d, sites[:3], start), procedure(d, sites[:3], nil)
+	if a.set != b.set || a.r != b.r {
+		t.Fatalf("from the all-website fit: set %d rule %+v; from zero: set %d rule %+v", a.set, a.r, b.set, b.r)
+	}
+	for i := range a.p {
+		if math.Abs(a.p[i]-b.p[i]) > 1e-3 {
+			t.Errorf("weight %d: %.5f from the all-website fit, %.5f from zero", i, a.p[i], b.p[i])
+		}
+	}
+	for i := range a.cal.c {
+		if a.cal.factored != b.cal.factored || math.Abs(a.cal.c[i]-b.cal.c[i]) > 1e-3 {
+			t.Errorf("calibration %d: %+v from the all-website fit, %+v from zero", i, a.cal, b.cal)
+		}
+	}
+}
