@@ -96,6 +96,9 @@ type Function struct {
 	// MemorySize is the memory in MB Lambda gives the function, and bills its time at; SAM's
 	// default (128) when neither the function nor Globals sets it.
 	MemorySize int
+	// Timeout is the seconds Lambda lets one invocation run; SAM's default (3) when neither the
+	// function nor Globals sets it.
+	Timeout int
 	// Environment is Environment.Variables as written (intrinsics in long form); resolve a
 	// value with Template.ResolveString.
 	Environment map[string]any
@@ -267,6 +270,14 @@ func (t *Template) addFunction(id string, p, globals map[string]any) error {
 			return fmt.Errorf("function %s: MemorySize %q is not a whole number of MB from 128 to 10240", id, v)
 		}
 		f.MemorySize = mb
+	}
+	f.Timeout = 3
+	if v := scalarString(get("Timeout")); v != "" {
+		secs, err := strconv.Atoi(v)
+		if err != nil || secs < 1 || secs > 900 {
+			return fmt.Errorf("function %s: Timeout %q is not a whole number of seconds from 1 to 900", id, v)
+		}
+		f.Timeout = secs
 	}
 	for _, a := range asList(get("Architectures")) {
 		f.Architectures = append(f.Architectures, str(a))

@@ -378,6 +378,37 @@ func BenchmarkLoad(b *testing.B) {
 
 // TestMemorySize: a function's memory is its own MemorySize, else Globals', else SAM's 128 MB;
 // a size Lambda does not offer is refused where it is written.
+// TestTimeout: a function's own Timeout, else the Globals', else SAM's 3 s; one past Lambda's
+// 900 s is refused.
+func TestTimeout(t *testing.T) {
+	tpl, err := template.Load("../../../template.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{"SelfHealFunction": 600, "RadarFunction": 900, "ApiFunction": 60} {
+		if got := tpl.Functions[id].Timeout; got != want {
+			t.Errorf("%s: Timeout %d, want %d", id, got, want)
+		}
+	}
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {Handler: bootstrap, Runtime: provided.al2023}\n": "",
+		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {Timeout: 901}\n":                                "Timeout",
+	} {
+		path := dir + "/t.yaml"
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tpl, err := template.Load(path, nil)
+		switch {
+		case want == "" && (err != nil || tpl.Functions["F"].Timeout != 3):
+			t.Errorf("no Timeout anywhere: %v; want SAM's 3 s", err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("Timeout 901: %v; want it refused", err)
+		}
+	}
+}
+
 func TestMemorySize(t *testing.T) {
 	tpl, err := template.Load("../../../template.yaml", nil)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/template"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 	"github.com/driftgardener/gardener/tests/demoapp"
 	"github.com/driftgardener/gardener/tests/spaapp"
@@ -155,7 +156,7 @@ func invoke(b *testing.B, f handler.Function, s handler.Services, in any) json.R
 // memory as a share of the template's MemorySize (mem/limit) and its wall time as a share of
 // Timeout (time/limit), beside the figures themselves.
 func BenchmarkBrowserFunctions(b *testing.B) {
-	tpl, err := os.ReadFile("../../../template.yaml")
+	tpl, err := template.Load("../../../template.yaml", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -195,7 +196,11 @@ func BenchmarkBrowserFunctions(b *testing.B) {
 					return modelspec.Open(ctx, spec, modelspec.Options{})
 				}}
 			report := func(name string, f handler.Function, rss int64, wall time.Duration) {
-				mem, timeout := settings(b, tpl, f.ID)
+				fn, ok := tpl.Functions[f.ID]
+				if !ok {
+					b.Fatalf("template.yaml has no %s", f.ID)
+				}
+				mem, timeout := fn.MemorySize, fn.Timeout
 				b.Logf("%s %s: peak %d MiB of %d MiB (%.2f), %.1f s of %d s (%.3f)", a.name, name, rss>>20, mem, float64(rss>>20)/float64(mem), wall.Seconds(), timeout, wall.Seconds()/float64(timeout))
 				b.ReportMetric(float64(rss>>20)/float64(mem), name+"-mem/limit")
 				b.ReportMetric(wall.Seconds()/float64(timeout), name+"-time/limit")
@@ -239,6 +244,8 @@ func BenchmarkBrowserFunctions(b *testing.B) {
 			if err := setVariant(drift.Name); err != nil {
 				b.Fatal(err)
 			}
+			// A sweep of the drifted app puts its tests at risk, which the dry-run replays.
+			invoke(b, handler.RadarFunction, s, map[string]any{"detail": map[string]string{"projectId": p.ID}})
 			var failed handler.SuiteRunResult
 			if err := json.Unmarshal(invoke(b, handler.SuiteRunFunction, s, item), &failed); err != nil || failed.Passed {
 				b.Fatalf("%s under %s: %+v (%v)", broken, drift.Name, failed, err)
@@ -251,39 +258,6 @@ func BenchmarkBrowserFunctions(b *testing.B) {
 			measure("propose", handler.ProposeFunction, gate)
 		})
 	}
-}
-
-// settings reads a function's MemorySize (MiB) and Timeout (s) from the template: its own, else
-// the Globals' Function section's.
-func settings(b *testing.B, tpl []byte, id string) (mem, timeout int) {
-	b.Helper()
-	var in string
-	for _, line := range strings.Split(string(tpl), "\n") {
-		trimmed := strings.TrimSpace(line)
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		if indent == 2 && strings.HasSuffix(trimmed, ":") {
-			in = strings.TrimSuffix(trimmed, ":")
-			continue
-		}
-		if in != id && in != "Function" {
-			continue
-		}
-		key, val, ok := strings.Cut(trimmed, ":")
-		n, err := strconv.Atoi(strings.TrimSpace(val))
-		if !ok || err != nil {
-			continue
-		}
-		switch {
-		case key == "MemorySize" && (in == id || mem == 0):
-			mem = n
-		case key == "Timeout" && (in == id || timeout == 0):
-			timeout = n
-		}
-	}
-	if mem == 0 || timeout == 0 {
-		b.Fatalf("template.yaml gives %s no MemorySize or Timeout", id)
-	}
-	return mem, timeout
 }
 
 // bus is the event bus the radar announces its sweeps on; it keeps nothing.
