@@ -393,7 +393,7 @@ func TestTimeout(t *testing.T) {
 	dir := t.TempDir()
 	for body, want := range map[string]string{
 		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {Handler: bootstrap, Runtime: provided.al2023}\n": "",
-		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {Timeout: 901}\n":                                "Timeout",
+		"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties: {Timeout: 901}\n":                                 "Timeout",
 	} {
 		path := dir + "/t.yaml"
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
