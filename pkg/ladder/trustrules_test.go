@@ -1,7 +1,6 @@
 package ladder
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -87,19 +86,13 @@ func TestIntentConfirmedByWhatTheBlockDid(t *testing.T) {
 	cand := gardener.Test{ID: "t", Steps: []gardener.Step{base[0], derived, check}}
 	ops := []gardener.Op{{Kind: gardener.OpReplace, Index: 1, Step: &derived}}
 
-	// Where each element was on the page, as a run records it: whether the renamed button is
-	// the recorded one is the locate engine's call, and the engine weighs position.
-	at := func(f gardener.Fingerprint, x, y, w, h float64) gardener.Fingerprint {
-		f.Location, f.Area, f.Shape = gardener.Rect{X: x, Y: y, Width: w, Height: h}, w*h, math.Round(100*w/h)
-		return f
-	}
-	field := at(gardener.Fingerprint{Tag: "INPUT", Role: "textbox", AccessibleName: "Username", ID: "user", Label: "Username", XPath: "/html/body/form/input[1]"}, 40, 120, 240, 32)
-	login := at(gardener.Fingerprint{Tag: "BUTTON", Role: "button", AccessibleName: "Login", ID: "login", IsButton: true, VisibleText: []string{"Login"}, XPath: "/html/body/form/button"}, 40, 170, 120, 36)
+	field := gardener.Fingerprint{Tag: "INPUT", Role: "textbox", AccessibleName: "Username", ID: "user", Label: "Username", XPath: "/html/body/form/input[1]"}
+	login := gardener.Fingerprint{Tag: "BUTTON", Role: "button", AccessibleName: "Login", ID: "login", IsButton: true, VisibleText: []string{"Login"}, XPath: "/html/body/form/button"}
 	signIn := login
 	signIn.AccessibleName, signIn.VisibleText = "Sign in", []string{"Sign in"}
-	forgot := at(gardener.Fingerprint{Tag: "A", Role: "link", AccessibleName: "Forgot password", Href: "/forgot", VisibleText: []string{"Forgot password"}, XPath: "/html/body/p/a"}, 40, 230, 130, 20)
+	forgot := gardener.Fingerprint{Tag: "A", Role: "link", AccessibleName: "Forgot password", Href: "/forgot", VisibleText: []string{"Forgot password"}, XPath: "/html/body/p/a"}
 	// A page may name a control by what was typed elsewhere: the note names its role only.
-	echoes := at(gardener.Fingerprint{Tag: "BUTTON", Role: "button", AccessibleName: "Continue as demo", ID: "as-user", IsButton: true, VisibleText: []string{"Continue as demo"}, XPath: "/html/body/div/button"}, 40, 300, 200, 36)
+	echoes := gardener.Fingerprint{Tag: "BUTTON", Role: "button", AccessibleName: "Continue as demo", ID: "as-user", IsButton: true, VisibleText: []string{"Continue as demo"}, XPath: "/html/body/div/button"}
 	type did struct {
 		value  string
 		button gardener.Fingerprint

@@ -74,10 +74,9 @@ func TestSimiloBench(t *testing.T) {
 			for i, tg := range l.Targets {
 				m := Engine{}.LocateOn(page, tg)
 				v := verdict{site: l.App, removed: l.Expected[i] < 0, right: m.Best >= 0 && m.Best == l.Expected[i],
-					confidence: m.Confidence, margin: m.Margin, strength: m.Strength}
+					confidence: m.Confidence, margin: m.Margin}
 				if cvSubset[l.App] {
-					want := calibrate([]verdict{d.predict(p, &d.cases[ci])}, calibration)[0]
-					if math.Abs(want.confidence-v.confidence) > 1e-6 || want.right != v.right {
+					if want := d.predict(p, &d.cases[ci]); math.Abs(want.confidence-v.confidence) > 1e-6 || want.right != v.right {
 						t.Fatalf("%s target %d: engine says confidence %v (right %v), the fitted model %v (right %v)",
 							l.App, i, v.confidence, v.right, want.confidence, want.right)
 					}

@@ -5,19 +5,13 @@
 //
 // The idea follows Similo (Nass et al., "Similarity-based Web Element Localization for Robust
 // Test Automation", TOSEM 2023): a weighted sum of per-attribute similarities. It goes beyond it
-// in four ways. Agreements are weighted by how rare the agreeing value is on the page (a shared
-// class says little, a unique href a lot). Some evidence is relative to the page: being the
-// candidate closest in text, neighbours, classes, href, id words, path or position among this
-// page's candidates, which means the same on every site however much it changed. Modern
-// attributes (test id, role, accessible name, label, placeholder, input type) take part. And the
-// decision rests on a calibrated confidence: the probability that the best candidate is the
-// element, from its lead over the runner-up (margin) and over "the element is gone"
-// (strength), fitted on websites the weights never saw, with removed elements counted as wrong
-// whatever was chosen, so that it falls when the winner is weak or a runner-up is close and a
-// threshold on it means the same on a new site. The weights, the calibration and the threshold
-// are all chosen by one procedure, every choice in it by leaving each website of the
-// development benchmark out in turn, and the procedure itself is validated by nested
-// leave-one-website-out (weights.go, cv_test.go).
+// in three ways. Agreements are weighted by how rare the agreeing value is on the page (a shared
+// class says little, a unique href a lot). Modern attributes (test id, role, accessible name,
+// label, placeholder, input type) take part. And the confidence is a posterior probability over
+// "which candidate, if any, is the element", so it falls when the winner is weak, when a
+// runner-up is close, and when many candidates tie. The weights, the absent element's score
+// and the threshold are fitted as that model and chosen by a procedure validated by leaving
+// each website of the development benchmark out in turn (weights.go).
 package similo
 
 import (
@@ -55,9 +49,8 @@ type Match struct {
 	Index      int     // the chosen candidate, or -1 when the engine abstains
 	Best       int     // the best candidate even when abstaining, -1 when there are none
 	Score      float64 // the best candidate's score
-	Confidence float64 // calibrated probability that the best candidate is the element: see Confidence
-	Margin     float64 // the best score minus the runner-up's (minus the absent element's when alone)
-	Strength   float64 // the best score minus the absent element's
+	Confidence float64 // the best candidate's posterior probability
+	Margin     float64 // the best score minus the runner-up's
 	RunnerUp   int     // the runner-up's index, -1 when there is none
 	Reason     string  // one line for a person: what agreed, and why it was chosen or not
 }
@@ -93,14 +86,11 @@ func (e Engine) Locate(target gardener.Fingerprint, candidates []gardener.Finger
 }
 
 // Rank scores every candidate of the page against target, best first; ties keep page order.
-// A candidate's Confidence here is its share of the posterior over "which candidate, if any";
-// Locate's Confidence is the calibrated probability that its choice is right.
 func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 	t := p.target(&target)
-	s, _ := p.scores(&t)
-	out := make([]Scored, len(s))
-	for i := range s {
-		out[i] = Scored{Index: i, Score: s[i]}
+	out := make([]Scored, len(p.feats))
+	for i := range p.feats {
+		out[i] = Scored{Index: i, Score: p.score(&t, &p.feats[i], nil)}
 	}
 	norm := normaliser(out, absentFor(&t))
 	for i := range out {
@@ -117,47 +107,6 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 	})
 	return out
 }
-
-// Confidence is the calibrated probability that the best candidate is the element, from the
-// two numbers that decide it: its lead over the runner-up (margin) and its lead over "the
-// element is gone" (strength), both in score points. It is a curve fitted, on websites the
-// weights were not fitted to, to whether the best candidate was right, with the cases whose
-// element was removed counted as wrong whatever was chosen (see weights.go and curve). The
-// raw posterior over candidates depends on how a site writes its pages, and its scale moved
-// from site to site; a threshold on this one means the same on a site never seen, as far as
-// validation on held-out websites can tell.
-func Confidence(margin, strength float64) float64 {
-	return calibration.at(margin, strength)
-}
-
-// curve is a calibration of Confidence, in one of two forms the procedure chooses between.
-//
-// One logistic curve of both numbers, σ(c0 + c1·margin + c2·strength): its threshold is a
-// straight line in (margin, strength), so a large margin makes up for a weak strength. A
-// removed element often leaves a best remaining candidate that stands out from the rest
-// (a large margin) while falling short of "gone" (a weak strength), and a line must then be
-// drawn far out to keep those off, past right matches that are only moderately strong.
-//
-// Factored, the product of the two questions the decision is made of: is the element there at
-// all, σ(c0 + c1·strength), and if it is, is the best candidate it rather than the runner-up,
-// σ(c2 + c3·margin), fitted on the cases whose element exists. Its threshold asks for both, so
-// a large margin does not make up for an element that looks gone. The first factor's
-// intercept holds the share of removed elements the curve assumes (the prior): the
-// benchmark has as many removed as present, and the procedure chooses the prior it ships
-// among several (weights.go).
-type curve struct {
-	factored bool
-	c        [4]float64
-}
-
-func (k curve) at(margin, strength float64) float64 {
-	if k.factored {
-		return sigmoid(k.c[0]+k.c[1]*strength) * sigmoid(k.c[2]+k.c[3]*margin)
-	}
-	return sigmoid(k.c[0] + k.c[1]*margin + k.c[2]*strength)
-}
-
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // The posterior treats "the element is gone" as one more candidate with a fixed score,
 // absentScore, and turns scores into probabilities with a softmax:
@@ -203,37 +152,39 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 		return m
 	}
 	t := p.target(&target)
-	s, pb := p.scores(&t)
 	best, second := -1, -1
 	var bestS, secondS float64
-	for i, x := range s {
+	scores := make([]Scored, len(p.feats))
+	for i := range p.feats {
+		s := p.score(&t, &p.feats[i], nil)
+		scores[i] = Scored{Index: i, Score: s}
 		switch {
-		case best < 0 || x > bestS:
+		case best < 0 || s > bestS:
 			second, secondS = best, bestS
-			best, bestS = i, x
-		case second < 0 || x > secondS:
-			second, secondS = i, x
+			best, bestS = i, s
+		case second < 0 || s > secondS:
+			second, secondS = i, s
 		}
 	}
 	m.Best, m.Score, m.RunnerUp = best, bestS, second
 	absent := absentFor(&t)
-	m.Strength = bestS - absent
+	m.Confidence = math.Exp(bestS - normaliser(scores, absent))
 	if second >= 0 {
 		m.Margin = bestS - secondS
 	} else {
-		m.Margin = m.Strength
+		m.Margin = bestS - absent
 	}
-	m.Confidence = Confidence(m.Margin, m.Strength)
 	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() {
 		m.Index = best
 	}
-	m.Reason = p.reason(&t, &pb, m, e)
+	m.Reason = p.reason(&t, m, e)
 	return m
 }
 
 // reason says which signals carried the best candidate and why it was or was not chosen.
-func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine) string {
-	parts := p.parts(t, &p.feats[m.Best], pb)
+func (p *Page) reason(t *features, m Match, e Engine) string {
+	var parts [numSignals]float64
+	p.score(t, &p.feats[m.Best], &parts)
 	order := make([]signal, 0, numSignals)
 	for s := range numSignals {
 		if parts[s] >= 1 {
@@ -268,6 +219,6 @@ func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine) string {
 	default:
 		verdict = fmt.Sprintf("abstained (margin below %.1f)", e.minMargin())
 	}
-	return fmt.Sprintf("candidate %d %s; confidence %.2f, margin %.1f over candidate %d, strength %.1f; %s",
-		m.Best, agreed, m.Confidence, m.Margin, m.RunnerUp, m.Strength, verdict)
+	return fmt.Sprintf("candidate %d %s; confidence %.2f, margin %.1f over candidate %d; %s",
+		m.Best, agreed, m.Confidence, m.Margin, m.RunnerUp, verdict)
 }

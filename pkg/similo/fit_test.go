@@ -32,17 +32,8 @@ type fitCase struct {
 type fitData struct {
 	cols  []feature
 	cases []fitCase
-	// frozen marks features the fit keeps at weight 0: those a feature set leaves out.
+	// frozen marks features the fit keeps at weight 0, to measure what they add.
 	frozen map[feature]bool
-	// memo, when not nil, remembers fits (see fitMemo in cv_test.go).
-	memo *fitMemo
-}
-
-// with is the same data with another set of frozen features; the cases are shared.
-func (d *fitData) with(frozen map[feature]bool) *fitData {
-	c := *d
-	c.frozen = frozen
-	return &c
 }
 
 // extract computes every case's feature values. removed marks lines whose expected element
@@ -59,8 +50,9 @@ func extract(sets ...[]benchLine) fitData {
 			p := NewPage(l.Candidates)
 			for i := range l.Targets {
 				t := p.target(&l.Targets[i])
-				rows, _ := p.rows(&t)
-				for j := range rows {
+				rows := make([][numFeatures]float64, len(p.feats))
+				for j := range p.feats {
+					rows[j] = p.features(&t, &p.feats[j])
 					for f, v := range rows[j] {
 						if v != 0 {
 							used[f] = true
@@ -275,20 +267,16 @@ func scale(a float64, x []float64) {
 }
 
 // verdict is how a fitted model does on one case: whether its best candidate is the expected
-// one (never, when the element was removed), its lead over the runner-up (margin) and over the
-// absent element (strength), the negative log-likelihood of the right answer under the
-// posterior (nll), and the confidence a calibration gives it.
+// one (never, when the element was removed), its posterior, and its lead over the runner-up.
 type verdict struct {
 	site       string
 	removed    bool
 	right      bool
-	margin     float64
-	strength   float64
-	nll        float64
 	confidence float64
+	margin     float64
 }
 
-// predict applies params to one case the way Engine.LocateOn does, without calibrating.
+// predict applies params to one case the way Engine.LocateOn does.
 func (d *fitData) predict(p params, c *fitCase) verdict {
 	k := len(d.cols)
 	best, bestS, secondS := -1, math.Inf(-1), math.Inf(-1)
@@ -309,30 +297,15 @@ func (d *fitData) predict(p params, c *fitCase) verdict {
 	for _, v := range s {
 		z += math.Exp(v - hi)
 	}
-	lse := hi + math.Log(z)
 	out := verdict{site: c.site, removed: c.label < 0, right: best >= 0 && best == c.label}
-	if c.label >= 0 {
-		out.nll = lse - s[c.label]
-	} else {
-		out.nll = lse - p[k]
-	}
 	if best < 0 {
 		return out
 	}
-	out.strength = bestS - p[k]
+	out.confidence = math.Exp(bestS - hi - math.Log(z))
 	if c.n > 1 {
 		out.margin = bestS - secondS
 	} else {
-		out.margin = out.strength
-	}
-	return out
-}
-
-// calibrate sets the confidence of verdicts from a calibration, the way Engine.LocateOn does.
-func calibrate(vs []verdict, c curve) []verdict {
-	out := slices.Clone(vs)
-	for i := range out {
-		out[i].confidence = c.at(out[i].margin, out[i].strength)
+		out.margin = bestS - p[k]
 	}
 	return out
 }

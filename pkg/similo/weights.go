@@ -2,85 +2,82 @@
 
 package similo
 
-// The model below was made by one procedure (procedure in cv_test.go, run by make bench) from
-// the 18 websites of the development benchmark, with and without each expected element:
-// the feature set chosen by leave-one-website-out likelihood, the weights by maximum
-// likelihood of the engine's posterior, the calibration of Confidence (its form and the share
-// of removed elements it assumes, and its curve) fitted to verdicts of websites left out of the
-// weights' fit, and the threshold the most accurate that keeps wrong choices and choices among
-// removed elements within half the goals on those verdicts, chosen with the form. Every
-// choice is made by leaving each website out in turn. The procedure itself was validated by
-// nested leave-one-website-out: for each website, the whole procedure (its own inner
-// validation included) run on the other 17, and the one left out measured; those outer figures
-// are the estimate for websites never seen. Weights of features the benchmark does not record
-// are tied to the closest recorded one (tiedWeights in cv_test.go). Figures:
+// The model below was made by one procedure (TestSimiloCV in cv_test.go, run by make bench):
+// the weights maximise the likelihood of the engine's posterior on the development benchmark's
+// websites, with and without the expected element, and the decision rule (threshold and
+// margin) is the most accurate one that keeps wrong choices and choices among removed
+// elements within half the shipping goals on each website's cases as seen by weights fitted on
+// the other websites. The procedure was first validated by leaving each website out in turn
+// (running it on the other 17 and measuring the one left out), which is the estimate of how it
+// does on websites it has never seen; only then was it run on all websites to make what ships,
+// because the same procedure on more data is at least as good. The margin rule is part of it
+// only when that validation said it helps. Weights of features the benchmark does not record
+// are tied to the closest recorded one (tiedWeights in cv_test.go).
 //
-//	nested LOSO, outer:  top-1  96.7% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  98.3%  picked  1.7%
-//	Similo baseline:     top-1  95.0% (never abstains: wrong  5.0%, removed picked 100%)
-//	per website (outer): top-1 min 0.0% median 100.0% max 100.0%; correct min 0.0% median 90.0% max 100.0%
-//	shipped (all 18 websites): features "with page-relative features", curve "factored, removed share 0.50" 0.133 0.652 -1.471 1.300, threshold 0.57; inner figures top-1  96.7% | correct  87.3%  wrong  0.0%  abstain  12.7% | removed: abstain  98.3%  picked  1.7%
+// Leave-one-website-out figures of the procedure, and the shipped model on the websites it was
+// fitted to:
+//
+//	before: hand weights, pooled       top-1  97.3% | correct  91.0%  wrong  0.7%  abstain   8.4% | removed: abstain  91.3%  picked  8.7%
+//	before: hand weights, LOSO rule    top-1  97.3% | correct  86.6%  wrong  0.0%  abstain  13.4% | removed: abstain  95.0%  picked  5.0%
+//	hand-chosen features, threshold: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold 0.52: pooled top-1  97.3% | correct  88.0%  wrong  0.0%  abstain  12.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold + margin: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold 0.52 + margin 2.00: pooled top-1  97.3% | correct  88.0%  wrong  0.0%  abstain  12.0% | removed: abstain  98.7%  picked  1.3%
+//	with the extension, threshold: LOSO top-1  96.7% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold 0.51: pooled top-1  97.0% | correct  88.6%  wrong  0.0%  abstain  11.4% | removed: abstain  99.0%  picked  1.0%
+//	with the extension, threshold + margin: LOSO top-1  96.7% | correct  86.6%  wrong  0.0%  abstain  13.4% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold 0.51 + margin 1.00: pooled top-1  97.0% | correct  88.6%  wrong  0.0%  abstain  11.4% | removed: abstain  99.0%  picked  1.0%
 var weights = [numFeatures]float64{
-	fTagSame:                        0.9656,
-	fTagControl:                     1.1253,
-	fTagOther:                       -2.0887,
-	fTextWords:                      2.0855,
-	fNeighbours:                     0.8346,
-	fClasses:                        -0.3133,
-	fHrefWords:                      -0.6142,
-	fIdentWords:                     0.1915,
-	fXPath:                          0.1532,
-	fIdxPath:                        -1.3541,
-	fIdxPathExact:                   2.2461,
-	fRegionShare:                    1.3240,
-	fRegionNone:                     -1.1911,
-	fLocation:                       0.6601,
-	fArea:                           0.5121,
-	fShape:                          1.2676,
-	fDepth:                          -3.6223,
-	fButtonDiffer:                   -0.0635,
-	fTypeSame:                       0.9656,
-	fTypeDiffer:                     -1.0444,
-	fRole:                           0.9656,
-	fForm:                           0.4828,
-	fFrameDiffer:                    -0.4828,
-	fNested:                         -4.0532,
-	fTextBest:                       1.8514,
-	fNearBest:                       0.6468,
-	fClassBest:                      1.0453,
-	fHrefBest:                       3.6275,
-	fIdentBest:                      1.4932,
-	fXPathBest:                      0.5309,
-	fNearest:                        1.6884,
-	fAgree + feature(exID):          0.7713,
-	fAgree + feature(exName):        2.4310,
-	fAgree + feature(exHref):        0.1836,
-	fAgree + feature(exText):        1.9574,
-	fAgree + feature(exAlt):         1.9574,
-	fAgree + feature(exTestID):      8.8275,
-	fAgree + feature(exAccName):     1.9574,
-	fAgree + feature(exLabel):       1.9574,
-	fAgree + feature(exPlaceholder): 1.9574,
-	fAgree + feature(exTitle):       1.9574,
-	fAgree + feature(exHrefPage):    1.5443,
-	fDiffer + feature(exID):         0.7764,
-	fDiffer + feature(exName):       -0.7271,
-	fDiffer + feature(exTestID):     -4.4138,
+	fTagSame:                        1.1574,
+	fTagControl:                     0.8471,
+	fTagOther:                       -2.0041,
+	fTextWords:                      3.7971,
+	fNeighbours:                     1.3164,
+	fClasses:                        0.5626,
+	fHrefWords:                      1.9658,
+	fIdentWords:                     1.1370,
+	fXPath:                          0.6149,
+	fIdxPath:                        -1.8946,
+	fIdxPathExact:                   2.7072,
+	fRegionShare:                    1.6493,
+	fRegionNone:                     -0.8113,
+	fLocation:                       1.0900,
+	fArea:                           0.4862,
+	fShape:                          1.2638,
+	fDepth:                          -3.6627,
+	fButtonDiffer:                   -0.0238,
+	fTypeSame:                       1.1574,
+	fTypeDiffer:                     -1.0021,
+	fRole:                           1.1574,
+	fForm:                           0.5787,
+	fFrameDiffer:                    -0.5787,
+	fNested:                         -3.6030,
+	fAgree + feature(exID):          1.3597,
+	fAgree + feature(exName):        2.7371,
+	fAgree + feature(exHref):        1.0881,
+	fAgree + feature(exText):        2.3558,
+	fAgree + feature(exAlt):         2.3558,
+	fAgree + feature(exTestID):      8.5565,
+	fAgree + feature(exAccName):     2.3558,
+	fAgree + feature(exLabel):       2.3558,
+	fAgree + feature(exPlaceholder): 2.3558,
+	fAgree + feature(exTitle):       2.3558,
+	fAgree + feature(exHrefPage):    2.6467,
+	fDiffer + feature(exID):         1.3063,
+	fDiffer + feature(exName):       -0.9793,
+	fDiffer + feature(exTestID):     -4.2782,
 }
 
 // absentScore is the score of "the element is gone" in the posterior.
-const absentScore = 8.8275
+const absentScore = 8.5565
 
 // positionEvidence and shapeEvidence are what position and size, and shape, add on average
 // to the right candidate's score: see absentFor.
-const positionEvidence, shapeEvidence = 1.6859, 1.1251
+const positionEvidence, shapeEvidence = 0.8603, 1.1217
 
-// calibration is Confidence's curve, factored (see curve), assuming a share 0.50 of removed
-// elements: σ(c0 + c1·strength) · σ(c2 + c3·margin).
-var calibration = curve{factored: true, c: [4]float64{0.1326, 0.6518, -1.4705, 1.3003}}
-
-// ShippingThreshold is the confidence a choice needs unless an Engine says otherwise.
-const ShippingThreshold = 0.57
+// ShippingThreshold is the posterior a choice needs unless an Engine says otherwise.
+const ShippingThreshold = 0.52
 
 // ShippingMargin is the lead in score points over the runner-up a choice needs unless an
 // Engine says otherwise.
-const ShippingMargin = 0.0 // none: the margin enters through the calibrated confidence
+const ShippingMargin = 0.0 // no margin rule: validation did not support one
