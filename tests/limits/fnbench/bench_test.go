@@ -256,6 +256,25 @@ func BenchmarkBrowserFunctions(b *testing.B) {
 			}
 			measure("dryrun", handler.DryRunFunction, handler.Item{ProjectID: p.ID, TestID: broken})
 			measure("propose", handler.ProposeFunction, gate)
+			// Propagate carries a written heal to the project's other tests, so the fix is made
+			// in apply mode and persisted first, as the repair machine does.
+			p.AutoRepair = true
+			if err := store.PutProject(ctx, p); err != nil {
+				b.Fatal(err)
+			}
+			applied := gate
+			applied.Mode = gardener.ModeApply
+			winner := invoke(b, handler.SelfHealFunction, s, applied)
+			var rung handler.RungResult
+			if err := json.Unmarshal(winner, &rung); err != nil || !rung.Green {
+				b.Fatalf("self-heal of %s under %s in apply mode is not green (%v): propagate has nothing to carry", broken, drift.Name, err)
+			}
+			invoke(b, handler.PersistFunction, s, winner)
+			var carried handler.PropagateResult
+			if err := json.Unmarshal(measure("propagate", handler.PropagateFunction, map[string]json.RawMessage{"winner": winner}), &carried); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("%s propagate: the heal reached %d other test(s)", a.name, len(carried.Propagated))
 		})
 	}
 }
