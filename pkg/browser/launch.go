@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,21 +24,57 @@ import (
 // seconds on two cores with a load average of fifty.
 const launchTimeout = 90 * time.Second
 
-// ChromePath finds the Chromium binary: CHROME_PATH when set, else the first of chromium,
-// chromium-browser, google-chrome on PATH.
+// ChromePath finds the Chromium binary: CHROME_PATH when set (as it is), else the first of
+// chromium, chromium-browser, google-chrome on PATH. When what PATH finds is a distribution's launcher
+// script and the binary it starts is installed, the binary is returned instead: Debian's
+// /usr/bin/chromium sources /etc/chromium.d, whose dev-shm check is a shell test that fails to
+// parse when findmnt prints two values for /dev/shm (a stacked mount), and the launch fails
+// ("[: …: unexpected operator"). The runner passes every flag those scripts add that matters
+// headless (--disable-dev-shm-usage among them), so nothing is lost by going around them.
 func ChromePath() (string, error) {
 	if p := os.Getenv("CHROME_PATH"); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("CHROME_PATH=%s: %w", p, err)
 		}
-		return p, nil
+		return p, nil // asked for by name: used as it is, launcher or not
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
+			return behindLauncher(p, launcherTargets), nil
 		}
 	}
 	return "", errors.New("no Chromium found: set CHROME_PATH or install it (apt-get install -y chromium)")
+}
+
+// launcherTargets maps a launcher script's base name to the binaries it may start, in the
+// order distributions install them.
+var launcherTargets = map[string][]string{
+	"chromium":             {"/usr/lib/chromium/chromium"},
+	"chromium-browser":     {"/usr/lib/chromium-browser/chromium-browser", "/usr/lib/chromium/chromium"},
+	"google-chrome":        {"/opt/google/chrome/chrome"},
+	"google-chrome-stable": {"/opt/google/chrome/chrome"},
+}
+
+// behindLauncher returns the binary a launcher script at p starts when p is a script ("#!")
+// and one of targets[base name of p] is an executable file; else p itself. A binary, a symlink
+// to one, or a script whose binary is not where expected is returned unchanged.
+func behindLauncher(p string, targets map[string][]string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return p
+	}
+	head := make([]byte, 2)
+	_, err = io.ReadFull(f, head)
+	f.Close()
+	if err != nil || string(head) != "#!" {
+		return p
+	}
+	for _, t := range targets[filepath.Base(p)] {
+		if st, err := os.Stat(t); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return t
+		}
+	}
+	return p
 }
 
 // instance is one running Chromium. It dies as a whole: when it crashes or hangs, the runner

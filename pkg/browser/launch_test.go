@@ -187,3 +187,49 @@ func TestLaunchRemovesProfilesOfDeadProcesses(t *testing.T) {
 		t.Errorf("close left %v", left)
 	}
 }
+
+// TestBehindLauncher: a launcher script resolves to the binary it starts when that binary is
+// installed, and stays itself when it is not; a binary is never replaced.
+func TestBehindLauncher(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "chromium")
+	binary := filepath.Join(dir, "real-chromium")
+	missing := filepath.Join(dir, "absent")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec real \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(binary, []byte("\x7fELF\x02\x01"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notExec := filepath.Join(dir, "plain")
+	if err := os.WriteFile(notExec, []byte("\x7fELF"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		path    string
+		targets []string
+		want    string
+	}{
+		{"script with its binary installed", script, []string{missing, binary}, binary},
+		{"script whose binary is absent", script, []string{missing}, script},
+		{"script whose binary is not executable", script, []string{notExec}, script},
+		{"a binary is kept", binary, []string{script}, binary},
+		{"an unreadable path is kept", missing, []string{binary}, missing},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := behindLauncher(c.path, map[string][]string{filepath.Base(c.path): c.targets})
+			if got != c.want {
+				t.Errorf("behindLauncher(%s) = %s, want %s", c.path, got, c.want)
+			}
+		})
+	}
+	// On a Debian machine with chromium installed, PATH's launcher resolves to the binary.
+	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil && os.Getenv("CHROME_PATH") == "" {
+		if p, err := exec.LookPath("chromium"); err == nil && filepath.Base(p) == "chromium" {
+			if got, _ := ChromePath(); got != "/usr/lib/chromium/chromium" {
+				t.Errorf("ChromePath() = %s with Debian's launcher on PATH, want /usr/lib/chromium/chromium", got)
+			}
+		}
+	}
+}
