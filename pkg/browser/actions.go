@@ -102,7 +102,7 @@ type targetResult struct {
 
 // locatorArg is a locator as the runtime reads it.
 func locatorArg(l gardener.Locator) map[string]any {
-	return map[string]any{"kind": string(l.Kind), "value": l.Value, "role": l.Role, "name": l.Name, "exact": l.Exact, "frame": l.Frame}
+	return map[string]any{"kind": string(l.Kind), "value": l.Value, "role": l.Role, "name": l.Name, "nameContains": l.NameContains, "exact": l.Exact, "frame": l.Frame}
 }
 
 // pollTarget calls a runtime function that resolves a locator until accept says the result

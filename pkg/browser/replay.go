@@ -451,7 +451,7 @@ func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
 // or when the check does not name a control by role and name. Only such a check pays for the
 // look at the page's candidates.
 func (r *run) namedByStart(loc gardener.Locator) string {
-	if loc.Kind != gardener.ByRole || loc.Name == "" {
+	if loc.Kind != gardener.ByRole || loc.Name == "" || loc.NameContains {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(r.s.ctx, 2*time.Second)

@@ -45,7 +45,7 @@ func TestDoubleClick(t *testing.T) {
 
 // TestAnyRole: role=*[name=…] finds an element by its accessible name whatever its role — an
 // aria-label, a label, in a shadow root too — and of a cell and the link inside it, both named
-// by the link's text, finds the link.
+// by the link's text, finds the link; role=*[name*=…] by a part of that name.
 func TestAnyRole(t *testing.T) {
 	t.Parallel()
 	const start = "/controls.html"
@@ -55,6 +55,9 @@ func TestAnyRole(t *testing.T) {
 		{name: "in a shadow root", start: start, steps: `{"kind":"set","locator":"role=*[name=\"Inner name\"]","value":"y"},{"kind":"click","locator":"role=*[name=\"Save inner\"]"},{"kind":"assert","assert":"value","locator":"css=#inner","condition":"equals","expected":"y"}`},
 		{name: "the innermost", start: start, steps: `{"kind":"click","locator":"role=*[name=\"Lavender\"]"},{"kind":"wait","for":"url","url":"#lavender"}`},
 		{name: "no such name", start: start, steps: `{"kind":"click","locator":"role=*[name=\"Nobody\"]","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound},
+		// name*= takes a name holding the text, case aside; name= still wants it whole.
+		{name: "part of a name", start: start, steps: `{"kind":"click","locator":"role=*[name*=\"AVEND\"]"},{"kind":"wait","for":"url","url":"#lavender"}`},
+		{name: "part is not whole", start: start, steps: `{"kind":"click","locator":"role=*[name=\"avend\"]","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound},
 	})
 }
 

@@ -14,8 +14,8 @@ import (
 // the page does: it answers that element's locator, its name in full, for a note to name.
 // Inert elements (on screen, but not usable) are passed over.
 func NamedByStart(check Locator, shown []Fingerprint) (Locator, bool) {
-	if check.Kind != ByRole || strings.TrimSpace(check.Name) == "" {
-		return Locator{}, false
+	if check.Kind != ByRole || strings.TrimSpace(check.Name) == "" || check.NameContains {
+		return Locator{}, false // name*= already finds a longer name: its check found what is there
 	}
 	want := strings.ToLower(strings.TrimSpace(check.Name))
 	for _, f := range shown {

@@ -30,6 +30,10 @@ type Locator struct {
 	Value string // css selector, xpath, text, label, placeholder or test id
 	Role  string // for ByRole; AnyRole with a name: any element of that accessible name
 	Name  string // for ByRole: the accessible name, empty when not constrained
+	// NameContains is set for role=R[name*="…"]: the accessible name contains Name rather than
+	// being it. It is how a heal names a control whose name carries live data by the part that
+	// stays ("Delete Grace Hopper" of "Delete Grace Hopper (5)").
+	NameContains bool
 	// Exact is set when a text, label or placeholder was quoted: match the whole string rather
 	// than a substring, as the quoting asks.
 	Exact bool
@@ -135,11 +139,11 @@ func parseOne(in, s string) (Locator, error) {
 		}
 		l.Value = rest
 	case ByRole:
-		role, name, err := parseRole(rest)
+		role, name, contains, err := parseRole(rest)
 		if err != "" {
 			return Locator{}, &LocatorError{in, err}
 		}
-		l.Role, l.Name = role, name
+		l.Role, l.Name, l.NameContains = role, name, contains
 	default:
 		v, exact, err := unquoteMaybe(rest)
 		if err != "" {
@@ -182,6 +186,9 @@ func (l Locator) local() string {
 	case ByRole:
 		if l.Name == "" {
 			return "role=" + l.Role
+		}
+		if l.NameContains {
+			return "role=" + l.Role + "[name*=" + strconv.Quote(l.Name) + "]"
 		}
 		return "role=" + l.Role + "[name=" + strconv.Quote(l.Name) + "]"
 	case ByCSS, ByXPath:
@@ -257,42 +264,46 @@ func isRoleName(s string) bool {
 }
 
 // parseRole reads `button` or `button[name="Sign in"]` (single quotes allowed), or
-// `*[name="Sign in"]`: any role, that name.
-func parseRole(s string) (role, name, problem string) {
+// `*[name="Sign in"]`: any role, that name; `name*="…"` asks for a name containing the text.
+func parseRole(s string) (role, name string, contains bool, problem string) {
 	i := strings.IndexByte(s, '[')
 	if i < 0 {
 		if s == AnyRole {
-			return "", "", `role=* names no element without a name: write role=*[name="…"]`
+			return "", "", false, `role=* names no element without a name: write role=*[name="…"]`
 		}
 		if !isRoleName(s) {
-			return "", "", fmt.Sprintf("role %q is not an ARIA role name (lower-case letters)", s)
+			return "", "", false, fmt.Sprintf("role %q is not an ARIA role name (lower-case letters)", s)
 		}
-		return s, "", ""
+		return s, "", false, ""
 	}
 	role = s[:i]
 	if role != AnyRole && !isRoleName(role) {
-		return "", "", fmt.Sprintf("role %q is not an ARIA role name (lower-case letters)", role)
+		return "", "", false, fmt.Sprintf("role %q is not an ARIA role name (lower-case letters)", role)
 	}
 	attr := s[i:]
 	if !strings.HasSuffix(attr, "]") {
-		return "", "", "role attribute is not closed with ]"
+		return "", "", false, "role attribute is not closed with ]"
 	}
 	attr = strings.TrimSpace(attr[1 : len(attr)-1])
 	key, val, ok := strings.Cut(attr, "=")
-	if !ok || strings.TrimSpace(key) != "name" {
-		return "", "", `role accepts one attribute, name="…"`
+	key = strings.TrimSpace(key)
+	if strings.HasSuffix(key, "*") {
+		contains, key = true, strings.TrimSpace(strings.TrimSuffix(key, "*"))
+	}
+	if !ok || key != "name" {
+		return "", "", false, `role accepts one attribute, name="…" (the whole name) or name*="…" (a part of it)`
 	}
 	v, quoted, p := unquoteMaybe(strings.TrimSpace(val))
 	if p != "" {
-		return "", "", p
+		return "", "", false, p
 	}
 	if !quoted {
-		return "", "", "role name must be quoted"
+		return "", "", false, "role name must be quoted"
 	}
 	if v == "" {
-		return "", "", "role name is empty"
+		return "", "", false, "role name is empty"
 	}
-	return role, v, ""
+	return role, v, contains, ""
 }
 
 // unquoteMaybe accepts "double", 'single' or bare text; quoted text asks for an exact match.

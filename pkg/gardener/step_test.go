@@ -33,6 +33,8 @@ func TestParseLocator(t *testing.T) {
 		{`frame=#outer >> frame=0 >> role=button[name="Pay"]`, Locator{Kind: ByRole, Role: "button", Name: "Pay", Frame: "#outer >> 0"}, `frame=#outer >> frame=0 >> role=button[name="Pay"]`},
 		{"text=a >> b", Locator{Kind: ByText, Value: "a >> b"}, "text=a >> b"},
 		{`role=*[name="Search products"]`, Locator{Kind: ByRole, Role: AnyRole, Name: "Search products"}, `role=*[name="Search products"]`},
+		{`role=button[name*="Delete Grace Hopper"]`, Locator{Kind: ByRole, Role: "button", Name: "Delete Grace Hopper", NameContains: true}, `role=button[name*="Delete Grace Hopper"]`},
+		{`role=*[ name *= 'Cart' ]`, Locator{Kind: ByRole, Role: AnyRole, Name: "Cart", NameContains: true}, `role=*[name*="Cart"]`},
 	}
 	for _, c := range cases {
 		got, err := ParseLocator(c.in)

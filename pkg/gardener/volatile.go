@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Volatility says why a locator will stop matching its element on a later run although
@@ -108,6 +109,33 @@ func liveData(s string) string {
 // times) taken out: the part of a name that stays from one run to the next ("Cart (3)" and
 // "Cart (5)" are both "Cart").
 func WithoutLiveData(s string) string {
+	return strings.Join(strings.Fields(cutLiveData(s, " ")), " ")
+}
+
+// LongestStablePart is the longest run of s between pieces of live data, trimmed of the
+// punctuation that joined it to them, when s carries live data and that run holds a letter;
+// "" otherwise. It is what a locator matching part of a name can name: "Delete Grace Hopper"
+// of "Delete Grace Hopper (5)", "Cart" of "Cart (3)". Unlike WithoutLiveData it is a piece
+// of s as written, so a name containing it is the name with only its live data changed.
+func LongestStablePart(s string) string {
+	cut := cutLiveData(s, "\x00")
+	if !strings.Contains(cut, "\x00") {
+		return ""
+	}
+	best := ""
+	for _, part := range strings.Split(cut, "\x00") {
+		part = strings.TrimFunc(strings.Join(strings.Fields(part), " "), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		})
+		if len(part) > len(best) && strings.IndexFunc(part, unicode.IsLetter) >= 0 {
+			best = part
+		}
+	}
+	return best
+}
+
+// cutLiveData replaces each piece of live data in s with sep.
+func cutLiveData(s, sep string) string {
 	for _, r := range liveDataRules {
 		// A rule matches where live data starts ("$1" of "$12.40"); the whole number goes.
 		var b strings.Builder
@@ -124,13 +152,13 @@ func WithoutLiveData(s string) string {
 				to++
 			}
 			b.WriteString(s[last:from])
-			b.WriteByte(' ')
+			b.WriteString(sep)
 			last = to
 		}
 		b.WriteString(s[last:])
 		s = b.String()
 	}
-	return strings.Join(strings.Fields(s), " ")
+	return s
 }
 
 // numberChars are what a number's digits run on with: a price's "12.40", a count's "1,200".

@@ -128,3 +128,23 @@ func TestWithoutLiveData(t *testing.T) {
 		}
 	}
 }
+
+// TestLongestStablePart: the longest piece of a name between its live data, as written, and
+// nothing for a name without live data or whose pieces hold no letter.
+func TestLongestStablePart(t *testing.T) {
+	for in, want := range map[string]string{
+		"Delete Grace Hopper (5)":      "Delete Grace Hopper",
+		"Delete Ada Lovelace · $12.40": "Delete Ada Lovelace",
+		"Cart (3)":                     "Cart",
+		"3 items in your basket":       "in your basket",
+		"Order of 2026-12-02 at 10:45": "Order of",
+		"Save changes":                 "",
+		"(5)":                          "",
+		"$12.40 · 15%":                 "",
+		"Inbox (12) · Spam (3)":        "Inbox",
+	} {
+		if got := LongestStablePart(in); got != want {
+			t.Errorf("LongestStablePart(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

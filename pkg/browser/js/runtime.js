@@ -353,8 +353,11 @@
       }
       case "role": {
         const want = lower(loc.name);
-        if (loc.role === "*") return innermost(allElements().filter((el) => namedRole(roleOf(el)) && lower(accessibleName(el)) === want));
-        return allElements().filter((el) => roleOf(el) === loc.role && (!loc.name || lower(accessibleName(el)) === want));
+        // name*="…" (nameContains) takes a name holding the text: the part of a name that stays
+        // when the rest carries live data ("Cart" of "Cart (3)").
+        const named = (el) => (loc.nameContains ? lower(accessibleName(el)).includes(want) : lower(accessibleName(el)) === want);
+        if (loc.role === "*") return innermost(allElements().filter((el) => namedRole(roleOf(el)) && named(el)));
+        return allElements().filter((el) => roleOf(el) === loc.role && (!loc.name || named(el)));
       }
       case "label": {
         const out = new Set();
