@@ -23,19 +23,28 @@ import (
 )
 
 // chrome is the one Chromium the package's browser tests share; each test opens its own
-// browser context (its own cookies) in it.
+// browser context (its own cookies) in it. runner is the one the stacks the tests serve replay
+// in (each replay in a browser context of its own): it starts on the first replay, so a run of
+// tests that replay nothing starts no second Chromium, and the tests that do start one between
+// them rather than one each.
 var (
 	chrome        context.Context
 	chromeMissing string
 	axeJS         string
+	runner        = browser.New(browser.Options{})
 )
 
 func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	defer runner.Close()
 	path, err := browser.ChromePath()
 	if err != nil {
 		chromeMissing = err.Error()
 		fmt.Fprintln(os.Stderr, "SKIPPING the console's browser tests: "+chromeMissing)
-		os.Exit(m.Run())
+		return m.Run()
 	}
 	b, err := os.ReadFile("../browser/axe/axe.min.js")
 	if err != nil {
@@ -61,7 +70,7 @@ func TestMain(m *testing.M) {
 	cancel()
 	allocEnd()
 	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }
 
 // tab is one browser context (fresh cookies) in the shared Chromium, at the given width.
@@ -211,8 +220,6 @@ func serve(t testing.TB, w *world) *httptest.Server {
 // The paths the server was asked for are kept in w.asked.
 func serveStack(t testing.TB, w *world, stepTimeout time.Duration) (*httptest.Server, *stack.Stack) {
 	t.Helper()
-	runner := browser.New(browser.Options{})
-	t.Cleanup(func() { runner.Close() })
 	services := handler.Services{Store: w.store, Runner: runner, StepTimeout: stepTimeout,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
@@ -95,8 +94,6 @@ func TestRunPageSaysTheRepairsOutcome(t *testing.T) {
 	if err := w.store.PutRun(ctx, gardener.Run{ID: "moved-run", ProjectID: "shop", TestID: "quiet", TestVersion: 2, Trigger: gardener.TriggerSchedule, Result: &res, At: w.now}); err != nil {
 		t.Fatal(err)
 	}
-	runner := browser.New(browser.Options{})
-	t.Cleanup(func() { runner.Close() })
 	st, err := stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: w.store, Runner: runner,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{})

@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	runner.Close()
+	os.Exit(code)
 }
 
 // blockingRunner stands in for a browser whose replay never ends: the process is killed while

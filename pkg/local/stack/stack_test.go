@@ -36,7 +36,7 @@ func newTestStack(t *testing.T) (*Stack, gardener.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	s, err := New(Config{Template: templatePath, Services: services(t, store)})
+	s, err := New(Config{Template: templatePath, Services: services(store)})
 	if err != nil {
 		t.Fatalf("the stack does not build from template.yaml: %v", err)
 	}
@@ -44,11 +44,13 @@ func newTestStack(t *testing.T) (*Stack, gardener.Store) {
 	return s, store
 }
 
+// runner is the browser of every test stack: it starts on the first replay, and the tests that
+// replay share it (each replay in a browser context of its own) rather than start one each.
+var runner = browser.New(browser.Options{})
+
 // services are the services of a test stack: the store, and a browser and models that start
 // only when a function replays a test or opens a model.
-func services(t *testing.T, store gardener.Store) handler.Services {
-	runner := browser.New(browser.Options{})
-	t.Cleanup(func() { runner.Close() })
+func services(store gardener.Store) handler.Services {
 	return handler.Services{Store: store, Runner: runner, Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 		return modelspec.Open(ctx, spec, modelspec.Options{})
 	}}
@@ -94,7 +96,7 @@ func TestWiringMistakeFailsLocally(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	noBrowser := services(t, store)
+	noBrowser := services(store)
 	noBrowser.Runner = nil
 	_, err = New(Config{Template: templatePath, Services: noBrowser})
 	var missing *handler.MissingError
