@@ -12,7 +12,11 @@ import "strings"
 // the name. So a candidate is a twin, and never chosen, when its name keeps some of the
 // recorded name's words and swaps others (nameSwap), the words it dropped still stand on the
 // page (the entity is still there), and another candidate shares the kept words with yet
-// other words (the control is one of a family, one per entity).
+// other words (the control is one of a family, one per entity) and is the same control in a
+// parallel place: the same tag, at the same path but for the positions of its ancestors
+// (another row, another list item; see familyPath). A field whose label was reworded ("Team
+// name" to "Workspace name") has no such family, even when the page shows the dropped word
+// elsewhere and another field of the form is named "Display name".
 
 // nameWords are the words a user reads as the element's name: its accessible name, or its
 // visible text when it has none.
@@ -89,8 +93,12 @@ func (p *Page) twin(t *features, i int) (sibling int, ok bool) {
 		return -1, false
 	}
 	cName := strings.Join(cw, " ")
+	cPath := familyPath(p.cands[i].XPath)
+	if cPath == "" {
+		return -1, false
+	}
 	for j := range p.feats {
-		if j == i {
+		if j == i || p.feats[j].tag != p.feats[i].tag || familyPath(p.cands[j].XPath) != cPath {
 			continue
 		}
 		ow := nameWords(&p.feats[j])
@@ -109,4 +117,30 @@ func (p *Page) twin(t *features, i int) (sibling int, ok bool) {
 		}
 	}
 	return -1, false
+}
+
+// familyPath is an xpath without the positions of the steps above the element:
+// "/html/body/table/tbody/tr/td/button[2]" for every row's second button. The element's own
+// step keeps its position, so the fields of one form (input[1], input[2]) are not a family:
+// a family repeats one place under parallel ancestors (rows, list items, cards). It is "" for
+// an element without a path.
+func familyPath(x string) string {
+	x = strings.ToLower(strings.TrimSpace(x))
+	cut := strings.LastIndex(x, "/")
+	if cut < 0 {
+		return ""
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range x[:cut] {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth = max(0, depth-1)
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String() + x[cut:]
 }

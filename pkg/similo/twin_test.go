@@ -68,3 +68,25 @@ func TestRenameIsNotATwin(t *testing.T) {
 		t.Errorf("a name that only gained words is taken for a swap")
 	}
 }
+
+func TestRewordedFieldIsNotATwin(t *testing.T) {
+	// "Team name" reworded to "Workspace name", beside a "Display name" field, with "Team"
+	// still in the navigation: the fields of one form are no family of row controls.
+	field := func(label, xpath string, y float64) gardener.Fingerprint {
+		return el("INPUT", "", "", xpath, 300, y, func(fp *gardener.Fingerprint) { fp.AccessibleName = label; fp.Label = label })
+	}
+	target := field("Team name", "/html[1]/body[1]/main[1]/form[1]/input[1]", 200)
+	now := []gardener.Fingerprint{
+		el("A", "", "Team", "/html[1]/body[1]/nav[1]/a[1]", 10, 10, href("/team")),
+		field("Workspace name", "/html[1]/body[1]/main[1]/form[1]/input[1]", 200),
+		field("Display name", "/html[1]/body[1]/main[1]/form[1]/input[2]", 260),
+	}
+	p := NewPage(now)
+	tf := p.target(&target)
+	if _, twin := p.twin(&tf, 1); twin {
+		t.Errorf("a reworded field beside another field is taken for a row twin")
+	}
+	if m := (Engine{}).Locate(target, now); strings.Contains(m.Reason, "row twin") {
+		t.Errorf("Locate: %s", m.Reason)
+	}
+}
