@@ -14,7 +14,8 @@ import (
 // only, and the held-out websites are measured with what it made. Two splits: leave one website
 // out (18 folds), and leave a third of the websites out (l3oGroups folds of 6 websites, dealt
 // by size), which trains on fewer and more different websites and so is the harder estimate of
-// transfer. Each engine variant's feature set and the twin guard are fixed before the run;
+// transfer; and the websites Similo finds hardest held out, trained on the others, which
+// imitates moving to harder websites. Each engine variant's feature set and the twin guard are fixed before the run;
 // nothing in a variant is chosen on the websites it is measured on. Similo, with its published
 // fixed weights, is measured on the same folds in the same run. The figures are printed with
 // -v; by default the run is on the fixed small subset (cvSubset), and -similo.cv runs it on
@@ -39,6 +40,22 @@ func TestSimiloTransfer(t *testing.T) {
 			name  string
 			folds [][]string
 		}{fmt.Sprintf("leave a third out (%d folds)", l3oGroups), dealt(d, sites, l3oGroups)})
+	}
+
+	// The shift to websites nobody here has seen: the held-out websites of the issue were
+	// harder (Similo 88.3% top-1 there, 95.0% here). Holding out the websites where Similo,
+	// which nothing here tunes, ranks worst and training on the rest imitates that shift.
+	var hard []string
+	for _, s := range sites {
+		if tl := similo[s]; tl.n > 0 && pct(tl.top1, tl.n) < hardBelow {
+			hard = append(hard, s)
+		}
+	}
+	if len(hard) > 0 && len(hard) < len(sites) {
+		splits = append(splits, struct {
+			name  string
+			folds [][]string
+		}{fmt.Sprintf("the websites where Similo's top-1 is below %.0f%% held out", hardBelow), [][]string{hard}})
 	}
 
 	// The variants: main's feature set without the twin guard (what shipped before), the same
@@ -113,6 +130,9 @@ func TestSimiloTransfer(t *testing.T) {
 		}
 	}
 }
+
+// hardBelow is the Similo top-1 (percent) under which a website counts as hard.
+const hardBelow = 95.0
 
 // l3oGroups is how many folds the harder split makes: a third of the 18 websites held out in each.
 const l3oGroups = 3
