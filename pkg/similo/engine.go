@@ -11,7 +11,9 @@
 // "which candidate, if any, is the element", so it falls when the winner is weak, when a
 // runner-up is close, and when many candidates tie. The weights, the absent element's score
 // and the threshold are fitted as that model and chosen by a procedure validated by leaving
-// each website of the development benchmark out in turn (weights.go).
+// each website of the development benchmark out in turn (weights.go). One rule stands beside
+// the weights: a row twin, the same control on another row of the page, is never chosen
+// (twin.go).
 package similo
 
 import (
