@@ -302,8 +302,19 @@ func (p *Page) rows(t *features) ([][numFeatures]float64, pageBest) {
 // sum, without keeping every row.
 func (p *Page) scores(t *features) ([]float64, pageBest) {
 	s := make([]float64, len(p.feats))
-	rel := make([]relValues, len(p.feats))
 	best := newPageBest()
+	if !relWeighed {
+		for i := range p.feats {
+			v := p.features(t, &p.feats[i])
+			for f, x := range v {
+				if x != 0 {
+					s[i] += weights[f] * x
+				}
+			}
+		}
+		return s, best
+	}
+	rel := make([]relValues, len(p.feats))
 	for i := range p.feats {
 		v := p.features(t, &p.feats[i])
 		for f, x := range v {
@@ -323,6 +334,17 @@ func (p *Page) scores(t *features) ([]float64, pageBest) {
 	}
 	return s, best
 }
+
+// relWeighed is whether any page-relative feature has a weight; when none has (the shipped
+// model: validation did not support them), scores skips computing them.
+var relWeighed = func() bool {
+	for f := fTextBest; f <= fNearest; f++ {
+		if weights[f] != 0 {
+			return true
+		}
+	}
+	return false
+}()
 
 // parts is each signal's contribution to candidate c's score, for explaining a choice; best
 // is the page's, from scores.
