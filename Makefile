@@ -89,10 +89,12 @@ screenshots: chromium
 # bench prints the figures the issues ask for. The locate-engine accuracy runs on ../shared/bench
 # when it is there (it lives outside the repository) and says so when it is not: the shipped
 # engine's figures, then the leave-one-website-out validation of how its weights and threshold
-# are chosen (add -similo.write pkg/similo/weights.go to the second line's -args to refit them).
+# are chosen (add -similo.write pkg/similo/weights.go to the second line's -args to refit them),
+# then the nested estimates of transfer to unseen websites (three splits, Similo beside).
 bench:
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -run '^TestSimiloBench$$' -v ./pkg/similo/
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -timeout 30m -run '^TestSimiloCV$$' -v ./pkg/similo/ -args -similo.cv
+	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -timeout 60m -run '^TestSimiloTransfer$$' -v ./pkg/similo/ -args -similo.cv
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -run '^TestLocatorWordsBench$$' -v ./pkg/builtin/
 	$(GO) test -run '^$$' -bench BenchmarkLocate -benchtime 2s -cpu 1 ./pkg/similo/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./pkg/browser/

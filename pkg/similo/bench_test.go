@@ -75,6 +75,10 @@ func TestSimiloBench(t *testing.T) {
 				m := Engine{}.LocateOn(page, tg)
 				v := verdict{site: l.App, removed: l.Expected[i] < 0, right: m.Best >= 0 && m.Best == l.Expected[i],
 					confidence: m.Confidence, margin: m.Margin}
+				if m.Best >= 0 {
+					pt := page.target(&tg)
+					_, v.twin = page.twin(&pt, m.Best)
+				}
 				if cvSubset[l.App] {
 					if want := d.predict(p, &d.cases[ci]); math.Abs(want.confidence-v.confidence) > 1e-6 || want.right != v.right {
 						t.Fatalf("%s target %d: engine says confidence %v (right %v), the fitted model %v (right %v)",

@@ -31,7 +31,9 @@ const trainWrong, trainPicked = 0.01, 0.05
 // runner-up are both high enough.
 type rule struct{ threshold, margin float64 }
 
-func (r rule) chooses(v verdict) bool { return v.confidence >= r.threshold && v.margin >= r.margin }
+func (r rule) chooses(v verdict) bool {
+	return v.confidence >= r.threshold && v.margin >= r.margin && !v.twin
+}
 
 // tally counts outcomes: on cases whose element exists, correct, wrong and abstained choices;
 // on cases whose element was removed, picked (a false heal) and abstained.
@@ -149,12 +151,16 @@ type fitted struct {
 // likelihood on all of them (fitData.fit), and the decision rule on verdicts no fit had seen
 // (each website's from weights fitted on the other groups of websites), because a model's
 // confidence on its own training cases is flattering.
-func procedure(d *fitData, train []string) fitted {
+func procedure(d *fitData, train []string) fitted { return procedureFrom(d, train, nil) }
+
+// procedureFrom is procedure with its first fit started from start (nil for all zeros). The
+// objective is convex, so the start saves iterations and changes nothing else.
+func procedureFrom(d *fitData, train []string, start params) fitted {
 	all := map[string]bool{}
 	for _, s := range train {
 		all[s] = true
 	}
-	full := d.fit(all, nil)
+	full := d.fit(all, start)
 	// Deal the websites, largest first, into innerFolds groups of similar size.
 	n := map[string]int{}
 	for _, c := range d.cases {
@@ -310,10 +316,22 @@ func (d *fitData) weightsOf(p params) (w [numFeatures]float64, absent float64) {
 // validation says they help: see TestSimiloCV.
 var extension = func() map[feature]bool {
 	m := map[feature]bool{}
+	for f := range pageRelative {
+		m[f] = true
+	}
 	for f := range numFeatures {
 		if _, tied := tiedWeights[f]; handWeights[f] == 0 && !tied {
 			m[f] = true
 		}
+	}
+	return m
+}()
+
+// pageRelative are the page-relative features (score.go).
+var pageRelative = func() map[feature]bool {
+	m := map[feature]bool{}
+	for f := fTextBest; f <= fNearest; f++ {
+		m[f] = true
 	}
 	return m
 }()
@@ -331,7 +349,7 @@ func (d *fitData) missingEvidence(p params, sites map[string]bool) (position, sh
 		n++
 		for i := c.row[c.label]; i < c.row[c.label+1]; i++ {
 			switch d.cols[c.col[i]] {
-			case fLocation, fArea, fDepth:
+			case fLocation, fArea, fDepth, fNearest:
 				position += p[c.col[i]] * float64(c.val[i])
 			case fShape:
 				shape += p[c.col[i]] * float64(c.val[i])
@@ -349,7 +367,8 @@ func featureName(f feature) string {
 	names := []string{"fTagSame", "fTagControl", "fTagOther", "fTextWords", "fNeighbours", "fClasses",
 		"fHrefWords", "fIdentWords", "fXPath", "fIdxPath", "fIdxPathExact", "fRegionShare", "fRegionNone",
 		"fLocation", "fArea", "fShape", "fDepth", "fButtonDiffer", "fTypeSame", "fTypeDiffer", "fRole",
-		"fForm", "fFrameDiffer", "fNested"}
+		"fForm", "fFrameDiffer", "fNested", "fTextBest", "fNearBest", "fClassBest", "fHrefBest",
+		"fIdentBest", "fXPathBest", "fNearest"}
 	fields := []string{"exID", "exName", "exHref", "exText", "exAlt", "exTestID", "exAccName", "exLabel",
 		"exPlaceholder", "exTitle", "exHrefPage"}
 	switch {
@@ -465,6 +484,11 @@ func TestSimiloCV(t *testing.T) {
 	// or fewer false choices and no worse top-1), however it does on the pooled websites.
 	base := *d
 	base.frozen = extension
+	// The page-relative features are measured in TestSimiloTransfer, not shipped: this
+	// procedure leaves them at 0 in both feature sets.
+	ext := *d
+	ext.frozen = pageRelative
+	d = &ext
 	type outcome struct {
 		d         *fitData
 		no, with  tally

@@ -11,7 +11,9 @@
 // "which candidate, if any, is the element", so it falls when the winner is weak, when a
 // runner-up is close, and when many candidates tie. The weights, the absent element's score
 // and the threshold are fitted as that model and chosen by a procedure validated by leaving
-// each website of the development benchmark out in turn (weights.go).
+// each website of the development benchmark out in turn (weights.go). One rule stands beside
+// the weights: a row twin, the same control on another row of the page, is never chosen
+// (twin.go).
 package similo
 
 import (
@@ -88,9 +90,10 @@ func (e Engine) Locate(target gardener.Fingerprint, candidates []gardener.Finger
 // Rank scores every candidate of the page against target, best first; ties keep page order.
 func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 	t := p.target(&target)
-	out := make([]Scored, len(p.feats))
-	for i := range p.feats {
-		out[i] = Scored{Index: i, Score: p.score(&t, &p.feats[i], nil)}
+	s, _ := p.scores(&t)
+	out := make([]Scored, len(s))
+	for i := range s {
+		out[i] = Scored{Index: i, Score: s[i]}
 	}
 	norm := normaliser(out, absentFor(&t))
 	for i := range out {
@@ -152,11 +155,11 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 		return m
 	}
 	t := p.target(&target)
+	raw, pb := p.scores(&t)
 	best, second := -1, -1
 	var bestS, secondS float64
-	scores := make([]Scored, len(p.feats))
-	for i := range p.feats {
-		s := p.score(&t, &p.feats[i], nil)
+	scores := make([]Scored, len(raw))
+	for i, s := range raw {
 		scores[i] = Scored{Index: i, Score: s}
 		switch {
 		case best < 0 || s > bestS:
@@ -177,14 +180,20 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() {
 		m.Index = best
 	}
-	m.Reason = p.reason(&t, m, e)
+	sib := -1
+	if e.Threshold >= 0 {
+		if j, twin := p.twin(&t, best); twin {
+			m.Index, sib = -1, j
+		}
+	}
+	m.Reason = p.reason(&t, &pb, m, e, sib)
 	return m
 }
 
-// reason says which signals carried the best candidate and why it was or was not chosen.
-func (p *Page) reason(t *features, m Match, e Engine) string {
-	var parts [numSignals]float64
-	p.score(t, &p.feats[m.Best], &parts)
+// reason says which signals carried the best candidate and why it was or was not chosen;
+// sibling, when not -1, is the candidate that showed the best one to be a row twin (twin.go).
+func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine, sibling int) string {
+	parts := p.parts(t, &p.feats[m.Best], pb)
 	order := make([]signal, 0, numSignals)
 	for s := range numSignals {
 		if parts[s] >= 1 {
@@ -214,6 +223,8 @@ func (p *Page) reason(t *features, m Match, e Engine) string {
 	verdict := "chosen"
 	switch {
 	case m.Index >= 0:
+	case sibling >= 0:
+		verdict = fmt.Sprintf("abstained (a row twin: its name swaps words of the recorded name that still stand on the page for its own, as candidate %d's does)", sibling)
 	case m.Confidence < e.threshold():
 		verdict = fmt.Sprintf("abstained (confidence below %.2f)", e.threshold())
 	default:

@@ -24,6 +24,8 @@ type fitCase struct {
 	col   []uint8
 	val   []float32
 	label int // the expected candidate, -1 when the element was removed
+	// twin marks the candidates the engine never chooses, being row twins (twin.go).
+	twin []bool
 }
 
 // fitColumns are the features the data can fit: those that are not zero on every candidate.
@@ -43,6 +45,7 @@ func extract(sets ...[]benchLine) fitData {
 		site  string
 		label int
 		rows  [][numFeatures]float64
+		twin  []bool
 	}
 	var used [numFeatures]bool
 	for _, lines := range sets {
@@ -50,9 +53,10 @@ func extract(sets ...[]benchLine) fitData {
 			p := NewPage(l.Candidates)
 			for i := range l.Targets {
 				t := p.target(&l.Targets[i])
-				rows := make([][numFeatures]float64, len(p.feats))
-				for j := range p.feats {
-					rows[j] = p.features(&t, &p.feats[j])
+				rows, _ := p.rows(&t)
+				twin := make([]bool, len(rows))
+				for j := range rows {
+					_, twin[j] = p.twin(&t, j)
 					for f, v := range rows[j] {
 						if v != 0 {
 							used[f] = true
@@ -63,7 +67,8 @@ func extract(sets ...[]benchLine) fitData {
 					site  string
 					label int
 					rows  [][numFeatures]float64
-				}{l.App, l.Expected[i], rows})
+					twin  []bool
+				}{l.App, l.Expected[i], rows, twin})
 			}
 		}
 	}
@@ -74,7 +79,7 @@ func extract(sets ...[]benchLine) fitData {
 		}
 	}
 	for _, r := range raw {
-		c := fitCase{site: r.site, n: len(r.rows), label: r.label, row: make([]int32, 1, len(r.rows)+1)}
+		c := fitCase{site: r.site, n: len(r.rows), label: r.label, row: make([]int32, 1, len(r.rows)+1), twin: r.twin}
 		for _, row := range r.rows {
 			for i, f := range d.cols {
 				if row[f] != 0 {
@@ -274,6 +279,7 @@ type verdict struct {
 	right      bool
 	confidence float64
 	margin     float64
+	twin       bool // the best candidate is a row twin, which the engine never chooses
 }
 
 // predict applies params to one case the way Engine.LocateOn does.
@@ -301,6 +307,7 @@ func (d *fitData) predict(p params, c *fitCase) verdict {
 	if best < 0 {
 		return out
 	}
+	out.twin = c.twin != nil && c.twin[best]
 	out.confidence = math.Exp(bestS - hi - math.Log(z))
 	if c.n > 1 {
 		out.margin = bestS - secondS

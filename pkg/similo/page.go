@@ -23,6 +23,9 @@ type Page struct {
 
 	// counts of exact normalised values, for the rarity of an exact agreement.
 	exact [numExact]map[string]int
+
+	// accWords are the words of the candidates' accessible names, for onPage.
+	accWords map[string]bool
 }
 
 // exactField names the fields whose exact agreement is a strong identifier.
@@ -98,7 +101,7 @@ type vocab struct {
 
 // NewPage prepares the candidates of a page.
 func NewPage(candidates []gardener.Fingerprint) *Page {
-	p := &Page{cands: candidates, feats: make([]features, len(candidates))}
+	p := &Page{cands: candidates, feats: make([]features, len(candidates)), accWords: map[string]bool{}}
 	for _, v := range []*vocab{&p.text, &p.near, &p.class, &p.href, &p.ident} {
 		v.ids = map[string]int32{}
 	}
@@ -114,6 +117,9 @@ func NewPage(candidates []gardener.Fingerprint) *Page {
 		f.href = p.href.addDoc(hrefWords(f.exact[exHref]))
 		f.ident = p.ident.addDoc(identWords(candidates[i].ID, candidates[i].Name))
 		f.paths(&candidates[i])
+		for _, w := range strings.Fields(f.exact[exAccName]) {
+			p.accWords[w] = true
+		}
 		for k, v := range f.exact {
 			if v != "" {
 				p.exact[k][v]++

@@ -86,6 +86,17 @@ const (
 	fForm                        // the same form
 	fFrameDiffer                 // another frame
 	fNested                      // looks like the element's wrapper or part: see nested
+	// Page-relative features: 1 when no other candidate of this page comes closer to the
+	// recorded element on that comparison (ties all count). Raw similarities shift from site
+	// to site with how much the site changed and how it writes its pages; being the page's
+	// closest is on the same scale everywhere. See relSource.
+	fTextBest
+	fNearBest
+	fClassBest
+	fHrefBest
+	fIdentBest
+	fXPathBest
+	fNearest
 	// fAgree+k is an exact agreement on field k, discounted by how common the value is on the
 	// page (a shared class says little, a unique href a lot); fDiffer+k is 1 when both
 	// elements have field k and the values differ.
@@ -107,6 +118,8 @@ var featureSignal = func() (m [numFeatures]signal) {
 		fLocation: sigLocation, fArea: sigArea, fShape: sigShape, fDepth: sigDepth,
 		fButtonDiffer: sigButton, fTypeSame: sigType, fTypeDiffer: sigType, fRole: sigRole,
 		fForm: sigForm, fFrameDiffer: sigFrame, fNested: sigNesting,
+		fTextBest: sigTextWords, fNearBest: sigNeighbours, fClassBest: sigClasses, fHrefBest: sigHrefWords,
+		fIdentBest: sigIdentWords, fXPathBest: sigXPath, fNearest: sigLocation,
 	} {
 		m[f] = s
 	}
@@ -215,22 +228,136 @@ func (p *Page) features(t, c *features) (v [numFeatures]float64) {
 	return v
 }
 
-// score adds up the evidence that candidate c is the element recorded as t, in log-odds: a
-// difference of 1 means e times more likely. When parts is not nil it receives each signal's
-// contribution, for explaining a choice.
-func (p *Page) score(t, c *features, parts *[numSignals]float64) float64 {
-	v := p.features(t, c)
-	var s float64
-	for f, x := range v {
-		if x == 0 {
-			continue
+// relSource are the graded features the page-relative ones are taken from: relSource[k] gives
+// feature fTextBest+k.
+var relSource = [numRel]feature{fTextWords, fNeighbours, fClasses, fHrefWords, fIdentWords, fXPath, fLocation}
+
+const numRel = int(fNearest-fTextBest) + 1
+
+// relValues are one candidate's values of the relSource features, NaN where the comparison
+// does not apply (nothing in common, or no position on one side): a candidate is the page's
+// closest only on a comparison that says something.
+type relValues [numRel]float64
+
+func relOf(t, c *features, v *[numFeatures]float64) (r relValues) {
+	for k, f := range relSource {
+		r[k] = v[f]
+		if f == fLocation {
+			if t.area <= 0 || c.area <= 0 {
+				r[k] = math.NaN()
+			}
+		} else if v[f] <= 0 {
+			r[k] = math.NaN()
 		}
-		s += weights[f] * x
-		if parts != nil {
+	}
+	return r
+}
+
+// pageBest is the highest value of each relSource feature over a page's candidates.
+type pageBest relValues
+
+func newPageBest() (b pageBest) {
+	for k := range b {
+		b[k] = math.Inf(-1)
+	}
+	return b
+}
+
+func (b *pageBest) add(r *relValues) {
+	for k, x := range r {
+		if x > b[k] { // false for NaN
+			b[k] = x
+		}
+	}
+}
+
+// set fills the page-relative features of a candidate with values r.
+func (b *pageBest) set(r *relValues, v *[numFeatures]float64) {
+	for k, x := range r {
+		if x == b[k] { // false for NaN
+			v[fTextBest+feature(k)] = 1
+		}
+	}
+}
+
+// rows computes every feature of every candidate against the element recorded as t, the
+// page-relative ones included.
+func (p *Page) rows(t *features) ([][numFeatures]float64, pageBest) {
+	out := make([][numFeatures]float64, len(p.feats))
+	rel := make([]relValues, len(p.feats))
+	best := newPageBest()
+	for i := range p.feats {
+		out[i] = p.features(t, &p.feats[i])
+		rel[i] = relOf(t, &p.feats[i], &out[i])
+		best.add(&rel[i])
+	}
+	for i := range out {
+		best.set(&rel[i], &out[i])
+	}
+	return out, best
+}
+
+// scores adds up, for every candidate, the evidence that it is the element recorded as t, in
+// log-odds: a difference of 1 means e times more likely. It is rows followed by the weighted
+// sum, without keeping every row.
+func (p *Page) scores(t *features) ([]float64, pageBest) {
+	s := make([]float64, len(p.feats))
+	best := newPageBest()
+	if !relWeighed {
+		for i := range p.feats {
+			v := p.features(t, &p.feats[i])
+			for f, x := range v {
+				if x != 0 {
+					s[i] += weights[f] * x
+				}
+			}
+		}
+		return s, best
+	}
+	rel := make([]relValues, len(p.feats))
+	for i := range p.feats {
+		v := p.features(t, &p.feats[i])
+		for f, x := range v {
+			if x != 0 {
+				s[i] += weights[f] * x
+			}
+		}
+		rel[i] = relOf(t, &p.feats[i], &v)
+		best.add(&rel[i])
+	}
+	for i := range s {
+		for k, x := range rel[i] {
+			if x == best[k] {
+				s[i] += weights[fTextBest+feature(k)]
+			}
+		}
+	}
+	return s, best
+}
+
+// relWeighed is whether any page-relative feature has a weight; when none has (the shipped
+// model: validation did not support them), scores skips computing them.
+var relWeighed = func() bool {
+	for f := fTextBest; f <= fNearest; f++ {
+		if weights[f] != 0 {
+			return true
+		}
+	}
+	return false
+}()
+
+// parts is each signal's contribution to candidate c's score, for explaining a choice; best
+// is the page's, from scores.
+func (p *Page) parts(t, c *features, best *pageBest) (parts [numSignals]float64) {
+	v := p.features(t, c)
+	r := relOf(t, c, &v)
+	best.set(&r, &v)
+	for f, x := range v {
+		if x != 0 {
 			parts[featureSignal[f]] += weights[f] * x
 		}
 	}
-	return s
+	return parts
 }
 
 // controls are the tags of elements a user operates; redesigns swap one for another.

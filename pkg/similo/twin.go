@@ -1,0 +1,146 @@
+package similo
+
+import "strings"
+
+// A row twin is the same control on another row: "Delete Alan Turing" beside the recorded
+// "Delete Ada Lovelace". It agrees with the recorded element on everything but the words that
+// name its row's entity (tag, classes, path, size, even position when the rows moved), so the
+// weighted evidence cannot tell it from the element, and when the recorded row lost its control
+// the twin is the most tempting false heal: a test that deleted one member would delete
+// another. Real redesigns rename a control's words without leaving the old words standing on
+// the page as another element's name, and without a family of controls that share the rest of
+// the name. So a candidate is a twin, and never chosen, when its name keeps some of the
+// recorded name's words and swaps others (nameSwap), the words it dropped still stand on the
+// page (the entity is still there), and another candidate shares the kept words with yet
+// other words (the control is one of a family, one per entity) and is the same control in a
+// parallel place: the same tag, at the same path but for the positions of its ancestors
+// (another row, another list item; see familyPath). A field whose label was reworded ("Team
+// name" to "Workspace name") has no such family, even when the page shows the dropped word
+// elsewhere and another field of the form is named "Display name".
+
+// nameWords are the words a user reads as the element's name: its accessible name, or its
+// visible text when it has none.
+func nameWords(f *features) []string {
+	if n := f.exact[exAccName]; n != "" {
+		return strings.Fields(n)
+	}
+	return strings.Fields(f.exact[exText])
+}
+
+// nameSwap splits the recorded name t against the candidate's name c: the words both have,
+// and whether each side has words the other lacks. ok is false unless all three are non-empty.
+func nameSwap(t, c []string) (kept, dropped []string, ok bool) {
+	if len(t) == 0 || len(c) == 0 {
+		return nil, nil, false
+	}
+	added := false
+	for _, w := range c {
+		if !contains(t, w) {
+			added = true
+			break
+		}
+	}
+	for _, w := range t {
+		if contains(c, w) {
+			if !contains(kept, w) {
+				kept = append(kept, w)
+			}
+		} else if !contains(dropped, w) {
+			dropped = append(dropped, w)
+		}
+	}
+	return kept, dropped, added && len(kept) > 0 && len(dropped) > 0
+}
+
+func contains(ws []string, w string) bool {
+	for _, x := range ws {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// onPage reports whether a word stands anywhere on the page: in a candidate's visible text,
+// neighbour text or accessible name.
+func (p *Page) onPage(w string) bool {
+	if _, ok := p.text.ids[w]; ok {
+		return true
+	}
+	if _, ok := p.near.ids[w]; ok {
+		return true
+	}
+	return p.accWords[w]
+}
+
+// twin reports whether candidate i is a row twin of the element recorded as t (see above), and
+// if so the candidate whose name shows the family.
+func (p *Page) twin(t *features, i int) (sibling int, ok bool) {
+	tw := nameWords(t)
+	cw := nameWords(&p.feats[i])
+	kept, dropped, ok := nameSwap(tw, cw)
+	if !ok {
+		return -1, false
+	}
+	still := false
+	for _, w := range dropped {
+		if p.onPage(w) {
+			still = true
+			break
+		}
+	}
+	if !still {
+		return -1, false
+	}
+	cName := strings.Join(cw, " ")
+	cPath := familyPath(p.cands[i].XPath)
+	if cPath == "" {
+		return -1, false
+	}
+	for j := range p.feats {
+		if j == i || p.feats[j].tag != p.feats[i].tag || familyPath(p.cands[j].XPath) != cPath {
+			continue
+		}
+		ow := nameWords(&p.feats[j])
+		if len(ow) <= len(kept) || strings.Join(ow, " ") == cName {
+			continue
+		}
+		all := true
+		for _, w := range kept {
+			if !contains(ow, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return j, true
+		}
+	}
+	return -1, false
+}
+
+// familyPath is an xpath without the positions of the steps above the element:
+// "/html/body/table/tbody/tr/td/button[2]" for every row's second button. The element's own
+// step keeps its position, so the fields of one form (input[1], input[2]) are not a family:
+// a family repeats one place under parallel ancestors (rows, list items, cards). It is "" for
+// an element without a path.
+func familyPath(x string) string {
+	x = strings.ToLower(strings.TrimSpace(x))
+	cut := strings.LastIndex(x, "/")
+	if cut < 0 {
+		return ""
+	}
+	var b strings.Builder
+	depth := 0
+	for _, r := range x[:cut] {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth = max(0, depth-1)
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String() + x[cut:]
+}
