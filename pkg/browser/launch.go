@@ -46,18 +46,19 @@ func ChromePath() (string, error) {
 	return "", errors.New("no Chromium found: set CHROME_PATH or install it (apt-get install -y chromium)")
 }
 
-// launcherTargets maps a launcher script's base name to the binaries it may start, in the
-// order distributions install them.
+// launcherTargets maps where distributions install a launcher script to the binaries it may
+// start, in the order distributions install them. A script of the same name elsewhere is the
+// user's own, written for a reason, and is used as it is.
 var launcherTargets = map[string][]string{
-	"chromium":             {"/usr/lib/chromium/chromium"},
-	"chromium-browser":     {"/usr/lib/chromium-browser/chromium-browser", "/usr/lib/chromium/chromium"},
-	"google-chrome":        {"/opt/google/chrome/chrome"},
-	"google-chrome-stable": {"/opt/google/chrome/chrome"},
+	"/usr/bin/chromium":             {"/usr/lib/chromium/chromium"},
+	"/usr/bin/chromium-browser":     {"/usr/lib/chromium-browser/chromium-browser", "/usr/lib/chromium/chromium"},
+	"/usr/bin/google-chrome":        {"/opt/google/chrome/chrome"},
+	"/usr/bin/google-chrome-stable": {"/opt/google/chrome/chrome"},
 }
 
 // behindLauncher returns the binary a launcher script at p starts when p is a script ("#!")
-// and one of targets[base name of p] is an executable file; else p itself. A binary, a symlink
-// to one, or a script whose binary is not where expected is returned unchanged.
+// and one of targets[p] is an executable file; else p itself. A binary, a symlink to one, or a
+// script whose binary is not where expected is returned unchanged.
 func behindLauncher(p string, targets map[string][]string) string {
 	f, err := os.Open(p)
 	if err != nil {
@@ -69,7 +70,7 @@ func behindLauncher(p string, targets map[string][]string) string {
 	if err != nil || string(head) != "#!" {
 		return p
 	}
-	for _, t := range targets[filepath.Base(p)] {
+	for _, t := range targets[p] {
 		if st, err := os.Stat(t); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
 			return t
 		}

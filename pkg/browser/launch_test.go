@@ -216,9 +216,10 @@ func TestBehindLauncher(t *testing.T) {
 		{"script whose binary is not executable", script, []string{notExec}, script},
 		{"a binary is kept", binary, []string{script}, binary},
 		{"an unreadable path is kept", missing, []string{binary}, missing},
+		{"a script not where a distribution puts it is kept", script, nil, script},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := behindLauncher(c.path, map[string][]string{filepath.Base(c.path): c.targets})
+			got := behindLauncher(c.path, map[string][]string{c.path: c.targets})
 			if got != c.want {
 				t.Errorf("behindLauncher(%s) = %s, want %s", c.path, got, c.want)
 			}
@@ -226,7 +227,7 @@ func TestBehindLauncher(t *testing.T) {
 	}
 	// On a Debian machine with chromium installed, PATH's launcher resolves to the binary.
 	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil && os.Getenv("CHROME_PATH") == "" {
-		if p, err := exec.LookPath("chromium"); err == nil && filepath.Base(p) == "chromium" {
+		if p, err := exec.LookPath("chromium"); err == nil && p == "/usr/bin/chromium" {
 			if got, _ := ChromePath(); got != "/usr/lib/chromium/chromium" {
 				t.Errorf("ChromePath() = %s with Debian's launcher on PATH, want /usr/lib/chromium/chromium", got)
 			}
