@@ -34,10 +34,11 @@ const disposeTimeout = 10 * time.Second
 // replays left.
 //
 // Why not a tab per replay: opening and closing a tab is most of what the browser's own
-// process does for a short replay. A goto, a click and a check took 190-210 ms of that
-// process's CPU and 340-370 ms of its whole tree per replay with a tab each; opening an empty
-// tab and closing it alone took 100-115 ms and 165-180 ms (BenchmarkReplayOverhead and
-// measurements of its parts, a loaded machine).
+// process does for a short replay. A goto, a click and a check took 190-215 ms of that
+// process's CPU and 340-375 ms of its whole tree per replay with a tab each, of which opening
+// an empty tab and closing it alone took 100-115 ms and 165-180 ms; in the lane's one tab, the
+// replay took 130-160 ms and 215-260 ms (BenchmarkReplayOverhead and measurements of its
+// parts, interleaved runs at a load average of 13-17).
 //
 // Why not a new browser context per replay: Chromium gives a new context a window of its own
 // and new renderer processes, and the demo and the suite are bound by CPU. On two cores a
