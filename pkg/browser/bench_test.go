@@ -48,8 +48,9 @@ func BenchmarkBrowserStart(b *testing.B) {
 
 // BenchmarkContextStart measures what every replay pays around its steps: a tab wired for
 // events, the first page loaded in it (the demo's login page: most of the difference is there,
-// in the renderers a new context starts), then the tab closed. "lane" is what the runner does,
-// a new tab in a browser context that earlier replays used, cleared of what they left; "new-context"
+// in the renderers a new context starts), then the tab done with. "lane" is what the runner
+// does, the tab of a browser context that earlier replays used, cleared of what they left and
+// taken back to a blank page after the load; "new-context"
 // is the way the runner no longer goes, a new context with its window per replay, kept for the
 // ratio. machine-cpu-ms/op is the whole machine's busy time, so it means something only on a
 // quiet machine.
@@ -79,15 +80,21 @@ func BenchmarkContextStart(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer in.giveBack(l, false)
+		if err := l.openTab(in.ctx, context.Background()); err != nil {
+			b.Fatal(err)
+		}
 		cpu := machineCPU()
 		for b.Loop() {
-			tabCtx, cancel := l.tab(in.ctx)
+			tabCtx, cancel := context.WithCancel(l.tab)
 			s := open(tabCtx)
 			if err := l.clear(tabCtx, s.tgt, chromedp.FromContext(in.ctx).Browser); err != nil {
 				b.Fatal(err)
 			}
 			load(tabCtx)
 			l.loaded([]string{srv})
+			if err := l.reset(s.tgt); err != nil {
+				b.Fatal(err)
+			}
 			cancel()
 		}
 		b.ReportMetric((machineCPU()-cpu).Seconds()*1000/float64(b.N), "machine-cpu-ms/op")
@@ -96,6 +103,9 @@ func BenchmarkContextStart(b *testing.B) {
 		cpu := machineCPU()
 		for b.Loop() {
 			tabCtx, cancel := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext())
+			if _, err := wireTab(tabCtx); err != nil {
+				b.Fatal(err)
+			}
 			open(tabCtx)
 			load(tabCtx)
 			cancel()
@@ -464,4 +474,45 @@ func BenchmarkMemoryBomb(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkReplayOverhead replays a short test (a goto, a click, a check) one replay after
+// another in one lane, the cost each replay pays around its steps being the larger share: the
+// tab opened and wired, the lane cleared, the tab closed. browser-cpu-ms/op is the CPU of the
+// browser's own process (where tabs, contexts and the DevTools protocol are served), tree-cpu-ms/op
+// that of its whole process tree (renderers, zygote, utilities, see treeCPU), go-cpu-ms/op the
+// test process's.
+func BenchmarkReplayOverhead(b *testing.B) {
+	needBrowser(b)
+	srv := fixture(b)
+	r := New(Options{StepTimeout: 10 * time.Second})
+	b.Cleanup(func() { r.Close() })
+	pid := start(b, r)
+	st := steps(b, `[{"kind":"goto","url":"/dashboard.html"},{"kind":"click","locator":"#save"},{"kind":"assertVisible","locator":"#total"}]`)
+	replayOK(b, r, srv.URL, st, gardener.ReplayOptions{}) // the lane opens then
+	own, tree, goCPU := ownCPU(pid), treeCPU(pid), processCPU()
+	for b.Loop() {
+		if rep := replayOK(b, r, srv.URL, st, gardener.ReplayOptions{}); !rep.Result.Passed {
+			b.Fatal(rep.Result.Message)
+		}
+	}
+	b.ReportMetric((ownCPU(pid)-own).Seconds()*1000/float64(b.N), "browser-cpu-ms/op")
+	b.ReportMetric((treeCPU(pid)-tree).Seconds()*1000/float64(b.N), "tree-cpu-ms/op")
+	b.ReportMetric((processCPU()-goCPU).Seconds()*1000/float64(b.N), "go-cpu-ms/op")
+}
+
+// ownCPU is the CPU time, user and system, of process pid alone, its children left out.
+func ownCPU(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -9,7 +10,10 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -22,10 +26,19 @@ const maxIdleLanes = 8
 // disposeTimeout bounds the closing of a lane's browser context.
 const disposeTimeout = 10 * time.Second
 
-// lane is a browser context that replays use one at a time. Each replay opens a tab of its own
-// in the lane's window and closes it when it ends, so it starts with no history, no session
-// storage and no page of the replay before; and before its first step it clears the context of
-// the cookies, cache, permissions and every kind of storage the lane's earlier replays left.
+// lane is a browser context that replays use one at a time, in one tab of the lane's window
+// that stays open between them (see reset): each replay ends with the tab taken back to a blank
+// page with no history, no session storage, no window name and no viewport of its own, so the
+// next starts with no page of the replay before; and before its first step it clears the
+// context of the cookies, cache, permissions and every kind of storage the lane's earlier
+// replays left.
+//
+// Why not a tab per replay: opening and closing a tab is most of what the browser's own
+// process does for a short replay. A goto, a click and a check took 190-215 ms of that
+// process's CPU and 340-375 ms of its whole tree per replay with a tab each, of which opening
+// an empty tab and closing it alone took 100-115 ms and 165-180 ms; in the lane's one tab, the
+// replay took 130-160 ms and 215-260 ms (BenchmarkReplayOverhead and measurements of its
+// parts, interleaved runs at a load average of 13-17).
 //
 // Why not a new browser context per replay: Chromium gives a new context a window of its own
 // and new renderer processes, and the demo and the suite are bound by CPU. On two cores a
@@ -42,7 +55,13 @@ type lane struct {
 	id cdp.BrowserContextID // "" for the default context of a single-process browser
 	// holder is the blank tab that keeps the lane's window; the sweep leaves it.
 	holder target.ID
-	proxy  *gateProxy
+	// tab is the chromedp context of the tab the lane's replays run in, tabID its target (the
+	// sweep leaves it too), closeTab closes it; tab is nil until the lane's first replay opens
+	// it (see openTab).
+	tab      context.Context
+	closeTab context.CancelFunc
+	tabID    target.ID
+	proxy    *gateProxy
 	// dirty are the origins loaded since the last clear. Only the replay that holds the lane
 	// touches it, and a lane passes between replays through the instance's lock (or the
 	// runner's turn, single-process), so it needs no lock of its own.
@@ -122,6 +141,9 @@ func (in *instance) giveBack(l *lane, healthy bool) (keep bool) {
 // a browser that does not answer is hung or gone, and its contexts go with it.
 func (in *instance) dispose(l *lane) {
 	l.proxy.close()
+	if l.closeTab != nil {
+		l.closeTab()
+	}
 	in.lanesMu.Lock()
 	delete(in.lanes, l)
 	in.lanesMu.Unlock()
@@ -175,7 +197,7 @@ func (in *instance) leftIn(ctx context.Context, l *lane) ([]*target.Info, error)
 	}
 	var left []*target.Info
 	for _, t := range all {
-		if t.TargetID == l.holder || t.TargetID == in.holder || browserOwn[t.Type] {
+		if t.TargetID == l.holder || t.TargetID == l.tabID || t.TargetID == in.holder || browserOwn[t.Type] {
 			continue
 		}
 		if l.id == "" || t.BrowserContextID == l.id {
@@ -198,13 +220,73 @@ func (in *instance) targets(ctx context.Context) ([]*target.Info, error) {
 	return res.TargetInfos, nil
 }
 
-// tab is the chromedp context of a new tab in the lane's window.
-func (l *lane) tab(parent context.Context) (context.Context, context.CancelFunc) {
+// newTab is the chromedp context of a new tab in the lane's window.
+func (l *lane) newTab(parent context.Context) (context.Context, context.CancelFunc) {
 	opts := []chromedp.ContextOption{chromedp.WithNewWindow(false)}
 	if l.id != "" {
 		opts = append(opts, chromedp.WithExistingBrowserContext(l.id))
 	}
 	return chromedp.NewContext(parent, opts...)
+}
+
+// openTab opens the lane's tab unless its first replay did, as a child of the browser's
+// context (parent); an open that openCtx ends before it is done closes the tab and fails.
+func (l *lane) openTab(parent, openCtx context.Context) error {
+	if l.tab != nil {
+		return nil
+	}
+	tabCtx, closeTab := l.newTab(parent)
+	stop := context.AfterFunc(openCtx, closeTab)
+	tgt, err := wireTab(tabCtx)
+	if !stop() || err != nil {
+		closeTab()
+		return cmp.Or(err, openCtx.Err())
+	}
+	l.tab, l.closeTab, l.tabID = tabCtx, closeTab, tgt.TargetID
+	return nil
+}
+
+// opaqueOrigin is a URL whose origin is opaque: a clear for it is a clear for no origin in
+// particular (see clear).
+const opaqueOrigin = "data:,"
+
+// resetTimeout bounds the reset of a lane's tab after a replay: a blank page loads at once
+// when the machine is idle, in seconds on two loaded cores.
+const resetTimeout = 15 * time.Second
+
+// reset takes the lane's tab back to where a new tab starts, after a replay (tgt its session,
+// while the replay's listener still answers the page's dialogs, a beforeunload among them):
+// a blank page, which ends the replay's page and everything running in it, with no history
+// to go back to, no window name (a browsing context keeps it across navigations) and no
+// viewport of the replay's. The tab's session storage goes in the next replay's clear. A tab
+// that does not come back in time is no longer trusted: the caller disposes of the lane.
+func (l *lane) reset(tgt cdp.Session) error {
+	ctx, cancel := context.WithTimeout(l.tab, resetTimeout)
+	defer cancel()
+	if _, err := cdp.Call(ctx, tgt, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+		return fmt.Errorf("taking the tab back to a blank page: %w", err)
+	}
+	// Navigate answers before the blank page commits; until then an evaluation runs in the
+	// page that is leaving.
+	byValue := true
+	for {
+		res, err := cdp.Call(ctx, tgt, runtime.Evaluate, runtime.EvaluateParams{Expression: `window.name = ""; location.href`, ReturnByValue: &byValue})
+		if err == nil && res.ExceptionDetails == nil && res.Result != nil && string(res.Result.Value) == `"about:blank"` {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("taking the tab back to a blank page: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if _, err := cdp.Call(ctx, tgt, page.ResetNavigationHistory, cdp.Empty{}); err != nil {
+		return fmt.Errorf("clearing the tab's history: %w", err)
+	}
+	if _, err := cdp.Call(ctx, tgt, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
+		return fmt.Errorf("clearing the tab's viewport: %w", err)
+	}
+	return nil
 }
 
 // loaded notes the origins of URLs a replay loaded, for the clear before the next replay.
@@ -218,9 +300,14 @@ func (l *lane) loaded(urls []string) {
 
 // clear removes what the lane's earlier replays left, through the tab of the replay about to
 // run (the permissions through the browser, br): the cookies and the cache of the whole
-// context, the permissions granted in it, and every kind of storage of the origins loaded. A
-// lane no replay has loaded anything in is as new. A clear that fails leaves the lane to be
-// disposed of (the replay's tab did not open), so nothing half-cleared is used again.
+// context, the permissions granted in it, the session storage of its tab, and every kind of
+// storage of the origins loaded. A lane no replay has loaded anything in is as new. A clear
+// that fails leaves the lane to be disposed of, so nothing half-cleared is used again.
+//
+// Session storage belongs to the tab, which outlives the replay, and Chromium clears it only
+// in a clear that names no origin in particular: given an origin, its storage partition skips
+// session storage; given an opaque one (that of a data: URL), it clears the session storage of
+// every origin in the context. TestReplaysAreIsolated fails if that ever changes.
 func (l *lane) clear(ctx context.Context, tab, br cdp.Session) error {
 	origins := slices.Sorted(maps.Keys(l.dirty))
 	if len(origins) == 0 {
@@ -234,6 +321,9 @@ func (l *lane) clear(ctx context.Context, tab, br cdp.Session) error {
 	}
 	if _, err := cdp.Call(ctx, br, browser.ResetPermissions, browser.ResetPermissionsParams{BrowserContextID: l.id}); err != nil {
 		return fmt.Errorf("resetting the permissions of earlier replays: %w", err)
+	}
+	if _, err := cdp.Call(ctx, tab, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: opaqueOrigin, StorageTypes: "local_storage"}); err != nil {
+		return fmt.Errorf("clearing the session storage of earlier replays: %w", err)
 	}
 	for _, o := range origins {
 		if _, err := cdp.Call(ctx, tab, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: o, StorageTypes: "all"}); err != nil {

@@ -61,7 +61,7 @@ type run struct {
 	index   int // the top-level step running
 }
 
-// replay runs one test in a new tab of a lane of in: a browser context no other replay uses
+// replay runs one test in the tab of a lane of in: a browser context no other replay uses
 // meanwhile, cleared of what the replays before left (see lane). crashed reports that the
 // browser itself died or hung, so the runner must launch another.
 func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro gardener.ReplayOptions) (_ gardener.Replay, crashed bool, _ error) {
@@ -91,17 +91,25 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 		stopWatches()
 		return openFailed(ctx, in, opts, t, result, err)
 	}
-	tabCtx, cancel := l.tab(in.ctx)
-	s := newSession(in, tabCtx, opts, gate)
-	s.net = l.proxy
-	// The lane goes back for the next replay only after a replay that ran its course.
+	// The replay's calls and its listener end with its own context, derived from the lane's
+	// tab; the tab stays for the lane's next replay.
+	var s *session
+	cancel := context.CancelFunc(func() {})
+	// The lane goes back for the next replay only after a replay that ran its course, its
+	// tab taken back to a blank page.
 	laneOK := false
 	defer func() {
-		l.loaded(s.loadedURLs())
+		if s != nil {
+			l.loaded(s.loadedURLs())
+		}
 		if crashed {
-			// Closing the tab asks the browser, which is dead or hung: stop the browser first,
-			// so the close fails at once instead of waiting out chromedp's wait for an answer.
+			// A call on the tab asks the browser, which is dead or hung: stop the browser
+			// first, so the calls fail at once instead of waiting out chromedp's wait for an
+			// answer.
 			in.close()
+		}
+		if !crashed && laneOK {
+			laneOK = l.reset(s.tgt) == nil
 		}
 		cancel()
 		if !crashed && !in.giveBack(l, laneOK) {
@@ -110,16 +118,23 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			crashed = true
 		}
 	}()
-	stopOpen := context.AfterFunc(openCtx, cancel)
-	err = s.open()
+	err = l.openTab(in.ctx, openCtx)
 	if err == nil {
-		err = l.clear(tabCtx, s.tgt, chromedp.FromContext(in.ctx).Browser)
-	}
-	if err == nil && !t.Viewport.IsZero() {
-		err = s.viewport(t.Viewport)
+		var tabCtx context.Context
+		tabCtx, cancel = context.WithCancel(l.tab)
+		s = newSession(in, tabCtx, opts, gate)
+		s.net = l.proxy
+		stopOpen := context.AfterFunc(openCtx, cancel)
+		err = s.open()
+		if err == nil {
+			err = l.clear(tabCtx, s.tgt, chromedp.FromContext(in.ctx).Browser)
+		}
+		if err == nil && !t.Viewport.IsZero() {
+			err = s.viewport(t.Viewport)
+		}
+		stopOpen()
 	}
 	stopWatches()
-	stopOpen()
 	if err != nil {
 		return openFailed(ctx, in, opts, t, result, err)
 	}

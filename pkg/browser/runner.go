@@ -194,7 +194,7 @@ func (r *Runner) Close() error {
 	return nil
 }
 
-// Replay runs the test in a new tab of a browser context that no other replay uses meanwhile,
+// Replay runs the test in a tab of a browser context that no other replay uses meanwhile,
 // cleared of what earlier replays left in it. A failing test is a Replay whose result did
 // not pass; the error is for a browser that cannot be started or a ctx that ended.
 func (r *Runner) Replay(ctx context.Context, t gardener.Test, opts gardener.ReplayOptions) (gardener.Replay, error) {
@@ -229,8 +229,8 @@ func (r *Runner) Replay(ctx context.Context, t gardener.Test, opts gardener.Repl
 }
 
 // Leftovers lists the targets alive in the browser beyond what the runner keeps between
-// replays (each lane's blank tab and the browser's own interface), as "type url" lines: pages,
-// popups, workers and service workers a replay left. With no replay running, a sound runner
+// replays (each lane's two blank tabs, its window's and its replays', and the browser's own
+// interface), as "type url" lines: pages, popups, workers and service workers a replay left. With no replay running, a sound runner
 // has none. It does not start a browser; with none running there is nothing left.
 func (r *Runner) Leftovers(ctx context.Context) ([]string, error) {
 	r.mu.Lock()
@@ -244,9 +244,13 @@ func (r *Runner) Leftovers(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	kept := map[target.ID]bool{in.holder: true}
+	if in.single != nil {
+		kept[in.single.tabID] = true
+	}
 	in.lanesMu.Lock()
 	for l := range in.lanes {
 		kept[l.holder] = true
+		kept[l.tabID] = true
 	}
 	in.lanesMu.Unlock()
 	var left []string

@@ -425,24 +425,25 @@ func TestCrashRecovery(t *testing.T) {
 }
 
 // TestReplaysAreIsolated: what a replay leaves in the browser (a cookie, local and session
-// storage, a cached script) is gone for the next one, both where replays reuse a browser
-// context (a lane, cleared between them, each replay in a tab of its own) and in single-process
-// mode, where Chromium cannot create a second context (it crashes) and replays take turns in the
+// storage, a cached script, the tab's window name and history) is gone for the next one, both
+// where replays reuse a browser context and its tab (a lane, cleared between them) and in
+// single-process mode, where Chromium cannot create a second context (it crashes) and replays take turns in the
 // one it has. Three replays start together, twice: in the second round every lane has been used
 // before; in single-process mode they must wait for each other, not mix.
 func TestReplaysAreIsolated(t *testing.T) {
 	t.Parallel()
 	needBrowser(t)
 	const page = `<!doctype html><title>storage</title><p id="seen"></p><script src="/cached.js"></script><script>
-document.getElementById("seen").textContent = [localStorage.getItem("k") || "no storage", sessionStorage.getItem("k") || "no session", document.cookie || "no cookie"].join(", ");
+document.getElementById("seen").textContent = [localStorage.getItem("k") || "no storage", sessionStorage.getItem("k") || "no session", document.cookie || "no cookie", window.name || "no name", "history " + history.length].join(", ");
 localStorage.setItem("k", "stored");
 sessionStorage.setItem("k", "kept");
 document.cookie = "c=set; max-age=3600";
+window.name = "named";
 </script>`
 	// The second visit shows that the page does see what it stored, within one replay, and
 	// that the script came from the cache then.
-	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"no storage, no session, no cookie"},
-		{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"stored, kept, c=set"}]`)
+	st := steps(t, `[{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"no storage, no session, no cookie, no name, history 2"},
+		{"kind":"goto","url":"/"},{"kind":"assert","assert":"text","locator":"#seen","condition":"equals","expected":"stored, kept, c=set, named, history 2"}]`)
 	const rounds, together = 2, 3
 	for _, c := range []struct {
 		name string

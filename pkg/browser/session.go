@@ -79,22 +79,34 @@ func newSession(in *instance, ctx context.Context, opts Options, gate *originGat
 	}
 }
 
-// open creates the tab and wires its events; it runs on the tab context itself because the
-// first call on a chromedp context decides how long its target lives.
+// wireTab opens the tab of ctx, a new chromedp tab context, and installs what every replay in
+// it uses: the page binding, the page runtime in every new document, and request interception.
+// It runs on the tab context itself because the first call on a chromedp context decides how
+// long its target lives: as long as that context.
+func wireTab(ctx context.Context) (*chromedp.Target, error) {
+	if err := chromedp.Do(ctx); err != nil {
+		return nil, fmt.Errorf("opening a tab: %w", err)
+	}
+	tgt := chromedp.FromContext(ctx).Target
+	if _, err := cdp.Call(ctx, tgt, runtime.AddBinding, runtime.AddBindingParams{Name: emitBinding}); err != nil {
+		return nil, fmt.Errorf("adding the page binding: %w", err)
+	}
+	if _, err := cdp.Call(ctx, tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: runtimeJS}); err != nil {
+		return nil, fmt.Errorf("installing the page runtime: %w", err)
+	}
+	if _, err := cdp.Call(ctx, tgt, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}}); err != nil {
+		return nil, fmt.Errorf("enabling request interception: %w", err)
+	}
+	return tgt, nil
+}
+
+// open wires the session to its tab, one wireTab opened: the replay's listener takes the tab's
+// events (and answers its paused requests) while s.ctx lasts, a context derived from the tab's.
 func (s *session) open() error {
 	if err := chromedp.Listen(s.ctx, s.onEvent); err != nil {
-		return fmt.Errorf("opening a tab: %w", err)
+		return fmt.Errorf("listening to the tab: %w", err)
 	}
 	s.tgt = chromedp.FromContext(s.ctx).Target
-	if _, err := cdp.Call(s.ctx, s.tgt, runtime.AddBinding, runtime.AddBindingParams{Name: emitBinding}); err != nil {
-		return fmt.Errorf("adding the page binding: %w", err)
-	}
-	if _, err := cdp.Call(s.ctx, s.tgt, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: runtimeJS}); err != nil {
-		return fmt.Errorf("installing the page runtime: %w", err)
-	}
-	if _, err := cdp.Call(s.ctx, s.tgt, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}}); err != nil {
-		return fmt.Errorf("enabling request interception: %w", err)
-	}
 	tree, err := cdp.Call(s.ctx, s.tgt, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return fmt.Errorf("reading the frame tree: %w", err)
@@ -106,8 +118,8 @@ func (s *session) open() error {
 	return nil
 }
 
-// viewport lays the tab's pages out at the test's viewport, before its first step: the tab is
-// the replay's own, so the size goes with it.
+// viewport lays the tab's pages out at the test's viewport, before its first step; the lane's
+// reset after the replay takes it back.
 func (s *session) viewport(v gardener.Viewport) error {
 	p := emulation.SetDeviceMetricsOverrideParams{Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: 1}
 	if _, err := cdp.Call(s.ctx, s.tgt, emulation.SetDeviceMetricsOverride, p); err != nil {
