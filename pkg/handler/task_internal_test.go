@@ -128,3 +128,35 @@ func TestClosingTasksMatchTheMachine(t *testing.T) {
 		t.Fatal("the repair machine has no tasks")
 	}
 }
+
+// TestUnwrapTakesTheGate: an envelope is the payload and the execution, and the gate beside them
+// for the tasks after Eligibility; anything else is the function's own payload.
+func TestUnwrapTakesTheGate(t *testing.T) {
+	arn := `"arn:aws:states:us-east-1:123456789012:execution:Repair:x"`
+	for _, c := range []struct {
+		event string
+		ok    bool
+		run   string
+	}{
+		{`{"payload":{"a":1},"execution":` + arn + `}`, true, ""},
+		{`{"payload":{"a":1},"execution":` + arn + `,"gate":{"runId":"r1","testId":"t1"}}`, true, "r1"},
+		{`{"payload":{"a":1},"execution":` + arn + `,"other":{}}`, false, ""},
+		{`{"payload":{"a":1},"execution":` + arn + `,"gate":{},"other":{}}`, false, ""},
+		{`{"payload":{"a":1},"execution":"not-an-arn","gate":{}}`, false, ""},
+		{`{"payload":{"a":1}}`, false, ""},
+	} {
+		env, ok := unwrap([]byte(c.event))
+		if ok != c.ok {
+			t.Errorf("%s: enveloped %v, want %v", c.event, ok, c.ok)
+			continue
+		}
+		if run := ""; ok {
+			if env.Gate != nil {
+				run = env.Gate.RunID
+			}
+			if run != c.run || string(env.Payload) != `{"a":1}` {
+				t.Errorf("%s: payload %s, gate's run %q; want {\"a\":1} and %q", c.event, env.Payload, run, c.run)
+			}
+		}
+	}
+}
