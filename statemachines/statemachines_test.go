@@ -512,14 +512,17 @@ func TestSuiteReplaysEveryItemBounded(t *testing.T) {
 
 // TestRepairTasksNameTheirExecution: every task of the repair machine is invoked with its
 // payload beside its execution's id, which is how an invocation on AWS knows whose cost it adds
-// to (handler.Task takes the envelope off); a task without it would count nothing there.
+// to (handler.Task takes the envelope off); a task without it would count nothing there. Every
+// task after Eligibility (whose payload is the execution's input) also gets the gate, which
+// names the run whose cost it adds to without the execution's history being read.
 func TestRepairTasksNameTheirExecution(t *testing.T) {
 	b, err := os.ReadFile("repair.asl.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var def struct {
-		States map[string]struct {
+		StartAt string
+		States  map[string]struct {
 			Type       string
 			Parameters map[string]any
 		}
@@ -535,8 +538,17 @@ func TestRepairTasksNameTheirExecution(t *testing.T) {
 		tasks++
 		_, payload := st.Parameters["payload"]
 		_, payloadPath := st.Parameters["payload.$"]
-		if st.Parameters["execution.$"] != "$$.Execution.Id" || payload == payloadPath || len(st.Parameters) != 2 {
-			t.Errorf("task %s: Parameters %v; want {\"payload\" or \"payload.$\": …, \"execution.$\": \"$$.Execution.Id\"}", name, st.Parameters)
+		want := 3
+		if name == def.StartAt {
+			want = 2
+			if st.Parameters["payload.$"] != "$" {
+				t.Errorf("task %s, the first: payload %v; want the execution's input, $", name, st.Parameters["payload.$"])
+			}
+		} else if st.Parameters["gate.$"] != "$.gate" {
+			t.Errorf("task %s: gate %v; want $.gate", name, st.Parameters["gate.$"])
+		}
+		if st.Parameters["execution.$"] != "$$.Execution.Id" || payload == payloadPath || len(st.Parameters) != want {
+			t.Errorf("task %s: Parameters %v; want {\"payload\" or \"payload.$\": …, \"execution.$\": \"$$.Execution.Id\"} and, after the first, \"gate.$\"", name, st.Parameters)
 		}
 	}
 	if tasks == 0 {

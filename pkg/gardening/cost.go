@@ -46,10 +46,21 @@ func (s *Service) AddExecutionUsage(ctx context.Context, execution string, input
 	if err := json.Unmarshal(input, &in); err != nil || in.Detail.RunID == "" {
 		return nil
 	}
-	d := in.Detail
-	c := gardener.RepairCost{RunID: d.RunID, ProjectID: d.ProjectID, TestID: d.TestID, Execution: execution, At: s.now(), Usage: u}
+	return s.AddRunUsage(ctx, execution, in.Detail, u)
+}
+
+// AddRunUsage adds what one Lambda invocation of an execution of the repair state machine used
+// to the cost record of the run it repairs, when the invocation knows the run without the
+// execution's history (the gate the machine passes every task after Eligibility): u's
+// transitions, usually none, are kept only if larger than the record's. A run with no id
+// records nothing.
+func (s *Service) AddRunUsage(ctx context.Context, execution string, run RunFailed, u gardener.RepairUsage) error {
+	if run.RunID == "" {
+		return nil
+	}
+	c := gardener.RepairCost{RunID: run.RunID, ProjectID: run.ProjectID, TestID: run.TestID, Execution: execution, At: s.now(), Usage: u}
 	if err := s.d.Store.AddRepairUsage(gardener.WithMeter(ctx, nil), c); err != nil {
-		return fmt.Errorf("adding to the cost of the repair of run %s: %w", d.RunID, err)
+		return fmt.Errorf("adding to the cost of the repair of run %s: %w", run.RunID, err)
 	}
 	return nil
 }

@@ -18,7 +18,9 @@ type SuitePlanning struct {
 	Projects []string
 	// StopBy is when the plan stops reading and plans what it has read; zero reads everything.
 	StopBy time.Time
-	// Max is the most tests the plan replays; the rest it read are Deferred.
+	// Max is the most tests the plan replays; the rest it read are Deferred. Below 1 it is
+	// MaxSuiteItems. Whatever Max, the plan replays no more than the machine's state can carry
+	// (SuiteStateBudget).
 	Max int
 	// Resume has the plan start reading where the last plan that stopped short stopped (the
 	// store's SuiteCursor), and record where this one stops. The scheduled plan of every project
@@ -38,10 +40,11 @@ type SuiteDue struct {
 // SuitePlanned is what a suite plan read and decided.
 type SuitePlanned struct {
 	// Due are the tests to replay: never green first, then the longest since their last green
-	// run, ties in the order they were read; at most Max.
+	// run, ties in the order they were read; at most Max, and no more than fit in
+	// SuiteStateBudget, each counted at its largest (SuiteItemCost of its scheduled replay).
 	Due []SuiteDue
-	// Deferred are the tests read and past Max: they wait for a later plan, which takes them
-	// before any test gone green since.
+	// Deferred are the tests read and past Max or the budget (those past the budget first):
+	// they wait for a later plan, which takes them before any test gone green since.
 	Deferred []string
 	// NoActive are the projects read that have no active test.
 	NoActive []string
@@ -155,14 +158,29 @@ func (s *Service) PlanSuite(ctx context.Context, in SuitePlanning) (SuitePlanned
 	}
 	// Tests never recorded green, then the longest since their last green run, so a suite too big
 	// for one execution reaches every test over the next ones.
+	// What would take the machine's state past its budget waits too, and is first in the next
+	// plan's order with the rest deferred.
 	slices.SortStableFunc(read, func(a, b dated) int { return cmp.Compare(a.last, b.last) })
+	limit := in.Max
+	if limit < 1 {
+		limit = MaxSuiteItems
+	}
+	spent := 0
+	var past []string
 	for i, d := range read {
-		if i >= in.Max {
+		if i >= limit {
+			past = append(past, d.due.TestID)
+			continue
+		}
+		cost := SuiteItemCost(SuiteItem{ProjectID: d.due.ProjectID, TestID: d.due.TestID, TestVersion: d.due.TestVersion, Trigger: gardener.TriggerSchedule})
+		if spent+cost > SuiteStateBudget {
 			out.Deferred = append(out.Deferred, d.due.TestID)
 			continue
 		}
+		spent += cost
 		out.Due = append(out.Due, d.due)
 	}
+	out.Deferred = append(out.Deferred, past...)
 	if out.ResumeAt != nil && in.Resume {
 		out.ResumeAt.At = s.now()
 		if err := s.d.Store.PutSuiteCursor(ctx, *out.ResumeAt); err != nil {

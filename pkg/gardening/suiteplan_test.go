@@ -126,3 +126,61 @@ func TestPlanSuiteStopsAtItsDeadline(t *testing.T) {
 		t.Errorf("a plan reading 5 at a time with 7 s: %d due, %d unread, %d unread projects, resume %+v; want 8, 0, 1, at p2", len(stopped.Due), stopped.Unread, stopped.UnreadProjects, stopped.ResumeAt)
 	}
 }
+
+// TestPlanSuiteKeepsTheStateBudget: with ids of the longest a person may name, the suite
+// machine's state would pass its budget before MaxSuiteItems: the plan takes as many as fit,
+// counted at their largest, and defers the rest, those past the budget before those past Max.
+// No browser.
+func TestPlanSuiteKeepsTheStateBudget(t *testing.T) {
+	ctx := context.Background()
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	app, err := gardening.New(gardening.Deps{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := func(prefix string, i int) string {
+		id := fmt.Sprintf("%s%04d-", prefix, i)
+		for len(id) < gardener.MaxIDBytes {
+			id += "x"
+		}
+		return id
+	}
+	pid := long("p", 0)
+	if err := store.PutProject(ctx, gardener.Project{ID: pid, Plan: gardener.PlanPro}); err != nil {
+		t.Fatal(err)
+	}
+	const tests = 600
+	for i := range tests {
+		tt := gardener.Test{ID: long("t", i), ProjectID: pid, Name: "t", Status: gardener.StatusActive, Version: 1,
+			Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/"}}}
+		if err := store.CreateTest(ctx, tt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := app.PlanSuite(ctx, gardening.SuitePlanning{Projects: []string{pid}, Max: gardening.MaxSuiteItems})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := 0
+	for _, d := range out.Due {
+		spent += gardening.SuiteItemCost(gardening.SuiteItem{ProjectID: d.ProjectID, TestID: d.TestID, TestVersion: d.TestVersion, Trigger: gardener.TriggerSchedule})
+	}
+	if spent > gardening.SuiteStateBudget {
+		t.Errorf("the plan's items cost %d bytes at their largest, over the budget of %d", spent, gardening.SuiteStateBudget)
+	}
+	if len(out.Due) >= gardening.MaxSuiteItems || len(out.Due) == 0 {
+		t.Fatalf("%d due: with 128-byte ids the budget should bind before the %d items", len(out.Due), gardening.MaxSuiteItems)
+	}
+	next := gardening.SuiteItemCost(gardening.SuiteItem{ProjectID: pid, TestID: out.Deferred[0], TestVersion: 1, Trigger: gardener.TriggerSchedule})
+	if spent+next <= gardening.SuiteStateBudget {
+		t.Errorf("%s was deferred though it fits (%d + %d bytes of %d)", out.Deferred[0], spent, next, gardening.SuiteStateBudget)
+	}
+	if len(out.Due)+len(out.Deferred) != tests {
+		t.Errorf("%d due and %d deferred, want every one of the %d tests in one of them", len(out.Due), len(out.Deferred), tests)
+	}
+	t.Logf("%d of %d tests planned, %d bytes of %d", len(out.Due), tests, spent, gardening.SuiteStateBudget)
+}

@@ -2,11 +2,9 @@ package handler
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -14,32 +12,12 @@ import (
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
-// MaxSuiteItems bounds the tests one suite execution replays, so the Map's input and results
-// stay well inside Step Functions' 256 KB payload: about 100 bytes an item and 150 a result.
-// The rest are named in the plan (Deferred) and logged; they come first in a later execution,
-// since Plan puts the tests whose last green run is oldest first.
-const MaxSuiteItems = 500
-
-// suiteBudget bounds the bytes the plan's items, the replays' results and the report's run ids
-// may take in the suite machine's state, each counted at its largest (see suiteCost): Step
-// Functions passes at most 256 KiB between states, and the rest of the state (the names of at
-// most gardener.MaxNamed skipped projects and deferred tests) fits in what is left. With short
-// ids MaxSuiteItems binds first; with ids near gardener.MaxIDBytes this does.
-const suiteBudget = 208 * 1024
+// MaxSuiteItems bounds the tests one suite execution replays (gardening.MaxSuiteItems); the
+// plan also keeps the machine's state inside its budget (gardening.SuiteStateBudget).
+const MaxSuiteItems = gardening.MaxSuiteItems
 
 // maxSuiteError bounds the failure message a replay passes on; the stored run keeps all of it.
-const maxSuiteError = 80
-
-// suiteCost is the most an item can add to the suite machine's state: the item, the largest
-// result its replay can return (its run id, a failed step and a clipped message) and the run id
-// again in the report.
-func suiteCost(it SuiteItem) int {
-	item, _ := json.Marshal(it)
-	runID := len(gardener.NewRunID(it.Trigger, it.TestID, time.Now()))
-	worst, _ := json.Marshal(SuiteRunResult{ProjectID: it.ProjectID, TestID: it.TestID, RunID: strings.Repeat("x", runID), TestVersion: it.TestVersion,
-		Trigger: it.Trigger, FailedStep: "9999.9999", Error: strings.Repeat("x", maxSuiteError), Report: true})
-	return len(item) + len(worst) + runID + 3
-}
+const maxSuiteError = gardening.MaxSuiteError
 
 // SuiteEvent starts a suite execution. Three shapes reach it: the schedule's "Scheduled Event"
 // (an empty detail: every project's active tests); a request for one project (detail.projectId);
@@ -57,17 +35,8 @@ type SuiteEvent struct {
 	} `json:"detail"`
 }
 
-// SuiteItem is one test a suite execution replays.
-type SuiteItem struct {
-	ProjectID   string `json:"projectId"`
-	TestID      string `json:"testId"`
-	TestVersion int    `json:"testVersion"`
-	// Trigger is what the recorded run says started it: schedule, or for a "Run Passed" the
-	// platform's trigger (worker when it names none).
-	Trigger gardener.TriggerKind `json:"trigger"`
-	// ReportedRun is the platform's run id of a "Run Passed"; empty for the schedule.
-	ReportedRun string `json:"reportedRun,omitempty"`
-}
+// SuiteItem is one test a suite execution replays (gardening.SuiteItem).
+type SuiteItem = gardening.SuiteItem
 
 // SuitePlan is what the suite machine maps over. Count is always present for the Choice.
 type SuitePlan struct {
@@ -75,7 +44,7 @@ type SuitePlan struct {
 	Items []SuiteItem `json:"items"`
 	// Skipped names the projects and tests not replayed and why.
 	Skipped map[string]string `json:"skipped"`
-	// Deferred names the tests past MaxSuiteItems or suiteBudget, for the next execution: at
+	// Deferred names the tests past MaxSuiteItems or the state's budget, for the next execution: at
 	// most gardener.MaxNamed of them, and DeferredMore counts the rest. Skipped names at most as
 	// many projects and tests, and SkippedMore counts the rest.
 	Deferred     []string `json:"deferred"`
@@ -148,20 +117,10 @@ func (d ReplayDeps) suitePlan(ctx context.Context, ev SuiteEvent) (SuitePlan, er
 	for _, id := range planned.NoActive {
 		out.Skipped[id] = "the project has no active tests"
 	}
-	// The plan comes oldest first; what would take the state past suiteBudget waits for the
-	// next execution with the tests the plan deferred, and is first in its plan.
-	spent := 0
-	var deferred []string
 	for _, it := range planned.Due {
-		item := SuiteItem{ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: gardener.TriggerSchedule}
-		if cost := suiteCost(item); spent+cost <= suiteBudget {
-			spent += cost
-			out.Items = append(out.Items, item)
-			continue
-		}
-		deferred = append(deferred, item.TestID)
+		out.Items = append(out.Items, SuiteItem{ProjectID: it.ProjectID, TestID: it.TestID, TestVersion: it.TestVersion, Trigger: gardener.TriggerSchedule})
 	}
-	deferred = append(deferred, planned.Deferred...)
+	deferred := planned.Deferred
 	out.Unread, out.UnreadProjects = planned.Unread, planned.UnreadProjects
 	out.Count = len(out.Items)
 	d.log().InfoContext(ctx, "suite plan", "projects", len(projects), "tests", out.Count, "deferred", len(deferred), "unread", out.Unread, "unread_projects", out.UnreadProjects, "skipped", len(out.Skipped))
@@ -210,24 +169,8 @@ func (d ReplayDeps) passedPlan(ctx context.Context, ev SuiteEvent, out SuitePlan
 	return out, nil
 }
 
-// SuiteRunResult is what one replay of the suite did.
-type SuiteRunResult struct {
-	ProjectID string `json:"projectId"`
-	TestID    string `json:"testId"`
-	// RunID is the stored run; empty when the test was skipped.
-	RunID       string               `json:"runId,omitempty"`
-	TestVersion int                  `json:"testVersion"`
-	Trigger     gardener.TriggerKind `json:"trigger"`
-	Passed      bool                 `json:"passed"`
-	// Skipped says why the test was not replayed (it left service or changed since the plan).
-	Skipped    string `json:"skipped,omitempty"`
-	FailedStep string `json:"failedStep,omitempty"`
-	Error      string `json:"error,omitempty"`
-	// Report is set on a failed scheduled run: the suite's last state puts it on the bus as "Run
-	// Failed". A failed replay of a "Run Passed" is stored and not reported: the platform saw
-	// the test pass.
-	Report bool `json:"report"`
-}
+// SuiteRunResult is what one replay of the suite did (gardening.SuiteRunResult).
+type SuiteRunResult = gardening.SuiteRunResult
 
 // NewSuiteRun builds the handler that replays one test of the suite and stores the run through
 // the workspace: green, it is what the radar's baseline, a repair's contract and self-heal

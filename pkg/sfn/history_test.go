@@ -100,8 +100,47 @@ func TestTaskAddsItsUsageToItsExecution(t *testing.T) {
 		t.Errorf("usage %+v; want the history's 3 transitions and the read units of the handler's store calls", u)
 	}
 
+	// A task after Eligibility is told its run by the gate beside its payload: it adds its usage
+	// without reading the execution's history. The task that ends the execution reads it, once.
+	reads := &countedHistory{ExecutionHistory: m}
+	gate := `"gate":{"eligible":true,"runId":"r-cost","projectId":"p-cost","testId":"t-cost","mode":"apply"}`
+	for _, fn := range []string{"SelfHealFunction", "PersistFunction", "NotifyFunction"} {
+		task := handler.Task(fn2(fn), handler.Services{Store: store, History: reads}, handler.Billing{Function: fn, Architecture: "arm64", MemoryMB: 2048})
+		if out, err := task.Invoke(context.Background(), []byte(`{"payload":{"runId":"r-cost"},"execution":"`+execution+`",`+gate+`}`)); err != nil || string(out) != `{"notify":true}` {
+			t.Errorf("%s: %s, %v", fn, out, err)
+		}
+	}
+	if reads.n != 1 {
+		t.Errorf("%d reads of the history for three tasks told their run; want 1, by Notify, which ends the execution", reads.n)
+	}
+	costs, err = store.RepairCosts(context.Background(), "r-cost")
+	if err != nil || len(costs) != 1 {
+		t.Fatalf("costs of r-cost: %+v, %v; want one record", costs, err)
+	}
+	if u := costs[0].Usage; u.Transitions != 3 || u.Invocations() != 5 {
+		t.Errorf("usage %+v; want the 3 transitions and 5 invocations (2 of Eligibility, 3 told their run)", u)
+	}
+
 	// An event that is not enveloped is the function's own payload, handed on as it is.
 	if out, err := task.Invoke(context.Background(), []byte(`{"runId":"r-plain"}`)); err != nil || !strings.Contains(string(out), "eligible") || got[2] != "r-plain" {
 		t.Errorf("a plain event: %s, %v, handler got %q", out, err, got)
 	}
+}
+
+// countedHistory counts the reads of an execution's history.
+type countedHistory struct {
+	handler.ExecutionHistory
+	n int
+}
+
+func (c *countedHistory) History(ctx context.Context, execution string) (json.RawMessage, []gardener.HistoryEvent, error) {
+	c.n++
+	return c.ExecutionHistory.History(ctx, execution)
+}
+
+// fn2 is a task's handler that answers what Persist and Triage answer when there is news.
+func fn2(string) lambda.Handler {
+	return lambda.NewHandler(func(context.Context, map[string]string) (map[string]bool, error) {
+		return map[string]bool{"notify": true}, nil
+	})
 }

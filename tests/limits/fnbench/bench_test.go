@@ -8,6 +8,8 @@ package fnbench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -39,11 +41,21 @@ type app struct {
 	project  func(string) gardener.Project
 	tests    func() ([]gardener.Test, error)
 	variants []appkit.Variant
+	// shared names the drift variant whose heal is a locator other saved tests use too, and
+	// the test healed (the propagation case); "" when the app has none, and Propagate is then
+	// not measured on it.
+	shared, healed string
 }
+
+// propagateTargets is how many other tests the propagation case makes use the healed locator:
+// the saved tests that use it, and copies of them (new ids, the same steps) up to this number,
+// standing for a project where many tests sign in the same way. 50 (gardener.MaxPropagated) is
+// extrapolated from the per-test cost measured here.
+const propagateTargets = 10
 
 func apps() []app {
 	return []app{
-		{name: "demo", project: demoapp.Project, tests: demoapp.Tests, variants: demoapp.Variants(), serve: func() (string, func(string) error, func()) {
+		{name: "demo", project: demoapp.Project, tests: demoapp.Tests, variants: demoapp.Variants(), shared: "label-renamed", healed: "login", serve: func() (string, func(string) error, func()) {
 			a := demoapp.New()
 			s := httptest.NewServer(a.Handler())
 			return s.URL, a.SetVariant, s.Close
@@ -256,27 +268,132 @@ func BenchmarkBrowserFunctions(b *testing.B) {
 			}
 			measure("dryrun", handler.DryRunFunction, handler.Item{ProjectID: p.ID, TestID: broken})
 			measure("propose", handler.ProposeFunction, gate)
-			// Propagate carries a written heal to the project's other tests, so the fix is made
-			// in apply mode and persisted first, as the repair machine does.
-			p.AutoRepair = true
-			if err := store.PutProject(ctx, p); err != nil {
-				b.Fatal(err)
+			if a.shared == "" {
+				b.Logf("%s propagate: not measured, no drift of this app heals a locator another test uses", a.name)
+				return
 			}
-			applied := gate
-			applied.Mode = gardener.ModeApply
-			winner := invoke(b, handler.SelfHealFunction, s, applied)
-			var rung handler.RungResult
-			if err := json.Unmarshal(winner, &rung); err != nil || !rung.Green {
-				b.Fatalf("self-heal of %s under %s in apply mode is not green (%v): propagate has nothing to carry", broken, drift.Name, err)
-			}
-			invoke(b, handler.PersistFunction, s, winner)
-			var carried handler.PropagateResult
-			if err := json.Unmarshal(measure("propagate", handler.PropagateFunction, map[string]json.RawMessage{"winner": winner}), &carried); err != nil {
-				b.Fatal(err)
-			}
-			b.Logf("%s propagate: the heal reached %d other test(s)", a.name, len(carried.Propagated))
+			measurePropagate(b, a, p, tests, s, setVariant, measure)
 		})
 	}
+}
+
+// measurePropagate is the propagation case: a drift heals a locator that propagateTargets other
+// tests use, the heal is made in apply mode and persisted as the repair machine does, and
+// Propagate replays every other test with the healed locator. It fails when the heal reaches no
+// other test, or when one of them does not go green with it.
+func measurePropagate(b *testing.B, a app, p gardener.Project, tests []gardener.Test, s handler.Services, setVariant func(string) error, measure func(string, handler.Function, any) json.RawMessage) {
+	ctx := context.Background()
+	var v appkit.Variant
+	for _, c := range a.variants {
+		if c.Name == a.shared {
+			v = c
+		}
+	}
+	byID := map[string]gardener.Test{}
+	for _, t := range tests {
+		stored, err := s.Store.Test(ctx, t.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		byID[t.ID] = stored
+	}
+	healed := a.healed
+	if _, ok := v.Breaks[healed]; !ok {
+		b.Fatalf("%s does not break %s", v.Name, healed)
+	}
+	var sharers []gardener.Test
+	for _, id := range slices.Sorted(maps.Keys(v.Breaks)) {
+		t, ok := byID[id]
+		switch {
+		case !ok:
+			b.Fatalf("%s breaks %s, which is not a saved test", v.Name, id)
+		case id != healed:
+			sharers = append(sharers, t)
+		}
+	}
+	if len(sharers) == 0 {
+		b.Fatalf("%s breaks only %s: no other test uses what it heals", v.Name, healed)
+	}
+	// Copies of the tests that share the locator, up to propagateTargets other tests.
+	if err := setVariant(appkit.BaselineName); err != nil {
+		b.Fatal(err)
+	}
+	others := slices.Clone(sharers)
+	for i := 0; len(others) < propagateTargets; i++ {
+		c := sharers[i%len(sharers)]
+		c.ID, c.Name = fmt.Sprintf("%s-copy%d", c.ID, i+1), fmt.Sprintf("%s (copy %d)", c.Name, i+1)
+		c.Steps = slices.Clone(c.Steps)
+		if err := s.Store.CreateTest(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+		stored, err := s.Store.Test(ctx, c.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		others = append(others, stored)
+	}
+	// Each has a green run of its version, the record its propagated fix is judged against.
+	for _, t := range others {
+		var r handler.SuiteRunResult
+		if err := json.Unmarshal(invoke(b, handler.SuiteRunFunction, s, handler.SuiteItem{ProjectID: p.ID, TestID: t.ID, TestVersion: t.Version, Trigger: gardener.TriggerSchedule}), &r); err != nil || !r.Passed {
+			b.Fatalf("%s is not green on the baseline: %+v (%v)", t.ID, r, err)
+		}
+	}
+	if err := setVariant(v.Name); err != nil {
+		b.Fatal(err)
+	}
+	var failed handler.SuiteRunResult
+	if err := json.Unmarshal(invoke(b, handler.SuiteRunFunction, s, handler.SuiteItem{ProjectID: p.ID, TestID: healed, TestVersion: byID[healed].Version, Trigger: gardener.TriggerSchedule}), &failed); err != nil || failed.Passed {
+		b.Fatalf("%s under %s: %+v (%v)", healed, v.Name, failed, err)
+	}
+	// Propagate carries a written heal, so the fix is made in apply mode and persisted first,
+	// as the repair machine does.
+	p.AutoRepair = true
+	if err := s.Store.PutProject(ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	gate := handler.Gate{Eligible: true, RunID: failed.RunID, ProjectID: p.ID, TestID: healed, Mode: gardener.ModeApply, Actor: gardener.ActorSchedule}
+	winner := invoke(b, handler.SelfHealFunction, s, gate)
+	var rung handler.RungResult
+	if err := json.Unmarshal(winner, &rung); err != nil || !rung.Green {
+		b.Fatalf("self-heal of %s under %s in apply mode is not green (%v): propagate has nothing to carry", healed, v.Name, err)
+	}
+	invoke(b, handler.PersistFunction, s, winner)
+	if t, err := s.Store.Test(ctx, healed); err != nil || t.Version == byID[healed].Version {
+		b.Fatalf("the heal of %s was not written (version %d, %v): propagate carries only a written heal", healed, t.Version, err)
+	}
+	// The brief of each test written (handler.PropagateResult) carries no steps, which a
+	// gardener.Test refuses to decode from: only what the check reads is decoded.
+	var carried struct {
+		Propagated []struct {
+			TestID string `json:"testId"`
+			Green  bool   `json:"green"`
+			Reason string `json:"reason"`
+		} `json:"propagated"`
+	}
+	start := time.Now()
+	if err := json.Unmarshal(measure("propagate", handler.PropagateFunction, map[string]json.RawMessage{"winner": winner}), &carried); err != nil {
+		b.Fatal(err)
+	}
+	wall := time.Since(start)
+	green := 0
+	for _, c := range carried.Propagated {
+		if c.Green {
+			green++
+		} else {
+			b.Errorf("%s propagate: %s not green with the healed locator: %s", a.name, c.TestID, c.Reason)
+		}
+	}
+	if len(carried.Propagated) == 0 {
+		b.Fatalf("%s propagate: the heal of %s under %s reached no other test, %d use its locator", a.name, healed, v.Name, len(others))
+	}
+	if len(carried.Propagated) != len(others) {
+		b.Errorf("%s propagate: the heal reached %d other tests, %d use its locator", a.name, len(carried.Propagated), len(others))
+	}
+	per := wall.Seconds() / float64(len(carried.Propagated))
+	b.Logf("%s propagate: the heal of %s under %s reached %d other tests, %d green, %.2f s each; at %d (gardener.MaxPropagated) about %.0f s", a.name, healed, v.Name, len(carried.Propagated), green, per, gardener.MaxPropagated, per*gardener.MaxPropagated)
+	b.ReportMetric(float64(len(carried.Propagated)), "propagate-tests")
+	b.ReportMetric(per, "propagate-s/test")
 }
 
 // bus is the event bus the radar announces its sweeps on; it keeps nothing.
