@@ -3,10 +3,8 @@ package gardening_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 )
@@ -15,15 +13,8 @@ import (
 // record of the run its input names, with the transitions of the latest history read and the
 // price the one cost model gives the sum; an input of another machine records nothing.
 func TestExecutionUsageAddsUpAndIsPriced(t *testing.T) {
-	store, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	app, err := gardening.New(gardening.Deps{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openStore(t)
+	app := newApp(t, gardening.Deps{Store: store})
 	ctx := context.Background()
 	input := json.RawMessage(`{"detail":{"runId":"r-1","projectId":"p-1","testId":"t-1"}}`)
 	entered := func(n int) []gardener.HistoryEvent {

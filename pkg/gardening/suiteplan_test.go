@@ -3,13 +3,11 @@ package gardening_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 )
@@ -35,18 +33,11 @@ func (s slowRuns) LastGreenRun(ctx context.Context, testID string) (gardener.Run
 // the order among them is the reading order). No browser.
 func TestPlanSuiteStopsAtItsDeadline(t *testing.T) {
 	ctx := context.Background()
-	base, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { base.Close() })
+	base := openStore(t)
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	store := slowRuns{Store: base, mu: &mu, now: &now}
-	app, err := gardening.New(gardening.Deps{Store: store, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app := newApp(t, gardening.Deps{Store: store, Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }})
 	const projects, tests, readable = 3, 4, 5 // 12 tests, 5 read in a plan's time
 	var ids, all []string
 	for p := range projects {
@@ -133,15 +124,8 @@ func TestPlanSuiteStopsAtItsDeadline(t *testing.T) {
 // No browser.
 func TestPlanSuiteKeepsTheStateBudget(t *testing.T) {
 	ctx := context.Background()
-	store, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	app, err := gardening.New(gardening.Deps{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := openStore(t)
+	app := newApp(t, gardening.Deps{Store: store})
 	long := func(prefix string, i int) string {
 		id := fmt.Sprintf("%s%04d-", prefix, i)
 		for len(id) < gardener.MaxIDBytes {

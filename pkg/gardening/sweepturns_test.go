@@ -3,12 +3,10 @@ package gardening_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 )
@@ -20,16 +18,9 @@ import (
 // summary (as the radar's Sweep does) and takes a fixed time on a fake clock.
 func TestSweepInTurnReachesEveryProject(t *testing.T) {
 	ctx := context.Background()
-	store, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t)
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	app, err := gardening.New(gardening.Deps{Store: store, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app := newApp(t, gardening.Deps{Store: store, Now: func() time.Time { return now }})
 	const n, k, each = 11, 3, 10 * time.Second
 	var ids []string
 	for i := range n {
