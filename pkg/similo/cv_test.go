@@ -439,12 +439,9 @@ func subset(ls []benchLine) (out []benchLine) {
 	return out
 }
 
-// TestSimiloCV chooses the engine's weights and decision rule by leave-one-website-out
-// cross-validation and prints the figures next to the pooled ones (run with -v). By default it
-// runs on a small fixed subset of the benchmark's websites; -similo.cv runs it on all of them
-// (make bench), and -similo.write FILE writes the model fitted on all of them, which is how
-// weights.go was made.
-func TestSimiloCV(t *testing.T) {
+// cvData is the benchmark's websites the cross-validations run on: the fixed small subset, or
+// all of them with -similo.cv; dev is their present elements as read, d their features.
+func cvData(t *testing.T) ([]benchLine, *fitData) {
 	dev, removed := loadBench(t, "similo-dev.jsonl"), loadBench(t, "similo-dev-removed.jsonl")
 	if !*cvFull {
 		dev, removed = subset(dev), subset(removed)
@@ -452,6 +449,16 @@ func TestSimiloCV(t *testing.T) {
 	}
 	d := &fitData{}
 	*d = extract(dev, removed)
+	return dev, d
+}
+
+// TestSimiloCV chooses the engine's weights and decision rule by leave-one-website-out
+// cross-validation and prints the figures next to the pooled ones (run with -v). By default it
+// runs on a small fixed subset of the benchmark's websites; -similo.cv runs it on all of them
+// (make bench), and -similo.write FILE writes the model fitted on all of them, which is how
+// weights.go was made.
+func TestSimiloCV(t *testing.T) {
+	_, d := cvData(t)
 	sites := d.sortedSites()
 	all := map[string]bool{}
 	for _, s := range sites {

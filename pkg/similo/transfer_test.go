@@ -21,13 +21,7 @@ import (
 // -v; by default the run is on the fixed small subset (cvSubset), and -similo.cv runs it on
 // all websites (make bench).
 func TestSimiloTransfer(t *testing.T) {
-	dev, removed := loadBench(t, "similo-dev.jsonl"), loadBench(t, "similo-dev-removed.jsonl")
-	if !*cvFull {
-		dev, removed = subset(dev), subset(removed)
-		t.Logf("on the fixed subset of %d websites; -similo.cv runs on all", len(cvSubset))
-	}
-	d := &fitData{}
-	*d = extract(dev, removed)
+	dev, d := cvData(t)
 	sites := d.sortedSites()
 	similo := similoTop1(dev)
 
