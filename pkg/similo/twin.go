@@ -1,6 +1,9 @@
 package similo
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A row twin is the same control on another row: "Delete Alan Turing" beside the recorded
 // "Delete Ada Lovelace". It agrees with the recorded element on everything but the words that
@@ -35,30 +38,21 @@ func nameSwap(t, c []string) (kept, dropped []string, ok bool) {
 	}
 	added := false
 	for _, w := range c {
-		if !contains(t, w) {
+		if !slices.Contains(t, w) {
 			added = true
 			break
 		}
 	}
 	for _, w := range t {
-		if contains(c, w) {
-			if !contains(kept, w) {
+		if slices.Contains(c, w) {
+			if !slices.Contains(kept, w) {
 				kept = append(kept, w)
 			}
-		} else if !contains(dropped, w) {
+		} else if !slices.Contains(dropped, w) {
 			dropped = append(dropped, w)
 		}
 	}
 	return kept, dropped, added && len(kept) > 0 && len(dropped) > 0
-}
-
-func contains(ws []string, w string) bool {
-	for _, x := range ws {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 // onPage reports whether a word stands anywhere on the page: in a candidate's visible text,
@@ -107,7 +101,7 @@ func (p *Page) twin(t *features, i int) (sibling int, ok bool) {
 		}
 		all := true
 		for _, w := range kept {
-			if !contains(ow, w) {
+			if !slices.Contains(ow, w) {
 				all = false
 				break
 			}
