@@ -57,6 +57,21 @@ var stateRows = []row{
 		return "mark after revert: " + errText(err), nil
 	}}, want{says: []string{"mark after revert: ", "was reverted by " + caller}}},
 
+	// The same rule answered at the API's door: 409 with the reason, as docs/api.md says.
+	{"a repair marked reviewed twice through the API", api, ask{method: "POST", path: "/repairs/rp-probe/reviewed", body: `{}`,
+		seed:   func(ctx context.Context, s gardener.Store) error { _, err := badgedRepair(ctx, s); return err },
+		before: []ask{{method: "POST", path: "/repairs/rp-probe/reviewed", body: `{}`}}},
+		want{status: 409, says: []string{"was reviewed already by " + caller}}},
+	{"a reverted repair marked reviewed through the API", api, ask{method: "POST", path: "/repairs/rp-probe/reviewed", body: `{}`,
+		seed: func(ctx context.Context, s gardener.Store) error {
+			r, err := badgedRepair(ctx, s)
+			if err == nil {
+				_, err = s.RevertRepair(ctx, gardener.RevertRepair{RepairID: r.ID, By: caller, At: time.Unix(1e9+60, 0)})
+			}
+			return err
+		}},
+		want{status: 409, says: []string{"was reverted by " + caller}}},
+
 	// The plan is the deployment's (issue 31, 8): a member's token does not set it.
 	{"a member changes the project's plan", api, ask{method: "PUT", path: "/projects/alpha", body: `{"plan":"free"}`},
 		want{status: 403, says: []string{"members cannot change it", "Plan parameter"}}},
