@@ -59,4 +59,13 @@ var doorRows = []row{
 		want{status: 2, says: []string{`"--setup"`, "not allowed in an id"}}},
 	{"a control character in a project flag of pull", cli, ask{args: []string{"pull", "{dir}", "--project", "al\tpha", "--state", "{dir}"}},
 		want{status: 2, says: []string{`"--project"`, "not allowed in an id"}}},
+
+	// Events from the bus follow the id rule (issue 31, 1): the function the event reaches
+	// refuses it naming the field, before anything is read or written under that id.
+	{"a NUL byte in a failed run's id on the bus", bus, ask{detailType: "Run Failed",
+		detail: `{"runId":"r1\u0000other","testId":"t1","projectId":"alpha","testVersion":1,"trigger":"schedule"}`},
+		want{says: []string{"runId", "not allowed in an id"}}},
+	{"a 200 KB project id in a passed run on the bus", bus, ask{detailType: "Run Passed",
+		detail: `{"runId":"ci-1","testId":"t1","projectId":"` + longID + `","testVersion":1}`},
+		want{says: []string{"projectId", "at most"}}},
 }

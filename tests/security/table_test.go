@@ -19,6 +19,7 @@ const (
 	mcp       door = "mcp"     // `gardener mcp` over stdio on the world's state
 	cli       door = "cli"     // the gardener binary, in the world's directory
 	storeDoor door = "store"   // the embedded store itself
+	bus       door = "bus"     // an event put on the local stack's bus, as the platform puts one
 )
 
 // ask is what a probe sends; each door's driver reads its own fields.
@@ -49,6 +50,8 @@ type ask struct {
 	gone []string
 	// store: the probe itself, answering what it observed.
 	store func(ctx context.Context, s gardener.Store) (string, error)
+	// bus: an event of this detail-type and raw detail, from the platform's source.
+	detailType, detail string
 	// api, console: seed writes to the world's store what a probe needs that no request of the
 	// door can make (a repair the machine wrote), before anything is sent.
 	seed func(ctx context.Context, s gardener.Store) error
@@ -197,6 +200,8 @@ func (w *world) send(t *testing.T, d door, a ask) result {
 		return w.cli(t, a)
 	case mcp:
 		return w.mcp(t, a)
+	case bus:
+		return w.event(t, a)
 	case storeDoor:
 		said, err := a.store(context.Background(), w.store)
 		if err != nil {

@@ -25,6 +25,8 @@ import (
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
+	"github.com/driftgardener/gardener/pkg/local/asl"
+	"github.com/driftgardener/gardener/pkg/local/eventbus"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/modelspec"
 )
@@ -561,4 +563,41 @@ type noReplay struct{}
 
 func (noReplay) Replay(context.Context, gardener.Test, gardener.ReplayOptions) (gardener.Replay, error) {
 	return gardener.Replay{}, fmt.Errorf("the security suite replays no page")
+}
+
+// machines are the template's state machines, whose executions an event may start.
+var machines = []string{"RepairStateMachine", "StagingStateMachine", "SuiteStateMachine"}
+
+// event puts a's event on the world's bus from the platform's source (the template's
+// PlatformEventSource) and answers, once every execution it started ended, each one's machine,
+// status and failure or output, with the failures its tasks answered (where a function's
+// refusal is read: a Fail state's cause is the machine's own words).
+func (w *world) event(t *testing.T, a ask) result {
+	t.Helper()
+	source := w.st.Template().Parameters["PlatformEventSource"].Default
+	if _, err := w.st.Bus.Put(context.Background(), eventbus.Entry{Source: source, DetailType: a.detailType, Detail: json.RawMessage(a.detail)}); err != nil {
+		return result{text: "refused by the bus: " + err.Error()}
+	}
+	w.st.Wait()
+	var said []string
+	for _, m := range machines {
+		for _, ex := range w.st.Executions(m) {
+			line := m + " " + string(ex.Status)
+			if ex.Failure != nil {
+				line += " " + ex.Failure.Name + ": " + ex.Failure.Cause
+			} else {
+				line += " " + string(ex.Output)
+			}
+			said = append(said, line)
+			for _, e := range ex.History {
+				if e.Type == asl.EventTaskFailed {
+					said = append(said, "  "+e.State+" failed: "+e.Error+": "+e.Cause)
+				}
+			}
+		}
+	}
+	if len(said) == 0 {
+		return result{text: "no execution started"}
+	}
+	return result{text: strings.Join(said, "\n")}
 }

@@ -421,7 +421,7 @@ func (s *Stack) start(ctx context.Context, machine, name string, input json.RawM
 		case err != nil:
 			s.log.Error("execution", "machine", machine, "execution", name, "error", err.Error())
 		case res.Status != asl.StatusSucceeded:
-			s.log.Warn("execution ended", "machine", machine, "execution", name, "status", res.Status, "error", res.Failure.Error, "cause", res.Failure.Cause)
+			s.log.Warn("execution ended", "machine", machine, "execution", name, "status", res.Status, "error", res.Failure.Name, "cause", res.Failure.Cause)
 		default:
 			s.log.Info("execution ended", "machine", machine, "execution", name, "status", res.Status)
 		}
