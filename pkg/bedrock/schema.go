@@ -13,7 +13,7 @@ import (
 // schema and not every model on Bedrock enforces one.
 
 // locatorHelp is the locator grammar of DESIGN.md §5, for field descriptions.
-const locatorHelp = `A locator string: css=SELECTOR (the default for a bare string), xpath=EXPR, text=TEXT, role=ROLE[name="NAME"] (role=*[name="NAME"]: any role), label=TEXT, placeholder=TEXT or testid=ID; quote TEXT ("…") for an exact match.`
+const locatorHelp = `A locator string: css=SELECTOR (the default for a bare string), xpath=EXPR, text=TEXT, role=ROLE[name="NAME"] (role=*[name="NAME"]: any role; role=ROLE[name*="PART"]: the name contains PART, for a name that also carries live data such as a count or a price), label=TEXT, placeholder=TEXT or testid=ID; quote TEXT ("…") for an exact match.`
 
 func enumOf[T ~string](values ...T) []string {
 	out := make([]string, len(values))
