@@ -883,12 +883,13 @@ func endpoint(q gardener.Request) string {
 
 // watchQuiet ends a step early once the page is quiet: nothing loading or about to load, no
 // request in flight that could still bring the element (settledRequests) for quietWindow, the
-// document unchanged as long, and, unless a run already reported the step failing, no
-// visible element matching the step's locator or any alternative. The returned func says,
+// document unchanged as long, and, unless a run already reported the step failing or the step
+// checks the URL or title (QuietFail.Unlocated), no visible element matching the step's locator
+// or any alternative. The returned func says,
 // after the step, how long it ran before the watch ended it (zero when the watch did not).
 func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
 	var locs []any
-	if !qf.Reported {
+	if !qf.Reported && !qf.Unlocated {
 		if st.Target().IsZero() {
 			return ctx, func() time.Duration { return 0 }
 		}

@@ -225,3 +225,52 @@ func TestPatientQuietFailWaitsForASlowAnswer(t *testing.T) {
 		}
 	})
 }
+
+// TestUnlocatedQuietFail: a reproduction's check of where the page is (a wait for a URL, an
+// assert on it) names no element, so it gives up once the page is quiet on a page nothing will
+// move (a refused sign-in stays put), and waits on while the sign-in's slow call is open (the
+// rule is patient), however late the navigation it brings.
+func TestUnlocatedQuietFail(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/signin", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("slow") != "" {
+			time.Sleep(4 * time.Second)
+			fmt.Fprint(w, `{"ok":true}`)
+			return
+		}
+		fmt.Fprint(w, `{"ok":false}`)
+	})
+	mux.HandleFunc("/home", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Home</title></head><body><h1>Home</h1></body></html>`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Sign in</title></head><body>
+<button id="signin" onclick="fetch('/signin' + location.search, {method: 'POST'}).then(a => a.json()).then(j => { if (j.ok) location.href = '/home'; else document.getElementById('out').textContent = 'Wrong password' })">Sign in</button>
+<p id="out" role="alert"></p>
+</body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	const timeout = 8 * time.Second
+	ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{2: {Unlocated: true, Patient: true}}}
+	for _, check := range []string{`{"kind":"wait","for":"url","url":"/home"}`, `{"kind":"assert","assert":"url","condition":"contains","expected":"/home"}`} {
+		t.Run("refused "+check, func(t *testing.T) {
+			t.Parallel()
+			res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#signin"},`+check+`]`), ro).Result
+			if res.Passed || !strings.Contains(res.Message, "the page was quiet") {
+				t.Fatalf("want the check to give up on the quiet page, got passed=%v: %s", res.Passed, res.Message)
+			}
+			if ms := res.Steps[2].Millis; ms > int64(timeout/time.Millisecond)/2 {
+				t.Errorf("the check took %dms of its %s on a page nothing moves", ms, timeout)
+			}
+		})
+		t.Run("slow "+check, func(t *testing.T) {
+			t.Parallel()
+			if res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/?slow=1"},{"kind":"click","locator":"#signin"},`+check+`]`), ro).Result; !res.Passed {
+				t.Errorf("the check gave up while the sign-in's slow call was open: %s", res.Message)
+			}
+		})
+	}
+}

@@ -187,3 +187,35 @@ func TestNoLookAheadPastAFailingClick(t *testing.T) {
 		t.Errorf("%d proofs, want 2: the dialog's button is healed after a proof opened the dialog", proofs)
 	}
 }
+
+// TestQuietFailOfChecksOfWhereThePageIs: a reproduction's assert or wait on the URL or title
+// gives up on a quiet page, patiently; a check that names an element keeps the locator rule; a
+// timed wait has none; the step a run reported failing is not patient (it waited already).
+func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
+	tc := gardener.Test{ID: "login", Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"},
+		{Kind: gardener.Assert, Subject: gardener.SubjectTitle, Condition: gardener.Equals, Expected: "Login"},
+		{Kind: gardener.Wait, For: gardener.WaitURL, URL: "/home"},
+		{Kind: gardener.Assert, Subject: gardener.SubjectURL, Condition: gardener.Contains, Expected: "/home"},
+		{Kind: gardener.Assert, Subject: gardener.SubjectText, Locator: gardener.MustLocator("css=h1"), Condition: gardener.Contains, Expected: "Welcome"},
+		{Kind: gardener.Wait, For: gardener.WaitTime, Ms: 100},
+	}}
+	q := QuietFailOf(tc, nil)
+	for _, i := range []int{1, 2, 3} {
+		if got := q[i]; !got.Unlocated || !got.Patient {
+			t.Errorf("step %d: %+v, want an unlocated, patient quiet rule", i+1, got)
+		}
+	}
+	if got, ok := q[4]; !ok || got.Unlocated {
+		t.Errorf("the text check: %+v (set %v), want the locator rule", got, ok)
+	}
+	for _, i := range []int{0, 5} {
+		if got, ok := q[i]; ok {
+			t.Errorf("step %d has a quiet rule: %+v", i+1, got)
+		}
+	}
+	reported := &gardener.RunResult{TestID: "login", TestVersion: 1, Passed: false, FailedIndex: 2, FailedStep: "3", ErrorKind: gardener.ErrTimeout}
+	if got := QuietFailOf(tc, reported)[2]; !got.Reported || got.Patient {
+		t.Errorf("the reported wait: %+v, want reported and not patient", got)
+	}
+}
