@@ -104,14 +104,16 @@ func (p *seeingProof) Replay(_ context.Context, t gardener.Test, o gardener.Repl
 
 // TestProofGivesUpOnAQuietPage: a proof may end a step early where the settled page shows none
 // of its element (patient: a slow answer or a busy page is still waited for), so it does not
-// wait out a step limit at an element a look already shows absent; a step with a time limit of
-// its own keeps it.
+// wait out a step limit at an element a look already shows absent, nor at a URL check on a
+// settled page; a step with a time limit of its own keeps it.
 func TestProofGivesUpOnAQuietPage(t *testing.T) {
 	tc := gardener.Test{ID: "login", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
 		{Kind: gardener.Goto, URL: "/login"},
 		{Kind: gardener.Fill, Locator: gardener.MustLocator("css=#email"), Value: "a@b.test"},
 		{Kind: gardener.Click, Locator: gardener.MustLocator("css=#submit")},
 		{Kind: gardener.AssertVisible, Locator: gardener.MustLocator("css=#report"), TimeoutMs: 20000},
+		{Kind: gardener.Assert, Subject: gardener.SubjectURL, Condition: gardener.Contains, Expected: "/report"},
+		{Kind: gardener.Assert, Subject: gardener.SubjectTitle, Condition: gardener.Equals, Expected: "Report", TimeoutMs: 20000},
 	}}
 	runner := &seeingProof{}
 	l := &Ladder{Runner: runner, Model: scripted{locator: gardener.LocatorAnswer{Locator: gardener.MustLocator("label=Email"), Reason: "same field"}}}
@@ -129,6 +131,12 @@ func TestProofGivesUpOnAQuietPage(t *testing.T) {
 	}
 	if _, ok := q[3]; ok {
 		t.Errorf("the check with a 20 s limit of its own may give up early in the proof: %+v", q[3])
+	}
+	if got := q[4]; !got.Unlocated || !got.Patient {
+		t.Errorf("the URL check of the proof: %+v, want an unlocated, patient quiet rule", got)
+	}
+	if _, ok := q[5]; ok {
+		t.Errorf("the title check with a 20 s limit of its own may give up early in the proof: %+v", q[5])
 	}
 }
 
