@@ -15,14 +15,16 @@ import (
 // BenchmarkRepair measures, per Crewdesk drift variant and the first test it breaks, the
 // gardener's wall time for the repair (built-in engine, apply mode, as a scheduled run's repair
 // runs: the failing run is reported) as a ratio to one plain replay of the repaired test on the
-// drifted app, and the replays the repair made; "all" reports the median and the maximum ratio
-// over the variants (goal: at most 3). Run with -benchtime 1x: each iteration is a whole repair.
+// drifted app, and the replays the repair made; per regression, the climb's time to refuse
+// against one green replay of the test before it (a regression repaired stops the benchmark);
+// "all" reports the median and the maximum ratio over the drift variants (goal: at most 3) and
+// the refusals' apart. Run with -benchtime 1x: each iteration is a whole repair.
 //
 //	[GARDENER_BENCH_STEP_LIMIT=10s] go test -run '^$' -bench BenchmarkRepair -benchtime 1x ./tests/spaapp/
 func BenchmarkRepair(b *testing.B) {
 	figures := &testkit.RepairFigures{}
 	for _, v := range spaapp.Variants() {
-		if v.Kind != demoapp.Drift {
+		if v.Kind != demoapp.Drift && v.Kind != demoapp.Regression {
 			continue
 		}
 		id := broken(v)[0]
@@ -51,6 +53,15 @@ func BenchmarkRepair(b *testing.B) {
 				got, err := l.Tender.Tend(context.Background(), tend.Job{TestID: id, Mode: gardener.ModeApply, Run: &run, Failure: &failing, Options: l.Opts, NoPropagate: true})
 				wall := time.Since(start)
 				b.StopTimer()
+				if v.Kind == demoapp.Regression {
+					if err != nil || got.Result.Outcome == gardener.OutcomeRepaired {
+						b.Fatalf("%s under %s: %v, outcome %s: a regression was repaired", id, v.Name, err, got.Result.Outcome)
+					}
+					if err := l.App.SetVariant(spaapp.BaselineName); err != nil {
+						b.Fatal(err)
+					}
+					return testkit.RepairSample{Wall: wall, Replay: l.TimeRepaired(tt, tt.Steps), Result: got.Result, Refused: true}
+				}
 				if err != nil || got.Result.Proof == nil {
 					b.Fatalf("%s under %s: %v, outcome %s (%s)", id, v.Name, err, got.Result.Outcome, got.Result.Reason)
 				}

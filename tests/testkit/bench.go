@@ -9,20 +9,24 @@ import (
 	"github.com/driftgardener/gardener/pkg/ladder"
 )
 
-// RepairFigures gathers the repair benchmarks' figures over the drift variants of an app, for
-// the summary after them all.
+// RepairFigures gathers the repair benchmarks' figures over the variants of an app, for the
+// summary after them all: the repairs of drift and, apart, the refusals of regressions.
 type RepairFigures struct {
 	// Models adds the model calls and tokens per repair to each variant's figures.
 	Models bool
 
 	ratios, replays []float64
+	refusals        []float64
 }
 
-// RepairSample is one measured repair: its wall time, the wall time of one green replay of the
-// repaired test on the same app, and what the ladder did.
+// RepairSample is one measured climb: its wall time, the wall time of one green replay of the
+// repaired test on the same app (of a refused test, of the test on the app before the
+// regression), and what the ladder did. Refused marks a regression's climb, which must not
+// repair.
 type RepairSample struct {
 	Wall, Replay time.Duration
 	Result       ladder.Result
+	Refused      bool
 }
 
 // Measure runs b.N repairs, each one measured by repair (which times what it means to time), and
@@ -30,8 +34,10 @@ type RepairSample struct {
 // made, where the time went, and the model calls and tokens when f.Models is set.
 func (f *RepairFigures) Measure(b *testing.B, repair func(b *testing.B) RepairSample) {
 	var ratio, replays, calls, tokens, total, reproduce, proofs float64
+	refused := false
 	for i := 0; i < b.N; i++ {
 		s := repair(b)
+		refused = s.Refused
 		ratio += float64(s.Wall) / float64(s.Replay)
 		replays += float64(s.Result.Timings.Replays)
 		reproduce += float64(s.Result.Timings.Reproduce)
@@ -41,8 +47,12 @@ func (f *RepairFigures) Measure(b *testing.B, repair func(b *testing.B) RepairSa
 		total += float64(s.Wall.Milliseconds())
 	}
 	n := float64(b.N)
-	f.ratios = append(f.ratios, ratio/n)
-	f.replays = append(f.replays, replays/n)
+	if refused {
+		f.refusals = append(f.refusals, ratio/n)
+	} else {
+		f.ratios = append(f.ratios, ratio/n)
+		f.replays = append(f.replays, replays/n)
+	}
 	b.ReportMetric(ratio/n, "x-replay")
 	b.ReportMetric(replays/n, "replays")
 	// Where the time went: the reproduction (zero when the failing replay is handed over) and
@@ -57,7 +67,8 @@ func (f *RepairFigures) Measure(b *testing.B, repair func(b *testing.B) RepairSa
 }
 
 // ReportAll reports the figure the goal is stated in: the median and the worst ratio over the
-// variants measured (goal: at most 3), and the replays a repair makes.
+// drift variants measured (goal: at most 3), and the replays a repair makes; and the worst
+// ratio of a regression's refusal, a climb a team waits on as well.
 func (f *RepairFigures) ReportAll(b *testing.B) {
 	b.Run("all", func(b *testing.B) {
 		if len(f.ratios) == 0 {
@@ -67,6 +78,10 @@ func (f *RepairFigures) ReportAll(b *testing.B) {
 		b.ReportMetric(slices.Max(f.ratios), "max-x-replay")
 		b.ReportMetric(median(f.replays), "median-replays")
 		b.ReportMetric(slices.Max(f.replays), "max-replays")
+		if len(f.refusals) > 0 {
+			b.ReportMetric(median(f.refusals), "median-refusal-x-replay")
+			b.ReportMetric(slices.Max(f.refusals), "max-refusal-x-replay")
+		}
 	})
 }
 
