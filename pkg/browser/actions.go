@@ -884,12 +884,14 @@ func endpoint(q gardener.Request) string {
 // watchQuiet ends a step early once the page is quiet: nothing loading or about to load, no
 // request in flight that could still bring the element (settledRequests) for quietWindow, the
 // document unchanged as long, and, unless a run already reported the step failing or the step
-// checks the URL or title (QuietFail.Unlocated), no visible element matching the step's locator
-// or any alternative. The returned func says,
+// checks where the page is (Step.PlaceCheck), no visible element matching the step's locator or
+// any alternative. A place check waits patiently unless reported (see gardener.QuietFail). The returned func says,
 // after the step, how long it ran before the watch ended it (zero when the watch did not).
 func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
+	place := st.PlaceCheck()
+	patient := qf.Patient || (place && !qf.Reported)
 	var locs []any
-	if !qf.Reported && !qf.Unlocated {
+	if !qf.Reported && !place {
 		if st.Target().IsZero() {
 			return ctx, func() time.Duration { return 0 }
 		}
@@ -915,7 +917,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 				return
 			case <-time.After(2 * pollInterval):
 			}
-			if !r.settledRequests(opened, since, qf.Patient) {
+			if !r.settledRequests(opened, since, patient) {
 				calm = time.Time{}
 				continue
 			}
@@ -929,7 +931,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 			if err := r.s.call(wctx, &q, "quiet", locs); err != nil {
 				continue
 			}
-			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 && (q.Busy == 0 || !qf.Patient) {
+			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 && (q.Busy == 0 || !patient) {
 				ended.Store(int64(time.Since(start)))
 				cancel()
 				return

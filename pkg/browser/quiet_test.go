@@ -226,11 +226,12 @@ func TestPatientQuietFailWaitsForASlowAnswer(t *testing.T) {
 	})
 }
 
-// TestUnlocatedQuietFail: a reproduction's check of where the page is (a wait for a URL, an
-// assert on it) names no element, so it gives up once the page is quiet on a page nothing will
-// move (a refused sign-in stays put), and waits on while the sign-in's slow call is open (the
-// rule is patient), however late the navigation it brings.
-func TestUnlocatedQuietFail(t *testing.T) {
+// TestPlaceCheckQuietFail: a reproduction's check of where the page is (a wait for a URL, an
+// assert on it or on the title) names no element, so it gives up once the page is quiet on a
+// page nothing will move (a refused sign-in stays put), and waits on while the sign-in's slow
+// call is open (the rule is patient there), however late the navigation it brings; inside an
+// intent block too.
+func TestPlaceCheckQuietFail(t *testing.T) {
 	t.Parallel()
 	r := needBrowser(t)
 	mux := http.NewServeMux()
@@ -254,8 +255,10 @@ func TestUnlocatedQuietFail(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	const timeout = 8 * time.Second
-	ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{2: {Unlocated: true, Patient: true}}}
-	for _, check := range []string{`{"kind":"wait","for":"url","url":"/home"}`, `{"kind":"assert","assert":"url","condition":"contains","expected":"/home"}`} {
+	ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{2: {}}}
+	checks := []string{`{"kind":"wait","for":"url","url":"/home"}`, `{"kind":"assert","assert":"url","condition":"contains","expected":"/home"}`,
+		`{"kind":"assert","assert":"title","condition":"equals","expected":"Home"}`}
+	for _, check := range checks {
 		t.Run("refused "+check, func(t *testing.T) {
 			t.Parallel()
 			res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#signin"},`+check+`]`), ro).Result
@@ -273,4 +276,13 @@ func TestUnlocatedQuietFail(t *testing.T) {
 			}
 		})
 	}
+	t.Run("refused inside a block", func(t *testing.T) {
+		t.Parallel()
+		block := `[{"kind":"intent","goal":"sign in","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#signin"},` + checks[0] + `]}]`
+		inBlock := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{0: {}}}
+		res := replayOK(t, r, srv.URL, steps(t, block), inBlock).Result
+		if res.Passed || !strings.Contains(res.Message, "the page was quiet") {
+			t.Fatalf("want the block's URL wait to give up on the quiet page, got passed=%v: %s", res.Passed, res.Message)
+		}
+	})
 }

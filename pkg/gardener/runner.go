@@ -55,13 +55,13 @@ type ReplayOptions struct {
 // an aria-busy region). A reproduction gives up on a slow answer, since the snapshot is what it
 // is for; a proof that did would call a fix red whose element was only late.
 //
-// Unlocated is for a reproduction's check of where the page is (its URL or title: an assert or
-// a wait on one), which names no element to look for: it ends on a quiet page whatever it
-// reads, since only a navigation changes either and a quiet page has none loading or about to;
-// it is patient, as a slow call the flow waits on may still move the page.
+// A step that checks where the page is (Step.PlaceCheck: the URL or the title) names no element
+// to look for: it ends on a quiet page whatever it reads, since only a navigation changes either
+// and a quiet page has none loading or about to; patiently unless Reported, as a slow call the
+// flow waits on (a sign-in taking seconds) may still move the page. Inside an intent block the
+// block's QuietFail applies to each inner step so.
 type QuietFail struct {
 	Reported     bool      `json:"reported,omitempty"`
-	Unlocated    bool      `json:"unlocated,omitempty"`
 	Alternatives []Locator `json:"alternatives,omitempty"`
 	Patient      bool      `json:"patient,omitempty"`
 }

@@ -207,6 +207,18 @@ func (s Step) Target() Locator {
 	return s.Locator
 }
 
+// PlaceCheck reports whether s checks where the page is and names no element: an assert on the
+// URL or the title, or a wait for a URL. Only a navigation changes what it reads.
+func (s Step) PlaceCheck() bool {
+	switch s.Kind {
+	case Assert:
+		return s.Subject == SubjectURL || s.Subject == SubjectTitle
+	case Wait:
+		return s.For == WaitURL
+	}
+	return false
+}
+
 // Clone returns a deep copy, so an in-memory candidate never shares slices with the original.
 func (s Step) Clone() Step {
 	c := s

@@ -490,7 +490,7 @@ func boolInt(b bool) int {
 // verdict; a green proof is the same whole replay as ever. Steps with a time limit of their
 // own (the test's, or one the candidate gave a step to wait longer) and the step after a wait
 // the candidate inserted keep their whole limit: waiting there is what was asked for. A check
-// of the URL or title gives up on a settled page too (gardener.QuietFail.Unlocated).
+// of the URL or title gives up on a settled page too (gardener.Step.PlaceCheck).
 func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.QuietFail {
 	out := map[int]gardener.QuietFail{}
 	afterWait := false
@@ -502,10 +502,10 @@ func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.Qu
 			out[i] = gardener.QuietFail{Patient: true}
 			continue
 		}
-		if st.TimeoutMs == 0 && !waited && i < len(origin) && unlocatedCheck(st) {
+		if st.TimeoutMs == 0 && !waited && i < len(origin) && st.PlaceCheck() {
 			// A check of the URL or title on a settled page nothing loads on: the wrong
 			// button's page stays where it is.
-			out[i] = gardener.QuietFail{Unlocated: true, Patient: true}
+			out[i] = gardener.QuietFail{Patient: true}
 			continue
 		}
 		if st.Kind == gardener.Intent || st.Target().IsZero() || st.TimeoutMs > 0 || waited || i >= len(origin) {

@@ -291,7 +291,7 @@ func (c *climb) quietFail() map[int]gardener.QuietFail {
 // the triggering run reported failing (reported: it waited out the whole timeout there
 // already), at any step whose own locator matches nothing on a page that has gone quiet,
 // inside an intent block by the inner step's own locator, and at a check of the page's URL or
-// title once the page is quiet (gardener.QuietFail.Unlocated). The element still being there under
+// title once the page is quiet (gardener.Step.PlaceCheck). The element still being there under
 // another name the last green run recorded (its label, its role and name) is no reason to wait:
 // that is drift, which no wait on a settled page mends, and the snapshot the reproduction is
 // for shows it as well now as after the step limit. Proofs give up only by proofQuiet's patient
@@ -305,32 +305,17 @@ func QuietFailOf(t gardener.Test, reported *gardener.RunResult) map[int]gardener
 			// Each step inside a block gives up when its own locator matches nothing on a
 			// quiet page: a renamed button inside a login block is as gone as one outside.
 			out[i] = gardener.QuietFail{}
-		case unlocatedCheck(st):
-			// Patiently: a slow answer the flow waits on (a login call taking seconds) would
-			// move the page yet, and no snapshot is gained by stopping before it.
-			out[i] = gardener.QuietFail{Unlocated: true, Patient: true}
+		case st.PlaceCheck():
+			// No element to look for: it ends on a quiet page, patiently (gardener.QuietFail).
+			out[i] = gardener.QuietFail{}
 		}
 	}
 	if r := reported; r != nil && !r.Passed && r.TestID == t.ID && r.TestVersion == t.Version && r.FailedIndex >= 0 && r.FailedIndex < len(t.Steps) && !strings.Contains(r.FailedStep, ".") {
 		q := out[r.FailedIndex]
-		// The run waited out the whole limit there, slow answers included.
-		q.Reported, q.Patient = true, false
+		q.Reported = true
 		out[r.FailedIndex] = q
 	}
 	return out
-}
-
-// unlocatedCheck is a check of where the page is that names no element: an assert or a wait on
-// the URL or the title. A flow a bug stopped on another page (a refused login) leaves such a
-// check waiting out the whole step limit on a page nothing will move.
-func unlocatedCheck(st gardener.Step) bool {
-	switch st.Kind {
-	case gardener.Assert:
-		return st.Subject == gardener.SubjectURL || st.Subject == gardener.SubjectTitle
-	case gardener.Wait:
-		return st.For == gardener.WaitURL
-	}
-	return false
 }
 
 // recordedLocators are the other names a recorded element answers to: its test id, id, role

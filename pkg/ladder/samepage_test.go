@@ -132,8 +132,8 @@ func TestProofGivesUpOnAQuietPage(t *testing.T) {
 	if _, ok := q[3]; ok {
 		t.Errorf("the check with a 20 s limit of its own may give up early in the proof: %+v", q[3])
 	}
-	if got := q[4]; !got.Unlocated || !got.Patient {
-		t.Errorf("the URL check of the proof: %+v, want an unlocated, patient quiet rule", got)
+	if got, ok := q[4]; !ok || !got.Patient {
+		t.Errorf("the URL check of the proof: %+v (set %v), want a patient quiet rule", got, ok)
 	}
 	if _, ok := q[5]; ok {
 		t.Errorf("the title check with a 20 s limit of its own may give up early in the proof: %+v", q[5])
@@ -197,8 +197,8 @@ func TestNoLookAheadPastAFailingClick(t *testing.T) {
 }
 
 // TestQuietFailOfChecksOfWhereThePageIs: a reproduction's assert or wait on the URL or title
-// gives up on a quiet page, patiently; a check that names an element keeps the locator rule; a
-// timed wait has none; the step a run reported failing is not patient (it waited already).
+// gives up on a quiet page (gardener.QuietFail: patiently unless reported); a check that names
+// an element keeps the locator rule; a timed wait and a goto have none.
 func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
 	tc := gardener.Test{ID: "login", Version: 1, Steps: []gardener.Step{
 		{Kind: gardener.Goto, URL: "/login"},
@@ -209,13 +209,10 @@ func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
 		{Kind: gardener.Wait, For: gardener.WaitTime, Ms: 100},
 	}}
 	q := QuietFailOf(tc, nil)
-	for _, i := range []int{1, 2, 3} {
-		if got := q[i]; !got.Unlocated || !got.Patient {
-			t.Errorf("step %d: %+v, want an unlocated, patient quiet rule", i+1, got)
+	for _, i := range []int{1, 2, 3, 4} {
+		if got, ok := q[i]; !ok || got.Reported || tc.Steps[i].PlaceCheck() != (i < 4) {
+			t.Errorf("step %d: %+v (set %v, a place check %v), want a quiet rule", i+1, got, ok, tc.Steps[i].PlaceCheck())
 		}
-	}
-	if got, ok := q[4]; !ok || got.Unlocated {
-		t.Errorf("the text check: %+v (set %v), want the locator rule", got, ok)
 	}
 	for _, i := range []int{0, 5} {
 		if got, ok := q[i]; ok {
@@ -223,7 +220,7 @@ func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
 		}
 	}
 	reported := &gardener.RunResult{TestID: "login", TestVersion: 1, Passed: false, FailedIndex: 2, FailedStep: "3", ErrorKind: gardener.ErrTimeout}
-	if got := QuietFailOf(tc, reported)[2]; !got.Reported || got.Patient {
-		t.Errorf("the reported wait: %+v, want reported and not patient", got)
+	if got := QuietFailOf(tc, reported)[2]; !got.Reported {
+		t.Errorf("the reported wait: %+v, want reported", got)
 	}
 }
