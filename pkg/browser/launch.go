@@ -198,6 +198,16 @@ const profilePrefix = "gardener-chromium-"
 // and there is no DNS prefetch. Chromium starts with a minimal environment (chromiumEnv) and
 // a JavaScript heap limit, so a page that fills its heap dies alone, early; a watchdog stops
 // a page that allocates outside its heap (see watchMemory).
+// startError is a Chromium process that ended, or closed its output, before it gave its
+// DevTools address: what chromedp reports as "chrome failed to start" or the wait's error.
+type startError struct {
+	path string
+	err  error
+}
+
+func (e *startError) Error() string { return fmt.Sprintf("starting Chromium (%s): %v", e.path, e.err) }
+func (e *startError) Unwrap() error { return e.err }
+
 func launch(opts Options) (*instance, error) {
 	path, err := ChromePath()
 	if err != nil {
@@ -269,10 +279,10 @@ func launch(opts Options) (*instance, error) {
 		allocEnd()
 		_ = os.RemoveAll(dir)
 		proxy.close()
-		if err == nil {
-			err = fmt.Errorf("no answer after %s", launchTimeout)
+		if err == nil || !stopped {
+			return nil, fmt.Errorf("starting Chromium (%s): no answer after %s", path, launchTimeout)
 		}
-		return nil, fmt.Errorf("starting Chromium (%s): %w", path, err)
+		return nil, &startError{path: path, err: err}
 	}
 	c := chromedp.FromContext(ctx)
 	b := c.Browser

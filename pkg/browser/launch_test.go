@@ -3,7 +3,6 @@ package browser
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -108,33 +107,48 @@ func TestNoBrowserInterfaceRenderers(t *testing.T) {
 	}
 }
 
-// TestDiedOfASignal: a start whose browser process a signal ended is tried once more (the
-// runner's instance), one that exited with a status of its own or failed otherwise is not.
-func TestDiedOfASignal(t *testing.T) {
-	t.Parallel()
-	wait := func(script string) error {
-		err := exec.Command("sh", "-c", script).Run()
-		if err == nil {
-			t.Fatalf("sh -c %q ended well", script)
-		}
-		// As chromedp reports it: the wait's error inside the error of the call it broke.
-		return fmt.Errorf("starting Chromium (chromium): %w", errors.Join(err, context.Canceled))
+// TestAFailedStartIsTriedOnce: a Chromium that ends before giving its address (here a launcher
+// that exits with a status the first time, as a browser crashing while it starts on a loaded
+// machine does) is started once more, and the runner answers with the second; one that fails
+// every time fails the replay, after two tries, naming the start.
+func TestAFailedStartIsTriedOnce(t *testing.T) {
+	needBrowser(t)
+	real, err := ChromePath()
+	if err != nil {
+		t.Fatal(err)
 	}
-	cases := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"segmentation fault", wait("kill -SEGV $$"), true},
-		{"killed", wait("kill -KILL $$"), true},
-		{"exit status", wait("exit 3"), false},
-		{"no process", errors.New("no Chromium found"), false},
-		{"none", nil, false},
-	}
-	for _, c := range cases {
-		if got := diedOfASignal(c.err); got != c.want {
-			t.Errorf("%s: diedOfASignal(%v) = %v, want %v", c.name, c.err, got, c.want)
+	dir := t.TempDir()
+	// Chromium gets none of this process's environment, so the script names its files itself.
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
 		}
+		return p
+	}
+	tries := filepath.Join(dir, "tries")
+	once := script("once", fmt.Sprintf("echo x >> %q\n[ $(wc -l < %q) -gt 1 ] && exec %q \"$@\"\necho 'crashed while starting' >&2\nexit 1\n", tries, tries, real))
+	always := script("always", fmt.Sprintf("echo x >> %q\necho 'crashed while starting' >&2\nexit 1\n", tries+"-always"))
+
+	t.Setenv("CHROME_PATH", once)
+	r := New(Options{})
+	defer r.Close()
+	if _, err := r.instance(); err != nil {
+		t.Fatalf("the second start was not tried, or failed: %v", err)
+	}
+	if b, _ := os.ReadFile(tries); strings.Count(string(b), "x") != 2 {
+		t.Errorf("started %d times, want 2", strings.Count(string(b), "x"))
+	}
+
+	t.Setenv("CHROME_PATH", always)
+	r2 := New(Options{})
+	defer r2.Close()
+	_, err = r2.instance()
+	if err == nil || !strings.Contains(err.Error(), "starting Chromium") {
+		t.Fatalf("a browser that never starts: %v, want an error naming the start", err)
+	}
+	if b, _ := os.ReadFile(tries + "-always"); strings.Count(string(b), "x") != 2 {
+		t.Errorf("a browser that never starts was started %d times, want 2", strings.Count(string(b), "x"))
 	}
 }
 

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/chromedp/cdproto/target"
@@ -144,10 +142,13 @@ func (r *Runner) instance() (*instance, error) {
 	}
 	if r.inst == nil {
 		in, err := launch(r.opts)
-		if diedOfASignal(err) {
-			// Chromium now and then dies of a signal while it starts on a loaded machine (a
-			// single-process one segfaults); one more start is as good as the first should
-			// have been, and spares every replay waiting for the browser an error.
+		var failed *startError
+		if errors.As(err, &failed) {
+			// Chromium now and then dies while it starts on a loaded machine (a single-process
+			// one segfaults; a whole one crashed before giving its address, exit status and
+			// all); one more start is as good as the first should have been, and spares every
+			// replay waiting for the browser an error. A start that hung is not tried again:
+			// that would double a wait already 90 s long.
 			in, err = launch(r.opts)
 		}
 		if err != nil {
@@ -156,16 +157,6 @@ func (r *Runner) instance() (*instance, error) {
 		r.inst = in
 	}
 	return r.inst, nil
-}
-
-// diedOfASignal reports whether err is the start of a browser whose process a signal ended.
-func diedOfASignal(err error) bool {
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return false
-	}
-	ws, ok := exit.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled()
 }
 
 // discard drops a crashed or hung browser so the next replay launches a new one.
