@@ -26,6 +26,11 @@ const (
 	suiteReplaysOnce = 4  // the suite machine's Replays Map MaxConcurrency
 )
 
+// fanoutSampling is how often the fan-out benchmarks sample memory. Reading the Chromium
+// processes' smaps_rollup walks their page tables: at every 100 ms it took a third of a core of
+// the two the benchmarks were measured on, slowing the replays it measured.
+const fanoutSampling = time.Second
+
 var (
 	benchProjects = flag.Int("scale.projects", 100, "projects the fan-out benchmarks seed")
 	benchTests    = flag.Int("scale.tests", 12, "tests per project the fan-out benchmarks seed")
@@ -589,7 +594,7 @@ func BenchmarkStagingFanout(b *testing.B) {
 		r := newRig(b, *benchSlots)
 		r.seed(b, *benchProjects, *benchTests)
 		load := loadavg()
-		smp := sample(100 * time.Millisecond)
+		smp := sample(fanoutSampling)
 		start := time.Now()
 		passes := r.stagingPasses(b, *benchProjects, *benchTests)
 		wall := time.Since(start)
@@ -616,7 +621,7 @@ func BenchmarkSuiteFanout(b *testing.B) {
 		r := newRig(b, *benchSlots)
 		r.seed(b, *benchProjects, *benchTests)
 		load := loadavg()
-		smp := sample(100 * time.Millisecond)
+		smp := sample(fanoutSampling)
 		start := time.Now()
 		n, runs, planned := r.suiteExecutions(b, *benchProjects, *benchTests)
 		wall := time.Since(start)
@@ -666,7 +671,7 @@ func BenchmarkSuitePerProject(b *testing.B) {
 		r := newRig(b, *benchSlots)
 		r.seed(b, *benchProjects, *benchTests)
 		load := loadavg()
-		smp := sample(100 * time.Millisecond)
+		smp := sample(fanoutSampling)
 		start := time.Now()
 		runs := r.suitePerProject(b, *benchProjects)
 		wall := time.Since(start)
