@@ -139,6 +139,7 @@ func (r *rig) suiteExecutions(tb testing.TB, projects, tests int) (int, []string
 	planned := map[string]int{}
 	var runs []string
 	for n := 1; ; n++ {
+		start := time.Now()
 		if err := r.stack.Scheduler.FireNow(ctx, "SuiteStateMachine.Suite"); err != nil {
 			tb.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func (r *rig) suiteExecutions(tb testing.TB, projects, tests int) (int, []string
 				entered++
 			}
 		}
-		tb.Logf("suite execution %d: %d replays (%d first, %d again), %d deferred, %d still waiting, %d history events, %d states entered", n, len(out.Results), first, repeats, len(out.Plan.Deferred)+out.Plan.DeferredMore, len(waiting), len(x.History), entered)
+		tb.Logf("suite execution %d: %d replays (%d first, %d again) in %.1f s, %d deferred, %d still waiting, %d history events, %d states entered", n, len(out.Results), first, repeats, time.Since(start).Seconds(), len(out.Plan.Deferred)+out.Plan.DeferredMore, len(waiting), len(x.History), entered)
 		if len(waiting) == 0 {
 			return n, runs, planned
 		}
