@@ -237,12 +237,12 @@ func (r *rig) suitePerProject(tb testing.TB, projects int) []string {
 		if err := json.Unmarshal(x.Output, &out); err != nil {
 			tb.Fatal(err)
 		}
-		if len(out.Plan.Deferred) != 0 || len(out.Results) != out.Plan.Count {
+		if len(out.Plan.Deferred) != 0 || len(out.Results) != out.Plan.Count || len(out.Plan.Items) != out.Plan.Count {
 			tb.Fatalf("suite execution %s: plan of %d, %d deferred, %d results", x.Name, out.Plan.Count, len(out.Plan.Deferred), len(out.Results))
 		}
-		for _, res := range out.Results {
-			if !res.Passed || res.RunID == "" {
-				tb.Fatalf("suite execution %s: %+v", x.Name, res)
+		for i, res := range out.Results {
+			if !res.Passed || res.RunID == "" || res.TestID != out.Plan.Items[i].TestID {
+				tb.Fatalf("suite execution %s: the result of item %d, %s: %+v", x.Name, i, out.Plan.Items[i].TestID, res)
 			}
 			runs = append(runs, res.RunID)
 		}
