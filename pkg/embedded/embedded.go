@@ -157,8 +157,8 @@ func scan[T any](tx *bolt.Tx, bucket, prefix []byte, entity string, keep func(T)
 	for k, raw := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, raw = c.Next() {
 		size += len(raw)
 		// Another's record is passed over on its owner alone: decoding each record in full
-		// made a listing by project cost as much as decoding every project's, and the suite
-		// plan, which lists every project, grow with the square of the projects.
+		// made a listing by project cost as much as decoding every project's, and so made the
+		// suite plan, which lists every project, grow with the square of the projects.
 		if mine != nil {
 			var o owner
 			if json.Unmarshal(raw, &o) == nil && !mine(o) {
