@@ -113,7 +113,7 @@ bench:
 	$(GO) test -run '^$$' -bench 'Benchmark(ReplayAlone|ColdStart)$$' -benchtime 3x -timeout 30m ./tests/scale/
 	$(GO) test -run '^$$' -bench 'BenchmarkStagingFanout$$' -benchtime 1x -timeout 60m ./tests/scale/ -args -scale.projects 50 -scale.tests 12 -scale.slots 6
 	$(GO) test -run '^$$' -bench 'BenchmarkSuitePerProject$$' -benchtime 1x -timeout 60m ./tests/scale/ -args -scale.projects 10 -scale.tests 5 -scale.slots 6
-	$(GO) test -run '^$$' -bench 'BenchmarkSuiteFanout$$' -benchtime 1x -timeout 60m ./tests/scale/ -args -scale.projects 20 -scale.tests 5 -scale.slots 6
+	$(GO) test -run '^$$' -bench 'BenchmarkSuiteFanout$$' -benchtime 1x -timeout 60m ./tests/scale/ -args -scale.projects 101 -scale.tests 5 -scale.slots 6
 	$(GO) test -run '^$$' -bench BrowserFunctions -benchtime 1x -timeout 15m -v ./tests/limits/fnbench/
 
 fuzz:

@@ -84,7 +84,7 @@ func Handler(fn handler.Function, s handler.Services) (any, error) {
 	if _, api := h.(*handler.API); err == nil && !api {
 		// Each task invocation of a repair adds what it used to its execution's cost: only
 		// the invocation can measure it here.
-		h = handler.Task(lambda.NewHandler(h), s, Billing(fn))
+		h = handler.Task(handler.JSONHandler(h), s, Billing(fn))
 	}
 	var missing *handler.MissingError
 	if errors.As(err, &missing) {

@@ -27,6 +27,21 @@ type Billing struct {
 	MemoryMB     int
 }
 
+// JSONHandler is aws-lambda-go's handler of h, the JSON round trip of Lambda, with a response of
+// each invocation's own. The handler lambda.NewHandler builds answers Invoke with the bytes of a
+// pooled buffer it has already handed back for its next invocation to write over: sound where
+// one invocation runs at a time and its answer is sent before the next starts (a Lambda
+// instance), not where several run at once on one handler (the local stack's Map, Lambda's
+// managed instances), where one invocation's answer was read, and stored, as another's.
+// Building the handler for each invocation gives each its own buffer, for a few reflect calls.
+func JSONHandler(h any) lambda.Handler { return ownResponse{h} }
+
+type ownResponse struct{ h any }
+
+func (o ownResponse) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	return lambda.NewHandler(o.h).Invoke(ctx, payload)
+}
+
 // taskEnvelope is how the repair state machine invokes its tasks: the task's payload beside the
 // id (ARN) of the execution it works for, from the context object ($$.Execution.Id), so the
 // invocation knows whose cost it adds to, and, for every task after Eligibility, the execution's

@@ -117,11 +117,10 @@ func (m *meter) Replay(ctx context.Context, t gardener.Test, opts gardener.Repla
 
 // rig is a local stack of template.yaml with its store, the metered runner and the app.
 type rig struct {
-	stack  *stack.Stack
-	store  *embedded.Store
-	meter  *meter
-	runner *browser.Runner
-	app    *httptest.Server
+	stack *stack.Stack
+	store *embedded.Store
+	meter *meter
+	app   *httptest.Server
 }
 
 func newRig(tb testing.TB, slots int) *rig {
@@ -136,6 +135,12 @@ func newRig(tb testing.TB, slots int) *rig {
 // starts a browser only when a function replays.
 func newStack(tb testing.TB, slots int) *rig {
 	tb.Helper()
+	return newStackWith(tb, slots, sharedRunner())
+}
+
+// newStackWith is the rig with runner behind the meter instead of the shared browser.
+func newStackWith(tb testing.TB, slots int, runner gardener.Runner) *rig {
+	tb.Helper()
 	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := strings.Trim(r.URL.Path, "/")
 		fmt.Fprintf(w, page, p, p)
@@ -146,7 +151,6 @@ func newStack(tb testing.TB, slots int) *rig {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	runner := sharedRunner()
 	m := newMeter(runner, slots)
 	// The functions log a line per replay; at hundreds of replays that is noise, and a
 	// failure is in the results the checks read.
@@ -159,7 +163,7 @@ func newStack(tb testing.TB, slots int) *rig {
 		tb.Fatalf("the stack does not build from template.yaml: %v", err)
 	}
 	tb.Cleanup(s.Wait)
-	return &rig{stack: s, store: store, meter: m, runner: runner, app: app}
+	return &rig{stack: s, store: store, meter: m, app: app}
 }
 
 // shared is the one browser every rig of the package replays in, as a warm Lambda keeps its

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,11 @@ const (
 	dryRunsAtOnce    = 5  // the staging machine's DryRuns Map MaxConcurrency
 	suiteReplaysOnce = 4  // the suite machine's Replays Map MaxConcurrency
 )
+
+// fanoutSampling is how often the fan-out benchmarks sample memory. Reading the Chromium
+// processes' smaps_rollup walks their page tables: at every 100 ms it took a third of a core of
+// the two the benchmarks were measured on, slowing the replays it measured.
+const fanoutSampling = time.Second
 
 var (
 	benchProjects = flag.Int("scale.projects", 100, "projects the fan-out benchmarks seed")
@@ -110,13 +116,30 @@ func (r *rig) stagingPasses(tb testing.TB, projects, tests int) int {
 	return passes
 }
 
-// suiteExecutions fires the suite's schedule until an execution defers nothing, and checks
-// that each replays at most MaxSuiteItems and that every test passed.
-func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
+// suiteExecutions fires the suite's schedule until every active test of the projects × tests
+// seeded has been replayed: one sweep. Past gardening.MaxSuiteItems active tests every plan
+// takes 500 and defers the rest, whatever has been replayed (the plan is a rotation, the 500
+// longest since green), so "until an execution defers nothing" never comes there; the sweep
+// ends instead when no test is left waiting for its first replay. Each execution must succeed,
+// replay at most MaxSuiteItems, every replay green; and it must take first the tests waiting
+// for their first replay (the ones the last execution deferred), all of them that fit before
+// any test replayed already: the queue holds, and an execution that replays no new test while
+// some still wait fails the sweep instead of firing again. It returns the executions, the run
+// ids and how many times each test was planned, what the meter's count of replays of each
+// must equal (replayedAsPlanned).
+func (r *rig) suiteExecutions(tb testing.TB, projects, tests int) (int, []string, map[string]int) {
 	tb.Helper()
 	ctx := context.Background()
+	waiting := map[string]bool{}
+	for p := range projects {
+		for i := range tests {
+			waiting[fmt.Sprintf("p%04d-t%03d", p, i)] = true
+		}
+	}
+	planned := map[string]int{}
 	var runs []string
 	for n := 1; ; n++ {
+		start := time.Now()
 		if err := r.stack.Scheduler.FireNow(ctx, "SuiteStateMachine.Suite"); err != nil {
 			tb.Fatal(err)
 		}
@@ -136,12 +159,38 @@ func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
 		if err := json.Unmarshal(x.Output, &out); err != nil {
 			tb.Fatal(err)
 		}
-		if out.Plan.Count > handler.MaxSuiteItems || len(out.Results) != out.Plan.Count {
-			tb.Fatalf("suite execution %d: plan of %d, %d results", n, out.Plan.Count, len(out.Results))
+		if out.Plan.Count > handler.MaxSuiteItems || len(out.Plan.Items) != out.Plan.Count || len(out.Results) != out.Plan.Count {
+			tb.Fatalf("suite execution %d: plan of %d (%d items, at most %d), %d results", n, out.Plan.Count, len(out.Plan.Items), handler.MaxSuiteItems, len(out.Results))
 		}
-		for _, res := range out.Results {
+		// The tests waiting for their first replay come first, and none is left waiting while
+		// the plan replays one a second time.
+		first, repeats := 0, 0
+		for i, it := range out.Plan.Items {
+			switch {
+			case waiting[it.TestID] && repeats > 0:
+				tb.Fatalf("suite execution %d: item %d, %s, waits for its first replay and comes after %d replayed already", n, i, it.TestID, repeats)
+			case waiting[it.TestID]:
+				first++
+			default:
+				repeats++
+			}
+			planned[it.TestID]++
+		}
+		if repeats > 0 && first < len(waiting) {
+			tb.Fatalf("suite execution %d: replays %d tests a second time and leaves %d of %d waiting for their first", n, repeats, len(waiting)-first, len(waiting))
+		}
+		if first == 0 {
+			tb.Fatalf("suite execution %d: replays no test of the %d still waiting for their first replay: the queue does not move", n, len(waiting))
+		}
+		for _, it := range out.Plan.Items {
+			delete(waiting, it.TestID)
+		}
+		for i, res := range out.Results {
 			if !res.Passed || res.RunID == "" {
 				tb.Fatalf("suite execution %d: %+v", n, res)
+			}
+			if res.TestID != out.Plan.Items[i].TestID {
+				tb.Fatalf("suite execution %d: the result of item %d, %s, is of %s (run %s): a replay's answer was read as another's", n, i, out.Plan.Items[i].TestID, res.TestID, res.RunID)
 			}
 			runs = append(runs, res.RunID)
 		}
@@ -151,12 +200,9 @@ func (r *rig) suiteExecutions(tb testing.TB) (int, []string) {
 				entered++
 			}
 		}
-		tb.Logf("suite execution %d: %d replays, %d deferred, %d history events, %d states entered", n, len(out.Results), len(out.Plan.Deferred), len(x.History), entered)
-		if len(out.Plan.Deferred) == 0 {
-			return n, runs
-		}
-		if n > 200 {
-			tb.Fatal("the suite's queue does not drain")
+		tb.Logf("suite execution %d: %d replays (%d first, %d again) in %.1f s, %d deferred, %d still waiting, %d history events, %d states entered", n, len(out.Results), first, repeats, time.Since(start).Seconds(), len(out.Plan.Deferred)+out.Plan.DeferredMore, len(waiting), len(x.History), entered)
+		if len(waiting) == 0 {
+			return n, runs, planned
 		}
 	}
 }
@@ -191,12 +237,12 @@ func (r *rig) suitePerProject(tb testing.TB, projects int) []string {
 		if err := json.Unmarshal(x.Output, &out); err != nil {
 			tb.Fatal(err)
 		}
-		if len(out.Plan.Deferred) != 0 || len(out.Results) != out.Plan.Count {
+		if len(out.Plan.Deferred) != 0 || len(out.Results) != out.Plan.Count || len(out.Plan.Items) != out.Plan.Count {
 			tb.Fatalf("suite execution %s: plan of %d, %d deferred, %d results", x.Name, out.Plan.Count, len(out.Plan.Deferred), len(out.Results))
 		}
-		for _, res := range out.Results {
-			if !res.Passed || res.RunID == "" {
-				tb.Fatalf("suite execution %s: %+v", x.Name, res)
+		for i, res := range out.Results {
+			if !res.Passed || res.RunID == "" || res.TestID != out.Plan.Items[i].TestID {
+				tb.Fatalf("suite execution %s: the result of item %d, %s: %+v", x.Name, i, out.Plan.Items[i].TestID, res)
 			}
 			runs = append(runs, res.RunID)
 		}
@@ -207,25 +253,36 @@ func (r *rig) suitePerProject(tb testing.TB, projects int) []string {
 // exactlyOnce checks that every seeded test was replayed exactly once and nothing else was.
 func (r *rig) exactlyOnce(tb testing.TB, projects, tests int) {
 	tb.Helper()
+	r.replayedAsPlanned(tb, projects, tests, nil)
+}
+
+// replayedAsPlanned checks that every seeded test was replayed as many times as planned[id]
+// (once each when planned is nil), none skipped and none twice for one plan, and that nothing
+// else was replayed.
+func (r *rig) replayedAsPlanned(tb testing.TB, projects, tests int, planned map[string]int) {
+	tb.Helper()
 	m := r.meter
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var dropped, twice []string
+	var dropped, extra []string
 	for p := range projects {
 		for i := range tests {
 			id := fmt.Sprintf("p%04d-t%03d", p, i)
-			switch m.calls[id] {
-			case 0:
+			want := 1
+			if planned != nil {
+				want = planned[id]
+			}
+			switch got := m.calls[id]; {
+			case want == 0 || got < want:
 				dropped = append(dropped, id)
-			case 1:
-			default:
-				twice = append(twice, id)
+			case got > want:
+				extra = append(extra, id)
 			}
 		}
 	}
-	if len(dropped) > 0 || len(twice) > 0 || len(m.calls) != projects*tests || m.errors > 0 {
-		tb.Fatalf("of %d tests: %d never replayed %v, %d replayed more than once %v, %d replayed in all, %d replay errors",
-			projects*tests, len(dropped), head(dropped), len(twice), head(twice), len(m.calls), m.errors)
+	if len(dropped) > 0 || len(extra) > 0 || len(m.calls) != projects*tests || m.errors > 0 {
+		tb.Fatalf("of %d tests: %d never replayed or fewer times than planned %v, %d replayed more than planned %v, %d replayed in all, %d replay errors",
+			projects*tests, len(dropped), head(dropped), len(extra), head(extra), len(m.calls), m.errors)
 	}
 }
 
@@ -268,7 +325,7 @@ func TestSuiteQueue(t *testing.T) {
 	const projects, tests = 2, 3
 	r := newRig(t, 0)
 	r.seed(t, projects, tests)
-	if n, _ := r.suiteExecutions(t); n != 1 {
+	if n, _, _ := r.suiteExecutions(t, projects, tests); n != 1 {
 		t.Errorf("%d suite executions for %d tests, want 1", n, projects*tests)
 	}
 	r.exactlyOnce(t, projects, tests)
@@ -337,6 +394,65 @@ func TestSuitePlanQueue(t *testing.T) {
 	want := slices.Sorted(slices.Values(first.Deferred))
 	if !slices.Equal(head, want) {
 		t.Errorf("the second plan starts with %v, want the tests the first deferred, %v", head, want)
+	}
+}
+
+// TestSuiteSweepPastTheCap: the scheduled suite over more active tests than one execution
+// replays, run end to end (plan, Map, replays, stored runs), until every test has been
+// replayed once. Past the cap every plan defers some tests however many were replayed, so the
+// sweep ends when none waits for its first replay, not when a plan defers nothing (which, past
+// the cap, never comes: the benchmark fired executions until it gave up). 502 tests take two
+// executions: 500, then the 2 deferred first and 498 of the longest since green; each result
+// is its own item's (the Map's replays run at once, and the stack once read one replay's answer
+// as another's), each test is replayed, and has a stored run, as many times as it was planned,
+// and the Map's 4 at a time holds. No browser: the
+// replays are green answers (noBrowser), since what is checked is what the stack does with
+// them.
+func TestSuiteSweepPastTheCap(t *testing.T) {
+	const projects, tests = 2, 251
+	r := newStackWith(t, 0, noBrowser{})
+	r.seedWith(t, projects, tests, false)
+	n, runs, planned := r.suiteExecutions(t, projects, tests)
+	if n != 2 || len(runs) != 2*handler.MaxSuiteItems {
+		t.Fatalf("%d executions, %d runs for %d tests; want 2 executions of %d", n, len(runs), projects*tests, handler.MaxSuiteItems)
+	}
+	r.replayedAsPlanned(t, projects, tests, planned)
+	r.runsAsPlanned(t, runs, planned)
+	// Answers without a browser take no time, so the 4 is not always reached here
+	// (TestSuiteQueue checks it is); it must hold.
+	if m := r.meter; m.maxInvoked > suiteReplaysOnce {
+		t.Errorf("%d replays of the suite at once, the Map allows %d", m.maxInvoked, suiteReplaysOnce)
+	}
+}
+
+// noBrowser answers every replay green without a browser, as a page that passes would: for the
+// checks of what the stack does with replays (their order, their count, their stored runs),
+// not of the replays themselves.
+type noBrowser struct{}
+
+func (noBrowser) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	return gardener.Replay{Result: gardener.RunResult{TestID: t.ID, TestVersion: t.Version, Passed: true, FailedIndex: -1}}, nil
+}
+
+// runsAsPlanned checks that every run id the executions returned is a stored run, one a
+// replay, and that each test has as many as it was planned.
+func (r *rig) runsAsPlanned(tb testing.TB, runs []string, planned map[string]int) {
+	tb.Helper()
+	stored := map[string]int{}
+	seen := map[string]bool{}
+	for _, id := range runs {
+		if seen[id] {
+			tb.Fatalf("run %s returned twice", id)
+		}
+		seen[id] = true
+		run, err := r.store.Run(context.Background(), id)
+		if err != nil {
+			tb.Fatalf("run %s of the suite: %v", id, err)
+		}
+		stored[run.TestID]++
+	}
+	if !maps.Equal(stored, planned) {
+		tb.Fatalf("%d tests have stored runs, %d were planned; the counts differ", len(stored), len(planned))
 	}
 }
 
@@ -436,7 +552,7 @@ func BenchmarkReplayAlone(b *testing.B) {
 		load := loadavg()
 		smp := sample(20 * time.Millisecond)
 		start := time.Now()
-		r.suiteExecutions(b)
+		r.suiteExecutions(b, 1, tests)
 		wall := time.Since(start)
 		pss, heap := smp.end()
 		r.exactlyOnce(b, 1, tests)
@@ -479,7 +595,7 @@ func BenchmarkStagingFanout(b *testing.B) {
 		r := newRig(b, *benchSlots)
 		r.seed(b, *benchProjects, *benchTests)
 		load := loadavg()
-		smp := sample(100 * time.Millisecond)
+		smp := sample(fanoutSampling)
 		start := time.Now()
 		passes := r.stagingPasses(b, *benchProjects, *benchTests)
 		wall := time.Since(start)
@@ -496,22 +612,27 @@ func BenchmarkStagingFanout(b *testing.B) {
 }
 
 // BenchmarkSuiteFanout: the scheduled suite over -scale.projects × -scale.tests active tests,
-// fired until an execution defers nothing (500 a execution).
+// fired until every test has been replayed (suiteExecutions: 500 an execution, the deferred
+// first in the next). Fails if an execution replays more than 500 or more than 4 at a time, or
+// fewer than 4 at its busiest, or passes over a deferred test for one replayed already, or if
+// a planned replay has no stored run or a test is replayed a number of times other than it
+// was planned.
 func BenchmarkSuiteFanout(b *testing.B) {
 	for range b.N {
 		r := newRig(b, *benchSlots)
 		r.seed(b, *benchProjects, *benchTests)
 		load := loadavg()
-		smp := sample(100 * time.Millisecond)
+		smp := sample(fanoutSampling)
 		start := time.Now()
-		n, runs := r.suiteExecutions(b)
+		n, runs, planned := r.suiteExecutions(b, *benchProjects, *benchTests)
 		wall := time.Since(start)
 		pss, heap := smp.end()
 		size := r.runBytes(b, runs)
-		r.exactlyOnce(b, *benchProjects, *benchTests)
+		r.replayedAsPlanned(b, *benchProjects, *benchTests, planned)
+		r.runsAsPlanned(b, runs, planned)
 		f := r.figures(wall, pss, heap, load)
-		if f.maxInvoked > suiteReplaysOnce {
-			b.Fatalf("the suite's Map ran more than %d at once: %s", suiteReplaysOnce, f)
+		if f.maxInvoked != suiteReplaysOnce || (*benchSlots > 0 && f.maxRunning > *benchSlots) {
+			b.Fatalf("the suite's Map ran at most %d at once, want its %d; or the runner's %d slots broke: %s", f.maxInvoked, suiteReplaysOnce, *benchSlots, f)
 		}
 		b.Logf("suite fan-out, %d projects x %d tests, %d slots, %d executions: %s; a stored run is %d bytes of JSON on average", *benchProjects, *benchTests, *benchSlots, n, f, size)
 		report(b, f)
@@ -551,7 +672,7 @@ func BenchmarkSuitePerProject(b *testing.B) {
 		r := newRig(b, *benchSlots)
 		r.seed(b, *benchProjects, *benchTests)
 		load := loadavg()
-		smp := sample(100 * time.Millisecond)
+		smp := sample(fanoutSampling)
 		start := time.Now()
 		runs := r.suitePerProject(b, *benchProjects)
 		wall := time.Since(start)

@@ -20,8 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
-
 	"github.com/driftgardener/gardener/pkg/console"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
@@ -180,7 +178,9 @@ func (s *Stack) endInterrupted() error {
 func (s *Stack) Template() *template.Template { return s.tpl }
 
 // wireFunctions builds each function of the template the way its Lambda does and wraps its
-// handler in aws-lambda-go's handler, so every call makes the JSON round trip it makes in Lambda.
+// handler in aws-lambda-go's handler, so every call makes the JSON round trip it makes in Lambda,
+// each call with a response of its own (handler.JSONHandler): calls run at once here, as they
+// do in Lambda in instances of their own.
 // It refuses a template function that handler.Functions does not know and one that cannot be
 // built, as its cold start would fail; the functions the template's routes go to must serve
 // HTTP.
@@ -205,7 +205,7 @@ func (s *Stack) wireFunctions() error {
 		}
 		// A task of the repair machine is invoked with its payload enveloped beside its
 		// execution's id; handler.Task takes the envelope off as it does in Lambda.
-		var wrapped lambda.Handler = lambda.NewHandler(h)
+		var wrapped = handler.JSONHandler(h)
 		if _, api := h.(*handler.API); !api {
 			wrapped = handler.Task(wrapped, s.services, handler.Billing{})
 		}
