@@ -107,6 +107,11 @@ type instance struct {
 	closeOnce   sync.Once
 	// noGateProxy: the lanes are created without the gate proxy (see Options.noGateProxy).
 	noGateProxy bool
+	// inUse counts the replays running on the instance, served those that ended; retired is
+	// an instance the runner no longer hands out, closed by its last replay (Runner.done).
+	// All three are the runner's, under its mu.
+	inUse, served int
+	retired       bool
 }
 
 // alive reports whether the connection to the browser still stands and the browser answered
@@ -141,16 +146,19 @@ func (in *instance) answers(timeout time.Duration) bool {
 }
 
 func (in *instance) close() {
-	in.closeOnce.Do(func() { close(in.stopWatch) })
-	in.cancel()
-	in.allocEnd()
-	in.proxy.close()
-	in.lanesMu.Lock()
-	for l := range in.lanes {
-		l.proxy.close()
-	}
-	in.lanesMu.Unlock()
-	_ = os.RemoveAll(in.dir)
+	// Once: a retired browser that crashed is closed by the crash and by its last replay.
+	in.closeOnce.Do(func() {
+		close(in.stopWatch)
+		in.cancel()
+		in.allocEnd()
+		in.proxy.close()
+		in.lanesMu.Lock()
+		for l := range in.lanes {
+			l.proxy.close()
+		}
+		in.lanesMu.Unlock()
+		_ = os.RemoveAll(in.dir)
+	})
 }
 
 // chromiumEnv is the whole environment Chromium starts with: what it needs to run and find its

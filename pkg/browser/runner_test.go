@@ -1,10 +1,12 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -587,4 +589,71 @@ func TestProbeNamesAControlNamedByTheStartOfItsName(t *testing.T) {
 	if got[2].Passed || got[2].Shown != "" {
 		t.Errorf("the check naming the control in full sees it before the step: %+v", got[2])
 	}
+}
+
+// TestBrowserIsRecycled: a browser that served its share of replays is handed out no more; the
+// next replay starts a new one, and the old one's process ends once its last replay ended,
+// replays running on it meanwhile included. Every replay stays green across the changes.
+func TestBrowserIsRecycled(t *testing.T) {
+	t.Parallel()
+	needBrowser(t)
+	srv := fixture(t)
+	r := New(Options{recycleAfter: 2})
+	defer r.Close()
+	st := steps(t, `[{"kind":"goto","url":"/"}]`)
+	pidNow := func() int {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.inst == nil {
+			return 0
+		}
+		return r.inst.pid
+	}
+	var pids []int
+	for i := 0; i < 3; i++ {
+		replayOK(t, r, srv.URL, st, gardener.ReplayOptions{})
+		pids = append(pids, pidNow())
+	}
+	// After two replays the first browser is retired (none is current) and closed; the third
+	// replay runs on a second one.
+	if pids[0] == 0 || pids[1] != 0 || pids[2] == 0 || pids[2] == pids[0] {
+		t.Fatalf("browser after each replay: %v, want the first, none (retired), a second", pids)
+	}
+	if stillRuns(pids[0]) {
+		t.Errorf("the retired browser (pid %d) still runs", pids[0])
+	}
+	// Replays at once across a retirement: each green, and in the end one browser runs.
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replayOK(t, r, srv.URL, st, gardener.ReplayOptions{})
+		}()
+	}
+	wg.Wait()
+	if stillRuns(pids[2]) {
+		t.Errorf("the second browser (pid %d) still runs after its share of replays", pids[2])
+	}
+}
+
+// stillRuns waits a few seconds for pid to end (closing a browser kills it and reaps it), and
+// reports whether it still runs then.
+func stillRuns(pid int) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !processRuns(pid) {
+			return false
+		}
+	}
+	return true
+}
+
+// processRuns reports whether pid is a process that has not ended (a zombie counts as ended).
+func processRuns(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
 }
