@@ -29,10 +29,16 @@ const trainWrong, trainPicked = 0.01, 0.05
 
 // rule is the decision: choose the best candidate when its posterior and its lead over the
 // runner-up are both high enough.
-type rule struct{ threshold, margin float64 }
+type rule struct {
+	threshold, margin float64
+	// disagree is the confidence a vetoed verdict needs (TestSimiloRobust: a second scorer
+	// ranks another candidate first); 0 means a veto always abstains.
+	disagree float64
+}
 
 func (r rule) chooses(v verdict) bool {
-	return v.confidence >= r.threshold && v.margin >= r.margin && !v.twin
+	return v.confidence >= r.threshold && v.margin >= r.margin && !v.twin &&
+		(!v.veto || r.disagree > 0 && v.confidence >= r.disagree)
 }
 
 // tally counts outcomes: on cases whose element exists, correct, wrong and abstained choices;
@@ -145,6 +151,8 @@ const innerFolds = 3
 type fitted struct {
 	p   params
 	oof []verdict
+	// inner are the inner fits, one per group of websites left out, in innerGroups' order.
+	inner []params
 }
 
 // procedure is how the shipped model is made from a set of websites: the weights by maximum
@@ -169,6 +177,7 @@ func procedureFrom(d *fitData, train []string, start params) fitted {
 	order := slices.Clone(train)
 	slices.SortStableFunc(order, func(a, b string) int { return n[b] - n[a] })
 	var oof []verdict
+	var inner []params
 	for g := range innerFolds {
 		in, out := map[string]bool{}, map[string]bool{}
 		for i, s := range order {
@@ -181,9 +190,11 @@ func procedureFrom(d *fitData, train []string, start params) fitted {
 		if len(out) == 0 || len(in) == 0 {
 			continue
 		}
-		oof = append(oof, d.predictSites(d.fit(in, full), out)...)
+		p := d.fit(in, full)
+		inner = append(inner, p)
+		oof = append(oof, d.predictSites(p, out)...)
 	}
-	return fitted{p: full, oof: oof}
+	return fitted{p: full, oof: oof, inner: inner}
 }
 
 func (f fitted) model(withMargin bool) model { return model{p: f.p, r: chooseRule(f.oof, withMargin)} }
