@@ -101,6 +101,9 @@ func TestSimiloRobust(t *testing.T) {
 			return chooseAmong(vetoSimilo(w.oof), thresholds(false, true), false), vetoSimilo(w.test)
 		}},
 		{"fits without a third agree", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.etest }},
+		{"fits agree, Similo agrees", func(w *work) (rule, []verdict) {
+			return chooseRule(vetoSimilo(w.oof), false), vetoSimilo(w.etest)
+		}},
 		{"shrunk towards Similo", func(w *work) (rule, []verdict) { return chooseRule(w.soof, false), w.stest }},
 		{"shrunk, Similo agrees", func(w *work) (rule, []verdict) {
 			return chooseRule(vetoSimilo(w.soof), false), vetoSimilo(w.stest)
@@ -150,6 +153,47 @@ func TestSimiloRobust(t *testing.T) {
 			w.soof, w.stest, w.lambda = sf.oof, shrunk.predictSites(sf.p, out), lambda
 			works[i] = w
 		})
+		// What each second opinion vetoes, on every held-out verdict whatever its confidence:
+		// how many of the bests that are not the element (and of removed elements' bests) it
+		// catches, at what cost in bests that are, and the highest confidence left unvetoed
+		// among the former.
+		var shipped, ens []verdict
+		for i := range works {
+			shipped = append(shipped, works[i].test...)
+			ens = append(ens, works[i].etest...)
+		}
+		for _, vt := range []struct {
+			name string
+			vs   []verdict
+		}{{"Similo", vetoSimilo(shipped)}, {"Similo and hand weights", vetoBoth(shipped)}, {"fits without a third", ens}} {
+			var wrong, wrongV, rem, remV, right, rightV int
+			var topWrong, topRem float64
+			for _, v := range vt.vs {
+				switch {
+				case v.removed:
+					rem++
+					if v.veto {
+						remV++
+					} else if !v.twin {
+						topRem = max(topRem, v.confidence)
+					}
+				case v.right:
+					right++
+					if v.veto {
+						rightV++
+					}
+				default:
+					wrong++
+					if v.veto {
+						wrongV++
+					} else if !v.twin {
+						topWrong = max(topWrong, v.confidence)
+					}
+				}
+			}
+			t.Logf("%s: veto by %s: %d of %d wrong bests (highest confidence left %.2f), %d of %d removed elements' bests (highest left %.2f), %d of %d right bests",
+				sp.name, vt.name, wrongV, wrong, topWrong, remV, rem, topRem, rightV, right)
+		}
 		rows := make([]row, len(candidates))
 		for ci, c := range candidates {
 			r := row{splitIdx: si}
