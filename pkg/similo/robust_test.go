@@ -141,14 +141,7 @@ func TestSimiloRobust(t *testing.T) {
 			w := work{oof: f.oof, test: d.predictSites(f.p, out)}
 			// The inner fits were each made without a third of the training websites: a
 			// choice that needs some websites' quirks shows as a disagreement among them.
-			w.etest = slices.Clone(w.test)
-			for _, p := range f.inner {
-				for i, v := range d.predictSites(p, out) {
-					e := &w.etest[i]
-					e.veto = e.veto || v.best != e.best
-					e.confidence = min(e.confidence, v.confidence)
-				}
-			}
+			w.etest = d.agreed(f, out)
 			sf, lambda := shrunkProcedure(&shrunk, train, start, f)
 			w.soof, w.stest, w.lambda = sf.oof, shrunk.predictSites(sf.p, out), lambda
 			works[i] = w

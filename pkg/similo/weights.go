@@ -75,6 +75,14 @@ const absentScore = 8.5565
 // to the right candidate's score: see absentFor.
 const positionEvidence, shapeEvidence = 0.8603, 1.1217
 
+const numThirds = 3
+
+var thirds = [numThirds]fit{
+	{w: weights, absent: absentScore, position: positionEvidence, shape: shapeEvidence},
+	{w: weights, absent: absentScore, position: positionEvidence, shape: shapeEvidence},
+	{w: weights, absent: absentScore, position: positionEvidence, shape: shapeEvidence},
+}
+
 // ShippingThreshold is the posterior a choice needs unless an Engine says otherwise.
 const ShippingThreshold = 0.52
 
