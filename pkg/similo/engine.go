@@ -58,7 +58,7 @@ type Match struct {
 	// first instead of Best, -1 when they all agree (see LocateOn); a disputed best is never
 	// chosen unless the Engine never abstains.
 	Disputed int
-	Reason     string  // one line for a person: what agreed, and why it was chosen or not
+	Reason   string // one line for a person: what agreed, and why it was chosen or not
 }
 
 // Abstained reports whether the engine declined to choose.

@@ -14,8 +14,9 @@ import (
 // ranking (its lead over Similo held) but the confidence: wrong choices and removed elements
 // picked above the threshold. The candidates:
 //
-//   - shipped: the threshold with the most correct choices within half the goals on the inner
-//     held-out verdicts, pooled (what weights.go ships);
+//   - one fit (before): the threshold with the most correct choices within half the goals on
+//     the inner held-out verdicts, pooled, applied to the posterior of the weights fitted on all
+//     training websites (what shipped before the thirds);
 //   - + margin: the same with a lead over the runner-up chosen beside the threshold;
 //   - worst website: the threshold must keep the goals on every inner held-out website, not
 //     only on their pool (a distributionally robust choice);
@@ -23,9 +24,10 @@ import (
 //     weights (a different model: edit distances on raw strings), ranks it first too; and with
 //     the previous round's hand weights agreeing as well; and Similo agreeing or a higher
 //     confidence, both thresholds chosen in the inner loop;
-//   - fits without a third agree: the models the inner loop fitted, each without a third of
-//     the training websites, must rank the same candidate first, and the confidence is the
-//     lowest of theirs and the shipped fit's (the threshold chosen as shipped);
+//   - fits without a third agree (what ships): the models the inner loop fitted, each without
+//     a third of the training websites, must rank the same candidate first, and the confidence
+//     is the lowest of theirs and the full fit's (the threshold chosen as before);
+//     and the same vetoes with the full fit's confidence alone;
 //   - shrunk towards Similo: the weights fitted with a penalty on their distance from Similo's
 //     published weights (at any scale), its strength chosen by the inner held-out likelihood.
 //
@@ -74,6 +76,7 @@ func TestSimiloRobust(t *testing.T) {
 	type work struct {
 		oof, test   []verdict // shipped weights
 		etest       []verdict // shipped weights with the inner fits' agreement (see below)
+		vtest       []verdict // the same vetoes, the full fit's confidence
 		soof, stest []verdict // weights shrunk towards Similo's
 		lambda      float64
 	}
@@ -82,7 +85,7 @@ func TestSimiloRobust(t *testing.T) {
 		decide func(w *work) (rule, []verdict)
 	}
 	candidates := []candidate{
-		{"shipped", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.test }},
+		{"one fit (before)", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.test }},
 		{"+ margin", func(w *work) (rule, []verdict) { return chooseRule(w.oof, true), w.test }},
 		{"worst website", func(w *work) (rule, []verdict) { return chooseAmong(w.oof, thresholds(false, false), true), w.test }},
 		{"Similo agrees", func(w *work) (rule, []verdict) {
@@ -100,7 +103,8 @@ func TestSimiloRobust(t *testing.T) {
 		{"Similo agrees or higher bar", func(w *work) (rule, []verdict) {
 			return chooseAmong(vetoSimilo(w.oof), thresholds(false, true), false), vetoSimilo(w.test)
 		}},
-		{"fits without a third agree", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.etest }},
+		{"fits without a third agree: shipped", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.etest }},
+		{"fits agree, one fit's confidence", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.vtest }},
 		{"fits agree, Similo agrees", func(w *work) (rule, []verdict) {
 			return chooseRule(vetoSimilo(w.oof), false), vetoSimilo(w.etest)
 		}},
@@ -117,7 +121,7 @@ func TestSimiloRobust(t *testing.T) {
 	start := d.fit(all, nil)
 	type row struct {
 		sum      tally
-		loose    tally // the same verdicts with every threshold lowered by looseBy
+		loose    tally   // the same verdicts with every threshold lowered by looseBy
 		per      []tally // per held-out website
 		rules    []rule
 		lambdas  []float64
@@ -142,6 +146,10 @@ func TestSimiloRobust(t *testing.T) {
 			// The inner fits were each made without a third of the training websites: a
 			// choice that needs some websites' quirks shows as a disagreement among them.
 			w.etest = d.agreed(f, out)
+			w.vtest = slices.Clone(w.test)
+			for i := range w.vtest {
+				w.vtest[i].veto = w.etest[i].veto
+			}
 			sf, lambda := shrunkProcedure(&shrunk, train, start, f)
 			w.soof, w.stest, w.lambda = sf.oof, shrunk.predictSites(sf.p, out), lambda
 			works[i] = w
@@ -214,7 +222,7 @@ func TestSimiloRobust(t *testing.T) {
 		t.Logf("== %s", sp.name)
 		for ci, c := range candidates {
 			r := table[si][ci]
-			t.Logf("%-30s %v | per website: %s | thresholds %.2f lower: wrong %d picked %d", c.name, r.sum, worst(r.per), looseBy, r.loose.wrong, r.loose.picked)
+			t.Logf("%-36s %v | per website: %s | thresholds %.2f lower: wrong %d picked %d", c.name, r.sum, worst(r.per), looseBy, r.loose.wrong, r.loose.picked)
 			var rs []string
 			for i, ru := range r.rules {
 				s := fmt.Sprintf("%.2f", ru.threshold)
@@ -229,7 +237,7 @@ func TestSimiloRobust(t *testing.T) {
 				}
 				rs = append(rs, s)
 			}
-			t.Logf("%-30s rules per fold: %s", "", strings.Join(rs, " "))
+			t.Logf("%-36s rules per fold: %s", "", strings.Join(rs, " "))
 		}
 	}
 	t.Logf("== side by side: top-1 / correct / wrong / removed abstained (false choices with thresholds %.2f lower), per split", looseBy)
@@ -240,7 +248,7 @@ func TestSimiloRobust(t *testing.T) {
 			l := table[si][ci].loose
 			parts = append(parts, fmt.Sprintf("%5.1f %5.1f %4.1f %5.1f (%d)", pct(s.top1, s.n), pct(s.correct, s.n), pct(s.wrong, s.n), pct(s.abstainRemoved, s.removed), l.wrong+l.picked))
 		}
-		t.Logf("%-30s %s", c.name, strings.Join(parts, " | "))
+		t.Logf("%-36s %s", c.name, strings.Join(parts, " | "))
 	}
 }
 
