@@ -234,15 +234,23 @@ func loso(d *fitData, sites []string) (no, with, plain tally, lines []string) {
 }
 
 // agreed is predictSites under what procedure made, decided as Engine.LocateOn decides: a
-// verdict is vetoed when a fit without a third of the websites ranks another candidate first,
-// and its confidence is the lowest of the fits'.
+// verdict is vetoed when a fit without a third of the websites ranks another candidate first.
 func (d *fitData) agreed(f fitted, sites map[string]bool) []verdict {
 	vs := d.predictSites(f.p, sites)
 	for _, p := range f.inner {
 		for i, v := range d.predictSites(p, sites) {
-			e := &vs[i]
-			e.veto = e.veto || v.best != e.best
-			e.confidence = min(e.confidence, v.confidence)
+			vs[i].veto = vs[i].veto || v.best != vs[i].best
+		}
+	}
+	return vs
+}
+
+// agreedLowest is agreed with the confidence the lowest of the fits' (TestSimiloRobust).
+func (d *fitData) agreedLowest(f fitted, sites map[string]bool) []verdict {
+	vs := d.agreed(f, sites)
+	for _, p := range f.inner {
+		for i, v := range d.predictSites(p, sites) {
+			vs[i].confidence = min(vs[i].confidence, v.confidence)
 		}
 	}
 	return vs
@@ -428,8 +436,8 @@ func source(d *fitData, m model, withMargin bool, figures []string, position, sh
 // only when that validation said it helps. Weights of features the benchmark does not record
 // are tied to the closest recorded one (tiedWeights in cv_test.go). The procedure's inner fits,
 // each made without a third of the websites, ship too (thirds): a choice needs them to rank
-// the same candidate first, and the confidence is the lowest of the four fits' (TestSimiloRobust
-// compared that with other ways of keeping the confidence honest on websites unlike these).
+// the same candidate first (TestSimiloRobust compared that with other ways of keeping the
+// engine honest on websites unlike these).
 //
 // Leave-one-website-out figures of the procedure, and the shipped model on the websites it was
 // fitted to:

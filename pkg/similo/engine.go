@@ -203,8 +203,9 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 		m.Margin = bestS - absent
 	}
 	// The same procedure fitted without each third of the websites: a choice that only some
-	// websites' quirks support shows as one of them ranking another candidate first, or as a
-	// lower posterior, and the confidence is the lowest of the four.
+	// websites' quirks support shows as one of them ranking another candidate first. Their
+	// posteriors are not used: each saw fewer websites than the full fit, and the lowest of
+	// four posteriors abstained on plain app drift (a renamed field) that the full fit names.
 	other := -1
 	for k := range th {
 		kb := 0
@@ -213,10 +214,10 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 				kb = i
 			}
 		}
-		if kb != best && other < 0 {
+		if kb != best {
 			other = kb
+			break
 		}
-		m.Confidence = min(m.Confidence, math.Exp(th[k][best]-logSumExp(th[k], thirds[k].absentFor(&t))))
 	}
 	m.Disputed = other
 	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() && (other < 0 || e.Threshold < 0) {
