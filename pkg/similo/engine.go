@@ -54,11 +54,7 @@ type Match struct {
 	Confidence float64 // the best candidate's posterior probability
 	Margin     float64 // the best score minus the runner-up's
 	RunnerUp   int     // the runner-up's index, -1 when there is none
-	// Disputed is the candidate one of the fits made without a third of the websites ranks
-	// first instead of Best, -1 when they all agree (see LocateOn); a disputed best is never
-	// chosen unless the Engine never abstains.
-	Disputed int
-	Reason   string // one line for a person: what agreed, and why it was chosen or not
+	Reason     string  // one line for a person: what agreed, and why it was chosen or not
 }
 
 // Abstained reports whether the engine declined to choose.
@@ -94,7 +90,7 @@ func (e Engine) Locate(target gardener.Fingerprint, candidates []gardener.Finger
 // Rank scores every candidate of the page against target, best first; ties keep page order.
 func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 	t := p.target(&target)
-	s, _ := p.scores(&t, nil)
+	s, _ := p.scores(&t)
 	out := make([]Scored, len(s))
 	for i := range s {
 		out[i] = Scored{Index: i, Score: s[i]}
@@ -128,59 +124,38 @@ func (p *Page) Rank(target gardener.Fingerprint) []Scored {
 // contributes to a typical match (positionEvidence and shapeEvidence, fitted with the weights).
 // Otherwise every such element would look gone.
 func absentFor(t *features) float64 {
-	return fit{absent: absentScore, position: positionEvidence, shape: shapeEvidence}.absentFor(t)
-}
-
-// fit is a model the fitting procedure made: the weights, the absent element's score, and what
-// position and size, and shape, add to a typical match (see absentFor).
-type fit struct {
-	w                       [numFeatures]float64
-	absent, position, shape float64
-}
-
-func (f fit) absentFor(t *features) float64 {
-	a := f.absent
+	a := absentScore
 	if t.area <= 0 {
-		a -= f.position
+		a -= positionEvidence
 	}
 	if t.shape <= 0 {
-		a -= f.shape
+		a -= shapeEvidence
 	}
 	return a
 }
 
 // normaliser returns log(exp(s_0) + Σ exp(s_j)), computed stably.
 func normaliser(s []Scored, absent float64) float64 {
-	v := make([]float64, len(s))
-	for i, x := range s {
-		v[i] = x.Score
-	}
-	return logSumExp(v, absent)
-}
-
-// logSumExp returns log(exp(absent) + Σ exp(s_j)), computed stably.
-func logSumExp(s []float64, absent float64) float64 {
 	hi := absent
 	for _, x := range s {
-		hi = max(hi, x)
+		hi = max(hi, x.Score)
 	}
 	sum := math.Exp(absent - hi)
 	for _, x := range s {
-		sum += math.Exp(x - hi)
+		sum += math.Exp(x.Score - hi)
 	}
 	return hi + math.Log(sum)
 }
 
 // LocateOn finds target among the page's candidates, reusing the page's preparation.
 func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
-	m := Match{Index: -1, Best: -1, RunnerUp: -1, Disputed: -1}
+	m := Match{Index: -1, Best: -1, RunnerUp: -1}
 	if len(p.feats) == 0 {
 		m.Reason = "no candidates on the page"
 		return m
 	}
 	t := p.target(&target)
-	var th [numThirds][]float64
-	raw, pb := p.scores(&t, &th)
+	raw, pb := p.scores(&t)
 	best, second := -1, -1
 	var bestS, secondS float64
 	scores := make([]Scored, len(raw))
@@ -202,25 +177,7 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 	} else {
 		m.Margin = bestS - absent
 	}
-	// The same procedure fitted without each third of the websites: a choice that only some
-	// websites' quirks support shows as one of them ranking another candidate first. Their
-	// posteriors are not used: each saw fewer websites than the full fit, and the lowest of
-	// four posteriors abstained on plain app drift (a renamed field) that the full fit names.
-	other := -1
-	for k := range th {
-		kb := 0
-		for i, s := range th[k] {
-			if s > th[k][kb] {
-				kb = i
-			}
-		}
-		if kb != best {
-			other = kb
-			break
-		}
-	}
-	m.Disputed = other
-	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() && (other < 0 || e.Threshold < 0) {
+	if m.Confidence >= e.threshold() && m.Margin >= e.minMargin() {
 		m.Index = best
 	}
 	sib := -1
@@ -229,13 +186,13 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 			m.Index, sib = -1, j
 		}
 	}
-	m.Reason = p.reason(&t, &pb, m, e, sib, other)
+	m.Reason = p.reason(&t, &pb, m, e, sib)
 	return m
 }
 
 // reason says which signals carried the best candidate and why it was or was not chosen;
 // sibling, when not -1, is the candidate that showed the best one to be a row twin (twin.go).
-func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine, sibling, other int) string {
+func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine, sibling int) string {
 	parts := p.parts(t, &p.feats[m.Best], pb)
 	order := make([]signal, 0, numSignals)
 	for s := range numSignals {
@@ -268,8 +225,6 @@ func (p *Page) reason(t *features, pb *pageBest, m Match, e Engine, sibling, oth
 	case m.Index >= 0:
 	case sibling >= 0:
 		verdict = fmt.Sprintf("abstained (a row twin: its name swaps words of the recorded name that still stand on the page for its own, as candidate %d's does)", sibling)
-	case other >= 0 && e.Threshold >= 0:
-		verdict = fmt.Sprintf("abstained (weights fitted without some of the websites rank candidate %d first)", other)
 	case m.Confidence < e.threshold():
 		verdict = fmt.Sprintf("abstained (confidence below %.2f)", e.threshold())
 	default:

@@ -14,19 +14,18 @@ import (
 // ranking (its lead over Similo held) but the confidence: wrong choices and removed elements
 // picked above the threshold. The candidates:
 //
-//   - one fit (before): the threshold with the most correct choices within half the goals on
-//     the inner held-out verdicts, pooled, applied to the posterior of the weights fitted on all
-//     training websites (what shipped before the thirds);
+//   - pooled threshold (before): the threshold with the most correct choices within half the
+//     goals on the inner held-out verdicts, pooled;
 //   - + margin: the same with a lead over the runner-up chosen beside the threshold;
-//   - worst website: the threshold must keep the goals on every inner held-out website, not
-//     only on their pool (a distributionally robust choice);
+//   - worst website (what ships, fitted.model): the threshold must also keep the goals on
+//     every inner held-out website, not only on their pool (a distributionally robust choice);
 //   - Similo agrees: the best candidate is chosen only when Similo, with its published fixed
-//     weights (a different model: edit distances on raw strings), ranks it first too; and with
-//     the previous round's hand weights agreeing as well; and Similo agreeing or a higher
+//     weights (a different model: edit distances on raw strings), ranks it first too; with the
+//     previous round's hand weights agreeing as well; and Similo agreeing or a higher
 //     confidence, both thresholds chosen in the inner loop;
-//   - fits without a third agree (what ships): the models the inner loop fitted, each without
-//     a third of the training websites, must rank the same candidate first (the threshold
-//     chosen as before); and the same with the confidence the lowest of the four fits';
+//   - fits without a third agree: the models the inner loop fitted, each without a third of
+//     the training websites, must rank the same candidate first; and the same with the
+//     confidence the lowest of the four fits';
 //   - shrunk towards Similo: the weights fitted with a penalty on their distance from Similo's
 //     published weights (at any scale), its strength chosen by the inner held-out likelihood.
 //
@@ -73,8 +72,8 @@ func TestSimiloRobust(t *testing.T) {
 
 	// work is one outer fold's fits, shared by the candidates.
 	type work struct {
-		oof, test   []verdict // shipped weights
-		etest       []verdict // shipped weights with the inner fits' agreement (see below)
+		oof, test   []verdict // the procedure's weights
+		etest       []verdict // the same with the inner fits' agreement and lowest confidence
 		vtest       []verdict // the same vetoes, the full fit's confidence
 		soof, stest []verdict // weights shrunk towards Similo's
 		lambda      float64
@@ -84,9 +83,9 @@ func TestSimiloRobust(t *testing.T) {
 		decide func(w *work) (rule, []verdict)
 	}
 	candidates := []candidate{
-		{"one fit (before)", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.test }},
+		{"pooled threshold (before)", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.test }},
 		{"+ margin", func(w *work) (rule, []verdict) { return chooseRule(w.oof, true), w.test }},
-		{"worst website", func(w *work) (rule, []verdict) { return chooseAmong(w.oof, thresholds(false, false), true), w.test }},
+		{"worst website: shipped", func(w *work) (rule, []verdict) { return chooseAmong(w.oof, thresholds(false, false), true), w.test }},
 		{"Similo agrees", func(w *work) (rule, []verdict) {
 			return chooseRule(vetoSimilo(w.oof), false), vetoSimilo(w.test)
 		}},
@@ -103,7 +102,7 @@ func TestSimiloRobust(t *testing.T) {
 			return chooseAmong(vetoSimilo(w.oof), thresholds(false, true), false), vetoSimilo(w.test)
 		}},
 		{"fits without a third agree, lowest", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.etest }},
-		{"fits without a third agree: shipped", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.vtest }},
+		{"fits without a third agree", func(w *work) (rule, []verdict) { return chooseRule(w.oof, false), w.vtest }},
 		{"fits agree, Similo agrees", func(w *work) (rule, []verdict) {
 			return chooseRule(vetoSimilo(w.oof), false), vetoSimilo(w.etest)
 		}},
@@ -283,67 +282,6 @@ func worst(per []tally) string {
 	return fmt.Sprintf("wrong max %.1f%% (%d with any), removed abstained min %.1f%% (%d picked any)", maxWrong, wrongSites, minAbst, pickedSites)
 }
 
-// thresholds lists the decision rules a chooser considers, the more cautious later so that
-// ties go to them: thresholds from 0.50 to 0.99, with margins when withMargin, and with a
-// higher bar for a vetoed verdict when withDisagree (never choosing a vetoed one last).
-func thresholds(withMargin, withDisagree bool) []rule {
-	margins := []float64{0}
-	if withMargin {
-		margins = []float64{0, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4}
-	}
-	var out []rule
-	for i := 50; i <= 99; i++ {
-		for _, m := range margins {
-			if withDisagree {
-				for j := i; j <= 99; j++ {
-					out = append(out, rule{threshold: float64(i) / 100, margin: m, disagree: float64(j) / 100})
-				}
-			}
-			out = append(out, rule{threshold: float64(i) / 100, margin: m})
-		}
-	}
-	return out
-}
-
-// chooseAmong is chooseRule over the given rules: the one most often correct within trainWrong
-// and trainPicked, ties to the later rule, else the one with the fewest false choices. When
-// perSite, a rule must also keep the shipping goals on every website's verdicts (at most
-// goalWrong wrong, at least goalAbstain of removed elements abstained), not only on their pool.
-func chooseAmong(vs []verdict, rules []rule, perSite bool) rule {
-	bySite := map[string][]verdict{}
-	for _, v := range vs {
-		bySite[v.site] = append(bySite[v.site], v)
-	}
-	best, bestT, feasible := rule{threshold: 0.99}, tally{}, false
-	for _, r := range rules {
-		t := tallyOf(vs, r)
-		ok := float64(t.wrong) <= trainWrong*float64(t.n) && float64(t.picked) <= trainPicked*float64(t.removed)
-		if ok && perSite {
-			for _, sv := range bySite {
-				st := tallyOf(sv, r)
-				if float64(st.wrong) > goalWrong*float64(st.n) || float64(st.picked) > (1-goalAbstain)*float64(st.removed) {
-					ok = false
-					break
-				}
-			}
-		}
-		var better bool
-		switch {
-		case ok && !feasible:
-			better = true
-		case ok:
-			better = t.correct >= bestT.correct
-		case !feasible:
-			f, bf := t.wrong+t.picked, bestT.wrong+bestT.picked
-			better = bestT.n == 0 || f < bf || f == bf && t.correct >= bestT.correct
-		}
-		if better {
-			best, bestT, feasible = r, t, feasible || ok
-		}
-	}
-	return best
-}
-
 // similoFirst gives, for every case in extract's order (the lines of each set in turn, their
 // targets in turn), which candidates Similo ranks first (all of them on a tie).
 func similoFirst(sets ...[]benchLine) [][]bool {
@@ -485,4 +423,27 @@ func caseNLL(d *fitData, p params, c *fitCase) float64 {
 		return lse - s[c.label]
 	}
 	return lse - p[k]
+}
+
+// agreed is predictSites under what procedure made, decided as Engine.LocateOn decides: a
+// verdict is vetoed when a fit without a third of the websites ranks another candidate first.
+func (d *fitData) agreed(f fitted, sites map[string]bool) []verdict {
+	vs := d.predictSites(f.p, sites)
+	for _, p := range f.inner {
+		for i, v := range d.predictSites(p, sites) {
+			vs[i].veto = vs[i].veto || v.best != vs[i].best
+		}
+	}
+	return vs
+}
+
+// agreedLowest is agreed with the confidence the lowest of the fits' (TestSimiloRobust).
+func (d *fitData) agreedLowest(f fitted, sites map[string]bool) []verdict {
+	vs := d.agreed(f, sites)
+	for _, p := range f.inner {
+		for i, v := range d.predictSites(p, sites) {
+			vs[i].confidence = min(vs[i].confidence, v.confidence)
+		}
+	}
+	return vs
 }

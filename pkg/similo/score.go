@@ -299,41 +299,31 @@ func (p *Page) rows(t *features) ([][numFeatures]float64, pageBest) {
 
 // scores adds up, for every candidate, the evidence that it is the element recorded as t, in
 // log-odds: a difference of 1 means e times more likely. It is rows followed by the weighted
-// sum, without keeping every row. When thirds is not nil, thirds[k] receives every candidate's
-// score under the weights fitted without the k-th third of the websites (see Engine.LocateOn);
-// their features are the same, so they cost a sum each.
-func (p *Page) scores(t *features, th *[numThirds][]float64) ([]float64, pageBest) {
+// sum, without keeping every row.
+func (p *Page) scores(t *features) ([]float64, pageBest) {
 	s := make([]float64, len(p.feats))
-	if th != nil {
-		for k := range th {
-			th[k] = make([]float64, len(p.feats))
-		}
-	}
 	best := newPageBest()
-	var rel []relValues
-	if relWeighed {
-		rel = make([]relValues, len(p.feats))
-	}
-	for i := range p.feats {
-		v := p.features(t, &p.feats[i])
-		for f, x := range v {
-			if x == 0 {
-				continue
-			}
-			s[i] += weights[f] * x
-			if th != nil {
-				for k := range th {
-					th[k][i] += thirds[k].w[f] * x
+	if !relWeighed {
+		for i := range p.feats {
+			v := p.features(t, &p.feats[i])
+			for f, x := range v {
+				if x != 0 {
+					s[i] += weights[f] * x
 				}
 			}
 		}
-		if relWeighed {
-			rel[i] = relOf(t, &p.feats[i], &v)
-			best.add(&rel[i])
-		}
-	}
-	if !relWeighed {
 		return s, best
+	}
+	rel := make([]relValues, len(p.feats))
+	for i := range p.feats {
+		v := p.features(t, &p.feats[i])
+		for f, x := range v {
+			if x != 0 {
+				s[i] += weights[f] * x
+			}
+		}
+		rel[i] = relOf(t, &p.feats[i], &v)
+		best.add(&rel[i])
 	}
 	for i := range s {
 		for k, x := range rel[i] {

@@ -12,26 +12,21 @@ package similo
 // does on websites it has never seen; only then was it run on all websites to make what ships,
 // because the same procedure on more data is at least as good. The margin rule is part of it
 // only when that validation said it helps. Weights of features the benchmark does not record
-// are tied to the closest recorded one (tiedWeights in cv_test.go). The procedure's inner fits,
-// each made without a third of the websites, ship too (thirds): a choice needs them to rank
-// the same candidate first, and the confidence is the lowest of the four fits' (TestSimiloRobust
-// compared that with other ways of keeping the confidence honest on websites unlike these).
+// are tied to the closest recorded one (tiedWeights in cv_test.go).
 //
 // Leave-one-website-out figures of the procedure, and the shipped model on the websites it was
 // fitted to:
 //
 //	before: hand weights, pooled       top-1  97.3% | correct  91.0%  wrong  0.7%  abstain   8.4% | removed: abstain  91.3%  picked  8.7%
 //	before: hand weights, LOSO rule    top-1  97.3% | correct  86.6%  wrong  0.0%  abstain  13.4% | removed: abstain  95.0%  picked  5.0%
-//	hand-chosen features, threshold, one fit: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
-//	hand-chosen features, threshold: LOSO top-1  97.0% | correct  84.6%  wrong  0.0%  abstain  15.4% | removed: abstain  99.3%  picked  0.7%
-//	hand-chosen features, threshold 0.52: pooled top-1  97.3% | correct  84.9%  wrong  0.0%  abstain  15.1% | removed: abstain  99.7%  picked  0.3%
-//	hand-chosen features, threshold + margin: LOSO top-1  97.0% | correct  84.6%  wrong  0.0%  abstain  15.4% | removed: abstain  99.3%  picked  0.7%
-//	hand-chosen features, threshold 0.52 + margin 2.00: pooled top-1  97.3% | correct  84.9%  wrong  0.0%  abstain  15.1% | removed: abstain  99.7%  picked  0.3%
-//	with the extension, threshold, one fit: LOSO top-1  96.7% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  98.3%  picked  1.7%
-//	with the extension, threshold: LOSO top-1  96.7% | correct  85.3%  wrong  0.0%  abstain  14.7% | removed: abstain  99.0%  picked  1.0%
-//	with the extension, threshold 0.51: pooled top-1  97.0% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  99.3%  picked  0.7%
-//	with the extension, threshold + margin: LOSO top-1  96.7% | correct  85.3%  wrong  0.0%  abstain  14.7% | removed: abstain  99.0%  picked  1.0%
-//	with the extension, threshold 0.51 + margin 1.00: pooled top-1  97.0% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  99.3%  picked  0.7%
+//	hand-chosen features, threshold: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold 0.52: pooled top-1  97.3% | correct  88.0%  wrong  0.0%  abstain  12.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold + margin: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold 0.52 + margin 2.00: pooled top-1  97.3% | correct  88.0%  wrong  0.0%  abstain  12.0% | removed: abstain  98.7%  picked  1.3%
+//	with the extension, threshold: LOSO top-1  96.7% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold 0.51: pooled top-1  97.0% | correct  88.6%  wrong  0.0%  abstain  11.4% | removed: abstain  99.0%  picked  1.0%
+//	with the extension, threshold + margin: LOSO top-1  96.7% | correct  86.6%  wrong  0.0%  abstain  13.4% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold 0.51 + margin 1.00: pooled top-1  97.0% | correct  88.6%  wrong  0.0%  abstain  11.4% | removed: abstain  99.0%  picked  1.0%
 var weights = [numFeatures]float64{
 	fTagSame:                        1.1574,
 	fTagControl:                     0.8471,
@@ -79,134 +74,6 @@ const absentScore = 8.5565
 // positionEvidence and shapeEvidence are what position and size, and shape, add on average
 // to the right candidate's score: see absentFor.
 const positionEvidence, shapeEvidence = 0.8603, 1.1217
-
-// numThirds is how many groups of websites the procedure's inner validation leaves out in turn.
-const numThirds = 3
-
-// thirds are the procedure's inner fits, each without one group of websites: a choice needs
-// them all to rank the same candidate first (Engine.LocateOn).
-var thirds = [numThirds]fit{
-	{w: [numFeatures]float64{
-		fTagSame:                        1.0837,
-		fTagControl:                     0.7578,
-		fTagOther:                       -1.8417,
-		fTextWords:                      3.4835,
-		fNeighbours:                     0.6276,
-		fClasses:                        -0.0036,
-		fHrefWords:                      2.4483,
-		fIdentWords:                     1.4603,
-		fXPath:                          0.3233,
-		fIdxPath:                        -0.8866,
-		fIdxPathExact:                   2.4003,
-		fRegionShare:                    1.3950,
-		fRegionNone:                     -1.5641,
-		fLocation:                       0.8171,
-		fArea:                           0.7224,
-		fShape:                          1.2042,
-		fDepth:                          -3.4256,
-		fButtonDiffer:                   -0.5561,
-		fTypeSame:                       1.0837,
-		fTypeDiffer:                     -0.9208,
-		fRole:                           1.0837,
-		fForm:                           0.5419,
-		fFrameDiffer:                    -0.5419,
-		fNested:                         -3.2871,
-		fAgree + feature(exID):          1.7029,
-		fAgree + feature(exName):        2.3815,
-		fAgree + feature(exHref):        1.3778,
-		fAgree + feature(exText):        1.9709,
-		fAgree + feature(exAlt):         1.9709,
-		fAgree + feature(exTestID):      7.6139,
-		fAgree + feature(exAccName):     1.9709,
-		fAgree + feature(exLabel):       1.9709,
-		fAgree + feature(exPlaceholder): 1.9709,
-		fAgree + feature(exTitle):       1.9709,
-		fAgree + feature(exHrefPage):    2.6342,
-		fDiffer + feature(exID):         1.2482,
-		fDiffer + feature(exName):       -0.3775,
-		fDiffer + feature(exTestID):     -3.8069,
-	}, absent: 7.6139, position: 0.9339, shape: 1.0293},
-	{w: [numFeatures]float64{
-		fTagSame:                        1.4010,
-		fTagControl:                     0.9001,
-		fTagOther:                       -2.3009,
-		fTextWords:                      4.3369,
-		fNeighbours:                     2.0056,
-		fClasses:                        0.9185,
-		fHrefWords:                      1.7559,
-		fIdentWords:                     1.2104,
-		fXPath:                          0.8886,
-		fIdxPath:                        -2.3364,
-		fIdxPathExact:                   2.4291,
-		fRegionShare:                    2.9542,
-		fRegionNone:                     0.0089,
-		fLocation:                       1.9203,
-		fArea:                           0.4593,
-		fShape:                          0.9346,
-		fDepth:                          -2.8114,
-		fButtonDiffer:                   0.8046,
-		fTypeSame:                       1.4010,
-		fTypeDiffer:                     -1.1505,
-		fRole:                           1.4010,
-		fForm:                           0.7005,
-		fFrameDiffer:                    -0.7005,
-		fNested:                         -4.6199,
-		fAgree + feature(exID):          1.3280,
-		fAgree + feature(exName):        2.8958,
-		fAgree + feature(exHref):        0.9829,
-		fAgree + feature(exText):        2.7482,
-		fAgree + feature(exAlt):         2.7482,
-		fAgree + feature(exTestID):      9.9060,
-		fAgree + feature(exAccName):     2.7482,
-		fAgree + feature(exLabel):       2.7482,
-		fAgree + feature(exPlaceholder): 2.7482,
-		fAgree + feature(exTitle):       2.7482,
-		fAgree + feature(exHrefPage):    1.4783,
-		fDiffer + feature(exID):         0.5188,
-		fDiffer + feature(exName):       -0.4186,
-		fDiffer + feature(exTestID):     -4.9530,
-	}, absent: 9.9060, position: 1.3202, shape: 0.8383},
-	{w: [numFeatures]float64{
-		fTagSame:                        1.2481,
-		fTagControl:                     0.6703,
-		fTagOther:                       -1.9186,
-		fTextWords:                      3.8626,
-		fNeighbours:                     1.2683,
-		fClasses:                        0.7174,
-		fHrefWords:                      2.1067,
-		fIdentWords:                     1.1363,
-		fXPath:                          0.8168,
-		fIdxPath:                        -1.7275,
-		fIdxPathExact:                   3.0545,
-		fRegionShare:                    0.7099,
-		fRegionNone:                     -0.7942,
-		fLocation:                       0.6672,
-		fArea:                           0.3963,
-		fShape:                          1.7436,
-		fDepth:                          -4.1060,
-		fButtonDiffer:                   -0.2470,
-		fTypeSame:                       1.2481,
-		fTypeDiffer:                     -0.9593,
-		fRole:                           1.2481,
-		fForm:                           0.6241,
-		fFrameDiffer:                    -0.6241,
-		fNested:                         -2.5497,
-		fAgree + feature(exID):          1.1320,
-		fAgree + feature(exName):        2.9946,
-		fAgree + feature(exHref):        0.7247,
-		fAgree + feature(exText):        2.4003,
-		fAgree + feature(exAlt):         2.4003,
-		fAgree + feature(exTestID):      9.1166,
-		fAgree + feature(exAccName):     2.4003,
-		fAgree + feature(exLabel):       2.4003,
-		fAgree + feature(exPlaceholder): 2.4003,
-		fAgree + feature(exTitle):       2.4003,
-		fAgree + feature(exHrefPage):    2.6008,
-		fDiffer + feature(exID):         2.0267,
-		fDiffer + feature(exName):       -1.4755,
-		fDiffer + feature(exTestID):     -4.5583,
-	}, absent: 9.1166, position: 0.5682, shape: 1.5800},
-}
 
 // ShippingThreshold is the posterior a choice needs unless an Engine says otherwise.
 const ShippingThreshold = 0.52
