@@ -602,10 +602,11 @@ func TestSimiloCV(t *testing.T) {
 		row(v.name+", threshold + margin: LOSO", with)
 		m = f.model(true)
 		row(fmt.Sprintf("%s, threshold %.2f + margin %.2f: pooled", v.name, m.r.threshold, m.r.margin), tallyOf(v.d.predictSites(m.p, all), m.r))
-		// The margin rule is used only if validation says it helps: fewer false choices on
-		// the websites left out, or as few and more correct ones.
-		useMargin := with.wrong+with.picked < no.wrong+no.picked ||
-			with.wrong+with.picked == no.wrong+no.picked && with.correct > no.correct
+		// The margin rule is measured and not used: on the transfer splits (TestSimiloRobust)
+		// a margin chosen beside the threshold picked more removed elements when a third of
+		// the websites was held out, and never fewer on any split, while the figures above
+		// move by one element either way.
+		const useMargin = false
 		outs = append(outs, outcome{v.d, no, with, f, useMargin})
 	}
 	b, e := outs[0], outs[1]
@@ -615,7 +616,7 @@ func TestSimiloCV(t *testing.T) {
 	if keepExt {
 		chosen = outs[1]
 	}
-	t.Logf("extension kept: %v; margin rule supported by validation: %v", keepExt, chosen.useMargin)
+	t.Logf("extension kept: %v; margin rule used: %v", keepExt, chosen.useMargin)
 
 	// The fit must have reached the optimum: the gradient vanishes there.
 	g := make([]float64, len(chosen.f.p))
