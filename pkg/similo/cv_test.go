@@ -470,16 +470,17 @@ func source(d *fitData, m model, withMargin bool, figures []string, position, sh
 	b.WriteString("package similo\n\n")
 	b.WriteString(`// The model below was made by one procedure (TestSimiloCV in cv_test.go, run by make bench):
 // the weights maximise the likelihood of the engine's posterior on the development benchmark's
-// websites, with and without the expected element, and the decision rule (threshold and
-// margin) is the most accurate one that keeps wrong choices and choices among removed
-// elements within half the shipping goals on the cases of the websites, as seen by weights
-// fitted on the other websites, and the shipping goals on each website's. The procedure was first validated by leaving each website out in turn
-// (running it on the other 17 and measuring the one left out), which is the estimate of how it
-// does on websites it has never seen; only then was it run on all websites to make what ships,
-// because the same procedure on more data is at least as good. The margin rule is part of it
-// only when that validation said it helps. Weights of features the benchmark does not record
-// are tied to the closest recorded one (tiedWeights in cv_test.go). TestSimiloRobust compares
-// this rule with other ways of keeping the engine honest on websites unlike these.
+// websites, with and without the expected element, and the decision threshold is the most
+// accurate one that keeps wrong choices and choices among removed elements within half the
+// shipping goals on the pooled cases of the websites, and within the goals on each website's,
+// as seen by weights fitted on the other websites. The procedure was first validated by
+// leaving each website out in turn (running it on the other 17 and measuring the one left
+// out), which is the estimate of how it does on websites it has never seen; only then was it
+// run on all websites to make what ships, because the same procedure on more data is at least
+// as good. A margin rule is measured and not used (see TestSimiloCV). Weights of features the
+// benchmark does not record are tied to the closest recorded one (tiedWeights in cv_test.go).
+// TestSimiloRobust compares this rule with other ways of keeping the engine honest on websites
+// unlike these.
 //
 // Leave-one-website-out figures of the procedure, and the shipped model on the websites it was
 // fitted to:
