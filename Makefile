@@ -95,6 +95,7 @@ bench:
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -run '^TestSimiloBench$$' -v ./pkg/similo/
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -timeout 30m -run '^TestSimiloCV$$' -v ./pkg/similo/ -args -similo.cv
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -timeout 60m -run '^TestSimiloTransfer$$' -v ./pkg/similo/ -args -similo.cv
+	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -timeout 90m -run '^TestSimiloRobust$$' -v ./pkg/similo/ -args -similo.cv
 	SIMILO_BENCH_DIR=$(BENCH_DATA) $(GO) test -count=1 -run '^TestLocatorWordsBench$$' -v ./pkg/builtin/
 	$(GO) test -run '^$$' -bench BenchmarkLocate -benchtime 2s -cpu 1 ./pkg/similo/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./pkg/browser/

@@ -86,10 +86,10 @@ func TestSimiloBench(t *testing.T) {
 					}
 					ci++
 				}
-				if m.Abstained() != !(rule{ShippingThreshold, ShippingMargin}).chooses(v) {
+				if m.Abstained() != !(rule{threshold: ShippingThreshold, margin: ShippingMargin}).chooses(v) {
 					t.Fatalf("%s target %d: engine abstained %v at confidence %v margin %v", l.App, i, m.Abstained(), m.Confidence, m.Margin)
 				}
-				shipped.add(v, rule{ShippingThreshold, ShippingMargin})
+				shipped.add(v, rule{threshold: ShippingThreshold, margin: ShippingMargin})
 				always.add(v, rule{threshold: math.Inf(-1), margin: math.Inf(-1)})
 			}
 		}

@@ -24,15 +24,21 @@ const goalCorrect, goalWrong, goalAbstain = 0.95, 0.02, 0.90
 // The decision rule is chosen on the training websites with half the allowed error on both
 // sides: at most 1% wrong choices, and at most 5% choices among removed elements. Figures
 // measured where the rule was chosen are better than on new websites, and half is room for
-// that.
+// that. Each website's verdicts must also keep the goals themselves (fitted.model).
 const trainWrong, trainPicked = 0.01, 0.05
 
 // rule is the decision: choose the best candidate when its posterior and its lead over the
 // runner-up are both high enough.
-type rule struct{ threshold, margin float64 }
+type rule struct {
+	threshold, margin float64
+	// disagree is the confidence a vetoed verdict needs (TestSimiloRobust: a second scorer
+	// ranks another candidate first); 0 means a veto always abstains.
+	disagree float64
+}
 
 func (r rule) chooses(v verdict) bool {
-	return v.confidence >= r.threshold && v.margin >= r.margin && !v.twin
+	return v.confidence >= r.threshold && v.margin >= r.margin && !v.twin &&
+		(!v.veto || r.disagree > 0 && v.confidence >= r.disagree)
 }
 
 // tally counts outcomes: on cases whose element exists, correct, wrong and abstained choices;
@@ -129,6 +135,67 @@ func chooseRule(vs []verdict, withMargin bool) rule {
 	return best
 }
 
+// thresholds lists the decision rules a chooser considers, the more cautious later so that
+// ties go to them: thresholds from 0.50 to 0.99, with margins when withMargin, and with a
+// higher bar for a vetoed verdict when withDisagree (never choosing a vetoed one last).
+func thresholds(withMargin, withDisagree bool) []rule {
+	margins := []float64{0}
+	if withMargin {
+		margins = []float64{0, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4}
+	}
+	var out []rule
+	for i := 50; i <= 99; i++ {
+		for _, m := range margins {
+			if withDisagree {
+				for j := i; j <= 99; j++ {
+					out = append(out, rule{threshold: float64(i) / 100, margin: m, disagree: float64(j) / 100})
+				}
+			}
+			out = append(out, rule{threshold: float64(i) / 100, margin: m})
+		}
+	}
+	return out
+}
+
+// chooseAmong is chooseRule over the given rules: the one most often correct within trainWrong
+// and trainPicked, ties to the later rule, else the one with the fewest false choices. When
+// perSite, a rule must also keep the shipping goals on every website's verdicts (at most
+// goalWrong wrong, at least goalAbstain of removed elements abstained), not only on their pool.
+func chooseAmong(vs []verdict, rules []rule, perSite bool) rule {
+	bySite := map[string][]verdict{}
+	for _, v := range vs {
+		bySite[v.site] = append(bySite[v.site], v)
+	}
+	best, bestT, feasible := rule{threshold: 0.99}, tally{}, false
+	for _, r := range rules {
+		t := tallyOf(vs, r)
+		ok := float64(t.wrong) <= trainWrong*float64(t.n) && float64(t.picked) <= trainPicked*float64(t.removed)
+		if ok && perSite {
+			for _, sv := range bySite {
+				st := tallyOf(sv, r)
+				if float64(st.wrong) > goalWrong*float64(st.n) || float64(st.picked) > (1-goalAbstain)*float64(st.removed) {
+					ok = false
+					break
+				}
+			}
+		}
+		var better bool
+		switch {
+		case ok && !feasible:
+			better = true
+		case ok:
+			better = t.correct >= bestT.correct
+		case !feasible:
+			f, bf := t.wrong+t.picked, bestT.wrong+bestT.picked
+			better = bestT.n == 0 || f < bf || f == bf && t.correct >= bestT.correct
+		}
+		if better {
+			best, bestT, feasible = r, t, feasible || ok
+		}
+	}
+	return best
+}
+
 // model is what the procedure produces: fitted weights and absent score, and a decision rule.
 type model struct {
 	p params
@@ -145,6 +212,8 @@ const innerFolds = 3
 type fitted struct {
 	p   params
 	oof []verdict
+	// inner are the inner fits, one per group of websites left out, in innerGroups' order.
+	inner []params
 }
 
 // procedure is how the shipped model is made from a set of websites: the weights by maximum
@@ -169,6 +238,7 @@ func procedureFrom(d *fitData, train []string, start params) fitted {
 	order := slices.Clone(train)
 	slices.SortStableFunc(order, func(a, b string) int { return n[b] - n[a] })
 	var oof []verdict
+	var inner []params
 	for g := range innerFolds {
 		in, out := map[string]bool{}, map[string]bool{}
 		for i, s := range order {
@@ -181,20 +251,30 @@ func procedureFrom(d *fitData, train []string, start params) fitted {
 		if len(out) == 0 || len(in) == 0 {
 			continue
 		}
-		oof = append(oof, d.predictSites(d.fit(in, full), out)...)
+		p := d.fit(in, full)
+		inner = append(inner, p)
+		oof = append(oof, d.predictSites(p, out)...)
 	}
-	return fitted{p: full, oof: oof}
+	return fitted{p: full, oof: oof, inner: inner}
 }
 
-func (f fitted) model(withMargin bool) model { return model{p: f.p, r: chooseRule(f.oof, withMargin)} }
+// model is what the procedure ships: the fitted weights and the decision rule chosen on the
+// inner held-out verdicts so that it keeps the goals on every website, not only on their pool
+// (chooseAmong with perSite). A threshold that keeps them only on average leaves some
+// websites above them, and a new website may be one of those: on websites unlike the
+// training ones, the pooled choice made 2.9% wrong choices where every split here showed 0.
+func (f fitted) model(withMargin bool) model {
+	return model{p: f.p, r: chooseAmong(f.oof, thresholds(withMargin, false), true)}
+}
 
 // loso validates the procedure: for each website, run it on the others and measure the one left
 // out with what it produced. The sum is the estimate of how the shipped model does on websites
 // nobody has seen, which figures on the websites it was fitted to are not. It returns the
 // figures without and with the margin rule, each with a line per website.
-func loso(d *fitData, sites []string) (no, with tally, lines []string) {
+func loso(d *fitData, sites []string) (no, with, pooled tally, lines []string) {
 	per := make([][2]tally, len(sites))
 	rules := make([][2]rule, len(sites))
+	pool := make([]tally, len(sites))
 	parallel(len(sites), func(i int) {
 		var train []string
 		for _, s := range sites {
@@ -208,14 +288,16 @@ func loso(d *fitData, sites []string) (no, with tally, lines []string) {
 			m := f.model(withMargin)
 			per[i][k], rules[i][k] = tallyOf(test, m.r), m.r
 		}
+		pool[i] = tallyOf(test, chooseRule(f.oof, false))
 	})
 	for i, s := range sites {
 		no.merge(per[i][0])
 		with.merge(per[i][1])
+		pooled.merge(pool[i])
 		lines = append(lines, fmt.Sprintf("held out %-11s rule %.2f   %v", s, rules[i][0].threshold, per[i][0]),
 			fmt.Sprintf("%-20s rule %.2f %.2f %v", "", rules[i][1].threshold, rules[i][1].margin, per[i][1]))
 	}
-	return no, with, lines
+	return no, with, pooled, lines
 }
 
 // handWeights are the weights the engine shipped before they were fitted, chosen by reasoning
@@ -388,15 +470,17 @@ func source(d *fitData, m model, withMargin bool, figures []string, position, sh
 	b.WriteString("package similo\n\n")
 	b.WriteString(`// The model below was made by one procedure (TestSimiloCV in cv_test.go, run by make bench):
 // the weights maximise the likelihood of the engine's posterior on the development benchmark's
-// websites, with and without the expected element, and the decision rule (threshold and
-// margin) is the most accurate one that keeps wrong choices and choices among removed
-// elements within half the shipping goals on each website's cases as seen by weights fitted on
-// the other websites. The procedure was first validated by leaving each website out in turn
-// (running it on the other 17 and measuring the one left out), which is the estimate of how it
-// does on websites it has never seen; only then was it run on all websites to make what ships,
-// because the same procedure on more data is at least as good. The margin rule is part of it
-// only when that validation said it helps. Weights of features the benchmark does not record
-// are tied to the closest recorded one (tiedWeights in cv_test.go).
+// websites, with and without the expected element, and the decision threshold is the most
+// accurate one that keeps wrong choices and choices among removed elements within half the
+// shipping goals on the pooled cases of the websites, and within the goals on each website's,
+// as seen by weights fitted on the other websites. The procedure was first validated by
+// leaving each website out in turn (running it on the other 17 and measuring the one left
+// out), which is the estimate of how it does on websites it has never seen; only then was it
+// run on all websites to make what ships, because the same procedure on more data is at least
+// as good. A margin rule is measured and not used (see TestSimiloCV). Weights of features the
+// benchmark does not record are tied to the closest recorded one (tiedWeights in cv_test.go).
+// TestSimiloRobust compares this rule with other ways of keeping the engine honest on websites
+// unlike these.
 //
 // Leave-one-website-out figures of the procedure, and the shipped model on the websites it was
 // fitted to:
@@ -507,21 +591,23 @@ func TestSimiloCV(t *testing.T) {
 		name string
 		d    *fitData
 	}{{"hand-chosen features", &base}, {"with the extension", d}} {
-		no, with, lines := loso(v.d, sites)
+		no, with, pooled, lines := loso(v.d, sites)
 		for _, l := range lines {
 			t.Log(l)
 		}
 		f := procedure(v.d, sites)
+		row(v.name+", threshold kept on the pool: LOSO", pooled)
 		row(v.name+", threshold: LOSO", no)
 		m := f.model(false)
 		row(fmt.Sprintf("%s, threshold %.2f: pooled", v.name, m.r.threshold), tallyOf(v.d.predictSites(m.p, all), m.r))
 		row(v.name+", threshold + margin: LOSO", with)
 		m = f.model(true)
 		row(fmt.Sprintf("%s, threshold %.2f + margin %.2f: pooled", v.name, m.r.threshold, m.r.margin), tallyOf(v.d.predictSites(m.p, all), m.r))
-		// The margin rule is used only if validation says it helps: fewer false choices on
-		// the websites left out, or as few and more correct ones.
-		useMargin := with.wrong+with.picked < no.wrong+no.picked ||
-			with.wrong+with.picked == no.wrong+no.picked && with.correct > no.correct
+		// The margin rule is measured and not used: on the transfer splits (TestSimiloRobust)
+		// a margin chosen beside the threshold picked more removed elements when a third of
+		// the websites was held out, and never fewer on any split, while the figures above
+		// move by one element either way.
+		const useMargin = false
 		outs = append(outs, outcome{v.d, no, with, f, useMargin})
 	}
 	b, e := outs[0], outs[1]
@@ -531,7 +617,7 @@ func TestSimiloCV(t *testing.T) {
 	if keepExt {
 		chosen = outs[1]
 	}
-	t.Logf("extension kept: %v; margin rule supported by validation: %v", keepExt, chosen.useMargin)
+	t.Logf("extension kept: %v; margin rule used: %v", keepExt, chosen.useMargin)
 
 	// The fit must have reached the optimum: the gradient vanishes there.
 	g := make([]float64, len(chosen.f.p))

@@ -36,6 +36,11 @@ type fitData struct {
 	cases []fitCase
 	// frozen marks features the fit keeps at weight 0, to measure what they add.
 	frozen map[feature]bool
+	// toward, a unit vector over the columns, and shrink add shrink/2 times the squared
+	// distance of the weights from the line through toward to the objective: the fit is pulled
+	// towards weights proportional to toward, at whatever scale fits best (TestSimiloRobust).
+	toward []float64
+	shrink float64
 }
 
 // extract computes every case's feature values. removed marks lines whose expected element
@@ -163,16 +168,22 @@ func (d *fitData) objective(p params, use func(*fitCase) bool, grad []float64) f
 	if n == 0 {
 		return 0
 	}
-	var pen float64
+	var pen, along float64
+	if d.shrink > 0 {
+		along = dotF(p[:k], d.toward)
+	}
 	for f := range k {
 		grad[f] = grad[f]/float64(n) + ridge*p[f]
+		if d.shrink > 0 {
+			grad[f] += d.shrink * (p[f] - along*d.toward[f])
+		}
 		if d.frozen[d.cols[f]] {
 			grad[f] = 0 // and the weight stays where it starts: 0
 		}
 		pen += p[f] * p[f]
 	}
 	grad[k] /= float64(n)
-	return nll/float64(n) + ridge/2*pen
+	return nll/float64(n) + ridge/2*pen + d.shrink/2*(pen-along*along)
 }
 
 // fit minimises the objective over the cases of sites with L-BFGS, starting from start (nil
@@ -280,6 +291,11 @@ type verdict struct {
 	confidence float64
 	margin     float64
 	twin       bool // the best candidate is a row twin, which the engine never chooses
+	// best is the best candidate's index and ci the case's index in fitData.cases, for rules
+	// that look at the case again (TestSimiloRobust).
+	best, ci int
+	// veto marks a verdict a decision rule under test declines whatever its confidence.
+	veto bool
 }
 
 // predict applies params to one case the way Engine.LocateOn does.
@@ -303,7 +319,7 @@ func (d *fitData) predict(p params, c *fitCase) verdict {
 	for _, v := range s {
 		z += math.Exp(v - hi)
 	}
-	out := verdict{site: c.site, removed: c.label < 0, right: best >= 0 && best == c.label}
+	out := verdict{site: c.site, removed: c.label < 0, right: best >= 0 && best == c.label, best: best}
 	if best < 0 {
 		return out
 	}
@@ -322,7 +338,9 @@ func (d *fitData) predictSites(p params, sites map[string]bool) []verdict {
 	var out []verdict
 	for i := range d.cases {
 		if sites[d.cases[i].site] {
-			out = append(out, d.predict(p, &d.cases[i]))
+			v := d.predict(p, &d.cases[i])
+			v.ci = i
+			out = append(out, v)
 		}
 	}
 	return out

@@ -4,28 +4,32 @@ package similo
 
 // The model below was made by one procedure (TestSimiloCV in cv_test.go, run by make bench):
 // the weights maximise the likelihood of the engine's posterior on the development benchmark's
-// websites, with and without the expected element, and the decision rule (threshold and
-// margin) is the most accurate one that keeps wrong choices and choices among removed
-// elements within half the shipping goals on each website's cases as seen by weights fitted on
-// the other websites. The procedure was first validated by leaving each website out in turn
-// (running it on the other 17 and measuring the one left out), which is the estimate of how it
-// does on websites it has never seen; only then was it run on all websites to make what ships,
-// because the same procedure on more data is at least as good. The margin rule is part of it
-// only when that validation said it helps. Weights of features the benchmark does not record
-// are tied to the closest recorded one (tiedWeights in cv_test.go).
+// websites, with and without the expected element, and the decision threshold is the most
+// accurate one that keeps wrong choices and choices among removed elements within half the
+// shipping goals on the pooled cases of the websites, and within the goals on each website's,
+// as seen by weights fitted on the other websites. The procedure was first validated by
+// leaving each website out in turn (running it on the other 17 and measuring the one left
+// out), which is the estimate of how it does on websites it has never seen; only then was it
+// run on all websites to make what ships, because the same procedure on more data is at least
+// as good. A margin rule is measured and not used (see TestSimiloCV). Weights of features the
+// benchmark does not record are tied to the closest recorded one (tiedWeights in cv_test.go).
+// TestSimiloRobust compares this rule with other ways of keeping the engine honest on websites
+// unlike these.
 //
 // Leave-one-website-out figures of the procedure, and the shipped model on the websites it was
 // fitted to:
 //
 //	before: hand weights, pooled       top-1  97.3% | correct  91.0%  wrong  0.7%  abstain   8.4% | removed: abstain  91.3%  picked  8.7%
 //	before: hand weights, LOSO rule    top-1  97.3% | correct  86.6%  wrong  0.0%  abstain  13.4% | removed: abstain  95.0%  picked  5.0%
-//	hand-chosen features, threshold: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
-//	hand-chosen features, threshold 0.52: pooled top-1  97.3% | correct  88.0%  wrong  0.0%  abstain  12.0% | removed: abstain  98.7%  picked  1.3%
-//	hand-chosen features, threshold + margin: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold kept on the pool: LOSO top-1  97.0% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold: LOSO top-1  97.0% | correct  85.3%  wrong  0.0%  abstain  14.7% | removed: abstain  98.7%  picked  1.3%
+//	hand-chosen features, threshold 0.56: pooled top-1  97.3% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  99.0%  picked  1.0%
+//	hand-chosen features, threshold + margin: LOSO top-1  97.0% | correct  85.6%  wrong  0.0%  abstain  14.4% | removed: abstain  98.7%  picked  1.3%
 //	hand-chosen features, threshold 0.52 + margin 2.00: pooled top-1  97.3% | correct  88.0%  wrong  0.0%  abstain  12.0% | removed: abstain  98.7%  picked  1.3%
-//	with the extension, threshold: LOSO top-1  96.7% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold kept on the pool: LOSO top-1  96.7% | correct  87.0%  wrong  0.0%  abstain  13.0% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold: LOSO top-1  96.7% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
 //	with the extension, threshold 0.51: pooled top-1  97.0% | correct  88.6%  wrong  0.0%  abstain  11.4% | removed: abstain  99.0%  picked  1.0%
-//	with the extension, threshold + margin: LOSO top-1  96.7% | correct  86.6%  wrong  0.0%  abstain  13.4% | removed: abstain  98.3%  picked  1.7%
+//	with the extension, threshold + margin: LOSO top-1  96.7% | correct  86.0%  wrong  0.0%  abstain  14.0% | removed: abstain  98.7%  picked  1.3%
 //	with the extension, threshold 0.51 + margin 1.00: pooled top-1  97.0% | correct  88.6%  wrong  0.0%  abstain  11.4% | removed: abstain  99.0%  picked  1.0%
 var weights = [numFeatures]float64{
 	fTagSame:                        1.1574,
@@ -76,7 +80,7 @@ const absentScore = 8.5565
 const positionEvidence, shapeEvidence = 0.8603, 1.1217
 
 // ShippingThreshold is the posterior a choice needs unless an Engine says otherwise.
-const ShippingThreshold = 0.52
+const ShippingThreshold = 0.56
 
 // ShippingMargin is the lead in score points over the runner-up a choice needs unless an
 // Engine says otherwise.
