@@ -107,32 +107,7 @@ func (t tally) meetsGoals() bool {
 // trainWrong and trainPicked; ties go to the more cautious rule. When no rule is within both,
 // the one with the fewest false choices (wrong plus picked) wins.
 func chooseRule(vs []verdict, withMargin bool) rule {
-	margins := []float64{0}
-	if withMargin {
-		margins = []float64{0, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 4}
-	}
-	best, bestT, feasible := rule{threshold: 0.99}, tally{}, false
-	for i := 50; i <= 99; i++ {
-		for _, m := range margins {
-			r := rule{threshold: float64(i) / 100, margin: m}
-			t := tallyOf(vs, r)
-			ok := float64(t.wrong) <= trainWrong*float64(t.n) && float64(t.picked) <= trainPicked*float64(t.removed)
-			var better bool
-			switch {
-			case ok && !feasible:
-				better = true
-			case ok:
-				better = t.correct >= bestT.correct
-			case !feasible:
-				f, bf := t.wrong+t.picked, bestT.wrong+bestT.picked
-				better = bestT.n == 0 || f < bf || f == bf && t.correct >= bestT.correct
-			}
-			if better {
-				best, bestT, feasible = r, t, feasible || ok
-			}
-		}
-	}
-	return best
+	return chooseAmong(vs, thresholds(withMargin, false), false)
 }
 
 // thresholds lists the decision rules a chooser considers, the more cautious later so that
