@@ -885,8 +885,9 @@ func endpoint(q gardener.Request) string {
 // request in flight that could still bring the element (settledRequests) for quietWindow, the
 // document unchanged as long, and, unless a run already reported the step failing or the step
 // checks where the page is (Step.PlaceCheck), no visible element matching the step's locator or
-// any alternative. A place check waits patiently unless reported (see gardener.QuietFail). The returned func says,
-// after the step, how long it ran before the watch ended it (zero when the watch did not).
+// any alternative. A place check waits patiently unless reported (see gardener.QuietFail). The
+// returned func says, after the step, how long it ran before the watch ended it (zero when the
+// watch did not).
 func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
 	place := st.PlaceCheck()
 	patient := qf.Patient || (place && !qf.Reported)
