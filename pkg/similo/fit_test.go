@@ -117,6 +117,22 @@ const ridge = 1e-3
 // params are the fitted values: one weight per fitted column, then the absent score.
 type params []float64
 
+// logits fills s with the case's candidate scores under p (p[k] is the absent score) and returns
+// them with the log-sum-exp of all of them and "gone".
+func (c *fitCase) logits(p params, k int, s []float64) ([]float64, float64) {
+	s = s[:0]
+	hi := p[k]
+	for j := 0; j < c.n; j++ {
+		s = append(s, c.dot(p, j))
+		hi = max(hi, s[j])
+	}
+	z := math.Exp(p[k] - hi)
+	for _, v := range s {
+		z += math.Exp(v - hi)
+	}
+	return s, hi + math.Log(z)
+}
+
 // objective returns the mean negative log-likelihood plus the penalty over the cases for which
 // use is true, and its gradient into grad.
 func (d *fitData) objective(p params, use func(*fitCase) bool, grad []float64) float64 {
@@ -131,17 +147,8 @@ func (d *fitData) objective(p params, use func(*fitCase) bool, grad []float64) f
 			continue
 		}
 		n++
-		s = s[:0]
-		hi := p[k]
-		for j := 0; j < c.n; j++ {
-			s = append(s, c.dot(p, j))
-			hi = max(hi, s[j])
-		}
-		z := math.Exp(p[k] - hi)
-		for _, v := range s {
-			z += math.Exp(v - hi)
-		}
-		lse := hi + math.Log(z)
+		var lse float64
+		s, lse = c.logits(p, k, s)
 		if c.label >= 0 {
 			nll += lse - s[c.label]
 		} else {

@@ -408,17 +408,7 @@ func innerGroups(d *fitData, train []string) []innerGroup {
 // caseNLL is the negative log-likelihood of one case's answer (its element, or "gone") under p.
 func caseNLL(d *fitData, p params, c *fitCase) float64 {
 	k := len(d.cols)
-	s := make([]float64, c.n)
-	hi := p[k]
-	for j := range s {
-		s[j] = c.dot(p, j)
-		hi = max(hi, s[j])
-	}
-	z := math.Exp(p[k] - hi)
-	for _, v := range s {
-		z += math.Exp(v - hi)
-	}
-	lse := hi + math.Log(z)
+	s, lse := c.logits(p, k, nil)
 	if c.label >= 0 {
 		return lse - s[c.label]
 	}
