@@ -298,19 +298,24 @@ func (c *climb) quietFail() map[int]gardener.QuietFail {
 // rule. A repair that replays the test first to learn whether it fails (the CLI's and MCP's
 // repair with no green run recorded) replays it so too.
 func QuietFailOf(t gardener.Test, reported *gardener.RunResult) map[int]gardener.QuietFail {
+	// With no run of this version reported failing, this replay is what says whether the test
+	// fails at all: it waits for a slow answer as a proof does (Patient), or a slow app's test
+	// would be called red where a plain run passes. With one, the failure is known and the
+	// replay is for its snapshot.
+	known := reported != nil && !reported.Passed && reported.TestID == t.ID && reported.TestVersion == t.Version
 	out := map[int]gardener.QuietFail{}
 	for i, st := range t.Steps {
 		switch {
 		case st.Kind == gardener.Intent || !st.Target().IsZero():
 			// Each step inside a block gives up when its own locator matches nothing on a
 			// quiet page: a renamed button inside a login block is as gone as one outside.
-			out[i] = gardener.QuietFail{}
+			out[i] = gardener.QuietFail{Patient: !known}
 		case st.PlaceCheck():
 			// No element to look for: it ends on a quiet page, patiently (gardener.QuietFail).
-			out[i] = gardener.QuietFail{}
+			out[i] = gardener.QuietFail{Patient: !known}
 		}
 	}
-	if r := reported; r != nil && !r.Passed && r.TestID == t.ID && r.TestVersion == t.Version && r.FailedIndex >= 0 && r.FailedIndex < len(t.Steps) && !strings.Contains(r.FailedStep, ".") {
+	if r := reported; known && r.FailedIndex >= 0 && r.FailedIndex < len(t.Steps) && !strings.Contains(r.FailedStep, ".") {
 		q := out[r.FailedIndex]
 		q.Reported = true
 		out[r.FailedIndex] = q

@@ -198,7 +198,8 @@ func TestNoLookAheadPastAFailingClick(t *testing.T) {
 
 // TestQuietFailOfChecksOfWhereThePageIs: a reproduction's assert or wait on the URL or title
 // gives up on a quiet page (gardener.QuietFail: patiently unless reported); a check that names
-// an element keeps the locator rule; a timed wait and a goto have none.
+// an element keeps the locator rule; a timed wait and a goto have none. With no failing run
+// reported every rule is patient: the replay decides whether the test fails.
 func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
 	tc := gardener.Test{ID: "login", Version: 1, Steps: []gardener.Step{
 		{Kind: gardener.Goto, URL: "/login"},
@@ -210,8 +211,10 @@ func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
 	}}
 	q := QuietFailOf(tc, nil)
 	for _, i := range []int{1, 2, 3, 4} {
-		if got, ok := q[i]; !ok || got.Reported || tc.Steps[i].PlaceCheck() != (i < 4) {
-			t.Errorf("step %d: %+v (set %v, a place check %v), want a quiet rule", i+1, got, ok, tc.Steps[i].PlaceCheck())
+		// No run reported failing: this replay says whether the test fails, so it waits for
+		// slow answers.
+		if got, ok := q[i]; !ok || got.Reported || !got.Patient || tc.Steps[i].PlaceCheck() != (i < 4) {
+			t.Errorf("step %d: %+v (set %v, a place check %v), want a patient quiet rule", i+1, got, ok, tc.Steps[i].PlaceCheck())
 		}
 	}
 	for _, i := range []int{0, 5} {
@@ -220,7 +223,11 @@ func TestQuietFailOfChecksOfWhereThePageIs(t *testing.T) {
 		}
 	}
 	reported := &gardener.RunResult{TestID: "login", TestVersion: 1, Passed: false, FailedIndex: 2, FailedStep: "3", ErrorKind: gardener.ErrTimeout}
-	if got := QuietFailOf(tc, reported)[2]; !got.Reported {
-		t.Errorf("the reported wait: %+v, want reported", got)
+	withRun := QuietFailOf(tc, reported)
+	if got := withRun[2]; !got.Reported || got.Patient {
+		t.Errorf("the reported wait: %+v, want reported, not patient", got)
+	}
+	if got := withRun[4]; got.Patient {
+		t.Errorf("the text check with a failure reported: %+v, want no patience (the replay is for a snapshot)", got)
 	}
 }
