@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -565,9 +566,6 @@ func (noReplay) Replay(context.Context, gardener.Test, gardener.ReplayOptions) (
 	return gardener.Replay{}, fmt.Errorf("the security suite replays no page")
 }
 
-// machines are the template's state machines, whose executions an event may start.
-var machines = []string{"RepairStateMachine", "StagingStateMachine", "SuiteStateMachine"}
-
 // event puts a's event on the world's bus from the platform's source (the template's
 // PlatformEventSource) and answers, once every execution it started ended, each one's machine,
 // status and failure or output, with the failures its tasks answered (where a function's
@@ -580,6 +578,7 @@ func (w *world) event(t *testing.T, a ask) result {
 	}
 	w.st.Wait()
 	var said []string
+	machines := slices.Sorted(maps.Keys(w.st.Template().StateMachines))
 	for _, m := range machines {
 		for _, ex := range w.st.Executions(m) {
 			line := m + " " + string(ex.Status)
