@@ -80,7 +80,7 @@ type demoSummary struct {
 func runDemo(ctx context.Context, c *cli, args []string) int {
 	fs := c.flags("demo")
 	var o localOptions
-	fs.StringVar(&o.template, "template", "", "template.yaml to read the wiring from (default: found from the working directory up)")
+	fs.StringVar(&o.template, "template", "", templateUsage)
 	fs.StringVar(&o.state, "state", "", "`DIR` of the embedded store (default: a fresh temporary directory)")
 	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint `URL` instead of the embedded store")
 	fs.StringVar(&o.region, "region", "", regionFlag)

@@ -136,3 +136,32 @@ func TestMalformedTestFileNamesItsPath(t *testing.T) {
 		}
 	}
 }
+
+// A team runs the checkout's bin/gardener from its own repository: the template is found from
+// the binary's directory up when the working directory has none, and a template above the
+// working directory wins over the binary's.
+func TestTemplateFoundFromTheWorkingDirectoryThenTheBinary(t *testing.T) {
+	teamRepo, checkout := t.TempDir(), t.TempDir()
+	bin := filepath.Join(checkout, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(checkout, "template.yaml")
+	if err := os.WriteFile(want, []byte("Resources: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := templateFrom(filepath.Join(teamRepo, "tests"), bin); err != nil || got != want {
+		t.Fatalf("from a team's repository with the checkout's binary: %q, %v; want %q", got, err, want)
+	}
+	if got, err := templateFrom(bin, teamRepo); err != nil || got != want {
+		t.Fatalf("from inside the checkout: %q, %v; want %q", got, err, want)
+	}
+	// A directory named template.yaml is no template.
+	if err := os.Mkdir(filepath.Join(teamRepo, "template.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := templateFrom(teamRepo)
+	if err == nil || !strings.Contains(err.Error(), "--template") {
+		t.Fatalf("with no template anywhere: %v; want an error that names --template", err)
+	}
+}

@@ -53,9 +53,14 @@ type local struct {
 	close func()
 }
 
-// findTemplate looks for template.yaml from the working directory up, so the commands work from
-// anywhere inside the repository, and checks that the template given or found is a regular file
-// within the input limit.
+// templateUsage is the --template flag's help, the same for every command that starts the
+// local stack.
+const templateUsage = "template.yaml to read the wiring from (default: found from the working directory up, then from the gardener binary's directory up)"
+
+// findTemplate looks for template.yaml from the working directory up, then from the gardener
+// binary's own directory up, so the commands work from anywhere inside the repository and from a
+// team's own repository with the checkout's bin/gardener; it checks that the template given or
+// found is a regular file within the input limit.
 func findTemplate(name string) (string, error) {
 	if name == "" {
 		found, err := lookUpTemplate()
@@ -73,18 +78,38 @@ func findTemplate(name string) (string, error) {
 }
 
 func lookUpTemplate() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
+	var dirs []string
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
 	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			dirs = append(dirs, filepath.Dir(exe))
+		}
+	}
+	return templateFrom(dirs...)
+}
+
+// templateFrom is the template.yaml nearest above the first of dirs that has one.
+func templateFrom(dirs ...string) (string, error) {
+	for _, dir := range dirs {
+		if p, ok := templateAbove(dir); ok {
+			return p, nil
+		}
+	}
+	return "", errors.New("template.yaml not found from the working directory or the gardener binary up: give --template PATH (the file at the root of the gardener checkout)")
+}
+
+// templateAbove is the first template.yaml in dir or a directory above it.
+func templateAbove(dir string) (string, bool) {
 	for {
 		p := filepath.Join(dir, "template.yaml")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("template.yaml not found here or above: give --template")
+			return "", false
 		}
 		dir = parent
 	}

@@ -38,7 +38,7 @@ listened on); 3 the stack failed.`,
 func runServe(ctx context.Context, c *cli, args []string) int {
 	fs := c.flags("serve")
 	var o localOptions
-	fs.StringVar(&o.template, "template", "", "template.yaml to read the wiring from (default: found from the working directory up)")
+	fs.StringVar(&o.template, "template", "", templateUsage)
 	fs.StringVar(&o.state, "state", defaultStateDir, "`DIR` of the embedded store")
 	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint `URL` instead of the embedded store")
 	fs.StringVar(&o.region, "region", "", regionFlag)
