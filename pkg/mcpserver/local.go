@@ -12,6 +12,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/ladder"
+	"github.com/driftgardener/gardener/pkg/tend"
 )
 
 // Local is the backend over a store on this machine (the local state directory): it climbs the
@@ -70,28 +71,13 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 	if err != nil {
 		return Suggestion{}, suggestError(in, gardening.ClassOf(err), err, "in the state")
 	}
-	test, res := rep.Test, rep.Result
-	s := Suggestion{Outcome: string(res.Outcome), Reason: res.Reason, TestID: test.ID, BaseVersion: test.Version, Version: test.Version}
+	test := rep.Test
+	s := suggestionOf(test, rep.Result, rep.Persisted)
 	if rep.Run != nil {
 		s.RunID = rep.Run.ID
 	}
 	if rep.Cost != nil {
 		s.Cost = rep.Cost.Summary()
-	}
-	if f := res.Failure; f != nil {
-		s.FailedStep, s.Error = f.Step, f.Message
-	}
-	if v := res.Verdict; v != nil {
-		describeVerdict(&s, test.Steps, *v)
-	}
-	describeRefusals(&s, res.Refusals)
-	describeStaged(&s, rep.Persisted)
-	if st := rep.Persisted.Staged; st != nil && res.Verdict != nil && !slices.EqualFunc(st.Proposal.Verdict.Ops, res.Verdict.Ops, sameOp) {
-		// The fix was recorded on the test's open proposal, which holds other ops: that one is
-		// what apply_repair applies, so it is what the answer shows.
-		s.Notes = append(s.Notes, fmt.Sprintf("the test already had open proposal %s for version %d; the new fix was recorded on it, and its own fix (shown) is what apply_repair applies", st.Proposal.ID, st.Proposal.BaseVersion))
-		s.Changes = nil
-		describeVerdict(&s, test.Steps, st.Proposal.Verdict)
 	}
 	now, err := l.Store.Test(ctx, test.ID)
 	if err != nil {
@@ -100,6 +86,28 @@ func (l *Local) Suggest(ctx context.Context, in SuggestInput, by string, progres
 	s.Version = now.Version
 	finish(&s)
 	return s, nil
+}
+
+// suggestionOf is suggest_fix's answer for a climb of test and what was recorded of it, before
+// the version it left and finish: all the text the answer carries comes from here.
+func suggestionOf(test gardener.Test, res ladder.Result, persisted tend.Persisted) Suggestion {
+	s := Suggestion{Outcome: string(res.Outcome), Reason: res.Reason, TestID: test.ID, BaseVersion: test.Version, Version: test.Version}
+	if f := res.Failure; f != nil {
+		s.FailedStep, s.Error = f.Step, f.Message
+	}
+	if v := res.Verdict; v != nil {
+		describeVerdict(&s, test.Steps, *v)
+	}
+	describeRefusals(&s, res.Refusals)
+	describeStaged(&s, persisted)
+	if st := persisted.Staged; st != nil && res.Verdict != nil && !slices.EqualFunc(st.Proposal.Verdict.Ops, res.Verdict.Ops, sameOp) {
+		// The fix was recorded on the test's open proposal, which holds other ops: that one is
+		// what apply_repair applies, so it is what the answer shows.
+		s.Notes = append(s.Notes, fmt.Sprintf("the test already had open proposal %s for version %d; the new fix was recorded on it, and its own fix (shown) is what apply_repair applies", st.Proposal.ID, st.Proposal.BaseVersion))
+		s.Changes = nil
+		describeVerdict(&s, test.Steps, st.Proposal.Verdict)
+	}
+	return s
 }
 
 func sameOp(a, b gardener.Op) bool { return a.String() == b.String() }
