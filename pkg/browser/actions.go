@@ -215,7 +215,9 @@ func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) 
 	case "", "none":
 		return fail(gardener.ErrElementNotFound, "no element matches %s after %s", loc, timeout)
 	case "hidden":
-		return fail(gardener.ErrElementNotFound, "%s %s but none is visible after %s", gardener.Plural(t.Count, "element matches", "elements match"), loc, timeout)
+		f := fail(gardener.ErrElementNotFound, "%s %s but none is visible after %s", gardener.Plural(t.Count, "element matches", "elements match"), loc, timeout)
+		f.cause = gardener.CauseHidden
+		return f
 	case "ambiguous":
 		return fail(gardener.ErrAmbiguousElement, "%d visible elements match %s (%s)", t.Visible, loc, strings.Join(t.Matches, ", "))
 	case "disabled":

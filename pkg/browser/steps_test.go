@@ -16,8 +16,9 @@ type stepCase struct {
 	start    string
 	failAt   string // "" when the run must pass; else the failing step's path
 	kind     gardener.ErrorKind
-	message  string // a part of the failure message
-	observed string // a part of the last step's observed value
+	cause    gardener.FailureCause // the failure's cause, when it narrows kind
+	message  string                // a part of the failure message
+	observed string                // a part of the last step's observed value
 	// element is a part of the XPath of the element the failing step recorded having found.
 	element string
 }
@@ -48,6 +49,9 @@ func runCases(t *testing.T, cases []stepCase) {
 				}
 				if res.FailedStep != c.failAt || res.ErrorKind != c.kind {
 					t.Fatalf("failed at step %s with %s (%s), want step %s with %s", res.FailedStep, res.ErrorKind, res.Message, c.failAt, c.kind)
+				}
+				if res.Cause != c.cause {
+					t.Errorf("failure cause %q, want %q", res.Cause, c.cause)
 				}
 				if !strings.Contains(res.Message, c.message) {
 					t.Errorf("message %q does not contain %q", res.Message, c.message)
@@ -85,7 +89,7 @@ func TestActions(t *testing.T) {
 		{name: "click ambiguous", steps: `{"kind":"click","locator":".item","timeoutMs":800}`, failAt: "2", kind: gardener.ErrAmbiguousElement, message: "2 visible elements match css=.item"},
 		{name: "click disabled", steps: `{"kind":"click","locator":"#disabled","timeoutMs":300}`, failAt: "2", kind: gardener.ErrTimeout, message: "still disabled"},
 		{name: "click covered", steps: `{"kind":"click","locator":"#show-overlay"},{"kind":"click","locator":"#covered","timeoutMs":300}`, failAt: "3", kind: gardener.ErrTimeout, message: "covered by div#overlay", element: "button"},
-		{name: "click hidden", steps: `{"kind":"click","locator":"#modal","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound, message: "none is visible"},
+		{name: "click hidden", steps: `{"kind":"click","locator":"#modal","timeoutMs":300}`, failAt: "2", kind: gardener.ErrElementNotFound, cause: gardener.CauseHidden, message: "none is visible"},
 		{name: "click waits for a late element", steps: `{"kind":"click","locator":"#later"},{"kind":"click","locator":"#late"}`},
 		{name: "bad css", steps: `{"kind":"click","locator":"css=a:nope(1)"}`, failAt: "2", kind: gardener.ErrBadStep, message: "cannot be used"},
 		{name: "fill", steps: `{"kind":"fill","locator":"#search","value":"pears"},{"kind":"assert","assert":"value","locator":"#search","condition":"equals","expected":"pears"}`},

@@ -17,7 +17,8 @@ var errorText = regexp.MustCompile(`(?i)\b(something went wrong|internal server 
 // Diagnose classifies a failure from evidence, strongest first. Only what the run itself shows
 // and the last green run did not counts: a server that answered 5xx, a network that failed,
 // console errors, a check that read its element's value and found another, error text on the
-// page, an element gone with nothing similar in its place. Any other failed check (a toast that
+// page, an element gone with nothing similar in its place (not one still there but hidden,
+// which a move behind a menu leaves too). Any other failed check (a toast that
 // never came, a wait for a page never reached) and a flow that ended on another page are what
 // any failure before them produces, drift included (a form that now needs another field stays
 // on its page): they are noted, but they alone never make an app bug. Without evidence the failure is taken as
@@ -82,6 +83,11 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		target, _ := targetOf(s, rec)
 		switch m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); {
 		case !m.Abstained():
+		case r.Cause == gardener.CauseHidden:
+			// The snapshot lists visible elements only; the locator still matched one that
+			// is not. A redesign that moved it behind a menu and a defect that stopped
+			// showing it look alike here.
+			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is still on the page but hidden: behind a control that shows it (a menu, a tab) or not shown by a defect", r.FailedStep, s.Target()))
 		case rec != nil:
 			add(gardener.AppBug, "the element of step %s (%s) is gone with nothing similar on the page", r.FailedStep, s.Target())
 		default:

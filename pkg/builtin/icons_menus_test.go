@@ -374,3 +374,50 @@ func TestFixLocatorNameWithLiveData(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCollapsedInsideAnIntentBlock: a step of an intent block whose element moved into a
+// closed menu gets the toggle clicked inside the block, just before it (before the block, the
+// click would come before the block's own navigation); a toggle the block already clicks before
+// the step is not clicked again.
+func TestOpenCollapsedInsideAnIntentBlock(t *testing.T) {
+	login := gardener.Step{Kind: gardener.Intent, Goal: "log in", Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"}, step(t, gardener.Fill, "#email"), step(t, gardener.Fill, "#password"), clickStep(t, "#login"),
+	}}
+	steps := []gardener.Step{login, clickStep(t, "#new"), {Kind: gardener.AssertToast, Text: "Created"}}
+	pw := field("password", "password", "Password", "password", "/html/body/main/form/input[2]")
+	more := button("menu-toggle-3", "More actions", "/html/body/main/form/button[1]", 120)
+	more.ARIA = map[string]string{"aria-haspopup": "menu", "aria-expanded": "false"}
+	ask := func(block gardener.Step) gardener.OpsAsk {
+		return gardener.OpsAsk{Failure: gardener.Failure{
+			Test:   gardener.Test{ID: "t", Steps: append([]gardener.Step{block}, steps[1:]...)},
+			Result: gardener.RunResult{FailedStep: "1.3", FailedIndex: 0, ErrorKind: gardener.ErrElementNotFound, Cause: gardener.CauseHidden},
+			LastGreen: &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{
+				{Path: "1.1", Passed: true}, {Path: "1.2", Passed: true}, {Path: "1.3", Kind: gardener.Fill, Passed: true, Element: &pw}, {Path: "1.4", Passed: true}, {Path: "1", Passed: true}}},
+			Snapshot: []gardener.Fingerprint{field("email", "email", "Email", "email", "/html/body/main/form/input[1]"), more},
+		}}
+	}
+	got, err := Engine{}.SuggestOps(context.Background(), ask(login))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Ops) != 1 || got.Ops[0].Kind != gardener.OpReplace || got.Ops[0].Index != 0 {
+		t.Fatalf("want the block replaced with the toggle inside it, got %v (%s)", got.Ops, got.Reason)
+	}
+	inner := got.Ops[0].Step.Steps
+	if len(inner) != 5 || inner[2].Kind != gardener.Click || !strings.Contains(inner[2].Locator.String(), "More actions") || inner[3].Locator.String() != "css=#password" {
+		t.Errorf("want the toggle clicked just before the password fill, got %v", inner)
+	}
+	if len(login.Steps) != 4 {
+		t.Errorf("the test's own block was changed: %v", login.Steps)
+	}
+
+	opened := login.Clone()
+	toggle := clickStep(t, `role=button[name="More actions"]`)
+	opened.Steps = append(opened.Steps[:2:2], append([]gardener.Step{toggle}, opened.Steps[2:]...)...)
+	a := ask(opened)
+	a.Result.FailedStep = "1.4"
+	a.LastGreen.Steps[2].Path = "1.4"
+	if got, _ := (Engine{}).SuggestOps(context.Background(), a); len(got.Ops) > 0 && got.Ops[0].Kind == gardener.OpReplace && len(got.Ops[0].Step.Steps) > len(opened.Steps) {
+		t.Errorf("the block already opens the menu before the step; got another click: %v", got.Ops)
+	}
+}

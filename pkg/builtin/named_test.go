@@ -189,4 +189,19 @@ func TestDiagnoseWithNoGreenRun(t *testing.T) {
 	if d.Classification != gardener.AppBug || !strings.Contains(strings.Join(d.Evidence, "; "), "gone with nothing similar") {
 		t.Errorf("recorded element gone: %s: %v", d.Classification, d.Evidence)
 	}
+
+	// The same element still matched by its locator but hidden (moved into a closed menu, or
+	// not shown by a defect) is not gone: no app bug on that alone.
+	st := append([]gardener.Step(nil), steps...)
+	st[1] = step(t, gardener.Fill, "#passcode")
+	a := noGreen(st, 1, []gardener.Fingerprint{button("login", "Log in", "/html/body/form/button", 200)})
+	a.LastGreen = gone
+	a.Result.Cause = gardener.CauseHidden
+	d, err := Engine{}.Diagnose(context.Background(), gardener.DiagnoseAsk{Failure: a.Failure})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Classification == gardener.AppBug || !strings.Contains(strings.Join(d.Evidence, "; "), "still on the page but hidden") {
+		t.Errorf("recorded element hidden: %s: %v", d.Classification, d.Evidence)
+	}
 }

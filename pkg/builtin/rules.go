@@ -299,38 +299,59 @@ var menuWords = regexp.MustCompile(`(?i)^\s*(more( actions| options)?|actions|op
 // went to a page is not clicked again (that would close it, or it opened and the element was
 // not there).
 func openCollapsed(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
-	if !actionFailed(ask) || strings.Contains(ask.Result.FailedStep, ".") {
+	if !actionFailed(ask) {
 		return nil, ""
 	}
 	// The rules are asked only once no new locator made the step pass, so an element that
 	// looks like the recorded one (the "Edit" left where "Archive" was) is no reason to skip.
 	fi := ask.Result.FailedIndex
+	// A failing step inside an intent block is the block's step: the click goes inside the
+	// block, just before it, as a dismissal does (before the block it would come before the
+	// block's own navigation).
+	steps, inner := ask.Test.Steps, -1
+	failing := ask.Test.Steps[fi]
+	if strings.Contains(ask.Result.FailedStep, ".") {
+		if inner = innerIndex(ask.Result.FailedStep); inner < 0 || failing.Kind != gardener.Intent || inner >= len(failing.Steps) {
+			return nil, ""
+		}
+		steps, failing = failing.Steps, failing.Steps[inner]
+	}
 	var toggles []int
 	for i, c := range ask.Snapshot {
 		if !c.Inert && collapsedToggle(c) && len(page.Locators(i)) > 0 {
 			toggles = append(toggles, i)
 		}
 	}
-	target, _ := targetOf(ask.Test.Steps[fi], ask.LastGreen.Element(ask.Result.FailedStep))
-	i, why := menuFor(ask.Snapshot, toggles, target, ask.Test.Steps[fi].Target())
+	target, _ := targetOf(failing, ask.LastGreen.Element(ask.Result.FailedStep))
+	i, why := menuFor(ask.Snapshot, toggles, target, failing.Target())
 	if i < 0 {
 		return nil, ""
 	}
 	locs := page.Locators(i)
+	at := fi
+	if inner >= 0 {
+		at = inner
+	}
 	since := 0
-	for k := fi - 1; k >= 0; k-- {
-		if ask.Test.Steps[k].Kind == gardener.Goto {
+	for k := at - 1; k >= 0; k-- {
+		if steps[k].Kind == gardener.Goto {
 			since = k
 			break
 		}
 	}
 	l, err := gardener.ParseLocator(locs[0])
-	if err != nil || anyLocatorUsed(ask.Test.Steps[since:fi+1], locs) {
+	if err != nil || anyLocatorUsed(steps[since:at+1], locs) {
 		return nil, ""
 	}
 	step := gardener.Step{Kind: gardener.Click, Locator: l}
-	return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
-		fmt.Sprintf("the element of step %d is not on the page as it was and %s is a collapsed menu%s: open it before step %d", fi+1, l, why, fi+1)
+	if inner < 0 {
+		return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
+			fmt.Sprintf("the element of step %d is not on the page as it was and %s is a collapsed menu%s: open it before step %d", fi+1, l, why, fi+1)
+	}
+	block := ask.Test.Steps[fi].Clone()
+	block.Steps = append(block.Steps[:inner:inner], append([]gardener.Step{step}, block.Steps[inner:]...)...)
+	return []gardener.Op{{Kind: gardener.OpReplace, Index: fi, Step: &block}},
+		fmt.Sprintf("the element of step %s is not on the page as it was and %s is a collapsed menu%s: open it before step %s", ask.Result.FailedStep, l, why, ask.Result.FailedStep)
 }
 
 // menuFor chooses among the toggles (indices into snap) the one whose menu the target element

@@ -34,6 +34,10 @@ const (
 	// event or typing that did not finish), not anything the page showed. On a loaded machine
 	// this is what the load decided; the run is worth judging again rather than as the app's.
 	CauseBrowserSlow FailureCause = "browser-slow"
+	// CauseHidden: the step's locator still matches an element, but none is visible. The
+	// element is on the page, not gone: moved behind a control that shows it (a menu, a tab,
+	// a disclosure) or left unshown by a defect, and the run alone cannot tell which.
+	CauseHidden FailureCause = "element-hidden"
 )
 
 // LocatorTrouble reports whether the run failed finding an element, for the page's reasons: a
