@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // StepError says which step of a test is malformed and which of its fields. Path is the step's
@@ -566,6 +568,15 @@ func single(data []byte, what string) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var v json.RawMessage
 	if err := dec.Decode(&v); err != nil {
+		var syn *json.SyntaxError
+		switch {
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("%s: at %s: %w", what, position(data, syn.Offset-1), err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, fmt.Errorf("%s: the JSON ends at %s before its value does: a brace, bracket or quote is not closed", what, position(data, int64(len(data))))
+		case errors.Is(err, io.EOF):
+			return nil, fmt.Errorf("%s: no JSON value: the input is empty", what)
+		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	off := dec.InputOffset()
@@ -573,9 +584,19 @@ func single(data []byte, what string) (json.RawMessage, error) {
 		if len(rest) > 24 {
 			rest = append(rest[:24:24], "…"...)
 		}
-		return nil, fmt.Errorf("%s: trailing data after the top-level value at byte %d: %q", what, off, rest)
+		return nil, fmt.Errorf("%s: trailing data after the top-level value at byte %d (%s): %q", what, off, position(data, off), rest)
 	}
 	return v, nil
+}
+
+// position names byte offset off of data as a person finds it in an editor: line and column,
+// both from 1, the column counted in characters.
+func position(data []byte, off int64) string {
+	off = max(0, min(off, int64(len(data))))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
 // MarshalJSON writes exactly the fields that belong to the step's kind, in a stable order, so a

@@ -64,8 +64,8 @@ func TestStrictInputIsRefusedNamingWhatAndWhere(t *testing.T) {
 	steps := []struct{ name, in, want string }{
 		{"duplicate key in a block's values", `[{"kind":"goto","url":"/"},{"kind":"intent","goal":"g","values":{"a":"1","a":"2"},"steps":[{"kind":"goto","url":"/"}]}]`, `step 2: field "values": key "a" appears twice`},
 		{"duplicate field inside a block", `[{"kind":"intent","goal":"g","steps":[{"kind":"goto","url":"/"},{"kind":"goto","url":"/","url":"/b"}]}]`, `step 1.2: field "url" appears twice`},
-		{"trailing array", `[{"kind":"goto","url":"/"}] [{"kind":"goto","url":"/x"}]`, `steps: trailing data after the top-level value at byte 27: "[{\"kind\":\"goto\",\"url\":\"/…"`},
-		{"trailing garbage", `[{"kind":"goto","url":"/"}]x`, `steps: trailing data after the top-level value at byte 27: "x"`},
+		{"trailing array", `[{"kind":"goto","url":"/"}] [{"kind":"goto","url":"/x"}]`, `steps: trailing data after the top-level value at byte 27 (line 1, column 28): "[{\"kind\":\"goto\",\"url\":\"/…"`},
+		{"trailing garbage", `[{"kind":"goto","url":"/"}]x`, `steps: trailing data after the top-level value at byte 27 (line 1, column 28): "x"`},
 	}
 	for _, c := range steps {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,7 +80,10 @@ func TestStrictInputIsRefusedNamingWhatAndWhere(t *testing.T) {
 		{"duplicate status", `{"id":"t1","status":"draft","status":"active","steps":[{"kind":"goto","url":"/"}]}`, `test t1: field "status" appears twice`},
 		{"the same field in another case", `{"id":"t1","ID":"t2","steps":[{"kind":"goto","url":"/"}]}`, `unknown field "ID"`},
 		{"duplicate key in a step", `{"id":"t1","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#a","locator":"#b"}]}`, `test t1: step 2: field "locator" appears twice`},
-		{"trailing object", `{"id":"t1","steps":[{"kind":"goto","url":"/"}]}{"id":"t2"}`, `test: trailing data after the top-level value at byte 47: "{\"id\":\"t2\"}"`},
+		{"trailing object", `{"id":"t1","steps":[{"kind":"goto","url":"/"}]}{"id":"t2"}`, `test: trailing data after the top-level value at byte 47 (line 1, column 48): "{\"id\":\"t2\"}"`},
+		{"a missing comma", "{\n  \"id\": \"t1\",\n  \"name\": \"é\" \"steps\": []\n}", `test: at line 3, column 15: invalid character '"' after object key:value pair`},
+		{"a file cut short", "{\n  \"id\": \"t1\",\n  \"steps\": [", `test: the JSON ends at line 3, column 13 before its value does: a brace, bracket or quote is not closed`},
+		{"an empty file", "\n", `test: no JSON value: the input is empty`},
 	}
 	for _, c := range tests {
 		t.Run(c.name, func(t *testing.T) {
