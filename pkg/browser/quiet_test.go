@@ -86,6 +86,10 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 		if !strings.Contains(res.Message, "quiet") {
 			t.Errorf("the message does not say the page was quiet: %s", res.Message)
 		}
+		// It says how long the step waited, not that it waited its whole limit.
+		if strings.Contains(res.Message, "after "+timeout.String()+" ") || !strings.Contains(res.Message, "of its "+timeout.String()+" limit") {
+			t.Errorf("the message claims the step waited its %s limit, or does not name the limit: %s", timeout, res.Message)
+		}
 		if rep.Snapshot == nil {
 			t.Error("no snapshot of the page the step failed on")
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -342,7 +343,12 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	f := r.do(stepCtx, st, vars, rec, timeout)
 	if f != nil {
 		if after := quietly(); after > 0 {
-			f.detail += fmt.Sprintf(" (stopped after %s: the page was quiet, with nothing loading and no change for %s)", after.Round(time.Millisecond), quietWindow)
+			// The failure was worded for a step that waited its whole limit; say how long it
+			// really waited, and why it stopped before the limit.
+			limit, took := timeout.String(), after.Round(time.Millisecond).String()
+			f.detail = strings.Replace(f.detail, "after "+limit, "after "+took, 1)
+			f.detail = strings.Replace(f.detail, "(waited "+limit+")", "(waited "+took+")", 1)
+			f.detail += fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and no change for %s)", took, limit, quietWindow)
 		}
 	}
 	if f == nil && st.IsAction() {
