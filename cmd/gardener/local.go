@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/dynamo"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -52,6 +53,11 @@ type local struct {
 	store gardener.Store
 	close func()
 }
+
+// newLocalProject is the project the local state makes for test files it is given (run --record,
+// push): on the builtin model, which needs no key and no network, so a repair from any door
+// (repair, MCP's suggest_fix) can run on it at once; repair and sweep --model choose another.
+var newLocalProject = gardener.Project{Model: builtin.Name}
 
 // templateUsage is the --template flag's help, the same for every command that starts the
 // local stack.

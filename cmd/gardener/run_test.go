@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/tests/testkit/netkit"
 )
@@ -231,6 +232,11 @@ func TestRunRecordRecordsTheGreenRun(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "[record] gone version 1: run ") || !strings.Contains(errOut.String(), "it failed, so it is no green run") {
 		t.Errorf("stderr does not say the failing run was recorded as no green run:\n%s", errOut.String())
+	}
+	// The project the state made for the files can be repaired from any door (MCP's suggest_fix
+	// included): it is on the builtin model, which needs no key.
+	if p, err := store.Project(ctx, "site"); err != nil || p.Model != builtin.Name {
+		t.Errorf("the project run --record made: %+v (%v), want it on the builtin model", p, err)
 	}
 }
 

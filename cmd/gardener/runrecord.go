@@ -50,7 +50,7 @@ func (rr *runRecorder) Close() error { return rr.store.Close() }
 // recording the run; runID is the recorded run's.
 func (rr *runRecorder) replay(ctx context.Context, r gardener.Runner, file gardener.Test, path string, opts gardener.ReplayOptions) (result gardener.RunResult, runID string, err error) {
 	rr.mu.Lock()
-	_, err = rr.ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{Origins: []string{originOf(rr.base)}})
+	_, err = rr.ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{Origins: []string{originOf(rr.base)}, New: newLocalProject})
 	var synced workspace.Synced
 	if err == nil {
 		synced, err = syncTestFile(ctx, rr.ws, rr.writes, path, file, rr.progress)
