@@ -333,13 +333,17 @@ func printRepair(w io.Writer, m marks, o *repairOutput) {
 	}
 	if n := len(o.Contract.Requirements); n > 0 {
 		k, _ := o.Contract.Kept()
-		fmt.Fprintf(w, "Requirement contract: %d of %d kept\n", k, n)
+		// A requirement names its step as the recorded test numbers it; the repaired test may
+		// number it otherwise (a step inserted before it), so the action that keeps it is shown.
+		fmt.Fprintf(w, "Requirement contract: %d of %d kept (steps numbered as in the recorded test)\n", k, n)
 		for _, r := range o.Contract.Redacted().Requirements {
-			mark := "kept    "
+			mark, by := "kept    ", ""
 			if !r.Kept {
 				mark = "NOT KEPT"
+			} else if r.By != "" {
+				by = ": " + r.By
 			}
-			fmt.Fprintf(w, "    %s step %s %s %s\n", mark, r.Step, r.What, r.Detail)
+			fmt.Fprintf(w, "    %s step %s %s %s%s\n", mark, r.Step, r.What, r.Detail, by)
 		}
 	}
 	if s := o.Sensitivity; s != nil {

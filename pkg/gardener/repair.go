@@ -112,8 +112,9 @@ func (r Requirement) Redacted() Requirement {
 		v = r.Detail
 	}
 	r.Detail = RedactValue(v)
-	// By was rendered in full alongside: only the step kind and locator are safe to keep, and
-	// no door shows By as text, so it is dropped rather than parsed.
+	// A requirement recorded before values were masked rendered By in full alongside, value
+	// included: only the step kind and locator would be safe to keep, so it is dropped rather
+	// than parsed (a requirement made since carries By already redacted).
 	r.By = ""
 	return r
 }

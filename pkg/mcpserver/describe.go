@@ -21,7 +21,7 @@ func describeVerdict(s *Suggestion, base []gardener.Step, v gardener.Verdict) {
 	kept, total := v.Contract.Kept()
 	s.Contract = Contract{Kept: kept, Total: total}
 	for _, r := range v.Contract.Redacted().Requirements {
-		s.Contract.Requirements = append(s.Contract.Requirements, Requirement{Step: r.Step, What: r.What, Detail: r.Detail, Kept: r.Kept})
+		s.Contract.Requirements = append(s.Contract.Requirements, Requirement{Step: r.Step, What: r.What, Detail: r.Detail, Kept: r.Kept, By: r.By})
 	}
 	s.Sensitivity = &Count{Sensitive: v.Sensitivity.Sensitive, Total: v.Sensitivity.Total}
 	s.Unverified = v.Unverified

@@ -121,6 +121,8 @@ type Requirement struct {
 	What   string `json:"what" jsonschema:"enters, sends or checks"`
 	Detail string `json:"detail"`
 	Kept   bool   `json:"kept"`
+	// By is the repaired test's action that keeps it (its values masked), when it is kept.
+	By string `json:"by,omitempty" jsonschema:"the repaired action that keeps it, its values masked"`
 }
 
 // Count is n of total.
@@ -351,7 +353,7 @@ func summarize(s Suggestion) string {
 		fmt.Fprintf(&b, "Refused (step %s): %s\n", r.Step, r.Reason)
 	}
 	if s.Contract.Total > 0 {
-		fmt.Fprintf(&b, "Requirement contract: %d of %d kept\n", s.Contract.Kept, s.Contract.Total)
+		fmt.Fprintf(&b, "Requirement contract: %d of %d kept (steps numbered as in the recorded test)\n", s.Contract.Kept, s.Contract.Total)
 	}
 	if s.Sensitivity != nil {
 		fmt.Fprintf(&b, "checks proven sensitive in %d of %d\n", s.Sensitivity.Sensitive, s.Sensitivity.Total)
