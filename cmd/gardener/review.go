@@ -77,7 +77,7 @@ API refuses); 3 the state or the API could not be reached.`,
 		synopsis: []string{"REPAIR [--yes] [--state DIR | --api URL] [--by WHO] [--json]"},
 		about: `Writes the steps a repair replaced back to its test, as a new version, as the console's Revert
 does. It first prints the console's confirmation, which is honest about the consequence (the
-selector the repair fixed fails again), and reverts only when the answer on stdin is yes; --yes
+selector the repair fixed fails again, or the step it added is gone again), and reverts only when the answer on stdin is yes; --yes
 answers it. A repair already reverted, or one the test has moved past (an edit, another repair),
 is refused: reverting it would throw those changes away.
 

@@ -266,6 +266,39 @@ func (r Repair) RevertRefusal(version int) string {
 	return ""
 }
 
+// RevertConsequence is what reverting r does to its test, as the revert's confirmation states
+// it (honest about the consequence): a repair that only moved steps to other locators leaves
+// those selectors failing again; one that added steps (a dismissal, a fill of a newly required
+// field, a menu opened) takes them out again; any other leaves the test failing where it failed.
+func (r Repair) RevertConsequence() string {
+	inserted, other := 0, false
+	for _, op := range r.Verdict.Ops {
+		switch {
+		case op.Kind == OpInsert:
+			inserted++
+		case op.Kind == OpReplace && op.Step != nil && op.Index >= 0 && op.Index < len(r.PreSteps) && locatorOnly(r.PreSteps[op.Index], *op.Step):
+		default:
+			other = true
+		}
+	}
+	switch {
+	case inserted == 0 && !other:
+		return "the selector the repair fixed will fail again until it is repaired another way"
+	case !other && inserted == 1:
+		return "the step the repair added will be gone again, and the test will fail where it failed before until it is repaired another way"
+	case !other:
+		return "the steps the repair added will be gone again, and the test will fail where it failed before until it is repaired another way"
+	}
+	return "the test will fail again where it failed before the repair until it is repaired another way"
+}
+
+// locatorOnly reports whether after is before with only its locator (and alternatives) changed.
+func locatorOnly(before, after Step) bool {
+	b := before.Clone()
+	b.Locator, b.Alternatives = after.Locator, after.Alternatives
+	return b.Equal(after)
+}
+
 // Classification is what a diagnosis says a failure is.
 type Classification string
 

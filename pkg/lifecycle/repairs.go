@@ -118,10 +118,6 @@ func (s *Service) duplicate(ctx context.Context, prior gardener.Repair) (Applied
 	return Applied{Test: t, Repair: prior, Duplicate: true}, nil
 }
 
-// revertWarning is the consequence a revert's confirmation states (spec: "The confirmation is
-// honest about the consequence").
-const revertWarning = "the selector the repair fixed will fail again until it is repaired another way"
-
 // RevertConfirmation is the text a person confirms before a revert.
 func (s *Service) RevertConfirmation(ctx context.Context, repairID string) (string, error) {
 	r, err := s.store.Repair(ctx, repairID)
@@ -132,8 +128,9 @@ func (s *Service) RevertConfirmation(ctx context.Context, repairID string) (stri
 }
 
 func confirmation(r gardener.Repair) string {
+	// The confirmation is honest about the consequence: gardener.Repair.RevertConsequence.
 	return fmt.Sprintf("Revert test %s to its %d steps from before repair %s (version %d)? After the revert, %s.",
-		r.TestID, len(r.PreSteps), r.ID, r.FromVersion, revertWarning)
+		r.TestID, len(r.PreSteps), r.ID, r.FromVersion, r.RevertConsequence())
 }
 
 // Reverted is what a revert wrote.
