@@ -449,8 +449,13 @@ func key(m *yaml.Node, k string) *yaml.Node {
 	return nil
 }
 
-// emulatorBuildError is an emulator that could not be built here; the test skips with it.
+// emulatorBuildError is an emulator that could not be built here because its module could not
+// be fetched (no network to the module proxy, GOPROXY=off); the test skips with it. Any other
+// build failure (a toolchain mismatch, a broken rie/go.mod) fails the test.
 type emulatorBuildError struct{ err error }
+
+// unfetchable is what go build says when a module it needs cannot be downloaded.
+var unfetchable = regexp.MustCompile(`(?i)dial tcp|no such host|i/o timeout|connection refused|network is unreachable|tls handshake|GOPROXY=off|module lookup disabled|reading https?://\S+: [45][0-9][0-9]`)
 
 func (e *emulatorBuildError) Error() string { return e.err.Error() }
 
@@ -483,7 +488,11 @@ func build(ctx context.Context, gobin, work string, functions []*function) error
 	rie.Dir = "rie"
 	rie.Env = goEnv()
 	if out, err := rie.CombinedOutput(); err != nil {
-		return &emulatorBuildError{fmt.Errorf("go build %s: %v\n%s", emulator, err, out)}
+		err = fmt.Errorf("go build %s: %v\n%s", emulator, err, out)
+		if unfetchable.Match(out) {
+			return &emulatorBuildError{err}
+		}
+		return err
 	}
 	if err := copyBinary(filepath.Join(kept, "aws-lambda-rie"), filepath.Join(work, "aws-lambda-rie")); err != nil {
 		return err
