@@ -541,12 +541,32 @@ func (c *climb) triage() *gardener.TriageIssue {
 	if d := c.res.Diagnosis; d != nil {
 		t.Classification = d.Classification
 		t.Evidence = append(t.Evidence, d.Evidence...)
+		if d.Classification == gardener.TestDrift && c.provedAndFailed(gardener.StrategyDiagnose) {
+			// The diagnosis took the failure for drift and named its repair, and that repair
+			// did not pass: drift alone does not explain the failure (a renamed field in front
+			// of a dead button), so the issue does not say it does.
+			t.Classification = gardener.Unknown
+			t.Evidence = append(t.Evidence, "the diagnosis took it for test drift, but the repair it proposed did not pass its proof: something besides drift may be wrong, and a person must look")
+		}
 	}
 	for _, r := range c.res.Rungs {
 		t.Attempts = append(t.Attempts, r.Attempts...)
 	}
 	t.ID = gardener.TriageID(c.req.RunID, c.base.ID, t.At)
 	return t
+}
+
+// provedAndFailed reports whether rung r put a candidate to a proof: in a climb that ends
+// without a green one, that proof failed.
+func (c *climb) provedAndFailed(r gardener.Strategy) bool {
+	for _, rung := range c.res.Rungs {
+		for _, a := range rung.Attempts {
+			if a.Rung == r && len(a.Ops) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func ptr[T any](v T) *T { return &v }

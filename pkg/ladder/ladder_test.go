@@ -335,3 +335,24 @@ func TestAHealNeverRewritesTheStepsBeforeTheOneThatFailed(t *testing.T) {
 		t.Fatalf("%v: %s (%s)", err, res.Outcome, res.Reason)
 	}
 }
+
+// TestDriftWhoseRepairFailsIsNotFiledAsDrift: a diagnosis that takes the failure for drift and
+// names its repair, whose proof then fails as the run did (a renamed field in front of a dead
+// button), files the issue as unknown, saying why; the diagnosis's own evidence stays.
+func TestDriftWhoseRepairFailsIsNotFiledAsDrift(t *testing.T) {
+	fix := gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator(`role=button[name="Accept all"]`)}
+	m := scripted{diag: gardener.Diagnosis{Classification: gardener.TestDrift, Evidence: []string{"a banner stands in the way"}, Ops: []gardener.Op{{Kind: gardener.OpInsert, Index: 3, Step: &fix}}}}
+	l := &Ladder{Runner: runnerFunc(func(gardener.Test) gardener.Replay { return *failing() }), Model: m}
+	green := &gardener.RunResult{TestID: "t", TestVersion: 1, Passed: true, FailedIndex: -1}
+	res, err := l.Repair(context.Background(), Request{Test: test(), Mode: gardener.ModeApply, Failure: failing(), LastGreen: green, Rungs: []gardener.Strategy{gardener.StrategyDiagnose}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Triaged || res.Triage == nil || res.Triage.Classification != gardener.Unknown {
+		t.Fatalf("%s (%s): %+v", res.Outcome, res.Reason, res.Triage)
+	}
+	ev := strings.Join(res.Triage.Evidence, "; ")
+	if !strings.Contains(ev, "a banner stands in the way") || !strings.Contains(ev, "did not pass its proof") {
+		t.Errorf("evidence: %s", ev)
+	}
+}
