@@ -77,7 +77,7 @@ type demoSummary struct {
 	Seconds float64        `json:"seconds"`
 }
 
-func runDemo(ctx context.Context, c *cli, args []string) int {
+func runDemo(ctx context.Context, c *cli, args []string) (status int) {
 	fs := c.flags("demo")
 	var o localOptions
 	fs.StringVar(&o.template, "template", "", templateUsage)
@@ -123,7 +123,13 @@ func runDemo(ctx context.Context, c *cli, args []string) int {
 		if err != nil {
 			return c.fail("demo", exitBadInput, err)
 		}
-		defer f.Close()
+		// The stack writes the log through the whole run, and a failed close can mean its last
+		// lines never reached the file: that is the command failing, whatever the story said.
+		defer func() {
+			if err := f.Close(); err != nil {
+				status = c.fail("demo", exitFailure, fmt.Errorf("closing the log: %w", err))
+			}
+		}()
 		o.log = f
 	}
 	if o.state == "" {
@@ -458,10 +464,16 @@ func (d *demo) repairFailures(runs []string) error {
 				} `json:"persisted"`
 			} `json:"persisted"`
 		}
-		_ = json.Unmarshal(last.Output, &out)
-		switch {
-		case last.Status != "SUCCEEDED":
+		if last.Status != "SUCCEEDED" {
+			// A failed execution has no output, only its failure.
 			d.check(false, "repair execution for %s ended %s: %v", run.TestID, last.Status, last.Failure)
+			continue
+		}
+		// An output of another shape must not read as an empty outcome.
+		if err := json.Unmarshal(last.Output, &out); err != nil {
+			return fmt.Errorf("the repair execution's output for %s: %w", run.TestID, err)
+		}
+		switch {
 		case out.Eligible != nil && !*out.Eligible:
 			d.say("   %s: not eligible — %s", run.TestID, out.Reason)
 		default:
@@ -545,7 +557,15 @@ func (d *demo) fireRadar() error {
 				DryRun, Passing, Staged, NotStaged, Deferred []string
 			} `json:"summary"`
 		}
-		_ = json.Unmarshal(last.Output, &out)
+		// A failed execution has no output, only its failure; an output of another shape must
+		// not read as a pass that staged nothing.
+		if last.Status != "SUCCEEDED" {
+			d.say("   staging pass (%s): %v", last.Status, last.Failure)
+			return nil
+		}
+		if err := json.Unmarshal(last.Output, &out); err != nil {
+			return fmt.Errorf("the staging execution's output: %w", err)
+		}
 		s := out.Summary
 		d.say("   staging pass (%s): dry-run %v, still passing %v, staged %v, not staged %v, waiting for the next pass %v", last.Status, s.DryRun, s.Passing, s.Staged, s.NotStaged, s.Deferred)
 	}
@@ -749,7 +769,8 @@ func (d *demo) versions() (map[string]int, error) {
 }
 
 // call calls the local HttpApi with the reviewer's development token and decodes the answer. An
-// answer other than want is a failed check; a request that could not be made is an error.
+// answer other than want is a failed check and is not decoded; a request that could not be made,
+// or an answer of the wanted status that does not decode, is an error.
 func (d *demo) call(method, path string, body any, want int, into any) error {
 	var rd io.Reader
 	if body != nil {
@@ -774,9 +795,16 @@ func (d *demo) call(method, path string, body any, want int, into any) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
-	d.check(resp.StatusCode == want, "%s %s answered %d, want %d: %s", method, path, resp.StatusCode, want, strings.TrimSpace(string(b)))
+	if resp.StatusCode != want {
+		// The failed check shows the answer; one of another status need not have into's shape.
+		d.check(false, "%s %s answered %d, want %d: %s", method, path, resp.StatusCode, want, strings.TrimSpace(string(b)))
+		return nil
+	}
 	if into != nil {
-		_ = json.Unmarshal(b, into)
+		// An answer of another shape must not read as zero values.
+		if err := json.Unmarshal(b, into); err != nil {
+			return fmt.Errorf("%s %s: decoding the answer: %w", method, path, err)
+		}
 	}
 	return nil
 }

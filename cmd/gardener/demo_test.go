@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 // TestDemo runs `gardener demo` — the whole scenario on the local stack — and holds it to every
@@ -50,5 +54,41 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the demo never says %q", want)
 		}
+	}
+}
+
+// TestDemoCallDecodes: an answer of the wanted status that does not have the shape the demo
+// reads is an error naming the request, not zero values; an answer of another status is a
+// failed check, whatever its body.
+func TestDemoCallDecodes(t *testing.T) {
+	ln, err := listenLoopback("--listen", "127.0.0.1:0")
+	noErr(t, err)
+	api := serveLoopback(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/good":
+			fmt.Fprint(w, `{"autoRepair":true}`)
+		case "/reshaped":
+			fmt.Fprint(w, `{"autoRepair":"yes"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer api.Close()
+	var out bytes.Buffer
+	d := &demo{ctx: context.Background(), out: &out, marks: marksFor(false), api: api}
+
+	var p gardener.Project
+	if err := d.call("GET", "/good", nil, http.StatusOK, &p); err != nil || !p.AutoRepair || len(d.fails) != 0 {
+		t.Fatalf("a good answer: %+v, %v, fails %q", p, err, d.fails)
+	}
+	err = d.call("GET", "/reshaped", nil, http.StatusOK, &gardener.Project{})
+	if err == nil || !strings.Contains(err.Error(), "GET /reshaped: decoding the answer") {
+		t.Errorf("an answer of another shape: error %v, want one naming the request and the decoding", err)
+	}
+	if err := d.call("GET", "/gone", nil, http.StatusOK, &gardener.Project{}); err != nil {
+		t.Errorf("an answer of another status: error %v, want a failed check", err)
+	}
+	if len(d.fails) != 1 || !strings.Contains(d.fails[0], "GET /gone answered 404, want 200") {
+		t.Errorf("failed checks %q, want the 404 alone", d.fails)
 	}
 }

@@ -86,17 +86,33 @@ func runLocate(_ context.Context, c *cli, args []string) int {
 
 func locateLines(engine similo.Engine, r *bufio.Reader, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	enc := json.NewEncoder(w)
+	status, werr := locateEach(engine, r, json.NewEncoder(w), stderr)
+	// Flush also after a failure, so that the lines answered before it reach the caller. The
+	// last lines sit in the buffer until here: a full disk or a closed pipe shows only now, and
+	// must not leave the exit status 0 with output lost. A failed write leaves the writer's
+	// error set, so an encode error already held is not reported twice.
+	if err := w.Flush(); err != nil && werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		fmt.Fprintf(stderr, "gardener locate: writing output: %v\n", werr)
+		return exitFailure
+	}
+	return status
+}
+
+// locateEach answers r's lines one by one on enc. It returns the exit status so far and, when
+// an answer could not be written, the write error, which stops it.
+func locateEach(engine similo.Engine, r *bufio.Reader, enc *json.Encoder, stderr io.Writer) (int, error) {
 	status := 0
 	for n := 1; ; n++ {
 		line, err := readLine(r, maxLocateLine)
 		switch {
 		case errors.Is(err, io.EOF):
-			return status
+			return status, nil
 		case err != nil && !errors.Is(err, errLineTooLong):
 			fmt.Fprintf(stderr, "gardener locate: reading line %d: %v\n", n, err)
-			return exitFailure
+			return exitFailure, nil
 		case err == nil && len(bytes.TrimSpace(line)) == 0:
 			continue
 		}
@@ -110,8 +126,7 @@ func locateLines(engine similo.Engine, r *bufio.Reader, stdout, stderr io.Writer
 			status = exitBadInput
 		}
 		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "gardener locate: writing output: %v\n", err)
-			return exitFailure
+			return exitFailure, err
 		}
 	}
 }

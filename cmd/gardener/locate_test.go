@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -173,5 +174,54 @@ func TestReadLineTooLong(t *testing.T) {
 	}
 	if want := "short|TOO LONG|after"; strings.Join(got, "|") != want {
 		t.Errorf("lines %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+// failingWriter takes n bytes and then fails every write, as a full disk or a closed pipe does.
+type failingWriter struct{ n int }
+
+var errDiskFull = errors.New("no space left on device")
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.n {
+		w.n -= len(p)
+		return len(p), nil
+	}
+	took := w.n
+	w.n = 0
+	return took, errDiskFull
+}
+
+// TestLocateCLIWriteFails checks that output lost to a failed write is an error and exit 3,
+// both when the buffered last lines fail at the end and when a write fails midway.
+func TestLocateCLIWriteFails(t *testing.T) {
+	small := pagePair("a", 3) + "\n" + pagePair("b", 5) + "\n"
+	var many strings.Builder
+	for range 200 {
+		many.WriteString(pagePair("m", 4) + "\n")
+	}
+	cases := []struct {
+		name  string
+		input string
+		room  int // bytes the writer takes before failing
+	}{
+		{"fails at the final flush", small, 0},
+		{"fails midway", many.String(), 1000},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var se bytes.Buffer
+			code := dispatch([]string{"locate"}, strings.NewReader(tc.input), &failingWriter{n: tc.room}, &se)
+			if code != exitFailure {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, exitFailure, se.String())
+			}
+			stderr := se.String()
+			if !strings.Contains(stderr, "gardener locate: writing output: "+errDiskFull.Error()) {
+				t.Errorf("stderr %q does not report the failed write", stderr)
+			}
+			if n := strings.Count(stderr, "writing output"); n != 1 {
+				t.Errorf("stderr reports the failed write %d times, want once: %q", n, stderr)
+			}
+		})
 	}
 }

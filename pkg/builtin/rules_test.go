@@ -55,7 +55,10 @@ func TestOpenCollapsedMenuBeforeTheStep(t *testing.T) {
 	opened.Result.FailedStep, opened.Result.FailedIndex = "3", 2
 	opened.LastGreen.Steps = []gardener.StepRecord{{Path: "1", Passed: true}, {Path: "2", Passed: true}, opened.LastGreen.Steps[1]}
 	opened.LastGreen.Steps[2].Path = "3"
-	got, _ := Engine{}.SuggestOps(context.Background(), opened)
+	got, err := Engine{}.SuggestOps(context.Background(), opened)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, op := range got.Ops {
 		if op.Kind == gardener.OpInsert && names(op.Step.Locator, named) {
 			t.Errorf("the menu the test opens just before the step was clicked again: %v", got.Ops)
@@ -63,7 +66,10 @@ func TestOpenCollapsedMenuBeforeTheStep(t *testing.T) {
 	}
 
 	plain := button("help", "Help", "/html/body/footer/button", 700)
-	got, _ = Engine{}.SuggestOps(context.Background(), archiveFailure(t, []gardener.Fingerprint{plain}))
+	got, err = Engine{}.SuggestOps(context.Background(), archiveFailure(t, []gardener.Fingerprint{plain}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if strings.Contains(got.Reason, "collapsed") {
 		t.Errorf("a page with no toggle got one clicked: %v (%s)", got.Ops, got.Reason)
 	}

@@ -205,8 +205,8 @@ func TestActionsAnswerAsTheAPI(t *testing.T) {
 	if status != http.StatusPreconditionFailed || !strings.Contains(body, "Someone changed these settings") {
 		t.Errorf("a stale form: %d, want 412 saying so: %.400s", status, body)
 	}
-	if p, _ := w.store.Project(ctx, "shop"); p.AutoRepair || p.Model != "" {
-		t.Errorf("a stale form overwrote the settings: %+v", p)
+	if p, err := w.store.Project(ctx, "shop"); err != nil || p.AutoRepair || p.Model != "" {
+		t.Errorf("a stale form overwrote the settings: %+v (%v)", p, err)
 	}
 
 	if status, _, _ := ann.do("POST", "/console/repairs/"+w.repairs["revert-me"]+"/revert", url.Values{"csrf": {tok}}, nil); status != http.StatusBadRequest {

@@ -75,8 +75,8 @@ func TestConcurrentSettingsKeepBothChanges(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if p, _ := s.Store.Project(context.Background(), "shop"); p.AutoRepair || p.Radar {
-			t.Fatalf("round %d lost a change: %+v", round, p)
+		if p, err := s.Store.Project(context.Background(), "shop"); err != nil || p.AutoRepair || p.Radar {
+			t.Fatalf("round %d lost a change: %+v (%v)", round, p, err)
 		}
 	}
 }
@@ -97,16 +97,16 @@ func TestBodiesAreStrict(t *testing.T) {
 			t.Errorf("%s %s %s: %+v; want 400 with %s", c.method, c.path, c.body, got, c.want)
 		}
 	}
-	if p, _ := s.Store.Project(context.Background(), "shop"); p.Radar || p.AutoRepair || p.Version != 0 {
-		t.Errorf("a refused body wrote: %+v", p)
+	if p, err := s.Store.Project(context.Background(), "shop"); err != nil || p.Radar || p.AutoRepair || p.Version != 0 {
+		t.Errorf("a refused body wrote: %+v (%v)", p, err)
 	}
 
 	two, store, m := twoProjects(t)
 	if got := viaHTTP(t, two, "POST", "/repairs/rp-beta/revert", `{"confirm":false}{"confirm":true}`, betaOnly); got.status != http.StatusBadRequest || !strings.Contains(got.body, "trailing data") {
 		t.Errorf("revert with trailing data: %+v", got)
 	}
-	if r, _ := store.Repair(context.Background(), "rp-beta"); !r.RevertedAt.IsZero() {
-		t.Errorf("a refused revert reverted: %+v", r)
+	if r, err := store.Repair(context.Background(), "rp-beta"); err != nil || !r.RevertedAt.IsZero() {
+		t.Errorf("a refused revert reverted: %+v (%v)", r, err)
 	}
 	if got := viaHTTP(t, two, "POST", "/runs/r-alpha/repair", `{"rungs":["self-heal"],"rungs":["diagnose-drift"]}`, alphaOnly); got.status != http.StatusBadRequest || !strings.Contains(got.body, `duplicate key \"rungs\"`) || len(m.started()) != 0 {
 		t.Errorf("manual repair with a duplicate key: %+v, started %v", got, m.started())

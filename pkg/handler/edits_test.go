@@ -61,8 +61,8 @@ func TestChatEditDeletingConsoleCheckIsWithheld(t *testing.T) {
 	if err != nil || tt.Version != 1 || len(tt.Steps) != 5 {
 		t.Fatalf("the test after a withheld chat edit: %+v (%v)", tt, err)
 	}
-	if ps, _ := s.Store.TestProposals(ctx, "search"); len(ps) != 0 {
-		t.Errorf("a withheld chat edit staged %d proposals", len(ps))
+	if ps, err := s.Store.TestProposals(ctx, "search"); err != nil || len(ps) != 0 {
+		t.Errorf("a withheld chat edit staged %d proposals (%v)", len(ps), err)
 	}
 
 	// The deletion beside a longer wait: the wait is staged, the deletion withheld.

@@ -46,8 +46,8 @@ func TestRunsNeverRepairedAreRefusedAtTheDoor(t *testing.T) {
 			if got.status != http.StatusForbidden || !strings.Contains(got.body, tc.want) {
 				t.Fatalf("POST /runs/%s/repair: %d %s, want 403 naming %q", run.ID, got.status, got.body, tc.want)
 			}
-			if xs, _ := s.Store.RunExecutions(ctx, run.ID); len(xs) != 0 {
-				t.Fatalf("a refused %s started %+v", tc.probe, xs)
+			if xs, err := s.Store.RunExecutions(ctx, run.ID); err != nil || len(xs) != 0 {
+				t.Fatalf("a refused %s started %+v (%v)", tc.probe, xs, err)
 			}
 		})
 	}
@@ -103,8 +103,8 @@ func TestMarkReviewedAnswersAsDocumented(t *testing.T) {
 		if got.status != http.StatusConflict || !strings.Contains(got.body, tc.want) {
 			t.Errorf("%s: %d %s, want 409 naming %q", tc.probe, got.status, got.body, tc.want)
 		}
-		if after, _ := s.Store.Repair(ctx, tc.repair); after.ReviewedBy != before.ReviewedBy || after.Badge != before.Badge {
-			t.Errorf("%s: the refused mark wrote %+v", tc.probe, after)
+		if after, err := s.Store.Repair(ctx, tc.repair); err != nil || after.ReviewedBy != before.ReviewedBy || after.Badge != before.Badge {
+			t.Errorf("%s: the refused mark wrote %+v (%v)", tc.probe, after, err)
 		}
 	}
 }

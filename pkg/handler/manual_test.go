@@ -77,7 +77,7 @@ func TestManualPathWhateverTheMode(t *testing.T) {
 	if got.status != http.StatusForbidden {
 		t.Fatalf("manual repair of a control run: %d %s, want 403", got.status, got.body)
 	}
-	if xs, _ := s.Store.RunExecutions(ctx, "control-1"); len(xs) != 0 {
-		t.Fatalf("a refused control run started %+v", xs)
+	if xs, err := s.Store.RunExecutions(ctx, "control-1"); err != nil || len(xs) != 0 {
+		t.Fatalf("a refused control run started %+v (%v)", xs, err)
 	}
 }

@@ -62,8 +62,8 @@ var lifecycleCases = []testCase{
 		unknown.TestID = "t-nobody"
 		_, err = f.svc.Stage(f.ctx, unknown)
 		wantAs[*gardener.NotFoundError](t, "stage for an unknown test", err)
-		if rows, _ := f.store.TestProposals(f.ctx, "t-login"); len(rows) != 0 {
-			t.Fatalf("refused stages left rows: %+v", rows)
+		if rows, err := f.store.TestProposals(f.ctx, "t-login"); err != nil || len(rows) != 0 {
+			t.Fatalf("refused stages left rows: %+v, %v", rows, err)
 		}
 	}},
 	{name: "SupersededByNewerVersion", atomic: true, run: func(t *testing.T, f *fixture) {
@@ -138,8 +138,8 @@ var lifecycleCases = []testCase{
 		if v := f.test(t, "t-login").Version; v != after.Version {
 			t.Fatalf("a second approve moved the test to version %d", v)
 		}
-		if open, _ := f.store.OpenProposals(f.ctx, "p-queue"); len(open) != 0 {
-			t.Fatalf("queue after approve: %+v", open)
+		if open, err := f.store.OpenProposals(f.ctx, "p-queue"); err != nil || len(open) != 0 {
+			t.Fatalf("queue after approve: %+v, %v", open, err)
 		}
 		if st, err := f.svc.Stage(f.ctx, proposal("pr-next", after.Version)); err != nil || st.Outcome != gardener.StagedNew {
 			t.Fatalf("stage after approve: %+v, %v: the open guard must be free", st, err)
@@ -168,8 +168,8 @@ var lifecycleCases = []testCase{
 			t.Fatalf("version %d after a refused approve", got.Version)
 		}
 		wantSteps(t, "test after refused approve", got.Steps, edited.Steps)
-		if rs, _ := f.store.Repairs(f.ctx, "t-login"); len(rs) != 0 {
-			t.Fatalf("a refused approve left repairs: %+v", rs)
+		if rs, err := f.store.Repairs(f.ctx, "t-login"); err != nil || len(rs) != 0 {
+			t.Fatalf("a refused approve left repairs: %+v, %v", rs, err)
 		}
 	}},
 	// An edit that puts a check where the proposal's op points: judged against the old version
@@ -292,8 +292,8 @@ var lifecycleCases = []testCase{
 		if err != nil || reviewed.Badge || reviewed.ReviewedBy != "grace@example.com" {
 			t.Fatalf("mark reviewed: %+v, %v", reviewed, err)
 		}
-		if _, ok, _ := f.svc.Badged(f.ctx, "t-auto"); ok {
-			t.Fatal("badge still shown after mark reviewed")
+		if _, ok, err := f.svc.Badged(f.ctx, "t-auto"); err != nil || ok {
+			t.Fatalf("badge still shown after mark reviewed: %v, %v", ok, err)
 		}
 		wantSteps(t, "mark reviewed keeps the fix", f.test(t, "t-auto").Steps, fixed.Steps)
 		_, err = f.svc.MarkReviewed(f.ctx, r.ID, "alan@example.com")
@@ -349,8 +349,8 @@ var lifecycleCases = []testCase{
 		if now.Version != edited.Version || now.Name != "Sign in (edited)" {
 			t.Fatalf("a refused revert changed the test: %+v", now)
 		}
-		if r, _ := f.store.Repair(f.ctx, got.Repair.ID); !r.RevertedAt.IsZero() {
-			t.Fatalf("a refused revert marked the repair reverted: %+v", r)
+		if r, err := f.store.Repair(f.ctx, got.Repair.ID); err != nil || !r.RevertedAt.IsZero() {
+			t.Fatalf("a refused revert marked the repair reverted: %+v, %v", r, err)
 		}
 	}},
 	{name: "AutoApplyGates", atomic: true, run: func(t *testing.T, f *fixture) {
@@ -425,8 +425,8 @@ var lifecycleCases = []testCase{
 		if len(since) != 2 || since[0].RunID != "run-3" || since[1].RunID != "run-2" {
 			t.Fatalf("repairs since the second: %+v", since)
 		}
-		if other, _ := f.svc.RepairsSince(f.ctx, "p-queue", epoch); len(other) != 0 {
-			t.Fatalf("repairs of another project: %+v", other)
+		if other, err := f.svc.RepairsSince(f.ctx, "p-queue", epoch); err != nil || len(other) != 0 {
+			t.Fatalf("repairs of another project: %+v, %v", other, err)
 		}
 		_, err = f.svc.AIHistory(f.ctx, "t-nobody")
 		wantAs[*gardener.NotFoundError](t, "history of an unknown test", err)
@@ -471,8 +471,8 @@ var lifecycleCases = []testCase{
 		if v := f.test(t, "t-login").Version; v != 3 {
 			t.Fatalf("calls on unknown ids moved t-login to version %d", v)
 		}
-		if rs, _ := f.store.Repairs(f.ctx, "t-auto"); len(rs) != 0 {
-			t.Fatalf("calls on unknown ids left repairs: %+v", rs)
+		if rs, err := f.store.Repairs(f.ctx, "t-auto"); err != nil || len(rs) != 0 {
+			t.Fatalf("calls on unknown ids left repairs: %+v, %v", rs, err)
 		}
 	}},
 	{name: "BigRepairRoundTrip", atomic: true, run: func(t *testing.T, f *fixture) {

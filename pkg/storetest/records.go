@@ -212,14 +212,14 @@ var recordCases = []testCase{
 				t.Errorf("case %d: error %v, want one naming %s", i, err, c.what)
 			}
 		}
-		if risk, _ := f.store.AtRisk(f.ctx, "p-queue"); len(risk) != 0 {
-			t.Errorf("a refused MarkAtRisk marked %+v", risk)
+		if risk, err := f.store.AtRisk(f.ctx, "p-queue"); err != nil || len(risk) != 0 {
+			t.Errorf("a refused MarkAtRisk marked %+v, %v", risk, err)
 		}
-		if tests, _ := f.store.Tests(f.ctx, "p-queue"); len(tests) != 1 {
-			t.Errorf("refused writes left tests: %+v", tests)
+		if tests, err := f.store.Tests(f.ctx, "p-queue"); err != nil || len(tests) != 1 {
+			t.Errorf("refused writes left tests: %+v, %v", tests, err)
 		}
-		if rows, _ := f.store.TestProposals(f.ctx, "t-login"); len(rows) != 0 {
-			t.Errorf("refused writes left proposals: %+v", rows)
+		if rows, err := f.store.TestProposals(f.ctx, "t-login"); err != nil || len(rows) != 0 {
+			t.Errorf("refused writes left proposals: %+v, %v", rows, err)
 		}
 		if v := f.test(t, "t-login").Version; v != 3 {
 			t.Errorf("refused writes moved t-login to version %d", v)
@@ -411,8 +411,8 @@ var recordCases = []testCase{
 		if len(got) != 3 || got[0].ID != "i-3" || got[2].ID != "i-1" || got[0].Attempts[0].Rung != gardener.StrategySelfHeal {
 			t.Fatalf("triage issues: %+v", got)
 		}
-		if none, _ := f.store.TriageIssues(f.ctx, "p-queue"); len(none) != 0 {
-			t.Fatalf("triage issues of another project: %+v", none)
+		if none, err := f.store.TriageIssues(f.ctx, "p-queue"); err != nil || len(none) != 0 {
+			t.Fatalf("triage issues of another project: %+v, %v", none, err)
 		}
 	}},
 	{name: "BaselineAndAppChanges", run: func(t *testing.T, f *fixture) {

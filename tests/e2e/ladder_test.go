@@ -227,8 +227,8 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 				if tt := s.Test(id); tt.Version != 1 {
 					t.Errorf("%s was written under regression %s (version %d)", id, v.Name, tt.Version)
 				}
-				if ps, _ := s.Store.TestProposals(ctx, id); len(ps) != 0 {
-					t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), v.Name)
+				if ps, err := s.Store.TestProposals(ctx, id); err != nil || len(ps) != 0 {
+					t.Errorf("%s: %d proposals staged under regression %s (%v)", id, len(ps), v.Name, err)
 				}
 			}
 			issues, err := s.Store.TriageIssues(ctx, "demo")

@@ -212,8 +212,8 @@ func refuses(l *lab, tt gardener.Test, rep gardener.Replay, variant string) {
 	if after := l.Test(id); after.Version != tt.Version {
 		t.Errorf("%s was written under regression %s (version %d)", id, variant, after.Version)
 	}
-	if ps, _ := l.Store.TestProposals(ctx, id); len(ps) != 0 {
-		t.Errorf("%s: %d proposals staged under regression %s", id, len(ps), variant)
+	if ps, err := l.Store.TestProposals(ctx, id); err != nil || len(ps) != 0 {
+		t.Errorf("%s: %d proposals staged under regression %s (%v)", id, len(ps), variant, err)
 	}
 }
 
