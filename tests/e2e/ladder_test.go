@@ -221,6 +221,11 @@ func TestRegressionVariantsAreTriaged(t *testing.T) {
 					t.Errorf("%s: no triage issue filed", id)
 				} else {
 					t.Logf("%s: %s: %s", id, got.Persisted.Triage.Classification, strings.Join(got.Persisted.Triage.Evidence, "; "))
+					// A regression is never filed as the test's drift: that would tell a person
+					// to repair the test of a broken app.
+					if c := got.Persisted.Triage.Classification; c == gardener.TestDrift {
+						t.Errorf("%s under regression %s: the triage issue says %s", id, v.Name, c)
+					}
 				}
 			}
 			for _, id := range brokenTests(v) {

@@ -208,6 +208,11 @@ func refuses(l *lab, tt gardener.Test, rep gardener.Replay, variant string) {
 	}
 	if tr := got.Persisted.Triage; tr != nil {
 		t.Logf("%s: %s: %s", id, tr.Classification, strings.Join(tr.Evidence, "; "))
+		// A regression is never filed as the test's drift: that would tell a person to repair
+		// the test of a broken app.
+		if tr.Classification == gardener.TestDrift {
+			t.Errorf("%s under regression %s: the triage issue says %s", id, variant, tr.Classification)
+		}
 	}
 	if after := l.Test(id); after.Version != tt.Version {
 		t.Errorf("%s was written under regression %s (version %d)", id, variant, after.Version)
