@@ -230,8 +230,11 @@ func TestPatientQuietFailWaitsForASlowAnswer(t *testing.T) {
 	})
 }
 
+// toastCheck is a check of a toast that names no element to find it in.
+const toastCheck = `{"kind":"assertToast","text":"Welcome back"}`
+
 // TestPlaceCheckQuietFail: a reproduction's check of where the page is (a wait for a URL, an
-// assert on it or on the title) names no element, so it gives up once the page is quiet on a
+// assert on it or on the title), and one of a toast, names no element, so it gives up once the page is quiet on a
 // page nothing will move (a refused sign-in stays put), and waits on while the sign-in's slow
 // call is open (the rule is patient there), however late the navigation it brings; inside an
 // intent block too.
@@ -252,7 +255,7 @@ func TestPlaceCheckQuietFail(t *testing.T) {
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><html><head><title>Sign in</title></head><body>
-<button id="signin" onclick="fetch('/signin' + location.search, {method: 'POST'}).then(a => a.json()).then(j => { if (j.ok) location.href = '/home'; else document.getElementById('out').textContent = 'Wrong password' })">Sign in</button>
+<button id="signin" onclick="fetch('/signin' + location.search, {method: 'POST'}).then(a => a.json()).then(j => { const out = document.getElementById('out'); if (j.ok && location.search.includes('toast')) out.textContent = 'Welcome back'; else if (j.ok) location.href = '/home'; else out.textContent = 'Wrong password' })">Sign in</button>
 <p id="out" role="alert"></p>
 </body></html>`)
 	})
@@ -261,8 +264,13 @@ func TestPlaceCheckQuietFail(t *testing.T) {
 	const timeout = 8 * time.Second
 	ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{2: {}}}
 	checks := []string{`{"kind":"wait","for":"url","url":"/home"}`, `{"kind":"assert","assert":"url","condition":"contains","expected":"/home"}`,
-		`{"kind":"assert","assert":"title","condition":"equals","expected":"Home"}`}
+		`{"kind":"assert","assert":"title","condition":"equals","expected":"Home"}`, toastCheck}
 	for _, check := range checks {
+		slow := "/?slow=1"
+		if check == toastCheck {
+			// The slow sign-in answers with a toast instead of a navigation.
+			slow += "&toast=1"
+		}
 		t.Run("refused "+check, func(t *testing.T) {
 			t.Parallel()
 			res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#signin"},`+check+`]`), ro).Result
@@ -275,7 +283,7 @@ func TestPlaceCheckQuietFail(t *testing.T) {
 		})
 		t.Run("slow "+check, func(t *testing.T) {
 			t.Parallel()
-			if res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/?slow=1"},{"kind":"click","locator":"#signin"},`+check+`]`), ro).Result; !res.Passed {
+			if res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"`+slow+`"},{"kind":"click","locator":"#signin"},`+check+`]`), ro).Result; !res.Passed {
 				t.Errorf("the check gave up while the sign-in's slow call was open: %s", res.Message)
 			}
 		})

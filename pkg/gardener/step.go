@@ -207,14 +207,18 @@ func (s Step) Target() Locator {
 	return s.Locator
 }
 
-// PlaceCheck reports whether s checks where the page is and names no element: an assert on the
-// URL or the title, or a wait for a URL. Only a navigation changes what it reads.
+// PlaceCheck reports whether s is a check that names no element and reads what only a
+// navigation or an answer to the app changes: an assert on the URL or the title, a wait for a
+// URL, or a toast looked for anywhere on the page (a status message an action's answer shows).
+// On a page that has settled with nothing loading, what it waits for is not coming.
 func (s Step) PlaceCheck() bool {
 	switch s.Kind {
 	case Assert:
 		return s.Subject == SubjectURL || s.Subject == SubjectTitle
 	case Wait:
 		return s.For == WaitURL
+	case AssertToast:
+		return s.Locator.IsZero()
 	}
 	return false
 }

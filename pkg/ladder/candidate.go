@@ -503,8 +503,8 @@ func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.Qu
 			continue
 		}
 		if st.TimeoutMs == 0 && !waited && i < len(origin) && st.PlaceCheck() {
-			// A check of the URL or title on a settled page nothing loads on: the wrong
-			// button's page stays where it is.
+			// A check of the URL, the title or a toast on a settled page nothing loads on: the
+			// wrong button's page stays where it is and shows nothing new.
 			out[i] = gardener.QuietFail{Patient: true}
 			continue
 		}
