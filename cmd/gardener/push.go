@@ -32,11 +32,13 @@ func init() {
 state, or with --api through a deployed API, authenticated by the bearer token in $GARDENER_TOKEN
 or the variable --token-env names (against "gardener serve": dev:EMAIL:PROJECTS). Each test is
 printed as created, updated, unchanged or refused, with the reason. A file whose test changed in
-the project since the version the file names (a repair, someone's edit) is refused rather than
-written over it: pull, redo the edit, push again. A file's version line is then set to the
-version the project now holds (added when the file names none), so the next push knows what it
-was based on; nothing else in the file changes. Every file is read first: when one is not a test
-of P, nothing is pushed.
+the project since the version the file names (version 1 when it names none, as a file written by
+hand does) - a repair, someone's edit - is refused rather than written over it: pull, redo the
+edit, push again. A file that holds what the project holds is unchanged, whatever version it
+names. A file's version line is then set to the version the project now holds (added when the
+file names none), so the next push knows what it was based on; nothing else in the file changes.
+Every file is read first: when one is not a test of P, nothing is pushed. A refused file writes
+nothing and leaves its file as it is; the other files are pushed.
 
 --record runs each test the push created or changed once against its app and records the run,
 as "gardener run --record" and POST /tests/{testId}/runs do: a passing run is the green run a
@@ -69,10 +71,13 @@ With --commit, DIR must be in a git working tree: each test written is committed
 the current branch, with its record as the message (the test, its version, and each repair
 since the file's version: id, run, strategy, change classes counted, who approved; never a
 step, so never a typed value). --branch NAME does the same on branch NAME, created from the
-current commit when it does not exist, so CI can open a pull request from it. A change in the
-working tree outside the test files pull writes stops it before anything is written (exit 2,
-naming it); a refused file is left as it is and not committed. git must be installed, with a
-user.name and user.email to commit as.
+current commit when it does not exist, so CI can open a pull request from it, then checks out
+again the branch (or commit) checked out before: the commits are on NAME, the working tree holds
+your branch's files (should git refuse to switch back, pull says so and NAME stays checked out).
+A pull that changes no file commits nothing and says so. A change in the working tree outside
+the test files pull writes stops it before anything is written (exit 2, naming it); a refused
+file is left as it is and not committed. git must be installed, with a user.name and user.email
+to commit as.
 
 Exit status: 0 all written; 1 some refused; 2 bad input (with --commit: not a git working tree,
 a change outside pull's files; a token the API refuses); 3 the state, the API or git could not
@@ -142,7 +147,8 @@ func (c *cli) syncFlags(name string, args []string) (syncFlags, string, int, boo
 type project interface {
 	// tests are the project's tests by id; a *gardener.NotFoundError when it does not exist.
 	tests(ctx context.Context) (map[string]gardener.Test, error)
-	// put creates the test (base 0 and created) or replaces the version base.
+	// put creates the test (create) or replaces it as an edit made on version base; a test
+	// that moved from base is a *refusal with moved set, nothing written.
 	put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error)
 	// repairs is a test's repair history, newest first: the only record of what a version the
 	// project has moved past held (each repair keeps the steps of its FromVersion).
@@ -152,8 +158,13 @@ type project interface {
 	close()
 }
 
-// refusal is a test a project did not take, and why.
-type refusal struct{ reason string }
+// refusal is a test a project did not take, and why. moved says the test is no longer at the
+// version the file was made on; version is the one it is at, when the project said (0: not said).
+type refusal struct {
+	reason  string
+	moved   bool
+	version int
+}
 
 func (r *refusal) Error() string { return r.reason }
 
@@ -191,10 +202,14 @@ func recordedOf(ran gardening.RanNow) *recorded {
 
 // syncReport is what --json prints.
 type syncReport struct {
-	Project string         `json:"project"`
-	Branch  string         `json:"branch,omitempty"` // pull --commit: the branch committed on
-	Tests   []synced       `json:"tests"`
-	Counts  map[string]int `json:"counts"`
+	Project string `json:"project"`
+	Branch  string `json:"branch,omitempty"` // pull --commit: the branch committed on
+	// Back is pull --branch's: the branch (or, from a detached HEAD, the commit) checked out
+	// again after committing on Branch; Stayed, instead, why Branch is still checked out.
+	Back   string         `json:"checkedOutAgain,omitempty"`
+	Stayed string         `json:"stillOnBranch,omitempty"`
+	Tests  []synced       `json:"tests"`
+	Counts map[string]int `json:"counts"`
 }
 
 func openProject(f syncFlags) (project, error) {
@@ -313,19 +328,19 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		stored, exists := have[tf.test.ID]
 		switch {
 		case exists && sameTest(stored, tf.test):
+			// Nothing to write, so nothing to lose, whatever version the file names.
 			s.Outcome, s.Version = "unchanged", stored.Version
-		case exists && tf.test.Version != 0 && tf.test.Version != stored.Version:
-			s.Outcome = "refused"
-			s.Reason = fmt.Sprintf("changed in project %s since version %d (it is at version %d now, after a repair or another edit): pull, redo the edit on it, push again", f.project, tf.test.Version, stored.Version)
 		default:
-			base := 0
-			if exists {
-				base = stored.Version
-			}
-			written, err := p.put(ctx, tf.test, base, !exists)
+			// The file is an edit made on the version it names, 1 when it names none; whether
+			// the test moved from it is the application layer's to say (gardening.SaveTest,
+			// as PUT /tests/{id}), so a hand-written file is never written over a repair.
+			written, err := p.put(ctx, tf.test, tf.test.CopyOf(), !exists)
 			var no *refusal
 			if errors.As(err, &no) {
 				s.Outcome, s.Reason = "refused", no.reason
+				if no.moved {
+					s.Reason = movedReason(f, dir, tf.test, cmp.Or(no.version, stored.Version))
+				}
 				break
 			}
 			if err != nil {
@@ -355,6 +370,28 @@ func runPush(ctx context.Context, c *cli, args []string) int {
 		rep.add(s)
 	}
 	return c.report("push", f, rep)
+}
+
+// movedReason is why a file made on a version the project moved past is refused: which
+// version it was taken as, which the project holds, and how to redo the edit on it.
+func movedReason(f syncFlags, dir string, file gardener.Test, current int) string {
+	if file.CopyOf() > current {
+		return fmt.Sprintf("names version %d, but test %s is at version %d in project %s: it is not a copy of this project's test (another state's or deployment's?), so it is not pushed", file.Version, file.ID, current, f.project)
+	}
+	made := fmt.Sprintf("made on version %d", file.CopyOf())
+	if file.Version == 0 {
+		made = "names no version, so it is a copy of version 1 (what creating the test made)"
+	}
+	pull := fmt.Sprintf("gardener pull %s --project %s", dir, f.project)
+	switch {
+	case f.api != "" && f.tokenEnv != tokenEnv:
+		pull += fmt.Sprintf(" --api %s --token-env %s", f.api, f.tokenEnv)
+	case f.api != "":
+		pull += " --api " + f.api
+	case f.state != defaultStateDir:
+		pull += " --state " + f.state
+	}
+	return fmt.Sprintf("%s, and test %s is at version %d in project %s (a repair or another edit changed it since): not pushed, so that change is not written over. Run %q first: it writes version %d into this file, or, when the file holds an edit of yours, refuses and keeps it (then move the file aside, pull, and redo the edit on version %d); push again", made, file.ID, current, f.project, pull, current, current)
 }
 
 func runPull(ctx context.Context, c *cli, args []string) int {
@@ -394,6 +431,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		return c.fail("pull", exitOf(err), err)
 	}
 	rep := syncReport{Project: f.project, Counts: map[string]int{}}
+	back := func() {} // puts the checkout back where it was before --branch switched it
 	if repo != nil {
 		// Commits hold what pull wrote and nothing else, so every other change must be out of
 		// the way first; the test files it writes may be dirty (an edit there is refused below).
@@ -411,8 +449,32 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			return c.fail("pull", exitBadInput, fmt.Errorf("the git working tree %s has changes outside the test files pull writes: %s: commit or stash them first", repo.top, strings.Join(dirty, ", ")))
 		}
 		if f.branch != "" {
-			if err := repo.switchTo(ctx, f.branch); err != nil {
+			from, err := repo.checkedOut(ctx)
+			if err != nil {
 				return c.fail("pull", exitFailure, err)
+			}
+			switched, err := repo.switchTo(ctx, f.branch)
+			if err != nil {
+				return c.fail("pull", exitFailure, err)
+			}
+			if switched {
+				// The commits stay on the branch; the person (or CI job) is put back where they
+				// were, as they expect of a command that is not checkout. On a failure below too,
+				// said on stderr after the failure.
+				defer func() {
+					if rep.Back == "" && rep.Stayed == "" {
+						if err := repo.switchBack(ctx, from); err != nil {
+							fmt.Fprintf(c.stderr, "gardener pull: still on branch %s: %v\n", f.branch, err)
+						}
+					}
+				}()
+				back = func() {
+					if err := repo.switchBack(ctx, from); err != nil {
+						rep.Stayed = fmt.Sprintf("switching back to %s failed, so branch %s is still checked out: %v", from.name(), f.branch, err)
+						return
+					}
+					rep.Back = from.name()
+				}
 			}
 			// The branch may hold other versions of the files (an earlier pull's commits).
 			if byID, err = readPullDir(dir, f.project); err != nil {
@@ -455,10 +517,10 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 			}
 		}
 		s.File = tf.path
-		if exists && tf.test.Version == 0 {
+		if exists {
 			// A file that names no version (docs/test-format.md: a new file may leave it out) is
 			// what creating the test made of it: version 1, compared as such.
-			tf.test.Version = 1
+			tf.test.Version = tf.test.CopyOf()
 		}
 		switch {
 		case !exists:
@@ -505,6 +567,7 @@ func runPull(ctx context.Context, c *cli, args []string) int {
 		}
 		rep.add(s)
 	}
+	back()
 	return c.report("pull", f, rep)
 }
 
@@ -685,7 +748,24 @@ func (c *cli) report(name string, f syncFlags, rep syncReport) int {
 			}
 		}
 		if rep.Branch != "" {
-			fmt.Fprintf(c.stdout, "committed on branch %s\n", rep.Branch)
+			// Only what was committed is said to be: a pull that changed no file commits nothing.
+			commits := 0
+			for _, s := range rep.Tests {
+				if s.Commit != "" {
+					commits++
+				}
+			}
+			if commits == 0 {
+				fmt.Fprintf(c.stdout, "nothing to commit: no test file changed, so branch %s has no new commit\n", rep.Branch)
+			} else {
+				fmt.Fprintf(c.stdout, "committed %d %s on branch %s\n", commits, plural(commits, "test file", "test files"), rep.Branch)
+			}
+			switch {
+			case rep.Back != "":
+				fmt.Fprintf(c.stdout, "checked out %s again, as before the pull: the working tree holds its files, not the branch's\n", rep.Back)
+			case rep.Stayed != "":
+				fmt.Fprintf(c.stdout, "%s\n", rep.Stayed)
+			}
 		}
 		line := fmt.Sprintf("%s %s: %d created, %d updated, %d unchanged, %d refused", name, rep.Project,
 			rep.Counts["created"], rep.Counts["updated"], rep.Counts["unchanged"], rep.Counts["refused"])
@@ -744,11 +824,17 @@ func (s *stateProject) tests(ctx context.Context) (map[string]gardener.Test, err
 
 // put saves t as PUT /tests/{id} does (gardening.SaveTest); what the rules refuse (the test
 // moved, it is another project's) is the file's refusal, not the push's failure.
-func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, _ bool) (gardener.Test, error) {
+func (s *stateProject) put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error) {
+	if create {
+		base = 0
+	}
 	synced, err := s.app.SaveTest(ctx, gardening.Person(localUser()), t, base)
 	switch gardening.ClassOf(err) {
-	case gardening.ClassMoved, gardening.ClassConflict, gardening.ClassBadInput:
-		return gardener.Test{}, &refusal{err.Error()}
+	case gardening.ClassMoved:
+		v, _ := gardening.MovedVersion(err)
+		return gardener.Test{}, &refusal{reason: err.Error(), moved: true, version: v}
+	case gardening.ClassConflict, gardening.ClassBadInput:
+		return gardener.Test{}, &refusal{reason: err.Error()}
 	}
 	return synced.Test, err
 }
@@ -814,6 +900,8 @@ func (a *apiProject) tests(ctx context.Context) (map[string]gardener.Test, error
 func (a *apiProject) put(ctx context.Context, t gardener.Test, base int, create bool) (gardener.Test, error) {
 	header := map[string]string{}
 	if !create {
+		// Named always, 1 for a file that names none, so that an API that would take a body
+		// without a version as made on whatever it holds still refuses a moved test.
 		header["If-Match"] = strconv.Quote(strconv.Itoa(base))
 	}
 	// The version is the If-Match's to name; a file's own may be another project's.
@@ -829,9 +917,11 @@ func (a *apiProject) put(ctx context.Context, t gardener.Test, base int, create 
 	case status == http.StatusOK || status == http.StatusCreated:
 		return out.Test, nil
 	case status == http.StatusNotFound && create:
-		return gardener.Test{}, &refusal{fmt.Sprintf("test id %s is taken by a project this token does not reach (ids are global): rename it", t.ID)}
+		return gardener.Test{}, &refusal{reason: fmt.Sprintf("test id %s is taken by a project this token does not reach (ids are global): rename it", t.ID)}
+	case status == http.StatusPreconditionFailed && !create:
+		return gardener.Test{}, &refusal{reason: fmt.Sprintf("the API answered %d: %s", status, apiError([]byte(body))), moved: true}
 	case status >= 400 && status < 500 && status != http.StatusUnauthorized:
-		return gardener.Test{}, &refusal{fmt.Sprintf("the API answered %d: %s", status, apiError([]byte(body)))}
+		return gardener.Test{}, &refusal{reason: fmt.Sprintf("the API answered %d: %s", status, apiError([]byte(body)))}
 	}
 	return gardener.Test{}, fmt.Errorf("PUT test %s: %d %s", t.ID, status, body)
 }
@@ -974,17 +1064,45 @@ func (g *gitTree) branch(ctx context.Context) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
-// switchTo checks out branch name, creating it from the current commit when it does not exist.
-// The test files pull may find changed are carried over as git carries them, or git refuses.
-func (g *gitTree) switchTo(ctx context.Context, name string) error {
+// head is what was checked out: a branch, or on a detached HEAD the commit.
+type head struct{ branch, commit string }
+
+func (h head) name() string { return cmp.Or(h.branch, h.commit) }
+
+// checkedOut is the branch checked out, or the commit of a detached HEAD.
+func (g *gitTree) checkedOut(ctx context.Context) (head, error) {
+	if cur, err := g.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
+		return head{branch: strings.TrimSpace(cur)}, nil
+	}
+	out, err := g.git(ctx, nil, "rev-parse", "--verify", "HEAD")
+	return head{commit: strings.TrimSpace(out)}, err
+}
+
+// switchTo checks out branch name, creating it from the current commit when it does not exist;
+// switched is false when it was checked out already. The test files pull may find changed are
+// carried over as git carries them, or git refuses.
+func (g *gitTree) switchTo(ctx context.Context, name string) (switched bool, err error) {
 	if cur, err := g.git(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD"); err == nil && strings.TrimSpace(cur) == name {
-		return nil
+		return false, nil
 	}
 	if _, err := g.git(ctx, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err == nil {
 		_, err = g.git(ctx, nil, "switch", "--quiet", name)
+		return err == nil, err
+	}
+	_, err = g.git(ctx, nil, "switch", "--quiet", "--create", name)
+	return err == nil, err
+}
+
+// switchBack checks h out again after pull committed on another branch. It is never forced:
+// the files pull committed are clean, and one it left changed (a refused edit) is the same in
+// both commits, as git required to carry it over, so git carries it back; should anything stand
+// in the way, git refuses, the error says so and every file stays as it is.
+func (g *gitTree) switchBack(ctx context.Context, h head) error {
+	if h.branch != "" {
+		_, err := g.git(ctx, nil, "switch", "--quiet", h.branch)
 		return err
 	}
-	_, err := g.git(ctx, nil, "switch", "--quiet", "--create", name)
+	_, err := g.git(ctx, nil, "switch", "--quiet", "--detach", h.commit)
 	return err
 }
 

@@ -109,7 +109,7 @@ func TestPushPullLocalState(t *testing.T) {
 	b, _ = os.ReadFile(login)
 	noErr(t, os.WriteFile(login, bytes.Replace(b, []byte(`"demo1234"`), []byte(`"demo12345"`), 1), 0o644))
 	rep, code, _ = syncCLI(t, "push", dir, "--project", "demo", "--state", state)
-	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason+rep.Tests[1].Reason+rep.Tests[2].Reason, "since version 2 (it is at version 3 now") {
+	if code != exitNegative || outcomes(rep)["login"] != "refused" || !strings.Contains(rep.Tests[0].Reason+rep.Tests[1].Reason+rep.Tests[2].Reason, "made on version 2, and test login is at version 3 in project demo") {
 		t.Fatalf("push over a repair: exit %d %+v", code, rep)
 	}
 	// Nor does pull write the repair over it: the file names version 2, which the repair's
@@ -256,6 +256,25 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	if rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--api", srv.URL); code != exitNegative || outcomes(rep)["checkout"] != "refused" {
 		t.Errorf("push over the repair: exit %d %+v", code, rep)
 	}
+	// A hand-written copy that names no version is version 1's: refused as well, nothing
+	// written (it used to be saved over the repair as version 3); with the repaired steps it
+	// is unchanged.
+	plain := t.TempDir()
+	noErr(t, os.WriteFile(filepath.Join(plain, "checkout.json"), withoutVersion(t, "checkout"), 0o644))
+	rep, code, _ = syncCLI(t, "push", plain, "--project", "demo", "--api", srv.URL)
+	if code != exitNegative || outcomes(rep)["checkout"] != "refused" || !strings.Contains(rep.Tests[0].Reason, "names no version, so it is a copy of version 1 (what creating the test made), and test checkout is at version 2 in project demo") ||
+		!strings.Contains(rep.Tests[0].Reason, "gardener pull "+plain+" --project demo --api "+srv.URL) {
+		t.Errorf("push --api of a file without a version over the repair: exit %d %+v", code, rep)
+	}
+	if got, err := store.Test(context.Background(), "checkout"); err != nil || got.Version != 2 || !slices.EqualFunc(got.Steps, repaired.Steps, gardener.Step.Equal) {
+		t.Errorf("the refused push --api wrote checkout: %+v %v", got, err)
+	}
+	same, err := gardener.EditTestFile(withoutVersion(t, "checkout"), repaired)
+	noErr(t, err)
+	noErr(t, os.WriteFile(filepath.Join(plain, "checkout.json"), bytes.Replace(same, []byte("  \"version\": 2,\n"), nil, 1), 0o644))
+	if rep, code, _ := syncCLI(t, "push", plain, "--project", "demo", "--api", srv.URL); code != exitOK || outcomes(rep)["checkout"] != "unchanged" || rep.Tests[0].Version != 2 {
+		t.Errorf("push --api of the repaired steps without a version: exit %d %+v", code, rep)
+	}
 	// Pull keeps the rename too: through the API's repair history it knows what version 1 was
 	// (issue 29: it used to overwrite it); without the rename it takes the repair.
 	rep, code, _ = syncCLI(t, "pull", dir, "--project", "demo", "--api", srv.URL)
@@ -285,7 +304,7 @@ func TestPushPullThroughTheAPI(t *testing.T) {
 	if code != exitOK || outcomes(rep)["checkout"] != "updated" || rep.Counts["created"] != 3 {
 		t.Fatalf("pull --branch through the API: exit %d %+v %s", code, rep, stderr)
 	}
-	if msg := gitIn(t, repo, "log", "-1", "--format=%B", "--", "checkout.json"); !strings.Contains(msg, "Repair rp-checkout: version 1 -> 2") || !strings.Contains(msg, "Approved by: nobody (auto-repair)") {
+	if msg := gitIn(t, repo, "log", "-1", "--format=%B", "gardener/repairs", "--", "checkout.json"); !strings.Contains(msg, "Repair rp-checkout: version 1 -> 2") || !strings.Contains(msg, "Approved by: nobody (auto-repair)") {
 		t.Errorf("the commit of checkout through the API:\n%s", msg)
 	}
 	if _, code, stderr := syncCLI(t, "pull", repo, "--project", "demo", "--api", srv.URL, "--branch", "no..good"); code != exitBadInput || !strings.Contains(stderr, "not a branch name") {
@@ -503,8 +522,9 @@ func TestPullCommitsRepairsOnABranch(t *testing.T) {
 	if code != exitNegative || rep.Branch != "gardener/repairs" || outcomes(rep)["login"] != "updated" || outcomes(rep)["checkout"] != "created" || outcomes(rep)["cart-total"] != "refused" {
 		t.Fatalf("pull --branch: exit %d %+v %s", code, rep, stderr)
 	}
-	if cur := gitIn(t, repo, "branch", "--show-current"); cur != "gardener/repairs" {
-		t.Errorf("the current branch is %q, want gardener/repairs", cur)
+	// The commits are on the branch; the checkout is back on main, where it was.
+	if cur := gitIn(t, repo, "branch", "--show-current"); cur != "main" || rep.Back != "main" {
+		t.Errorf("the current branch is %q (report: back on %q, %q), want main again", cur, rep.Back, rep.Stayed)
 	}
 	if got := gitIn(t, repo, "rev-parse", "main"); got != mainHead {
 		t.Error("pull --branch committed on main")
@@ -537,7 +557,22 @@ func TestPullCommitsRepairsOnABranch(t *testing.T) {
 		t.Errorf("git status after the pull: %q, want only the team's edit", st)
 	}
 
+	// Nothing new in the project: nothing is committed, and the report does not claim a commit.
+	var out bytes.Buffer
+	if code := dispatch([]string{"pull", dir, "--project", "demo", "--state", state, "--branch", "gardener/repairs"}, nil, &out, io.Discard); code != exitNegative ||
+		!strings.Contains(out.String(), "nothing to commit: no test file changed, so branch gardener/repairs has no new commit") || strings.Contains(out.String(), "committed") ||
+		!strings.Contains(out.String(), "checked out main again") {
+		t.Errorf("a pull with nothing new: exit %d\n%s", code, out.String())
+	}
+	if n := gitIn(t, repo, "rev-list", "--count", "main..gardener/repairs"); n != "2" {
+		t.Errorf("%s commits on the branch after a pull with nothing new, want still 2", n)
+	}
+	if cur := gitIn(t, repo, "branch", "--show-current"); cur != "main" {
+		t.Errorf("the current branch after a pull with nothing new is %q, want main", cur)
+	}
+
 	// --commit commits on the branch checked out: the next repair of login lands there too.
+	gitIn(t, repo, "switch", "--quiet", "gardener/repairs")
 	store, err = embedded.Open(filepath.Join(state, "gardener.db"))
 	noErr(t, err)
 	repair("login", 2, "#user", gardener.Repair{ID: "rp-login-2", RunID: "run-9", Auto: true})
@@ -596,5 +631,90 @@ func TestPullRefusesAFileWithoutAVersion(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Contains(got, []byte(`"version": 2`)) || !bytes.Contains(got, []byte(`label=Password`)) {
 		t.Errorf("pull did not write the repaired test: %s", got)
+	}
+}
+
+// withoutVersion is a demo test's file as a person writes it by hand (docs/first-hour.md): no
+// version line.
+func withoutVersion(t *testing.T, id string) []byte {
+	t.Helper()
+	b, err := demoapp.TestJSON(id)
+	noErr(t, err)
+	out := bytes.Replace(b, []byte("  \"version\": 1,\n"), nil, 1)
+	if bytes.Equal(out, b) {
+		t.Fatalf("the demo's %s.json has no version line to leave out", id)
+	}
+	return out
+}
+
+// TestPushRefusesAFileWithoutAVersionOverARepair: a file that names no version is a copy of
+// version 1; pushed onto a test a repair moved to version 2, with other steps, it is refused
+// with the file, the test, both versions and "gardener pull" named, and writes nothing: not the
+// test, not the file, while the folder's other file is pushed as before. The same steps as the
+// project's are no refusal: unchanged, and the file learns its version. (It used to be saved
+// over the repair as version 3, exit 0.)
+func TestPushRefusesAFileWithoutAVersionOverARepair(t *testing.T) {
+	dir := t.TempDir()
+	login, cart := filepath.Join(dir, "login.json"), filepath.Join(dir, "cart-total.json")
+	noErr(t, os.WriteFile(login, withoutVersion(t, "login"), 0o644))
+	noErr(t, os.WriteFile(cart, withoutVersion(t, "cart-total"), 0o644))
+	state := t.TempDir()
+	if rep, code, stderr := syncCLI(t, "push", dir, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 2 {
+		t.Fatalf("first push: exit %d %+v %s", code, rep, stderr)
+	}
+	// The team's files stay as they wrote them (the test came into the state some other way,
+	// e.g. "gardener repair FILE" without --write); a repair moves login to version 2.
+	handWritten := withoutVersion(t, "login")
+	noErr(t, os.WriteFile(login, handWritten, 0o644))
+	noErr(t, os.WriteFile(cart, withoutVersion(t, "cart-total"), 0o644))
+	store, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	repaired := repairInStore(t, store, "login", 3, "label=Password")
+	noErr(t, store.Close())
+	// Meanwhile cart-total is renamed in its file: that file is pushed, login's is refused.
+	renamed := bytes.Replace(withoutVersion(t, "cart-total"), []byte(`"name": "`), []byte(`"name": "Renamed: `), 1)
+	noErr(t, os.WriteFile(cart, renamed, 0o644))
+
+	var out bytes.Buffer
+	code := dispatch([]string{"push", dir, "--project", "demo", "--state", state}, nil, &out, io.Discard)
+	text := out.String()
+	if code != exitNegative {
+		t.Errorf("push of a file without a version over a repair: exit %d, want 1\n%s", code, text)
+	}
+	for _, want := range []string{
+		"refused   login", login, "names no version, so it is a copy of version 1",
+		"test login is at version 2 in project demo", "gardener pull " + dir + " --project demo --state " + state,
+		"updated   cart-total (version 2)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("push's report does not say %q:\n%s", want, text)
+		}
+	}
+	store, err = embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	got, err := store.Test(context.Background(), "login")
+	noErr(t, err)
+	if got.Version != 2 || !slices.EqualFunc(got.Steps, repaired.Steps, gardener.Step.Equal) {
+		t.Errorf("the refused push wrote login: version %d, steps %v; want the repair's version 2", got.Version, got.Steps)
+	}
+	if cartGot, err := store.Test(context.Background(), "cart-total"); err != nil || cartGot.Version != 2 || !strings.HasPrefix(cartGot.Name, "Renamed: ") {
+		t.Errorf("the folder's other file was not pushed: %+v %v", cartGot, err)
+	}
+	noErr(t, store.Close())
+	if b, _ := os.ReadFile(login); !bytes.Equal(b, handWritten) {
+		t.Errorf("the refused push changed the file:\n%s", b)
+	}
+
+	// The repaired steps, still with no version line: nothing to write, so no refusal.
+	same, err := gardener.EditTestFile(handWritten, repaired)
+	noErr(t, err)
+	same = bytes.Replace(same, []byte("  \"version\": 2,\n"), nil, 1)
+	noErr(t, os.WriteFile(login, same, 0o644))
+	rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--state", state)
+	if code != exitOK || outcomes(rep)["login"] != "unchanged" {
+		t.Fatalf("push of the project's steps without a version: exit %d %+v", code, rep)
+	}
+	if b, _ := os.ReadFile(login); !bytes.Contains(b, []byte(`"version": 2,`)) {
+		t.Errorf("the unchanged file does not name the version it is a copy of:\n%s", b)
 	}
 }

@@ -101,6 +101,13 @@ func (t Test) Clone() Test {
 	return c
 }
 
+// CopyOf is the version a copy of t (a test file, a PUT's body) was made on: the version it
+// names, or 1 when it names none, since a file written by hand (docs/first-hour.md) is what
+// creating the test made of it. A copy that names no version is thus never taken as current: a
+// push of it onto a test a repair moved past version 1 is refused rather than written over the
+// repair. push, pull and PUT /tests/{id} all read a copy's version here.
+func (t Test) CopyOf() int { return max(t.Version, 1) }
+
 // DecodeTest reads a test strictly: unknown fields anywhere, a key named twice, data after the
 // test, an unknown status, a missing id and every step problem DecodeSteps finds are errors
 // that name where they are.

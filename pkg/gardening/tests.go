@@ -10,12 +10,21 @@ import (
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
+// AnyVersion as SaveTest's base writes the edit over whatever version is stored: what a caller
+// asks for on purpose (If-Match: *), never what a copy naming no version gets.
+const AnyVersion = -1
+
 // SaveTest makes the store hold t, a test of t.ProjectID, for who: a test the store does not
 // hold is created in that project at version 1, whatever version t names (a version is the
-// store's to give); a stored one is replaced as who's edit, at the next version, made on base
-// (see workspace.ReplaceTest: 0 applies it on top of what is stored, another version that the
-// test moved from is refused with *workspace.MovedError). A test does not move to another
-// project, and the same steps, status and name write nothing (outcome unchanged).
+// store's to give); a stored one is replaced as who's edit, at the next version, made on base:
+// the version the caller names (If-Match), or with base 0 the one t names, version 1 when it
+// names none (gardener.Test.CopyOf: a hand-written file is a copy of what creating the test
+// made). When the test moved from that version (a repair, another edit) nothing is written:
+// *workspace.MovedError. AnyVersion applies the edit on top of whatever is stored. A test does
+// not move to another project, and the same steps, status, name and viewport write nothing
+// (outcome unchanged), whatever version they were copied from. Every door that writes a test
+// file (PUT /tests/{id}, gardener push locally and through the API) comes here, so a copy that
+// names no version is never written over a repair.
 func (s *Service) SaveTest(ctx context.Context, who Who, t gardener.Test, base int) (workspace.Synced, error) {
 	stored, err := s.d.Store.Test(ctx, t.ID)
 	if errors.Is(err, gardener.ErrNotFound) {
@@ -36,7 +45,18 @@ func (s *Service) SaveTest(ctx context.Context, who Who, t gardener.Test, base i
 	if stored.ProjectID != t.ProjectID {
 		return workspace.Synced{}, &BadRequestError{Reason: fmt.Sprintf("test %s is of project %s: a test does not move to project %s", t.ID, stored.ProjectID, t.ProjectID)}
 	}
-	return s.replace(ctx, who, t, base, "test replaced")
+	unnamed := base == 0 && t.Version == 0
+	switch base {
+	case 0:
+		base = t.CopyOf()
+	case AnyVersion:
+		base = 0 // workspace.ReplaceTest's "on top of what is stored"
+	}
+	w, err := s.replace(ctx, who, t, base, "test replaced")
+	if moved := (*workspace.MovedError)(nil); unnamed && errors.As(err, &moved) {
+		moved.Unnamed = true
+	}
+	return w, err
 }
 
 // Statuses a test may be given.

@@ -138,7 +138,10 @@ type PutTest struct {
 }
 
 // putTest creates a test (201) or replaces it (200): see gardening.SaveTest. The version the
-// edit was made against comes from If-Match or the body's "version" (both: they must agree).
+// edit was made against comes from If-Match or the body's "version" (both: they must agree);
+// with neither it is version 1, as for every test file that names none (gardening.SaveTest
+// decides, for every door alike). If-Match: * with no version in the body is the one way to
+// write over whatever version is stored.
 func (a *API) putTest(ctx context.Context, c call) (any, int) {
 	id := c.r.PathValue("testId")
 	body, err := readBody(c.r)
@@ -159,10 +162,13 @@ func (a *API) putTest(ctx context.Context, c call) (any, int) {
 	if t.ID != id {
 		return errBody(fmt.Sprintf("test: the body's id %q is not the path's %q", t.ID, id)), http.StatusBadRequest
 	}
-	base := t.Version
-	if want != nil && !want.any {
-		if len(want.versions) != 1 || base != 0 && base != want.versions[0] {
-			return errBody(fmt.Sprintf("test %s: If-Match %s and the body's version %d must name the one version the edit was made on", id, want.raw, base)), http.StatusBadRequest
+	base := 0 // gardening.SaveTest reads the body's version
+	switch {
+	case want != nil && want.any && t.Version == 0:
+		base = gardening.AnyVersion
+	case want != nil && !want.any:
+		if len(want.versions) != 1 || t.Version != 0 && t.Version != want.versions[0] {
+			return errBody(fmt.Sprintf("test %s: If-Match %s and the body's version %d must name the one version the edit was made on", id, want.raw, t.Version)), http.StatusBadRequest
 		}
 		if c.created {
 			return fail(&PreconditionError{Reason: fmt.Sprintf("test %s does not exist, so If-Match %s cannot match", id, want.raw)})

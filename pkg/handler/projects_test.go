@@ -262,3 +262,45 @@ func TestCreatedTestStartsAtVersionOne(t *testing.T) {
 		t.Errorf("create naming version 5: %d %s ETag %s, want 201 at version 1", code, body, tag)
 	}
 }
+
+// TestPutTestWithoutAVersionIsVersionOne: a body that names no version, without If-Match, is a
+// copy of version 1 (a test file written by hand): put onto a test a repair moved to version 2
+// with other steps it writes nothing (412 with the current ETag and a reason that says the body
+// named no version); the repaired steps again are unchanged, not refused; If-Match: * is the
+// one way to write over whatever is stored. (It used to be saved over the repair.)
+func TestPutTestWithoutAVersionIsVersionOne(t *testing.T) {
+	api, s := newAPI(t)
+	ctx := context.Background()
+	if err := s.Store.PutProject(ctx, gardener.Project{ID: "acme", Plan: gardener.PlanPro, Model: "builtin"}); err != nil {
+		t.Fatal(err)
+	}
+	ann := map[string]string{"sub": "ann", "projects": "acme"}
+	if code, body, _ := as(t, api, ann, "PUT", "/tests/home", homeTest, nil); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	cur, err := s.Store.Test(ctx, "home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := gardener.CloneSteps(cur.Steps)
+	steps[1].Locator = gardener.MustLocator("#go-now")
+	if _, err := s.Store.WriteRepair(ctx, gardener.WriteRepair{Steps: steps, Repair: gardener.Repair{ID: "rp-home", ProjectID: "acme", TestID: "home", PreSteps: cur.Steps, FromVersion: 1, ToVersion: 2, Auto: true}}); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(homeTest, `"#go"`, `"#start"`, 1)
+	code, body, tag := as(t, api, ann, "PUT", "/tests/home", edited, nil)
+	if code != http.StatusPreconditionFailed || tag != `"2"` || !strings.Contains(body, "is at version 2; the edit names no version, so it was made on version 1") {
+		t.Errorf("a body without a version over a repair: %d %s ETag %s, want 412", code, body, tag)
+	}
+	if got, _ := s.Store.Test(ctx, "home"); got.Version != 2 || got.Steps[1].Locator.String() != "css=#go-now" {
+		t.Errorf("a refused PUT wrote over the repair: %+v", got)
+	}
+	repairedBody := strings.Replace(homeTest, `"#go"`, `"#go-now"`, 1)
+	if code, body, tag := as(t, api, ann, "PUT", "/tests/home", repairedBody, nil); code != http.StatusOK || tag != `"2"` || !strings.Contains(body, `"outcome":"unchanged"`) {
+		t.Errorf("the repaired steps without a version: %d %s ETag %s, want 200 unchanged", code, body, tag)
+	}
+	code, body, tag = as(t, api, ann, "PUT", "/tests/home", edited, map[string]string{"If-Match": "*"})
+	if code != http.StatusOK || tag != `"3"` || !strings.Contains(body, `"outcome":"saved"`) {
+		t.Errorf("If-Match: * over the repair: %d %s ETag %s, want 200 saved at version 3", code, body, tag)
+	}
+}

@@ -247,9 +247,15 @@ type MovedError struct {
 	TestID  string
 	Base    int // the version the caller's edit was made on
 	Version int // the version the store holds
+	// Unnamed says the edit named no version and Base is the 1 it was taken as
+	// (gardener.Test.CopyOf), which the caller may not know.
+	Unnamed bool
 }
 
 func (e *MovedError) Error() string {
+	if e.Unnamed {
+		return fmt.Sprintf("test %s is at version %d; the edit names no version, so it was made on version %d (what creating the test made): the test changed since (a repair or another edit) and nothing was written over it; read it again and redo the edit on it", e.TestID, e.Version, e.Base)
+	}
 	return fmt.Sprintf("test %s is at version %d, not version %d the edit was made on: it changed since it was read (a repair or another edit); read it again and redo the edit on it", e.TestID, e.Version, e.Base)
 }
 
@@ -258,8 +264,9 @@ func (e *MovedError) Error() string {
 // version the edit was made on: when it is not 0 and the test moved from it, nothing is written
 // (*MovedError), and the store's write is conditional on it, so a write landing between the
 // read and the save is a conflict rather than lost. With base 0 the edit applies on top of
-// whatever is stored. A test whose steps and status are the stored ones is left unchanged; a
-// test in another project than the stored one's is refused.
+// whatever is stored. A test whose steps, status, name and viewport are the stored ones is left
+// unchanged whatever base names: writing nothing loses nothing, so a copy that is already what
+// the store holds is not refused. A test in another project than the stored one's is refused.
 func (s *Service) ReplaceTest(ctx context.Context, t gardener.Test, base int) (Synced, error) {
 	stored, err := s.Store.Test(ctx, t.ID)
 	if err != nil {
@@ -268,11 +275,11 @@ func (s *Service) ReplaceTest(ctx context.Context, t gardener.Test, base int) (S
 	if t.ProjectID != stored.ProjectID {
 		return Synced{}, fmt.Errorf("replace test %s: it is of project %s, not %s", t.ID, stored.ProjectID, t.ProjectID)
 	}
-	if base != 0 && base != stored.Version {
-		return Synced{}, &MovedError{TestID: t.ID, Base: base, Version: stored.Version}
-	}
 	if slices.EqualFunc(stored.Steps, t.Steps, gardener.Step.Equal) && stored.Status == t.Status && stored.Name == t.Name && stored.Viewport == t.Viewport {
 		return Synced{Test: stored, Outcome: SyncUnchanged}, nil
+	}
+	if base != 0 && base != stored.Version {
+		return Synced{}, &MovedError{TestID: t.ID, Base: base, Version: stored.Version}
 	}
 	edit := stored
 	edit.Steps, edit.Status, edit.Name, edit.Viewport = gardener.CloneSteps(t.Steps), t.Status, t.Name, t.Viewport
