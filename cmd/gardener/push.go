@@ -804,7 +804,7 @@ func (s *stateProject) tests(ctx context.Context) (map[string]gardener.Test, err
 	// The local state holds what its commands made; a project named for the first time is
 	// created, as repair and sweep do. The app a push records runs against is one of its
 	// origins, as "gardener run --record" makes it.
-	set := workspace.Settings{}
+	set := workspace.Settings{New: newLocalProject}
 	if s.base != "" {
 		set.Origins = []string{originOf(s.base)}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/driftgardener/gardener/pkg/browser"
+	"github.com/driftgardener/gardener/pkg/builtin"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
@@ -669,6 +670,10 @@ func TestPushRefusesAFileWithoutAVersionOverARepair(t *testing.T) {
 	noErr(t, os.WriteFile(cart, withoutVersion(t, "cart-total"), 0o644))
 	store, err := embedded.Open(filepath.Join(state, "gardener.db"))
 	noErr(t, err)
+	// The project the push made is on the builtin model: its tests can be repaired at once.
+	if p, err := store.Project(context.Background(), "demo"); err != nil || p.Model != builtin.Name {
+		t.Errorf("the project push made: %+v (%v), want it on the builtin model", p, err)
+	}
 	repaired := repairInStore(t, store, "login", 3, "label=Password")
 	noErr(t, store.Close())
 	// Meanwhile cart-total is renamed in its file: that file is pushed, login's is refused.
