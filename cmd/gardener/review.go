@@ -730,9 +730,12 @@ const localProject = "local"
 func exitOf(err error) int {
 	var token *tokenRefusedError
 	var answered *apiStatusError
+	var stale *staleFileError
 	switch {
 	case errors.As(err, &token):
 		return exitBadInput
+	case errors.As(err, &stale):
+		return exitNegative
 	case errors.As(err, &answered):
 		return answered.exit()
 	}

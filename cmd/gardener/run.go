@@ -139,6 +139,9 @@ type fileResult struct {
 	// RunID is the run recorded for it (--record); empty when none was.
 	RunID string `json:"runId,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Refused is set when the file was not run because the local state holds a later version of
+	// its test (a repair the file does not have yet): a refusal, not a failure to run.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // recordedResult is what run --json prints for one test: its result, and the id of the run
@@ -158,7 +161,8 @@ func (c *cli) runOne(ctx context.Context, test gardener.Test, file string, opts 
 	defer closeRunner()
 	result, runID, err := replayFile(ctx, r, rec, test, file, opts)
 	if err != nil {
-		return []fileResult{{File: file, Result: gardener.RunResult{TestID: test.ID}, Error: err.Error()}}, c.fail("run", exitFailure, err)
+		var stale *staleFileError
+		return []fileResult{{File: file, Result: gardener.RunResult{TestID: test.ID}, Error: err.Error(), Refused: errors.As(err, &stale)}}, c.fail("run", exitOf(err), err)
 	}
 	if asJSON {
 		if err := writeJSON(c.stdout, recordedResult{result, runID}); err != nil {
@@ -215,8 +219,9 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 			defer func() { <-sem }()
 			res := fileResult{File: files[i], Result: gardener.RunResult{TestID: t.ID, TestVersion: t.Version}}
 			result, runID, err := replayFile(ctx, r, rec, t, files[i], opts)
+			var stale *staleFileError
 			if err != nil {
-				res.Error = err.Error()
+				res.Error, res.Refused = err.Error(), errors.As(err, &stale)
 			} else {
 				res.Result, res.RunID = result, runID
 			}
@@ -232,6 +237,8 @@ func (c *cli) runMany(ctx context.Context, tests []gardener.Test, files []string
 	sum := runSummary{Results: results, Seconds: time.Since(start).Seconds()}
 	for _, res := range results {
 		switch {
+		case res.Refused:
+			sum.Failed++
 		case res.Error != "" || res.Result.ErrorKind.Network():
 			sum.Errors++
 		case res.Result.Passed:
@@ -268,6 +275,8 @@ func printProgress(w io.Writer, res fileResult) {
 		recorded = "  run " + res.RunID
 	}
 	switch {
+	case res.Refused:
+		fmt.Fprintf(w, "REFUSED %s  %s\n", r.TestID, res.Error)
 	case res.Error != "":
 		fmt.Fprintf(w, "ERROR %s  %s: %s\n", r.TestID, res.File, res.Error)
 	case r.Passed:

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,4 +278,52 @@ func TestRunOfAnUnreachablePage(t *testing.T) {
 func closedOrigin(t *testing.T) string {
 	t.Helper()
 	return "http://" + netkit.RefusedAddr(t)
+}
+
+// TestRunRefusesAFileBehindTheState: a test file that names no version (a copy of version 1),
+// run with --record after a repair moved the state's test to version 2, is refused: nothing is
+// replayed and the repair is not written over, the output says how to bring the file up to
+// date, and the exit status is 1, alone and among several files.
+func TestRunRefusesAFileBehindTheState(t *testing.T) {
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	hello := filepath.Join(dir, "hello.json")
+	other := filepath.Join(dir, "other.json")
+	noErr(t, os.WriteFile(hello, []byte(`{"id":"hello","project":"site","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#go"}]}`), 0o644))
+	noErr(t, os.WriteFile(other, []byte(`{"id":"other","project":"site","steps":[{"kind":"goto","url":"/"}]}`), 0o644))
+	state := filepath.Join(t.TempDir(), "state")
+	if code := dispatch([]string{"run", "--record", "--base-url", srv.URL, "--state", state, hello, other}, nil, io.Discard, io.Discard); code != exitOK {
+		t.Fatalf("first run: exit %d", code)
+	}
+	store, err := openState(state)
+	noErr(t, err)
+	repaired := repairInStore(t, store, "hello", 1, `role=button[name="Go"]`)
+	noErr(t, store.Close())
+
+	for _, files := range [][]string{{hello}, {hello, other}} {
+		var out, errb bytes.Buffer
+		code := dispatch(append([]string{"run", "--record", "--base-url", srv.URL, "--state", state}, files...), nil, &out, &errb)
+		text := out.String() + errb.String()
+		if code != exitNegative {
+			t.Errorf("run %v: exit %d, want 1\n%s", files, code, text)
+		}
+		for _, want := range []string{hello, "names no version", "test hello is at version 2 in the local state", "gardener pull " + dir + " --project site --state " + state} {
+			if !strings.Contains(text, want) {
+				t.Errorf("run %v does not say %q:\n%s", files, want, text)
+			}
+		}
+	}
+	store, err = openState(state)
+	noErr(t, err)
+	defer store.Close()
+	got, err := store.Test(t.Context(), "hello")
+	noErr(t, err)
+	if got.Version != 2 || !slices.EqualFunc(got.Steps, repaired.Steps, gardener.Step.Equal) {
+		t.Errorf("the repair was written over: version %d, steps %v", got.Version, got.Steps)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -117,7 +118,11 @@ func runSweep(ctx context.Context, c *cli, args []string) int {
 		progress = c.stderr
 	}
 	out, err := sweepTests(ctx, c, f, tests, model, progress)
-	if err != nil {
+	var stale *staleFileError
+	switch {
+	case errors.As(err, &stale):
+		return c.fail("sweep", exitNegative, err)
+	case err != nil:
 		return c.fail("sweep", exitFailure, err)
 	}
 	if f.json {

@@ -198,6 +198,10 @@ func syncTestFile(ctx context.Context, ws *workspace.Service, writes fileWrites,
 		return workspace.Synced{}, err
 	}
 	synced, err := ws.SyncTest(ctx, file, unfinished)
+	var moved *workspace.MovedError
+	if errors.As(err, &moved) {
+		return workspace.Synced{}, behindError(writes, path, file, moved.Version)
+	}
 	if err != nil {
 		return workspace.Synced{}, err
 	}
@@ -214,3 +218,23 @@ func syncTestFile(ctx context.Context, ws *workspace.Service, writes fileWrites,
 	}
 	return synced, nil
 }
+
+// behindError is why a test file made on an older version than the local state holds is not
+// run or repaired: which version the file was taken as, which the state holds, and how to bring
+// the file up to it. Saving the file would write its older steps over the state's (a repair).
+func behindError(writes fileWrites, path string, file gardener.Test, current int) error {
+	made := fmt.Sprintf("is a copy of version %d", file.CopyOf())
+	if file.Version == 0 {
+		made = "names no version, so it is a copy of version 1 (what creating the test made)"
+	}
+	pull := fmt.Sprintf("gardener pull %s --project %s", filepath.Dir(path), file.ProjectID)
+	if state := filepath.Dir(writes.path); state != defaultStateDir {
+		pull += " --state " + state
+	}
+	return &staleFileError{fmt.Sprintf("%s %s, and test %s is at version %d in the local state (a repair or another edit changed it since): nothing was replayed, and the file's older steps were not written over it. Run %q first: it writes version %d into the file, or, when the file holds an edit of yours, refuses and keeps it (then move the file aside, pull, and redo the edit on version %d). A repair with --write keeps its file up to date", path, made, file.ID, current, pull, current, current)}
+}
+
+// staleFileError is a test file behind the local state; the command refuses it (exit 1).
+type staleFileError struct{ msg string }
+
+func (e *staleFileError) Error() string { return e.msg }

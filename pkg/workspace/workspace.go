@@ -142,9 +142,12 @@ func MarkOf(t gardener.Test) (Mark, error) {
 
 // SyncTest makes the store hold the caller's test. A new test is created at the caller's
 // version, or at version 1 when it gives none. A stored test with the same steps, status and
-// viewport is left as it is. Otherwise the caller's steps, status, name and viewport are saved as a new version on top
-// of the stored one, through SaveTest with the stored version, so a write that lands between
-// the read and the save is a conflict, not overwritten.
+// viewport is left as it is. A caller's copy of an older version than the stored one (see
+// gardener.Test.CopyOf) with other steps is refused with *MovedError and nothing is written:
+// the store moved on (a repair, an edit) and the copy would undo it. Otherwise the caller's
+// steps, status, name and viewport are saved as a new version on top of the stored one,
+// through SaveTest with the stored version, so a write that lands between the read and the
+// save is a conflict, not overwritten.
 //
 // unfinished, when not nil, is the mark of the caller's copy when a write that was to bring the
 // copy up to the store began and was not seen to finish. If the copy still has that mark and the
@@ -176,13 +179,20 @@ func (s *Service) SyncTest(ctx context.Context, t gardener.Test, unfinished *Mar
 			return Synced{Test: stored, Outcome: SyncBehind, Moved: true}, nil
 		}
 	}
+	// A copy of an older version (a file that names none is a copy of version 1) whose steps
+	// are not the store's: the store moved on since (a repair, another edit), and saving the
+	// copy would write the older steps over it. Nothing is written, as a push of the same file
+	// is refused (gardening.Service.SaveTest).
+	if base := t.CopyOf(); stored.Version > base {
+		return Synced{}, &MovedError{TestID: t.ID, Base: base, Version: stored.Version, Unnamed: t.Version == 0}
+	}
 	edit := stored
 	edit.Steps, edit.Status, edit.Name, edit.Viewport = gardener.CloneSteps(t.Steps), t.Status, t.Name, t.Viewport
 	saved, err := s.Store.SaveTest(ctx, edit)
 	if err != nil {
 		return Synced{}, fmt.Errorf("sync test %s at version %d: %w", t.ID, stored.Version, err)
 	}
-	return Synced{Test: saved, Outcome: SyncSaved, Moved: stored.Version != t.Version}, nil
+	return Synced{Test: saved, Outcome: SyncSaved, Moved: stored.Version != t.CopyOf()}, nil
 }
 
 // GreenKnown reports whether the store holds a green run of the test's current version.

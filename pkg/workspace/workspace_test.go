@@ -139,6 +139,8 @@ func TestSyncTest(t *testing.T) {
 		version    int
 		moved      bool
 		steps      []gardener.Step
+		// refused is set when the sync must write nothing and answer *workspace.MovedError.
+		refused bool
 	}{
 		{name: "new test keeps the caller's version", give: base, outcome: workspace.SyncCreated, version: 1, steps: base.Steps},
 		{name: "new test with no version is created at 1", give: with(func(t *gardener.Test) { t.Version = 0 }), outcome: workspace.SyncCreated, version: 1, steps: base.Steps},
@@ -153,10 +155,22 @@ func TestSyncTest(t *testing.T) {
 			outcome: workspace.SyncUnchanged, version: 2, steps: steps("#renamed"),
 		},
 		{
-			name:    "the store moved on since the caller synced: reported, saved on top of the stored version",
+			name:    "the store moved on since the caller's copy: refused, nothing written over the store's",
 			stored:  []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
 			give:    base,
-			outcome: workspace.SyncSaved, version: 3, moved: true, steps: base.Steps,
+			refused: true, version: 2, steps: steps("#renamed"),
+		},
+		{
+			name:    "a copy that names no version is a copy of version 1: refused too",
+			stored:  []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
+			give:    with(func(t *gardener.Test) { t.Version = 0 }),
+			refused: true, version: 2, steps: steps("#renamed"),
+		},
+		{
+			name:    "a copy of the store's version with other steps is an edit: saved",
+			stored:  []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
+			give:    with(func(t *gardener.Test) { t.Version, t.Steps = 2, steps("#edited") }),
+			outcome: workspace.SyncSaved, version: 3, steps: steps("#edited"),
 		},
 		{
 			name:    "the store moved on to the caller's steps: reported, nothing written",
@@ -172,18 +186,18 @@ func TestSyncTest(t *testing.T) {
 			outcome:    workspace.SyncBehind, version: 2, moved: true, steps: steps("#renamed"),
 		},
 		{
-			name:       "a copy edited since its unfinished write is a person's edit: saved over the store's",
+			name:       "a copy edited since its unfinished write is a person's edit of version 1: refused, not saved over the store's",
 			stored:     []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
 			give:       with(func(t *gardener.Test) { t.Steps = steps("#edited") }),
 			unfinished: &base,
-			outcome:    workspace.SyncSaved, version: 3, moved: true, steps: steps("#edited"),
+			refused:    true, version: 2, steps: steps("#renamed"),
 		},
 		{
-			name:       "a copy whose status changed since its unfinished write is a person's edit too",
+			name:       "a copy whose status changed since its unfinished write is refused too",
 			stored:     []gardener.Test{base, with(func(t *gardener.Test) { t.Steps = steps("#renamed") })},
 			give:       with(func(t *gardener.Test) { t.Status = gardener.StatusArchived }),
 			unfinished: &base,
-			outcome:    workspace.SyncSaved, version: 3, moved: true, steps: base.Steps,
+			refused:    true, version: 2, steps: steps("#renamed"),
 		},
 		{
 			name:       "an unfinished write the store did not make: the copy is synced as usual",
@@ -217,10 +231,14 @@ func TestSyncTest(t *testing.T) {
 			}
 			ws := &workspace.Service{Store: store}
 			got, err := ws.SyncTest(ctx, c.give, unfinished)
-			if err != nil {
+			var moved *workspace.MovedError
+			switch {
+			case c.refused && !errors.As(err, &moved):
+				t.Fatalf("got %+v, %v; want it refused with a MovedError", got, err)
+			case !c.refused && err != nil:
 				t.Fatal(err)
-			}
-			if got.Outcome != c.outcome || got.Test.Version != c.version || got.Moved != c.moved {
+			case c.refused:
+			case got.Outcome != c.outcome || got.Test.Version != c.version || got.Moved != c.moved:
 				t.Errorf("outcome %s, version %d, moved %v; want %s, %d, %v", got.Outcome, got.Test.Version, got.Moved, c.outcome, c.version, c.moved)
 			}
 			read, err := store.Test(ctx, "login")
@@ -230,7 +248,7 @@ func TestSyncTest(t *testing.T) {
 			if read.Version != c.version || !slices.EqualFunc(read.Steps, c.steps, gardener.Step.Equal) {
 				t.Errorf("stored version %d steps %v; want %d %v", read.Version, read.Steps, c.version, c.steps)
 			}
-			if !slices.EqualFunc(got.Test.Steps, read.Steps, gardener.Step.Equal) {
+			if !c.refused && !slices.EqualFunc(got.Test.Steps, read.Steps, gardener.Step.Equal) {
 				t.Errorf("returned steps %v, stored %v", got.Test.Steps, read.Steps)
 			}
 		})
