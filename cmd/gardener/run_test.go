@@ -111,13 +111,7 @@ func TestRunReplays(t *testing.T) {
 // line, the summary counts them, --json holds every result and --junit writes a report a CI reads:
 // one testcase per test, the failure naming the step and the error. Any red test exits 1.
 func TestRunMany(t *testing.T) {
-	if _, err := browser.ChromePath(); err != nil {
-		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
-	}
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
-	defer srv.Close()
-	dir := t.TempDir()
+	srv, dir := runPageServer(t)
 	write := func(rel, body string) string {
 		p := filepath.Join(dir, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -189,13 +183,7 @@ func TestRunMany(t *testing.T) {
 // passing test's run is the green run a later repair of that version compares with, a failing
 // one's is recorded and is no green run.
 func TestRunRecordRecordsTheGreenRun(t *testing.T) {
-	if _, err := browser.ChromePath(); err != nil {
-		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
-	}
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
-	defer srv.Close()
-	dir := t.TempDir()
+	srv, dir := runPageServer(t)
 	pass := filepath.Join(dir, "pass.json")
 	failing := filepath.Join(dir, "failing.json")
 	if err := os.WriteFile(pass, []byte(`{"id":"hello","project":"site","version":3,"steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#go"}]}`), 0o644); err != nil {
@@ -285,13 +273,7 @@ func closedOrigin(t *testing.T) string {
 // replayed and the repair is not written over, the output says how to bring the file up to
 // date, and the exit status is 1, alone and among several files.
 func TestRunRefusesAFileBehindTheState(t *testing.T) {
-	if _, err := browser.ChromePath(); err != nil {
-		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
-	}
-	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
-	defer srv.Close()
-	dir := t.TempDir()
+	srv, dir := runPageServer(t)
 	hello := filepath.Join(dir, "hello.json")
 	other := filepath.Join(dir, "other.json")
 	noErr(t, os.WriteFile(hello, []byte(`{"id":"hello","project":"site","steps":[{"kind":"goto","url":"/"},{"kind":"click","locator":"#go"}]}`), 0o644))
@@ -326,4 +308,17 @@ func TestRunRefusesAFileBehindTheState(t *testing.T) {
 	if got.Version != 2 || !slices.EqualFunc(got.Steps, repaired.Steps, gardener.Step.Equal) {
 		t.Errorf("the repair was written over: version %d, steps %v", got.Version, got.Steps)
 	}
+}
+
+// runPageServer skips t without Chromium, runs it in parallel and serves runPage for it, with a
+// folder for its test files.
+func runPageServer(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	if _, err := browser.ChromePath(); err != nil {
+		t.Skipf("no Chromium (%v); install it with: apt-get install -y chromium", err)
+	}
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, runPage) }))
+	t.Cleanup(srv.Close)
+	return srv, t.TempDir()
 }
