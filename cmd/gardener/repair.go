@@ -166,9 +166,14 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 		return nil, err
 	}
 	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
-	project, err := ws.EnsureProject(ctx, file.ProjectID, workspace.Settings{
-		AutoRepair: ptr(mode == gardener.ModeApply), Model: ptr(model.Name()), Origins: []string{originOf(f.baseURL)},
-	})
+	settings := workspace.Settings{Model: ptr(model.Name()), Origins: []string{originOf(f.baseURL)}}
+	if mode == gardener.ModeApply {
+		// Apply mode writes only in a project that repairs itself. Propose mode is asked of the
+		// repair itself (RepairRequest.Propose) and leaves the project's setting as it is: the
+		// staged row then says the request asked to propose, not that auto-repair is off.
+		settings.AutoRepair = ptr(true)
+	}
+	project, err := ws.EnsureProject(ctx, file.ProjectID, settings)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +218,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 			return writes.begin(test.ID, mark)
 		}
 	}
-	rep, err := app.RepairHere(ctx, gardening.Person(f.by), gardening.RepairRequest{TestID: test.ID}, here)
+	rep, err := app.RepairHere(ctx, gardening.Person(f.by), gardening.RepairRequest{TestID: test.ID, Propose: mode == gardener.ModePropose}, here)
 	if err != nil {
 		return nil, err
 	}

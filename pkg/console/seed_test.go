@@ -139,7 +139,7 @@ func seed(t testing.TB) *world {
 	held.Contract.Requirements[1].Kept = false
 	held.Sensitivity.Sensitive = 1
 	// Why it is held, as the gardener decides it for an unattended repair: the contract first.
-	heldWhy := gardener.Decide(held, gardener.ModeApply, gardener.ActorSchedule).Reason
+	heldWhy := gardener.Decide(held, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule).Reason
 	for _, p := range []gardener.Proposal{
 		{ID: "p-approve", TestID: "approve-me", BaseVersion: 1, Verdict: clicks("css=#pay"), Triggers: []gardener.AppChange{change}, FailedStep: "3", Error: "element-not-found: css=#checkout matched nothing"},
 		{ID: "p-dismiss", TestID: "dismiss-me", BaseVersion: 1, Verdict: held, Triggers: []gardener.AppChange{change}, FailedStep: "3", Error: "element-not-found: css=#checkout matched nothing", Reason: heldWhy},

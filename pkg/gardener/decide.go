@@ -44,17 +44,47 @@ type Disposition struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// ModeFrom is what put a repair in its mode, for the reason a proof staged by propose mode
+// gives: the project's auto-repair setting, or the request, which may ask to propose in a
+// project that repairs itself. The row must not blame a setting that is on.
+type ModeFrom string
+
+// Where a mode comes from.
+const (
+	// FromProject: the project's auto-repair setting (on applies, off proposes). The zero value,
+	// so that a decision made before modes said where they came from reads as it did.
+	FromProject ModeFrom = ""
+	// FromRequest: the request asked to propose (the API's "propose": true, gardener repair
+	// --mode propose) or is an agent's suggestion, whatever the project's setting.
+	FromRequest ModeFrom = "request"
+)
+
+// ModeOf is the mode a repair runs in and what set it: the request's when it asks to propose
+// or an agent asks (an agent's suggestion always proposes), else the project's (apply with
+// auto-repair on, propose without).
+func ModeOf(autoRepair, propose bool, actor Actor) (Mode, ModeFrom) {
+	switch {
+	case propose || actor == ActorAgent:
+		return ModePropose, FromRequest
+	case autoRepair:
+		return ModeApply, FromProject
+	}
+	return ModePropose, FromProject
+}
+
 // Reasons a green proof is staged rather than written.
 const (
-	reasonPropose = "proposed for review: auto-repair is off"
-	reasonAgent   = "proposed for review: an agent's suggestion is applied by apply_repair or a person"
+	reasonAutoRepairOff = "proposed for review: auto-repair is off"
+	reasonAsked         = "proposed for review: the request asked to propose, not to apply"
+	reasonAgent         = "proposed for review: an agent's suggestion is applied by apply_repair or a person"
 )
 
 // Decide is the one apply-or-stage decision for a green proof, from its verdict, the mode the
-// repair runs in and who acts. A verdict that needs a person is staged whoever acts; an agent's
-// suggestion is staged (apply_repair or a person applies it); otherwise apply mode writes and
-// propose mode stages.
-func Decide(v Verdict, mode Mode, actor Actor) Disposition {
+// repair runs in, what set that mode and who acts. A verdict that needs a person is staged
+// whoever acts; an agent's suggestion is staged (apply_repair or a person applies it);
+// otherwise apply mode writes and propose mode stages, saying whether the request asked to
+// propose or the project's auto-repair is off.
+func Decide(v Verdict, mode Mode, from ModeFrom, actor Actor) Disposition {
 	if need, why := v.NeedsPerson(); need {
 		return Disposition{Reason: "a person must look: " + why}
 	}
@@ -62,7 +92,10 @@ func Decide(v Verdict, mode Mode, actor Actor) Disposition {
 		return Disposition{Reason: reasonAgent}
 	}
 	if mode != ModeApply {
-		return Disposition{Reason: reasonPropose}
+		if from == FromRequest {
+			return Disposition{Reason: reasonAsked}
+		}
+		return Disposition{Reason: reasonAutoRepairOff}
 	}
 	return Disposition{Apply: true}
 }

@@ -10,7 +10,8 @@ import (
 
 // TestDecide: the one apply-or-stage decision. A fix that needs a person is staged whoever acts,
 // with the reason; an agent's suggestion is staged; otherwise apply mode writes and propose mode
-// stages.
+// stages, naming what set it: the request that asked to propose, or the project's auto-repair
+// being off, and never the setting when the request asked.
 func TestDecide(t *testing.T) {
 	clean := gardener.Verdict{IntentConfirmed: true}
 	held := gardener.Verdict{IntentConfirmed: true, Unverified: "a fill recorded empty"}
@@ -18,25 +19,54 @@ func TestDecide(t *testing.T) {
 		name   string
 		v      gardener.Verdict
 		mode   gardener.Mode
+		from   gardener.ModeFrom
 		actor  gardener.Actor
 		apply  bool
 		reason string
 	}{
-		{"schedule, apply mode", clean, gardener.ModeApply, gardener.ActorSchedule, true, ""},
-		{"schedule, propose mode", clean, gardener.ModePropose, gardener.ActorSchedule, false, "proposed for review: auto-repair is off"},
-		{"person, apply mode", clean, gardener.ModeApply, gardener.ActorPerson, true, ""},
-		{"agent, apply mode", clean, gardener.ModeApply, gardener.ActorAgent, false, "proposed for review: an agent's suggestion is applied by apply_repair or a person"},
-		{"held, schedule", held, gardener.ModeApply, gardener.ActorSchedule, false, "a person must look: UNVERIFIED: a fill recorded empty"},
-		{"held, person", held, gardener.ModeApply, gardener.ActorPerson, false, "a person must look: UNVERIFIED: a fill recorded empty"},
-		{"held, agent", held, gardener.ModeApply, gardener.ActorAgent, false, "a person must look: UNVERIFIED: a fill recorded empty"},
-		{"unconfirmed intent", gardener.Verdict{}, gardener.ModeApply, gardener.ActorSchedule, false, "a person must look: a re-derived intent block is not confirmed"},
+		{"schedule, apply mode", clean, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule, true, ""},
+		{"schedule, propose mode", clean, gardener.ModePropose, gardener.FromProject, gardener.ActorSchedule, false, "proposed for review: auto-repair is off"},
+		{"person, propose mode of the project", clean, gardener.ModePropose, gardener.FromProject, gardener.ActorPerson, false, "proposed for review: auto-repair is off"},
+		{"person, propose mode asked", clean, gardener.ModePropose, gardener.FromRequest, gardener.ActorPerson, false, "proposed for review: the request asked to propose, not to apply"},
+		{"person, apply mode", clean, gardener.ModeApply, gardener.FromProject, gardener.ActorPerson, true, ""},
+		{"agent, apply mode", clean, gardener.ModeApply, gardener.FromProject, gardener.ActorAgent, false, "proposed for review: an agent's suggestion is applied by apply_repair or a person"},
+		{"agent, propose mode asked", clean, gardener.ModePropose, gardener.FromRequest, gardener.ActorAgent, false, "proposed for review: an agent's suggestion is applied by apply_repair or a person"},
+		{"held, schedule", held, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"held, person", held, gardener.ModeApply, gardener.FromProject, gardener.ActorPerson, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"held, person, propose mode asked", held, gardener.ModePropose, gardener.FromRequest, gardener.ActorPerson, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"held, agent", held, gardener.ModeApply, gardener.FromProject, gardener.ActorAgent, false, "a person must look: UNVERIFIED: a fill recorded empty"},
+		{"unconfirmed intent", gardener.Verdict{}, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule, false, "a person must look: a re-derived intent block is not confirmed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := gardener.Decide(c.v, c.mode, c.actor)
+			d := gardener.Decide(c.v, c.mode, c.from, c.actor)
 			if d.Apply != c.apply || d.Reason != c.reason {
 				t.Errorf("Decide = %+v, want apply %v, reason %q", d, c.apply, c.reason)
 			}
 		})
+	}
+}
+
+// TestModeOf: the mode a repair runs in and what set it. A request to propose, or an agent's,
+// proposes whatever the project says and is the request's doing; otherwise the project's
+// auto-repair setting decides.
+func TestModeOf(t *testing.T) {
+	for _, c := range []struct {
+		autoRepair, propose bool
+		actor               gardener.Actor
+		mode                gardener.Mode
+		from                gardener.ModeFrom
+	}{
+		{true, false, gardener.ActorPerson, gardener.ModeApply, gardener.FromProject},
+		{false, false, gardener.ActorPerson, gardener.ModePropose, gardener.FromProject},
+		{true, true, gardener.ActorPerson, gardener.ModePropose, gardener.FromRequest},
+		{false, true, gardener.ActorPerson, gardener.ModePropose, gardener.FromRequest},
+		{true, false, gardener.ActorAgent, gardener.ModePropose, gardener.FromRequest},
+		{true, false, gardener.ActorSchedule, gardener.ModeApply, gardener.FromProject},
+		{false, false, gardener.ActorSchedule, gardener.ModePropose, gardener.FromProject},
+	} {
+		if mode, from := gardener.ModeOf(c.autoRepair, c.propose, c.actor); mode != c.mode || from != c.from {
+			t.Errorf("ModeOf(autoRepair %v, propose %v, %s) = %s from %q, want %s from %q", c.autoRepair, c.propose, c.actor, mode, from, c.mode, c.from)
+		}
 	}
 }
 
@@ -121,7 +151,7 @@ func TestApplyModeHoldsOnlyWhatTheDesignNames(t *testing.T) {
 	for _, k := range []gardener.NoteKind{gardener.NoteActionAdded, gardener.NoteInputAdded, gardener.NoteInsensitiveCheck, gardener.NotePageAtFailure} {
 		v := base
 		v.Notes = []gardener.Note{{Kind: k, Step: "3", Text: "x"}}
-		if d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule); !d.Apply {
+		if d := gardener.Decide(v, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule); !d.Apply {
 			t.Errorf("a verdict with only a %s note was staged in apply mode: %s", k, d.Reason)
 		}
 	}
@@ -133,7 +163,7 @@ func TestApplyModeHoldsOnlyWhatTheDesignNames(t *testing.T) {
 		v := base
 		v.Notes = []gardener.Note{{Kind: gardener.NoteInputAdded, Step: "2", Text: "input added: x"}, {Kind: k, Step: "3", Text: "y"}}
 		h, ok := v.Hold()
-		d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule)
+		d := gardener.Decide(v, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule)
 		if !ok || h.Rule != rule || d.Apply || !strings.Contains(d.Reason, h.Text) {
 			t.Errorf("%s: hold %+v (%v), decision %+v; want staged under %q", k, h, ok, d, rule)
 		}

@@ -46,7 +46,7 @@ func TestNotesNameTheirKindOnce(t *testing.T) {
 	if _, why := v.NeedsPerson(); why != cases[0].said {
 		t.Errorf("NeedsPerson says %q, want %q", why, cases[0].said)
 	}
-	if d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule); d.Reason != "a person must look: "+cases[0].said {
+	if d := gardener.Decide(v, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule); d.Reason != "a person must look: "+cases[0].said {
 		t.Errorf("Decide's reason is %q", d.Reason)
 	}
 }

@@ -19,6 +19,7 @@ type Admission struct {
 	ProjectID string              `json:"projectId"`
 	TestID    string              `json:"testId"`
 	Mode      gardener.Mode       `json:"mode"`
+	ModeFrom  gardener.ModeFrom   `json:"modeFrom,omitempty"`
 	By        string              `json:"by,omitempty"`
 	Actor     gardener.Actor      `json:"actor,omitempty"`
 	Rungs     []gardener.Strategy `json:"rungs,omitempty"`
@@ -84,7 +85,7 @@ func (s *Service) Admit(ctx context.Context, in RepairInput) (Admission, error) 
 	}
 	g.ProjectID = p.ID
 	if in.Manual != nil {
-		g.Mode = ModeOf(p, who, in.Manual.Propose)
+		g.Mode, g.ModeFrom = ModeOf(p, who, in.Manual.Propose)
 	}
 	err = gardener.Gate(who.Actor, g.Mode, p, t, &run)
 	var inel *gardener.IneligibleError
@@ -114,7 +115,7 @@ type Stopped struct {
 // only ground is that missing comparison (gardener.FilesTriage); otherwise one triage issue,
 // with every rung's attempts, is filed. Nothing is written to the test.
 func (s *Service) Conclude(ctx context.Context, g Admission, rungs []tend.Decision, stopped *Stopped) (tend.Decision, tend.Persisted, error) {
-	dec := tend.Decision{ProjectID: g.ProjectID, TestID: g.TestID, RunID: g.RunID, Mode: g.Mode, By: g.By, Actor: g.Actor}
+	dec := tend.Decision{ProjectID: g.ProjectID, TestID: g.TestID, RunID: g.RunID, Mode: g.Mode, ModeFrom: g.ModeFrom, By: g.By, Actor: g.Actor}
 	issue := gardener.TriageIssue{ProjectID: g.ProjectID, TestID: g.TestID, RunID: g.RunID, Classification: gardener.Unknown, At: s.now()}
 	var facts gardener.ClimbFacts
 	for _, r := range rungs {

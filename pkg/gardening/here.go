@@ -124,7 +124,8 @@ func (s *Service) repairHere(ctx context.Context, who Who, req RepairRequest, h 
 		}
 	}
 	tender := &tend.Tender{Store: s.d.Store, Life: s.life, Ladder: lad, Log: s.d.Log, Now: s.d.Now}
-	job := tend.Job{TestID: tg.Test.ID, Mode: ModeOf(tg.Project, who, req.Propose), Run: tg.Run, By: who.ID, Actor: who.Actor,
+	mode, from := ModeOf(tg.Project, who, req.Propose)
+	job := tend.Job{TestID: tg.Test.ID, Mode: mode, ModeFrom: from, Run: tg.Run, By: who.ID, Actor: who.Actor,
 		Options: opts, Rungs: req.Rungs, NoPropagate: h.NoPropagate || who.Actor == gardener.ActorAgent}
 	if rec.Replayed {
 		// The recording replay failed: it is the failure the ladder starts from.

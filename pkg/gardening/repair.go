@@ -51,13 +51,11 @@ func (m Manual) Who() Who {
 	return Who{ID: m.By, Actor: m.Actor}
 }
 
-// ModeOf is the mode a repair runs in for who: the project's (apply with auto-repair on,
-// propose without), unless the request asks to propose; an agent's suggestion always proposes.
-func ModeOf(p gardener.Project, who Who, propose bool) gardener.Mode {
-	if p.AutoRepair && !propose && who.Actor != gardener.ActorAgent {
-		return gardener.ModeApply
-	}
-	return gardener.ModePropose
+// ModeOf is the mode a repair runs in for who, and what set it (gardener.ModeOf): the
+// project's (apply with auto-repair on, propose without), unless the request asks to propose;
+// an agent's suggestion always proposes.
+func ModeOf(p gardener.Project, who Who, propose bool) (gardener.Mode, gardener.ModeFrom) {
+	return gardener.ModeOf(p.AutoRepair, propose, who.Actor)
 }
 
 // RepairRequest asks for the ladder by hand: on a failed run, or on a test's current version
@@ -130,7 +128,8 @@ func (s *Service) ResolveTarget(ctx context.Context, who Who, req RepairRequest)
 		return Target{}, err
 	}
 	tg.Project, tg.Test = p, t
-	if err := gardener.Gate(who.Actor, ModeOf(p, who, req.Propose), p, t, tg.Run); err != nil {
+	mode, _ := ModeOf(p, who, req.Propose)
+	if err := gardener.Gate(who.Actor, mode, p, t, tg.Run); err != nil {
 		return Target{}, err
 	}
 	return tg, nil

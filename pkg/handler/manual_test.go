@@ -65,6 +65,14 @@ func TestManualPathWhateverTheMode(t *testing.T) {
 		}
 	}
 
+	// A request that asks to propose in a project that repairs itself runs in propose mode, and
+	// the gate says the request set it: the staged row must not say auto-repair is off.
+	asked := handler.RepairInput{Detail: handler.RunFailed{RunID: "auto-active-propose", ProjectID: "auto", TestID: "auto-active", TestVersion: 1, Trigger: gardener.TriggerManual},
+		Manual: &handler.Manual{By: "ada@example.com", Propose: true, Execution: "manual-propose"}}
+	if g, err := gate(ctx, asked); err != nil || !g.Eligible || g.Mode != gardener.ModePropose || g.ModeFrom != gardener.FromRequest {
+		t.Errorf("asked to propose in an auto-repair project: %+v %v; want eligible in propose mode from the request", g, err)
+	}
+
 	api, err := handler.ApiFunction.Build(s)
 	if err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func NewRung(rung gardener.Strategy, d ReplayDeps) (func(context.Context, Gate) 
 		// Each rung function climbs its own ladder: the repair's outcome is persist's or
 		// triage's to report, once.
 		tender.Ladder.OneRung = true
-		res, dec, err := tender.Climb(ctx, tend.Job{TestID: g.TestID, Mode: g.Mode, Run: &run, By: g.By, Actor: g.Actor, Rungs: []gardener.Strategy{rung}, Options: d.replayOptions(p)})
+		res, dec, err := tender.Climb(ctx, tend.Job{TestID: g.TestID, Mode: g.Mode, ModeFrom: g.ModeFrom, Run: &run, By: g.By, Actor: g.Actor, Rungs: []gardener.Strategy{rung}, Options: d.replayOptions(p)})
 		if err != nil {
 			return RungResult{}, err
 		}
@@ -295,7 +295,7 @@ func (d ReplayDeps) propagate(ctx context.Context, in PropagateInput) (Propagate
 	if err != nil {
 		return out, err
 	}
-	job := tend.Job{TestID: dec.TestID, Mode: dec.Mode, By: dec.By, Actor: dec.Actor, Options: d.replayOptions(p)}
+	job := tend.Job{TestID: dec.TestID, Mode: dec.Mode, ModeFrom: dec.ModeFrom, By: dec.By, Actor: dec.Actor, Options: d.replayOptions(p)}
 	if dec.RunID != "" {
 		run, err := d.Store.Run(ctx, dec.RunID)
 		if err != nil {

@@ -61,9 +61,11 @@ type Ladder struct {
 
 // Request is one failing test to repair.
 type Request struct {
-	Test    gardener.Test
-	Mode    gardener.Mode
-	Options gardener.ReplayOptions
+	Test gardener.Test
+	Mode gardener.Mode
+	// ModeFrom says what set Mode: the reason a proof staged in propose mode gives.
+	ModeFrom gardener.ModeFrom
+	Options  gardener.ReplayOptions
 	// LastGreen is the record of the test's last green run of this version: the fingerprints the
 	// self-heal looks for, and the requirement contract's source. Without it the contract is
 	// empty, and a climb without a green proof concludes that it cannot tell drift from a bug.

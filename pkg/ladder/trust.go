@@ -44,7 +44,7 @@ func (c *climb) conclude(ctx context.Context) error {
 	c.res.Diff = gardener.Diff(c.base.Steps, g.ops)
 	proof := g.proof.Result
 	c.res.Proof = &proof
-	d := gardener.Decide(v, c.req.Mode, c.req.Actor)
+	d := gardener.Decide(v, c.req.Mode, c.req.ModeFrom, c.req.Actor)
 	c.res.Facts = gardener.ClimbFacts{Green: &d}
 	c.res.Outcome, c.res.Reason = gardener.Conclude(c.res.Facts)
 	return nil

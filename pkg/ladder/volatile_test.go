@@ -58,7 +58,7 @@ func TestVolatileLocatorNoteClassesTheStepReview(t *testing.T) {
 	if c := classOf(v, "2"); c != gardener.ClassReview {
 		t.Errorf("step 2 classed %q, want review: %+v", c, v.Changes)
 	}
-	if d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule); d.Apply || !strings.Contains(d.Reason, "volatile locator") {
+	if d := gardener.Decide(v, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule); d.Apply || !strings.Contains(d.Reason, "volatile locator") {
 		t.Errorf("apply mode: %+v, want it staged naming the volatile locator", d)
 	}
 
@@ -70,7 +70,7 @@ func TestVolatileLocatorNoteClassesTheStepReview(t *testing.T) {
 	}
 	// The check after the click is not proven sensitive in this bare proof (no probes), so the
 	// fix is held for that; never for its locator.
-	if d := gardener.Decide(v, gardener.ModeApply, gardener.ActorSchedule); strings.Contains(d.Reason, "volatile") {
+	if d := gardener.Decide(v, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule); strings.Contains(d.Reason, "volatile") {
 		t.Errorf("apply mode, lasting locator: %+v, held for its locator", d)
 	}
 }

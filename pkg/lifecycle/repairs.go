@@ -72,7 +72,7 @@ func (s *Service) ApplyFix(ctx context.Context, f Fix) (Applied, error) {
 	if err := gardener.Gate(actor, gardener.ModeApply, p, t, &gated); err != nil {
 		return Applied{}, err
 	}
-	if d := gardener.Decide(f.Verdict, gardener.ModeApply, actor); !d.Apply {
+	if d := gardener.Decide(f.Verdict, gardener.ModeApply, gardener.FromProject, actor); !d.Apply {
 		return Applied{}, &gardener.IneligibleError{Reason: fmt.Sprintf("the fix for test %s must be staged: %s", t.ID, d.Reason)}
 	}
 	steps, err := prepare(t, f.BaseVersion, f.Verdict.Ops)

@@ -24,7 +24,7 @@ func TestSuggestionCarriesNoTypedValue(t *testing.T) {
 	staged := &gardener.Staged{Outcome: gardener.StagedNew, Proposal: gardener.Proposal{ID: "p-1", TestID: f.Test.ID, BaseVersion: 1, Verdict: legacy}}
 	gated := held
 	gated.Outcome = ladder.Repaired
-	gate := gardener.Decide(legacy, gardener.ModeApply, gardener.ActorSchedule)
+	gate := gardener.Decide(legacy, gardener.ModeApply, gardener.FromProject, gardener.ActorSchedule)
 	for _, c := range []struct {
 		name      string
 		r         ladder.Result

@@ -46,6 +46,9 @@ type Tender struct {
 type Job struct {
 	TestID string
 	Mode   gardener.Mode
+	// ModeFrom says what set Mode (the project's setting or the request): the reason a proof
+	// staged in propose mode gives.
+	ModeFrom gardener.ModeFrom
 	// Run is the failed run that triggered the job (apply mode and the manual path); nil for a
 	// staging pass, which starts from a radar sweep.
 	Run *gardener.Run
@@ -74,6 +77,7 @@ type Decision struct {
 	TestID      string                `json:"testId"`
 	BaseVersion int                   `json:"baseVersion"`
 	Mode        gardener.Mode         `json:"mode"`
+	ModeFrom    gardener.ModeFrom     `json:"modeFrom,omitempty"`
 	RunID       string                `json:"runId,omitempty"`
 	By          string                `json:"by,omitempty"`
 	Actor       gardener.Actor        `json:"actor,omitempty"`
@@ -239,7 +243,7 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 	if err := gardener.Gate(actor, job.Mode, project, test, job.Run); err != nil {
 		return ladder.Result{}, Decision{}, err
 	}
-	req := ladder.Request{Test: test, Mode: job.Mode, Options: job.Options, Failure: job.Failure, Rungs: job.Rungs, Actor: actor}
+	req := ladder.Request{Test: test, Mode: job.Mode, ModeFrom: job.ModeFrom, Options: job.Options, Failure: job.Failure, Rungs: job.Rungs, Actor: actor}
 	if len(req.Options.AllowedOrigins) == 0 {
 		req.Options.AllowedOrigins = project.AllowedOrigins
 	}
@@ -274,7 +278,7 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 		}
 	}
 	dec := Decision{
-		ProjectID: test.ProjectID, TestID: test.ID, BaseVersion: test.Version, Mode: job.Mode, By: job.By, Actor: actor,
+		ProjectID: test.ProjectID, TestID: test.ID, BaseVersion: test.Version, Mode: job.Mode, ModeFrom: job.ModeFrom, By: job.By, Actor: actor,
 		Outcome: res.Outcome, Reason: res.Reason, Facts: res.Facts, Verdict: res.Verdict, Triggers: job.Triggers,
 		Triage: res.Triage, Refusals: res.Refusals, Usage: res.Usage,
 	}
@@ -361,7 +365,7 @@ func (t *Tender) Persist(ctx context.Context, d Decision) (Persisted, error) {
 	}
 	if d.Outcome == ladder.Repaired {
 		// The decision is made again from what the store can check, not taken from the payload.
-		if disp := gardener.Decide(*d.Verdict, d.Mode, d.actor()); !disp.Apply {
+		if disp := gardener.Decide(*d.Verdict, d.Mode, d.ModeFrom, d.actor()); !disp.Apply {
 			return t.stage(ctx, d, disp.Reason)
 		}
 		if d.RunID == "" {
@@ -491,8 +495,8 @@ func (t *Tender) persistPropagated(ctx context.Context, job Job, projectID strin
 	if err := t.Store.PutRun(ctx, gardener.Run{ID: proofID, ProjectID: projectID, TestID: p.TestID, TestVersion: p.BaseVersion, Trigger: gardener.TriggerProof, Probe: true, Result: &proof, At: t.now()}); err != nil {
 		return nil, fmt.Errorf("propagate to %s: %w", p.TestID, err)
 	}
-	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, By: job.By, Actor: actorOf(job.Actor, job.By), Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
-	disp := gardener.Decide(*p.Verdict, job.Mode, d.Actor)
+	d := Decision{ProjectID: projectID, TestID: p.TestID, BaseVersion: p.BaseVersion, Mode: job.Mode, ModeFrom: job.ModeFrom, By: job.By, Actor: actorOf(job.Actor, job.By), Outcome: ladder.Staged, Verdict: p.Verdict, ProofID: proofID, Triggers: job.Triggers, Reason: "propagated from " + job.TestID}
+	disp := gardener.Decide(*p.Verdict, job.Mode, job.ModeFrom, d.Actor)
 	if inherited, owhy := origin.NeedsPerson(); inherited && disp.Apply && !job.Reviewed {
 		// The original was written by a person over a note that asks for one: its copies were not.
 		disp = gardener.Disposition{Reason: fmt.Sprintf("a person must look: the fix of %s it comes from needed a person: %s", job.TestID, owhy)}

@@ -2,6 +2,7 @@ package tend
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -78,13 +79,19 @@ func stepsOf(id string) []gardener.Step {
 // sensitive sensitive, and returns what became of a and of b, which uses the same locator.
 func tendWith(t *testing.T, sensitive map[string]bool, to string) Tended {
 	t.Helper()
+	return tendIn(t, true, sensitive, to, func(*Job) {})
+}
+
+// tendIn is tendWith in a project whose auto-repair is autoRepair, with the job as edit makes it.
+func tendIn(t *testing.T, autoRepair bool, sensitive map[string]bool, to string, edit func(*Job)) Tended {
+	t.Helper()
 	ctx := context.Background()
 	store, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if err := store.PutProject(ctx, gardener.Project{ID: "p", Plan: gardener.PlanPro, AutoRepair: true, Model: "heals", AllowedOrigins: []string{"http://app"}}); err != nil {
+	if err := store.PutProject(ctx, gardener.Project{ID: "p", Plan: gardener.PlanPro, AutoRepair: autoRepair, Model: "heals", AllowedOrigins: []string{"http://app"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"a", "b"} {
@@ -99,11 +106,52 @@ func tendWith(t *testing.T, sensitive map[string]bool, to string) Tended {
 	}
 	lad := &ladder.Ladder{Runner: greenRunner{sensitive: sensitive}, Model: heals{to: gardener.MustLocator(to)}}
 	tender := &Tender{Store: store, Life: lifecycle.New(store, nil), Ladder: lad}
-	out, err := tender.Tend(ctx, Job{TestID: "a", Mode: gardener.ModeApply, Run: &run, Failure: &gardener.Replay{Result: res}, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}})
+	job := Job{TestID: "a", Mode: gardener.ModeApply, Run: &run, Failure: &gardener.Replay{Result: res}, Rungs: []gardener.Strategy{gardener.StrategySelfHeal}}
+	edit(&job)
+	out, err := tender.Tend(ctx, job)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestProposeModeSaysWhoAskedForIt: a trusted fix staged in propose mode says why it was staged:
+// the request asked to propose (in a project that repairs itself, whose console says
+// auto-repair is on), or the project's auto-repair is off — never the setting when it is on.
+// The words ride the decision a state machine passes on, so persist stages with them too.
+func TestProposeModeSaysWhoAskedForIt(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		autoRepair bool
+		propose    bool
+		reason     string
+	}{
+		{"asked in an auto-repair project", true, true, "proposed for review: the request asked to propose, not to apply"},
+		{"asked in a proposing project", false, true, "proposed for review: the request asked to propose, not to apply"},
+		{"the project's auto-repair is off", false, false, "proposed for review: auto-repair is off"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := tendIn(t, c.autoRepair, map[string]bool{"a": true, "b": true}, "#login-btn", func(j *Job) {
+				j.By, j.Actor = "ann@example.com", gardener.ActorPerson
+				j.Mode, j.ModeFrom = gardener.ModeOf(c.autoRepair, c.propose, gardener.ActorPerson)
+			})
+			if out.Persisted.Outcome != ladder.Staged || out.Persisted.Reason != c.reason || out.Persisted.Staged == nil || out.Persisted.Staged.Proposal.Reason != c.reason {
+				t.Fatalf("persisted %s (%q), want staged with %q", out.Persisted.Outcome, out.Persisted.Reason, c.reason)
+			}
+			b, err := json.Marshal(out.Decision.Brief("h"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Decision
+			if err := json.Unmarshal(b, &back); err != nil || back.ModeFrom != out.Decision.ModeFrom {
+				t.Fatalf("the brief %s lost where the mode came from (%q): %v", b, out.Decision.ModeFrom, err)
+			}
+			back.Verdict = out.Decision.Verdict
+			if got := gardener.Decide(*back.Verdict, back.Mode, back.ModeFrom, back.actor()); got.Apply || got.Reason != c.reason {
+				t.Errorf("persist's decision from the brief: %+v, want staged with %q", got, c.reason)
+			}
+		})
+	}
 }
 
 // Nothing propagates from a fix staged for a person (here a heal onto a generated id, a volatile
