@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -183,23 +184,27 @@ type Options struct {
 	Approver func(clientName string) string
 }
 
-// New builds the MCP server with the three tools over b.
+// New builds the MCP server with the three tools over b. Each tool's arguments are checked
+// against its input schema before the SDK sees them (checkingArguments), so a wrong one is
+// answered naming the argument.
 func New(b Backend, o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "drift-gardener", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "Drift Gardener repairs browser tests broken by app drift. run_test runs a test now and records its run: a green run is what a later repair compares a failure with (without one the gardener cannot tell drift from a bug). suggest_fix proposes a repair for a failed run (or a test reproduced now) and writes nothing to the test; apply_repair applies a proposal that is still fresh and was proven green. Protected checks are never changed by any of them: a person changes them in the step editor.",
 	})
 	t := &tools{b: b, approver: o.Approver}
-	mcp.AddTool(s, &mcp.Tool{
+	schemas := map[string]*jsonschema.Schema{}
+	s.AddReceivingMiddleware(checkingArguments(schemas))
+	addTool(s, schemas, &mcp.Tool{
 		Name:        "run_test",
 		Description: "Run the current version of a test now in headless Chromium and record the run, as POST /tests/{testId}/runs does. A green run is the baseline a later repair of this version compares a failure with: without one, a repair that finds no green proof cannot tell drift from a bug. A red run is recorded too (never as green), and its runId is what suggest_fix takes. Writes nothing to the test.",
 		Annotations: &mcp.ToolAnnotations{Title: "Run a test now", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, t.run)
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, schemas, &mcp.Tool{
 		Name:        "suggest_fix",
 		Description: "Run the repair ladder (self-heal, suggest-fix, diagnose-drift) in propose mode on a failed run, or on a test reproduced now. Returns the diff with change classes, assertion-floor refusals, notes, requirement contract and sensitivity, and stages a fix proven green as a proposal whose id apply_repair takes. Writes nothing to the test.",
 		Annotations: &mcp.ToolAnnotations{Title: "Suggest a fix", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 	}, t.suggest)
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, schemas, &mcp.Tool{
 		Name:        "apply_repair",
 		Description: "Apply a proposal from suggest_fix (or a queue row you may see) to its test: only when the test is still at the version the fix was proven on and the proof was green. Records you as the approver; the test's version goes up and the repair can be reverted. Names the other tests that use a locator the fix healed; with propagate, carries the heal to them (each replayed with it; your copies are staged for a person).",
 		Annotations: &mcp.ToolAnnotations{Title: "Apply a repair", DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},

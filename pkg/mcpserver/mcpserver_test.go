@@ -199,3 +199,58 @@ func TestLocalApplyRefusesUnproven(t *testing.T) {
 		t.Errorf("apply of an unknown proposal: %v", err)
 	}
 }
+
+// TestArgumentErrorsNameTheArgument: a tool argument of the wrong type (null, a number, a
+// list where a string goes, a string where a list goes), one the tool does not take, or
+// arguments that are not an object are answered, for every tool, naming the argument, what it
+// wants and what it is for — never in the SDK's validator's words, which name Go's reflection —
+// and a missing one names what to give; the backend is not asked.
+func TestArgumentErrorsNameTheArgument(t *testing.T) {
+	b := &recorder{}
+	cs, _ := connect(t, b, "unit")
+	for _, tc := range []struct {
+		tool string
+		args any
+		want string
+	}{
+		{"apply_repair", map[string]any{"proposalId": nil}, "proposalId: want a string, not null (a proposal id from suggest_fix"},
+		{"apply_repair", map[string]any{"proposalId": 7}, "proposalId: want a string, not a number ("},
+		{"apply_repair", map[string]any{"runId": []string{"r"}}, "runId: want a string, not a list ("},
+		{"apply_repair", map[string]any{"proposalId": "p", "propagate": "yes"}, "propagate: want true or false, not a string ("},
+		{"apply_repair", map[string]any{"propagate": nil}, "propagate: want true or false, not null ("},
+		{"apply_repair", map[string]any{}, "proposalId: give the proposal id suggest_fix returned"},
+		{"apply_repair", map[string]any{"proposal": "p"}, `proposal: apply_repair takes no argument "proposal"; it takes proposalId, runId, propagate`},
+		{"suggest_fix", map[string]any{"testId": nil}, "testId: want a string, not null (id of a test whose current version is replayed now"},
+		{"suggest_fix", map[string]any{"runId": true}, "runId: want a string, not true ("},
+		{"suggest_fix", map[string]any{"testId": "t", "rungs": "self-heal"}, "rungs: want a list of strings, not a string (restrict the ladder"},
+		{"suggest_fix", map[string]any{"testId": "t", "rungs": []any{"self-heal", 2}}, "rungs[1]: want a string, not a number"},
+		{"suggest_fix", map[string]any{}, "runId: give a failed run's id (runId) or a test's id (testId)"},
+		{"run_test", map[string]any{"testId": nil}, "testId: want a string, not null (id of the test whose current version is replayed now"},
+		{"run_test", map[string]any{"testId": 42}, "testId: want a string, not a number ("},
+		{"run_test", map[string]any{"testId": map[string]any{"id": "t"}}, "testId: want a string, not an object ("},
+		{"run_test", map[string]any{}, "testId: give the id of the test to run"},
+		{"run_test", []any{"t"}, "arguments: want an object of run_test's arguments (testId), not a list"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil {
+			t.Fatalf("%s %v: %v", tc.tool, tc.args, err)
+		}
+		got := text(res)
+		if !res.IsError || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s %v: error=%v %q, want a tool error starting %q", tc.tool, tc.args, res.IsError, got, tc.want)
+		}
+		for _, internal := range []string{"validating", "reflect", "/properties/", "unmarshal"} {
+			if strings.Contains(got, internal) {
+				t.Errorf("%s %v: %q says %q", tc.tool, tc.args, got, internal)
+			}
+		}
+	}
+	if len(b.suggest) != 0 || len(b.by) != 0 {
+		t.Errorf("the backend was asked %d times for bad arguments", len(b.by))
+	}
+	// Arguments that fit go through: an optional list given as null is no list.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "suggest_fix", Arguments: map[string]any{"testId": "t", "rungs": nil}})
+	if err != nil || res.IsError {
+		t.Errorf("suggest_fix with rungs null: %v %q", err, text(res))
+	}
+}
