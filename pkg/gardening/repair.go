@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
-	"github.com/driftgardener/gardener/pkg/tend"
 	"github.com/driftgardener/gardener/pkg/workspace"
 )
 
@@ -240,36 +239,6 @@ func (s *Service) ExecutionStatus(ctx context.Context, id string) (status, outpu
 	if err != nil || output == "" {
 		return status, output, err
 	}
-	output, err = s.expandWinner(ctx, output)
+	output, err = s.expandOutput(ctx, output)
 	return status, output, err
-}
-
-// expandWinner puts the whole of the winning rung's decision back into a repair machine's
-// output, where the machine passed its brief (see HandOff): whoever reads an execution reads
-// the fix it found. Any other output is returned as it is.
-func (s *Service) expandWinner(ctx context.Context, output string) (string, error) {
-	var out map[string]json.RawMessage
-	if json.Unmarshal([]byte(output), &out) != nil || out["winner"] == nil {
-		return output, nil
-	}
-	var winner map[string]json.RawMessage
-	if json.Unmarshal(out["winner"], &winner) != nil || winner["decision"] == nil {
-		return output, nil
-	}
-	var brief tend.Decision
-	if json.Unmarshal(winner["decision"], &brief) != nil || brief.Handoff == "" {
-		return output, nil
-	}
-	full, err := s.Received(ctx, brief)
-	if err != nil {
-		return "", err
-	}
-	if winner["decision"], err = json.Marshal(full); err != nil {
-		return "", err
-	}
-	if out["winner"], err = json.Marshal(winner); err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(out)
-	return string(b), err
 }
