@@ -206,6 +206,29 @@ func TestRepairJSONDriftIsRepaired(t *testing.T) {
 	}
 }
 
+// TestRepairProposeModeSaysTheRequestAsked: --mode propose in a project that repairs itself
+// stages the fix saying the request asked to propose — not that auto-repair is off, which it is
+// not — and leaves the project's auto-repair on and the test unwritten.
+func TestRepairProposeModeSaysTheRequestAsked(t *testing.T) {
+	t.Parallel()
+	app, url, file, state := recordedShop(t)
+	noErr(t, app.SetVariant("id-renamed"))
+	o, code := repairCLI(t, file, "--base-url", url, "--state", state, "--mode", "propose", "--step-timeout", "30s")
+	if want := "proposed for review: the request asked to propose, not to apply"; code != 0 || o.Outcome != ladder.Staged || o.Reason != want || o.Version != 1 {
+		t.Fatalf("propose mode: exit %d, outcome %s (%q), version %d; want staged with %q at version 1", code, o.Outcome, o.Reason, o.Version, want)
+	}
+	s, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	defer s.Close()
+	tt, err := s.Test(context.Background(), o.TestID)
+	noErr(t, err)
+	p, err := s.Project(context.Background(), tt.ProjectID)
+	noErr(t, err)
+	if !p.AutoRepair || tt.Version != 1 {
+		t.Errorf("after --mode propose the project's auto-repair is %v and the test is at version %d; want on, and 1", p.AutoRepair, tt.Version)
+	}
+}
+
 // TestRepairJSONRegressionIsTriaged: a login that stays on /login is a regression: nothing is
 // written and a triage issue names the evidence.
 func TestRepairJSONRegressionIsTriaged(t *testing.T) {
