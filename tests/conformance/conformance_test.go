@@ -74,6 +74,14 @@ var scenarios = []scenario{
 		notes:   []string{"Auto-repaired: sign-in (version 2)"},
 	},
 	{
+		// A request to propose in a project that repairs itself stages the fix, and the row
+		// says the request asked: auto-repair is on, and the console says so beside it.
+		name: "asked to propose in a project that repairs itself", seed: seed{autoRepair: true, green: true, propose: true}, app: drift, act: repairRun,
+		outcome: "staged", reason: "proposed for review: the request asked to propose, not to apply",
+		records: records{Version: 1, Open: 1},
+		notes:   []string{"Repair staged for review: sign-in"},
+	},
+	{
 		name: "a regression is not repaired", seed: seed{autoRepair: true, green: true}, app: regression, act: repairRun,
 		outcome: "triaged", reason: "*",
 		records: records{Version: 1, Triage: 1},
@@ -137,6 +145,12 @@ var scenarios = []scenario{
 func expresses(d door, sc scenario) bool {
 	switch sc.act {
 	case repairRun:
+		if sc.seed.propose {
+			// Asking to propose is the CLI's --mode propose and the API's "propose": the console
+			// has no such choice, an agent's suggestion always proposes (in its own words), and
+			// the machine's automatic path is asked by nobody.
+			return d.name == "cli" || d.name == "api"
+		}
 		return d.repair != nil && !(d.name == "cli" && sc.seed.control)
 	case approveRow:
 		return d.approve != nil && d.name != "mcp"

@@ -150,7 +150,7 @@ func cliRepair(t *testing.T, w *world, s seed) answer {
 		return answer{Refusal: "not expressible"}
 	}
 	mode := "propose"
-	if s.autoRepair {
+	if s.autoRepair && !s.propose {
 		mode = "apply"
 	}
 	b, err := gardener.FormatTest(signInTest())
@@ -266,7 +266,11 @@ func (w *world) execution(t *testing.T, id string) answer {
 }
 
 func apiRepair(t *testing.T, w *world, s seed) answer {
-	status, body := w.api(t, "POST", "/runs/"+failedRunID+"/repair", `{}`)
+	body := `{}`
+	if s.propose {
+		body = `{"propose":true}`
+	}
+	status, body := w.api(t, "POST", "/runs/"+failedRunID+"/repair", body)
 	if status != http.StatusAccepted {
 		return answer{Refusal: apiError(body), Text: forPeople(body), Notes: w.notes()}
 	}

@@ -125,6 +125,9 @@ type seed struct {
 	proposal   *gardener.Proposal
 	proof      bool // record a green proof of the proposal's ops
 	edited     bool // a person edits the test after the proposal was staged
+	// propose: the repair is asked to propose whatever the project's mode (the API's
+	// "propose": true, gardener repair --mode propose).
+	propose bool
 }
 
 // seedStore writes the scenario's starting state to the store at path and closes it.
