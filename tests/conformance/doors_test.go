@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -265,6 +266,52 @@ func (w *world) execution(t *testing.T, id string) answer {
 	return a
 }
 
+// checkExecutionAnswer: GET /executions/{id} answers no list as null, and what was written says
+// what the winner found: the machine passes briefs of both, which the answer puts back whole.
+func checkExecutionAnswer(t *testing.T, w *world, id string) {
+	t.Helper()
+	status, body := w.api(t, "GET", "/executions/"+url.PathEscape(id), "")
+	var x struct {
+		Output map[string]any `json:"output"`
+	}
+	if status != http.StatusOK || json.Unmarshal([]byte(body), &x) != nil {
+		t.Fatalf("GET the execution: %d %s", status, body)
+	}
+	var nulls func(v any, path string)
+	nulls = func(v any, path string) {
+		switch v := v.(type) {
+		case nil:
+			t.Errorf("the execution answers null at %s", path)
+		case map[string]any:
+			for k, e := range v {
+				nulls(e, path+"."+k)
+			}
+		case []any:
+			for i, e := range v {
+				nulls(e, path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	nulls(x.Output, "output")
+	verdictOf := func(v any, keys ...string) any {
+		for _, k := range keys {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		m, _ := v.(map[string]any)
+		if m == nil {
+			return nil
+		}
+		return []any{m["sensitivity"], m["intentConfirmed"], m["ops"]}
+	}
+	winner := verdictOf(x.Output, "winner", "decision", "verdict")
+	for _, written := range []any{verdictOf(x.Output, "persisted", "persisted", "applied", "repair", "verdict"), verdictOf(x.Output, "persisted", "persisted", "staged", "proposal", "verdict")} {
+		if written != nil && !reflect.DeepEqual(written, winner) {
+			t.Errorf("what was written says sensitivity, intent and ops %v; the winner %v", written, winner)
+		}
+	}
+}
+
 func apiRepair(t *testing.T, w *world, s seed) answer {
 	body := `{}`
 	if s.propose {
@@ -282,6 +329,7 @@ func apiRepair(t *testing.T, w *world, s seed) answer {
 	}
 	a := w.execution(t, started.ExecutionID)
 	a.Notes = w.notes()
+	checkExecutionAnswer(t, w, started.ExecutionID)
 	_, run := w.api(t, "GET", "/runs/"+failedRunID, "")
 	var r struct {
 		Costs []struct {
