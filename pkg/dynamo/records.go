@@ -266,6 +266,20 @@ func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) erro
 	return s.putDoc(ctx, it, t, "", nil)
 }
 
+// TriageIssue reads one triage issue by its id.
+func (s *Store) TriageIssue(ctx context.Context, id string) (gardener.TriageIssue, error) {
+	var t gardener.TriageIssue
+	it, err := s.get(ctx, "TR#"+id, "TRIAGE")
+	if err != nil {
+		return t, err
+	}
+	if it == nil {
+		return t, &gardener.NotFoundError{Entity: "triage issue", ID: id}
+	}
+	_, err = s.decodeDoc(ctx, it, &t)
+	return t, err
+}
+
 // PutHandoff keeps what one task of a state machine hands the next; it expires with the runs,
 // long after the execution that read it ended.
 func (s *Store) PutHandoff(ctx context.Context, h gardener.Handoff) error {

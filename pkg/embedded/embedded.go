@@ -413,6 +413,15 @@ func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) erro
 	return s.update(ctx, func(tx *bolt.Tx) error { return put(tx, bTriage, []byte(t.ID), t) })
 }
 
+// TriageIssue reads one triage issue by its id.
+func (s *Store) TriageIssue(ctx context.Context, id string) (t gardener.TriageIssue, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		t, err = get[gardener.TriageIssue](tx, bTriage, []byte(id), "triage issue", id)
+		return err
+	})
+	return t, err
+}
+
 // PutHandoff keeps what one task of a state machine hands the next.
 func (s *Store) PutHandoff(ctx context.Context, h gardener.Handoff) error {
 	if err := need("handoff id", h.ID); err != nil {

@@ -60,6 +60,9 @@ type Store interface {
 	PutTriageIssue(ctx context.Context, t TriageIssue) error
 	// TriageIssues lists a project's triage issues, newest first.
 	TriageIssues(ctx context.Context, projectID string) ([]TriageIssue, error)
+	// TriageIssue reads one triage issue by its id (what a repair execution's output names);
+	// *NotFoundError for an unknown one.
+	TriageIssue(ctx context.Context, id string) (TriageIssue, error)
 	// AddModelCall appends a call to the test's AI history.
 	AddModelCall(ctx context.Context, c ModelCall) error
 	// ModelCalls is a test's AI history, newest first.

@@ -257,19 +257,14 @@ func (s *Service) wholeApplied(ctx context.Context, a lifecycle.Applied) (full l
 
 // triageIssue is the stored triage issue a brief names; found is false when the store has none.
 func (s *Service) triageIssue(ctx context.Context, brief gardener.TriageIssue) (gardener.TriageIssue, bool, error) {
-	if brief.ProjectID == "" {
+	t, err := s.d.Store.TriageIssue(ctx, brief.ID)
+	switch {
+	case err == nil:
+		return t, true, nil
+	case errors.Is(err, gardener.ErrNotFound):
 		return brief, false, nil
 	}
-	issues, err := s.d.Store.TriageIssues(ctx, brief.ProjectID)
-	if _, failure := gardener.SplitCorrupt(err); failure != nil {
-		return brief, false, failure
-	}
-	for _, t := range issues {
-		if t.ID == brief.ID {
-			return t, true, nil
-		}
-	}
-	return brief, false, nil
+	return brief, false, err
 }
 
 // emptiedVerdict are the paths of the fields a brief's verdict empties (it keeps the strategy),

@@ -115,14 +115,14 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 		}
 		return string(b)
 	}
-	read := func() any {
+	read := func(outcome string) any {
 		t.Helper()
 		got := viaHTTP(t, h, "GET", "/executions/"+ex.ExecutionID, "", alphaOnly)
 		var body struct {
 			Outcome string `json:"outcome"`
 			Output  any    `json:"output"`
 		}
-		if got.status != http.StatusOK || json.Unmarshal([]byte(got.body), &body) != nil || body.Outcome != "repaired" {
+		if got.status != http.StatusOK || json.Unmarshal([]byte(got.body), &body) != nil || body.Outcome != outcome {
 			t.Fatalf("GET the execution: %+v", got)
 		}
 		if n := nulls(body.Output, "output"); len(n) > 0 {
@@ -144,7 +144,7 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		out := read()
+		out := read("repaired")
 		applied := at(out, "persisted", "persisted", "applied")
 		wantVerdict := at(out, "winner", "decision", "verdict")
 		for _, k := range []string{"sensitivity", "intentConfirmed", "ops", "changes", "contract", "strategy"} {
@@ -173,12 +173,27 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 	gone := repair
 	gone.ID = "rp-gone"
 	sf.output[ex.ExecutionID] = outputOf(tend.Persisted{Outcome: ladder.Repaired, Applied: &lifecycle.Applied{Test: gardener.Test{ID: "t-gone", ProjectID: "alpha", Status: gardener.StatusActive, Version: 2}, Repair: gone}})
-	out := read()
+	out := read("repaired")
 	verdict, _ := at(out, "persisted", "persisted", "applied", "repair", "verdict").(map[string]any)
 	if len(verdict) != 1 || verdict["strategy"] != "self-heal" {
 		t.Errorf("a repair the store does not hold answers its verdict as %v, want only its strategy", verdict)
 	}
 	if test, _ := at(out, "persisted", "persisted", "applied", "test").(map[string]any); test == nil || test["steps"] != nil {
 		t.Errorf("a test the store does not hold answers %v, want no steps", test)
+	}
+
+	// A triage issue is answered whole, its evidence and attempts with it.
+	issue := gardener.TriageIssue{ID: "triage-r-alpha", ProjectID: "alpha", TestID: "t-alpha", RunID: "r-alpha", Classification: gardener.AppBug, FailedStep: "2",
+		Error: "no element matches css=#go", Evidence: []string{"500 from /api/login"}, Attempts: []gardener.Attempt{{Rung: gardener.StrategySelfHeal, Outcome: "red at step 2"}}, At: when}
+	if err := s.Store.PutTriageIssue(ctx, issue); err != nil {
+		t.Fatal(err)
+	}
+	sf.output[ex.ExecutionID] = outputOf(tend.Persisted{Outcome: ladder.Triaged, Triage: &issue})
+	out = read("triaged")
+	if ev := at(out, "persisted", "persisted", "triage", "evidence", 0); ev != "500 from /api/login" {
+		t.Errorf("the triage issue's evidence answers %v", at(out, "persisted", "persisted", "triage"))
+	}
+	if r := at(out, "persisted", "persisted", "triage", "attempts", 0, "rung"); r != "self-heal" {
+		t.Errorf("the triage issue's attempts answer %v", at(out, "persisted", "persisted", "triage"))
 	}
 }

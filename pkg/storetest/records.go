@@ -414,6 +414,12 @@ var recordCases = []testCase{
 		if none, err := f.store.TriageIssues(f.ctx, "p-queue"); err != nil || len(none) != 0 {
 			t.Fatalf("triage issues of another project: %+v, %v", none, err)
 		}
+		if one, err := f.store.TriageIssue(f.ctx, "i-2"); err != nil || !reflect.DeepEqual(one, got[1]) {
+			t.Fatalf("triage issue i-2 read by its id: %+v, %v; want %+v", one, err, got[1])
+		}
+		if _, err := f.store.TriageIssue(f.ctx, "i-none"); !errors.Is(err, gardener.ErrNotFound) {
+			t.Fatalf("an unknown triage issue: %v, want not found", err)
+		}
 	}},
 	{name: "BaselineAndAppChanges", run: func(t *testing.T, f *fixture) {
 		b := gardener.Baseline{ProjectID: "p-queue", At: epoch,
