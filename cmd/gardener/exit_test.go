@@ -63,6 +63,27 @@ func TestAnUnreachableAppExitsThree(t *testing.T) {
 	}
 }
 
+// TestPushRecordOfADownApp: push --record against an app that is down pushes the tests (a push
+// replays nothing) and records no run of them: each is "not recorded", naming the app, and the
+// exit is 3, as through the API's 502.
+func TestPushRecordOfADownApp(t *testing.T) {
+	t.Parallel()
+	closed := closedOrigin(t)
+	dir, state := t.TempDir(), t.TempDir()
+	noErr(t, os.WriteFile(filepath.Join(dir, "t.json"), []byte(`{"id":"t","steps":[{"kind":"goto","url":"/"}]}`), 0o644))
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"push", dir, "--project", "demo", "--state", state, "--record", "--base-url", closed}, nil, &out, &errb)
+	if code != exitFailure || !strings.Contains(out.String(), "not recorded: the app at "+closed+" could not be reached") {
+		t.Errorf("exit %d, want 3 with the run not recorded:\n%s%s", code, out.String(), errb.String())
+	}
+	store, err := openState(state)
+	noErr(t, err)
+	defer store.Close()
+	if _, err := store.LastGreenRun(context.Background(), "t"); !errors.Is(err, gardener.ErrNotFound) {
+		t.Errorf("a green run was recorded (%v)", err)
+	}
+}
+
 // TestServeAnswersADownApp502: gardener serve's API, over the same application layer, answers a
 // run or a repair of a test whose app is down 502 naming the app, as run and repair exit 3:
 // nothing is replayed, recorded or started.

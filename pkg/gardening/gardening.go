@@ -117,8 +117,8 @@ func (s *Service) now() time.Time { return s.d.Now().UTC() }
 // asks first, and an app that could not be reached answers *gardener.UnreachableError
 // (ClassUnreachable) with nothing replayed, recorded, repaired or triaged — the failure is the
 // network's, and a test that never ran was not judged. A door that writes something of its own
-// before calling the use case (the CLI syncs a test file into its state) asks it first too. A
-// service built without Reach asks nothing.
+// before calling the use case (the CLI syncs a test file into its state) asks the same Reach
+// before that write too. A service built without Reach asks nothing.
 func (s *Service) CheckReach(ctx context.Context, base string) error {
 	if s.d.Reach == nil {
 		return nil
