@@ -183,7 +183,7 @@ func startLocal(ctx context.Context, o localOptions) (*local, error) {
 		models.Allowed = []string{o.modelID}
 	}
 	services := handler.Services{
-		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log, Plan: o.plan,
+		Store: store, Runner: runner, BaseURLs: o.baseURLs, StepTimeout: o.stepTimeout, Log: log, Plan: o.plan, Reach: reachCLI,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, models)
 		},

@@ -32,8 +32,9 @@ or over streamable HTTP on a loopback address with --listen. Three tools:
   apply_repair  applies a proposal (proposalId, or the runId suggest_fix was asked about) if the
                 test is still at the version the fix was proven on; records the client as approver
 Without --api the tools act on the local state directory (as gardener repair does), replaying in
-a Chromium of their own against --base-url or each project's first allowed origin, and the
-approver is "mcp:" and the client's name. With --api they act on a deployed review API with the
+a Chromium of their own against --base-url (its origin allowed beside the project's, as for
+repair) or each project's first allowed origin, and the approver is "mcp:" and the client's name.
+An app that does not answer at the base URL is a tool error, and nothing is recorded. With --api they act on a deployed review API with the
 bearer token in the environment variable --token-env names, and the API records the token's
 caller as the approver.
 Exit status: 0 the client closed the session or an interrupt; 2 bad input; 3 serving failed.`,
@@ -128,7 +129,7 @@ func (c *cli) mcpBackend(ctx context.Context, f mcpFlags) (mcpserver.Backend, fu
 	}
 	runner, closeRunner := c.browserFor(f.stepTimeout)
 	return &mcpserver.Local{
-		Store: store, Runner: runner, BaseURL: f.baseURL, StepTimeout: f.stepTimeout,
+		Store: store, Runner: runner, BaseURL: f.baseURL, StepTimeout: f.stepTimeout, Reach: reachCLI,
 		Log: slog.New(slog.NewJSONHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{Region: region, Endpoint: f.endpoint})

@@ -50,7 +50,8 @@ project's first allowed origin; with --api the API replays it in its own browser
 
 Exit status: 0 all pushed (and, with --record, every run green); 1 some refused, or a recorded
 run failed; 2 bad input (nothing pushed; a token the API refuses); 3 the state or the API could not be reached, or could
-not replay a test.`,
+not replay a test (with --record, an app that does not answer at its base URL: its runs are not
+recorded).`,
 		run: runPush,
 	})
 	register("pull", command{
@@ -220,7 +221,9 @@ func openProject(f syncFlags) (project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the state in %s: %w", f.state, err)
 	}
-	app, err := gardening.New(gardening.Deps{Store: store, Log: slog.New(slog.DiscardHandler)})
+	// --record replays through RunNow, which asks whether the app answers first: one that is
+	// down is "not recorded" (exit 3), as through the API's 502.
+	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachCLI, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		store.Close()
 		return nil, err

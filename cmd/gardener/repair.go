@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -94,12 +93,8 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 		progress = c.stderr
 	}
 	out, err := repairOne(ctx, c, f, mode, model, test, pos[0], progress)
-	var unreached *unreachableError
-	switch {
-	case errors.As(err, &unreached):
-		return c.fail("repair", exitFailure, err)
-	case err != nil:
-		return c.fail("repair", exitOf(err), err)
+	if err != nil {
+		return c.fail("repair", exitOf(err), withReachHint(err))
 	}
 	if f.json {
 		if err := writeJSON(c.stdout, out); err != nil {
@@ -193,7 +188,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 
 	runner, closeRunner := c.browserFor(f.stepTimeout)
 	defer closeRunner()
-	app, err := gardening.New(gardening.Deps{Store: store, Log: slog.New(slog.DiscardHandler)})
+	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachCLI, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}

@@ -745,5 +745,6 @@ func exitOf(err error) int {
 	case gardening.ClassConflict, gardening.ClassRefused, gardening.ClassUnproven, gardening.ClassMoved:
 		return exitNegative
 	}
+	// ClassUnreachable is a failure of the network (the app under test was not there): 3.
 	return exitFailure
 }

@@ -35,7 +35,7 @@ func openRunRecorder(state, by, base string, progress io.Writer) (*runRecorder, 
 	if err != nil {
 		return nil, err
 	}
-	app, err := gardening.New(gardening.Deps{Store: store, Log: slog.New(slog.DiscardHandler)})
+	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachCLI, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		store.Close()
 		return nil, err

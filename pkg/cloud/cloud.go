@@ -152,6 +152,9 @@ func Services(ctx context.Context, log *slog.Logger) (handler.Services, error) {
 	}
 	// One browser per container, started on first use and kept while the container is warm.
 	s.Runner = browser.New(browser.Options{SingleProcess: os.Getenv("CHROME_SINGLE_PROCESS") == "1", StepTimeout: s.StepTimeout})
+	// The API asks whether a project's app answers before it starts a manual repair, as every
+	// door does: an app that is down is the request's 502, not a ladder that triages the network.
+	s.Reach = browser.Reach
 	if arn := os.Getenv("TOPIC_ARN"); arn != "" {
 		if s.Notifier, err = sns.New(cfg, arn); err != nil {
 			return s, err

@@ -34,6 +34,9 @@ const (
 	// ClassMoved: the caller's copy is of a version the object is no longer at (someone wrote
 	// it since it was read); nothing was written. See MovedVersion.
 	ClassMoved
+	// ClassUnreachable: the app under test could not be reached at its base URL; nothing was
+	// replayed, recorded or started (gardener.UnreachableError).
+	ClassUnreachable
 )
 
 // ClassOf classifies an error of the application layer or the domain.
@@ -44,12 +47,15 @@ func ClassOf(err error) ErrorClass {
 	var floor *lifecycle.RefusedError
 	var unproven *lifecycle.UnprovenError
 	var plan *PlanError
+	var down *gardener.UnreachableError
 	if _, moved := MovedVersion(err); moved {
 		return ClassMoved
 	}
 	switch {
 	case err == nil:
 		return ClassInternal
+	case errors.As(err, &down):
+		return ClassUnreachable
 	case errors.As(err, &unproven):
 		return ClassUnproven
 	case errors.Is(err, gardener.ErrNotFound):
@@ -81,6 +87,10 @@ func (c ErrorClass) HTTPStatus() int {
 		return http.StatusNotImplemented
 	case ClassMoved:
 		return http.StatusPreconditionFailed
+	case ClassUnreachable:
+		// The gardener is up; the app it acts on behind it did not answer, as a gateway's
+		// upstream that did not.
+		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError
 }

@@ -51,8 +51,17 @@ type Deps struct {
 	// Plan is the deployment's plan: a project created here is on it, and a project's members
 	// cannot choose another (PlanError). Empty is pro.
 	Plan gardener.Plan
-	Now  func() time.Time
-	Log  *slog.Logger
+	// Reach asks whether the app at a base URL answers (browser.Reach connects as the replays
+	// do), before a use case replays against it or starts a repair machine that will: an app
+	// that is not there is a *gardener.UnreachableError, and nothing is replayed, recorded or
+	// started (see CheckReach). Nil asks nothing: a process whose replays are scripted.
+	Reach func(ctx context.Context, base string) error
+	// BaseURLs maps a project to the base URL its tests replay against where the operator named
+	// one (gardener serve's demo app); a project it does not name replays against its first
+	// allowed origin. A manual repair started here checks that its app answers there.
+	BaseURLs map[string]string
+	Now      func() time.Time
+	Log      *slog.Logger
 }
 
 // Service is the application layer over one store. Build it with New.
@@ -102,3 +111,22 @@ func Person(id string) Who { return Who{ID: id, Actor: gardener.ActorPerson} }
 func Agent(id string) Who { return Who{ID: id, Actor: gardener.ActorAgent} }
 
 func (s *Service) now() time.Time { return s.d.Now().UTC() }
+
+// CheckReach is the one rule for an app that is down, on every door: a use case that replays a
+// test against base (RunNow, RepairHere) or starts the repair machine that will (StartRepair)
+// asks first, and an app that could not be reached answers *gardener.UnreachableError
+// (ClassUnreachable) with nothing replayed, recorded, repaired or triaged — the failure is the
+// network's, and a test that never ran was not judged. A door that writes something of its own
+// before calling the use case (the CLI syncs a test file into its state) asks the same Reach
+// before that write too. A service built without Reach asks nothing.
+func (s *Service) CheckReach(ctx context.Context, base string) error {
+	if s.d.Reach == nil {
+		return nil
+	}
+	err := s.d.Reach(ctx, base)
+	var down *gardener.UnreachableError
+	if errors.As(err, &down) {
+		s.d.Log.Info("app unreachable: nothing replayed or recorded", "url", base, "error", down.Err.Error())
+	}
+	return err
+}

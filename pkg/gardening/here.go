@@ -86,6 +86,11 @@ func (s *Service) repairHere(ctx context.Context, who Who, req RepairRequest, h 
 	if err != nil {
 		return Repaired{}, err
 	}
+	// Before anything is replayed or recorded: a test replayed against no app would be judged
+	// on the network's failure, and the ladder would file it as an environment problem.
+	if err := s.CheckReach(ctx, opts.BaseURL); err != nil {
+		return Repaired{}, err
+	}
 	out := Repaired{Test: tg.Test}
 	start := s.now()
 	ws := &workspace.Service{Store: s.d.Store, OnReplay: h.OnRecord}

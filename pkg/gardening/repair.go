@@ -163,6 +163,13 @@ func (s *Service) StartRepair(ctx context.Context, who Who, req RepairRequest) (
 	if err != nil {
 		return "", err
 	}
+	// The machine replays against the project's base URL: an app not there is the request's
+	// answer, before a run is recorded or a ladder started that would triage the network.
+	if base := tg.Project.ReplayOptions(gardener.ReplayOptions{BaseURL: s.d.BaseURLs[tg.Project.ID]}).BaseURL; base != "" {
+		if err := s.CheckReach(ctx, base); err != nil {
+			return "", err
+		}
+	}
 	if err := s.RecordRun(ctx, &tg); err != nil {
 		return "", err
 	}

@@ -36,6 +36,9 @@ func (s *Service) RunNow(ctx context.Context, who Who, testID string, h Here) (R
 	if err != nil {
 		return RanNow{}, err
 	}
+	if err := s.CheckReach(ctx, opts.BaseURL); err != nil {
+		return RanNow{}, err
+	}
 	if h.OnRecord != nil {
 		h.OnRecord(t)
 	}
@@ -55,15 +58,10 @@ func (s *Service) RunNow(ctx context.Context, who Who, testID string, h Here) (R
 	return RanNow{Run: run, Green: result.Passed}, nil
 }
 
-// replayOptions are the options a replay of p's test runs with: the caller's, completed with
-// the project's allowed origins and, for the base URL, the first of them.
+// replayOptions are the options a replay of p's test runs with: the caller's, completed by the
+// domain's rule (gardener.Project.ReplayOptions: the project's origins and the base URL's own).
 func replayOptions(p gardener.Project, opts gardener.ReplayOptions) (gardener.ReplayOptions, error) {
-	if len(opts.AllowedOrigins) == 0 {
-		opts.AllowedOrigins = p.AllowedOrigins
-	}
-	if opts.BaseURL == "" && len(p.AllowedOrigins) > 0 {
-		opts.BaseURL = p.AllowedOrigins[0]
-	}
+	opts = p.ReplayOptions(opts)
 	if opts.BaseURL == "" {
 		return opts, &BadRequestError{Reason: fmt.Sprintf("project %s has no allowed origin to replay against: give a base URL", p.ID)}
 	}

@@ -106,6 +106,9 @@ type APIDeps struct {
 	StepTimeout time.Duration
 	// Plan is the deployment's plan (see Services.Plan).
 	Plan gardener.Plan
+	// Reach asks whether a project's app answers before a replay or a manual repair (see
+	// Services.Reach).
+	Reach func(ctx context.Context, base string) error
 }
 
 // API is the review API: one net/http router over the route table. It serves HTTP directly
@@ -126,7 +129,7 @@ func NewAPI(d APIDeps) (*API, error) {
 		return nil, err
 	}
 	app, err := gardening.New(gardening.Deps{Store: d.Store, Notifier: d.Notifier, Models: d.Models, Starter: d.Starter,
-		RepairMachine: d.RepairMachine, Plan: d.Plan, Now: d.Now, Log: d.log()})
+		RepairMachine: d.RepairMachine, Plan: d.Plan, Reach: d.Reach, BaseURLs: d.BaseURLs, Now: d.Now, Log: d.log()})
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,10 @@ type Services struct {
 	BaseURLs map[string]string
 	// StepTimeout is the default time limit of a replayed step.
 	StepTimeout time.Duration
+	// Reach asks whether a project's app answers at its base URL (browser.Reach) before the
+	// API replays against it or starts a manual repair: an app that is down is the request's
+	// answer (502), and nothing is recorded or started. Nil asks nothing (scripted runners).
+	Reach func(ctx context.Context, base string) error
 	// Plan is the deployment's plan: the one a project the API creates is on, and the only
 	// one a project's members may send (the operator sets it: the template's Plan parameter,
 	// PLAN in the API function's environment; gardener serve --plan). Empty is pro.
@@ -57,7 +61,7 @@ func (s Services) replay() ReplayDeps {
 func (s Services) report() SuiteReportDeps { return SuiteReportDeps{Base: s.base(), Events: s.Events} }
 func (s Services) api() APIDeps {
 	return APIDeps{StoreDeps: s.store(), Models: s.Models, Notifier: s.Notifier, Starter: s.Starter, RepairMachine: s.RepairMachine,
-		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll, Runner: s.Runner, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout, Plan: s.Plan}
+		ConsoleAuth: s.ConsoleAuth, EventPoll: s.EventPoll, Runner: s.Runner, BaseURLs: s.BaseURLs, StepTimeout: s.StepTimeout, Plan: s.Plan, Reach: s.Reach}
 }
 
 // Function is one Lambda of template.yaml: its logical id, the directory of its main package

@@ -155,13 +155,9 @@ func (d ReplayDeps) tender(ctx context.Context, p gardener.Project, progress fun
 	return &tend.Tender{Store: d.Store, Life: d.life(), Ladder: lad, Log: d.log(), Now: d.Now}, nil
 }
 
-// replayOptions are the options a project's tests replay with.
+// replayOptions are the options a project's tests replay with (gardener.Project.ReplayOptions).
 func (d ReplayDeps) replayOptions(p gardener.Project) gardener.ReplayOptions {
-	base := d.BaseURLs[p.ID]
-	if base == "" && len(p.AllowedOrigins) > 0 {
-		base = p.AllowedOrigins[0]
-	}
-	return gardener.ReplayOptions{BaseURL: base, AllowedOrigins: p.AllowedOrigins, StepTimeout: d.StepTimeout}
+	return p.ReplayOptions(gardener.ReplayOptions{BaseURL: d.BaseURLs[p.ID], StepTimeout: d.StepTimeout})
 }
 
 // radarFor builds the radar of a project; the tender is built only when a model is configured,

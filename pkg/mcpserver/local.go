@@ -29,7 +29,11 @@ type Local struct {
 	BaseURL string
 	// StepTimeout is the default time limit of a replayed step; zero is the runner's.
 	StepTimeout time.Duration
-	Log         *slog.Logger
+	// Reach asks whether the app answers at the base URL before a tool replays against it
+	// (gardening.Deps.Reach): an app that is down is the tool's error, and nothing is recorded.
+	// Nil asks nothing.
+	Reach func(ctx context.Context, base string) error
+	Log   *slog.Logger
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 
@@ -48,7 +52,7 @@ func (l *Local) log() *slog.Logger {
 // service is the application layer over the store, built once.
 func (l *Local) service() (*gardening.Service, error) {
 	l.once.Do(func() {
-		l.app, l.err = gardening.New(gardening.Deps{Store: l.Store, Models: l.Models, Now: l.Now, Log: l.log()})
+		l.app, l.err = gardening.New(gardening.Deps{Store: l.Store, Models: l.Models, Reach: l.Reach, Now: l.Now, Log: l.log()})
 	})
 	return l.app, l.err
 }

@@ -163,6 +163,8 @@ func classOf(err error) gardening.ErrorClass {
 		return gardening.ClassBadInput
 	case http.StatusForbidden:
 		return gardening.ClassRefused
+	case http.StatusBadGateway:
+		return gardening.ClassUnreachable
 	}
 	return gardening.ClassInternal
 }

@@ -115,16 +115,13 @@ func (r *Radar) load(ctx context.Context, projectID string) (*project, error) {
 	if corrupt != nil {
 		r.log().Warn("radar: tests skipped", "project", projectID, "error", corrupt.Error())
 	}
-	base := r.BaseURL
-	if base == "" && len(p.AllowedOrigins) > 0 {
-		base = p.AllowedOrigins[0]
-	}
+	opts := p.ReplayOptions(gardener.ReplayOptions{BaseURL: r.BaseURL, StepTimeout: r.StepTimeout})
+	base := opts.BaseURL
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("radar: project %s: base URL %q is not an http(s) URL (set Radar.BaseURL or the project's allowed origins)", projectID, base)
 	}
-	env := &project{Project: p, tests: map[string]gardener.Test{}, base: u,
-		opts: gardener.ReplayOptions{BaseURL: base, AllowedOrigins: p.AllowedOrigins, StepTimeout: r.StepTimeout}}
+	env := &project{Project: p, tests: map[string]gardener.Test{}, base: u, opts: opts}
 	for _, t := range tests {
 		env.tests[t.ID] = t
 		env.ids = append(env.ids, t.ID)

@@ -119,10 +119,7 @@ func (r *Radar) DryRun(ctx context.Context, projectID, testID string) (DryRunRes
 		out.Skipped = skip
 		return out, err
 	}
-	opts := gardener.ReplayOptions{AllowedOrigins: p.AllowedOrigins, StepTimeout: r.StepTimeout, BaseURL: r.BaseURL}
-	if opts.BaseURL == "" && len(p.AllowedOrigins) > 0 {
-		opts.BaseURL = p.AllowedOrigins[0]
-	}
+	opts := p.ReplayOptions(gardener.ReplayOptions{StepTimeout: r.StepTimeout, BaseURL: r.BaseURL})
 	at := r.now()
 	rep, err := r.Runner.Replay(ctx, t, opts)
 	if err != nil {
@@ -208,10 +205,7 @@ func (r *Radar) Propose(ctx context.Context, projectID, testID string, failure *
 		}
 		return out, err
 	}
-	opts := gardener.ReplayOptions{AllowedOrigins: p.AllowedOrigins, StepTimeout: r.StepTimeout, BaseURL: r.BaseURL}
-	if opts.BaseURL == "" && len(p.AllowedOrigins) > 0 {
-		opts.BaseURL = p.AllowedOrigins[0]
-	}
+	opts := p.ReplayOptions(gardener.ReplayOptions{StepTimeout: r.StepTimeout, BaseURL: r.BaseURL})
 	// No propagation: every test the change touched is on the ledger and gets its own dry-run
 	// and proof, within the pass's cap.
 	tended, err := r.Tender.Tend(ctx, tend.Job{TestID: testID, Mode: gardener.ModePropose, Failure: failure, Triggers: triggers, Options: opts, NoPropagate: true})

@@ -244,9 +244,7 @@ func (t *Tender) Climb(ctx context.Context, job Job) (ladder.Result, Decision, e
 		return ladder.Result{}, Decision{}, err
 	}
 	req := ladder.Request{Test: test, Mode: job.Mode, ModeFrom: job.ModeFrom, Options: job.Options, Failure: job.Failure, Rungs: job.Rungs, Actor: actor}
-	if len(req.Options.AllowedOrigins) == 0 {
-		req.Options.AllowedOrigins = project.AllowedOrigins
-	}
+	req.Options = project.ReplayOptions(req.Options)
 	if job.Run != nil {
 		req.RunID = job.Run.ID
 		if job.Run.Result != nil && job.Run.TestVersion == test.Version {

@@ -82,6 +82,15 @@ var scenarios = []scenario{
 		notes:   []string{"Repair staged for review: sign-in"},
 	},
 	{
+		// The base URL the operator gives names the app otherwise than the project's allowed
+		// origin (localhost, 127.0.0.1): its origin is allowed on every door, as gardener repair
+		// has always allowed it, and no door records a blocked navigation or files a triage.
+		name: "drift repaired on the app named by another origin", seed: seed{autoRepair: true, green: true, otherName: true}, app: drift, act: repairRun,
+		outcome: "repaired", reason: "",
+		records: records{Version: 2, Repairs: 1},
+		notes:   []string{"Auto-repaired: sign-in (version 2)"},
+	},
+	{
 		name: "a regression is not repaired", seed: seed{autoRepair: true, green: true}, app: regression, act: repairRun,
 		outcome: "triaged", reason: "*",
 		records: records{Version: 1, Triage: 1},
@@ -110,6 +119,15 @@ var scenarios = []scenario{
 	{
 		name: "a control run is never repaired", seed: seed{autoRepair: true, green: true, control: true}, app: drift, act: repairRun,
 		refusal: "run " + failedRunID + " is a negative control run: it is required to fail, and a repair there would teach a sentinel to pass",
+		records: records{Version: 1},
+		notes:   []string{},
+	},
+	{
+		// The app under test is down: no door replays, records a run, starts a repair, files
+		// a triage issue or notifies; each says the app could not be reached (the CLI exits 3,
+		// the API and the console answer 502, MCP a tool error).
+		name: "an app that is down is not judged", seed: seed{autoRepair: true, green: true}, app: down, act: repairRun,
+		refusal: "could not be reached (dial tcp 127.0.0.1:",
 		records: records{Version: 1},
 		notes:   []string{},
 	},
@@ -150,6 +168,13 @@ func expresses(d door, sc scenario) bool {
 			// has no such choice, an agent's suggestion always proposes (in its own words), and
 			// the machine's automatic path is asked by nobody.
 			return d.name == "cli" || d.name == "api"
+		}
+		// The machine is not asked about an app that is down: it is what a scheduled run's
+		// failure starts, with nobody waiting for an answer, and the scheduled run before it
+		// recorded the network's failure (see the suite machine); a person's request through
+		// a door is answered that the app could not be reached instead.
+		if d.name == "machine" && sc.app == down {
+			return false
 		}
 		return d.repair != nil && !(d.name == "cli" && sc.seed.control)
 	case approveRow:

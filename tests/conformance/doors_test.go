@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/handler"
@@ -51,7 +52,10 @@ type answer struct {
 
 // world is one door's copy of a scenario: the app, and the state the door reads and writes.
 type world struct {
-	app   *app
+	app *app
+	// base is the base URL the doors replay against: the app's origin, or another name of it
+	// (seed.otherName).
+	base  string
 	dir   string
 	state string // the embedded store's file
 	stack *stack.Stack
@@ -84,6 +88,14 @@ var doors = []door{
 func open(t *testing.T, d door, s seed, v variant) *world {
 	t.Helper()
 	w := &world{app: newApp(t), dir: t.TempDir()}
+	w.base = w.app.srv.URL
+	var baseURLs map[string]string
+	if s.otherName {
+		// The operator names the app by another name than the project's allowed origin: the
+		// CLI's and MCP's --base-url, gardener serve's base URL of the project.
+		w.base = strings.Replace(w.base, "127.0.0.1", "localhost", 1)
+		baseURLs = map[string]string{projectID: w.base}
+	}
 	w.state = filepath.Join(w.dir, "gardener.db")
 	seedStore(t, w.state, w.app, s)
 	w.app.serve(v)
@@ -96,7 +108,7 @@ func open(t *testing.T, d door, s seed, v variant) *world {
 	}
 	t.Cleanup(func() { store.Close() })
 	w.store = store
-	w.stack, err = stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner, StepTimeout: stepTimeout,
+	w.stack, err = stack.New(stack.Config{Template: "../../template.yaml", Services: handler.Services{Store: store, Runner: runner, StepTimeout: stepTimeout, Reach: browser.Reach, BaseURLs: baseURLs,
 		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
 			return modelspec.Open(ctx, spec, modelspec.Options{Endpoint: bedrock})
 		}}})
@@ -160,7 +172,7 @@ func cliRepair(t *testing.T, w *world, s seed) answer {
 	}
 	file := filepath.Join(w.dir, "sign-in.json")
 	writeFile(t, file, b)
-	out, errOut, code := run(t, "repair", "--json", "--state", w.dir, "--base-url", w.app.srv.URL, "--mode", mode, "--step-timeout", stepTimeout.String(),
+	out, errOut, code := run(t, "repair", "--json", "--state", w.dir, "--base-url", w.base, "--mode", mode, "--step-timeout", stepTimeout.String(),
 		"--model", cmp.Or(s.model, "builtin"), "--bedrock-endpoint", bedrock, file)
 	var o struct {
 		Outcome string `json:"outcome"`
@@ -168,6 +180,11 @@ func cliRepair(t *testing.T, w *world, s seed) answer {
 		Cost    *struct {
 			Usage gardener.RepairUsage `json:"usage"`
 		} `json:"cost"`
+	}
+	if code == 3 && strings.TrimSpace(out) == "" {
+		// A runtime failure before any repair (the app could not be reached): the command's
+		// refusal is its error.
+		return answer{Refusal: errOut, Text: errOut}
 	}
 	if err := json.Unmarshal([]byte(out), &o); err != nil {
 		t.Fatalf("gardener repair answered no JSON (exit %d): %v\nstdout %s\nstderr %s", code, err, out, errOut)
@@ -516,7 +533,7 @@ func (m *mcpSession) close() {
 
 func startMCP(t *testing.T, w *world) *mcpSession {
 	t.Helper()
-	cmd := exec.Command(binary, "mcp", "--state", w.dir, "--base-url", w.app.srv.URL, "--step-timeout", stepTimeout.String(), "--bedrock-endpoint", bedrock)
+	cmd := exec.Command(binary, "mcp", "--state", w.dir, "--base-url", w.base, "--step-timeout", stepTimeout.String(), "--bedrock-endpoint", bedrock)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -61,6 +61,7 @@ const (
 	baseline   variant = "baseline"   // every step of the test passes
 	drift      variant = "drift"      // the button's id is renamed; its text and place stay
 	regression variant = "regression" // the button is gone: nothing on the page signs in
+	down       variant = "down"       // nothing answers at the app's origin: connecting is refused
 )
 
 // app is a sign-in page written for this suite: a user field, a button, and the page the
@@ -94,7 +95,13 @@ func newApp(t *testing.T) *app {
 	return a
 }
 
-func (a *app) serve(v variant) { a.variant.Store(v) }
+// serve has a serve v from now on; down closes its server, and its origin refuses connections.
+func (a *app) serve(v variant) {
+	a.variant.Store(v)
+	if v == down {
+		a.srv.Close()
+	}
+}
 
 // canary is what the test types: no text any door gives people or agents may carry it.
 const canary = "canary-typed-5e1d"
@@ -128,6 +135,9 @@ type seed struct {
 	// propose: the repair is asked to propose whatever the project's mode (the API's
 	// "propose": true, gardener repair --mode propose).
 	propose bool
+	// otherName: the doors replay against the app by another name (http://localhost:PORT) than
+	// the project's allowed origin (http://127.0.0.1:PORT).
+	otherName bool
 }
 
 // seedStore writes the scenario's starting state to the store at path and closes it.
