@@ -677,6 +677,21 @@ func editedSince(file, t gardener.Test, repairs []gardener.Repair) string {
 		}
 		steps, known = r.PreSteps, true
 	}
+	// The file may hold exactly what a later version held: its edit was saved into the state as
+	// that version by run, repair or sweep, which do not write the version line back. When every
+	// version since was a repair, writing the project's over it loses nothing of the file's.
+	for _, r := range repairs {
+		if r.FromVersion < n || file.Name != t.Name || file.Status != t.Status || !slices.EqualFunc(file.Steps, r.PreSteps, gardener.Step.Equal) {
+			continue
+		}
+		since := true
+		for k := r.FromVersion; k < t.Version; k++ {
+			since = since && repaired[k]
+		}
+		if since {
+			return ""
+		}
+	}
 	switch {
 	case !known:
 		return fmt.Sprintf("names version %d; project holds version %d and keeps no record of what version %d held (no repair was made from it), so an edit made here cannot be told apart: not overwritten. If it holds no edit of yours, delete it and pull again", n, t.Version, n)

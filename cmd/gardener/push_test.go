@@ -23,6 +23,7 @@ import (
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/modelspec"
+	"github.com/driftgardener/gardener/pkg/workspace"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -721,5 +722,51 @@ func TestPushRefusesAFileWithoutAVersionOverARepair(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(login); !bytes.Contains(b, []byte(`"version": 2,`)) {
 		t.Errorf("the unchanged file does not name the version it is a copy of:\n%s", b)
+	}
+}
+
+// TestPullUpdatesAFileHoldingALaterVersion: a file that names no version and holds an edit that
+// run --record saved into the state as version 2 (run does not write the version line back),
+// which a repair then moved to version 3, holds exactly version 2's steps: pull writes version 3
+// over it, losing nothing. Edited once more here, it is refused.
+func TestPullUpdatesAFileHoldingALaterVersion(t *testing.T) {
+	dir := demoDir(t, "login")
+	state := t.TempDir()
+	if rep, code, _ := syncCLI(t, "push", dir, "--project", "demo", "--state", state); code != exitOK || rep.Counts["created"] != 1 {
+		t.Fatalf("push: exit %d %+v", code, rep)
+	}
+	store, err := embedded.Open(filepath.Join(state, "gardener.db"))
+	noErr(t, err)
+	v1, err := store.Test(context.Background(), "login")
+	noErr(t, err)
+	edit := v1.Clone()
+	edit.Steps[3].Locator = gardener.MustLocator("#pw") // the password fill
+	v2, err := (&workspace.Service{Store: store}).SyncTest(context.Background(), edit, nil)
+	noErr(t, err)
+	repairInStore(t, store, "login", 3, "label=Password")
+	noErr(t, store.Close())
+	if v2.Test.Version != 2 {
+		t.Fatalf("the edit was saved as version %d, want 2", v2.Test.Version)
+	}
+
+	mine := filepath.Join(t.TempDir(), "tests")
+	noErr(t, os.MkdirAll(mine, 0o755))
+	b := bytes.Replace(withoutVersion(t, "login"), []byte(`"#password"`), []byte(`"#pw"`), 1)
+	noErr(t, os.WriteFile(filepath.Join(mine, "login.json"), b, 0o644))
+	rep, code, _ := syncCLI(t, "pull", mine, "--project", "demo", "--state", state)
+	if code != exitOK || outcomes(rep)["login"] != "updated" {
+		t.Fatalf("pull of a file holding version 2's steps: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Contains(got, []byte(`"version": 3`)) || !bytes.Contains(got, []byte(`label=Password`)) {
+		t.Errorf("pull did not write version 3: %s", got)
+	}
+
+	edited := bytes.Replace(b, []byte(`"#pw"`), []byte(`"#pass"`), 1)
+	noErr(t, os.WriteFile(filepath.Join(mine, "login.json"), edited, 0o644))
+	if rep, code, _ := syncCLI(t, "pull", mine, "--project", "demo", "--state", state); code != exitNegative || outcomes(rep)["login"] != "refused" {
+		t.Fatalf("pull over an edited file: exit %d %+v", code, rep)
+	}
+	if got, _ := os.ReadFile(filepath.Join(mine, "login.json")); !bytes.Equal(got, edited) {
+		t.Error("pull wrote over an edited file")
 	}
 }
