@@ -67,18 +67,8 @@ func TestExecutionSaysTheRepairsOutcomeFromItsOutputOrLog(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sf := &ended{machines: machines{status: map[string]string{}}, output: map[string]string{}}
-			s := twoProjectServices(t, sf)
-			built, err := handler.ApiFunction.Build(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h := built.(*handler.API)
-			started := viaHTTP(t, h, "POST", "/runs/r-alpha/repair", "", alphaOnly)
-			var ex struct{ ExecutionID string }
-			if started.status != http.StatusAccepted || json.Unmarshal([]byte(started.body), &ex) != nil {
-				t.Fatalf("manual repair: %+v", started)
-			}
+			sf, s, h, executionID := startedRepair(t)
+			ex := struct{ ExecutionID string }{executionID}
 			sf.status[ex.ExecutionID], sf.output[ex.ExecutionID] = c.status, c.output
 			x, err := s.Store.Execution(context.Background(), ex.ExecutionID)
 			if err != nil {
@@ -151,4 +141,23 @@ func TestAPIStartedRepairOnTheLocalStack(t *testing.T) {
 	if status != http.StatusOK || json.Unmarshal([]byte(body), &run) != nil || run.Result == nil || run.Result.Passed || run.Result.FailedStep != "2" || !strings.Contains(run.Result.Message, "no element matches") {
 		t.Errorf("GET the run the repair was started with: %d %s; want the reproduced failure at step 2", status, body)
 	}
+}
+
+// startedRepair is the API over two projects' services with a repair of alpha's red run started
+// through it: the machines the test ends as it likes, the services, the API and the execution.
+func startedRepair(t *testing.T) (*ended, handler.Services, *handler.API, string) {
+	t.Helper()
+	sf := &ended{machines: machines{status: map[string]string{}}, output: map[string]string{}}
+	s := twoProjectServices(t, sf)
+	built, err := handler.ApiFunction.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := built.(*handler.API)
+	started := viaHTTP(t, h, "POST", "/runs/r-alpha/repair", "", alphaOnly)
+	var ex struct{ ExecutionID string }
+	if started.status != http.StatusAccepted || json.Unmarshal([]byte(started.body), &ex) != nil {
+		t.Fatalf("manual repair: %+v", started)
+	}
+	return sf, s, h, ex.ExecutionID
 }

@@ -63,18 +63,7 @@ func at(v any, keys ...any) any {
 // brief emptied left out, not shown as empty lists and zero counts.
 func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 	ctx := context.Background()
-	sf := &ended{machines: machines{status: map[string]string{}}, output: map[string]string{}}
-	s := twoProjectServices(t, sf)
-	built, err := handler.ApiFunction.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := built.(*handler.API)
-	started := viaHTTP(t, h, "POST", "/runs/r-alpha/repair", "", alphaOnly)
-	var ex struct{ ExecutionID string }
-	if started.status != http.StatusAccepted || json.Unmarshal([]byte(started.body), &ex) != nil {
-		t.Fatalf("manual repair: %+v", started)
-	}
+	sf, s, h, executionID := startedRepair(t)
 
 	when := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	pre := []gardener.Step{{Kind: gardener.Goto, URL: "/login"}, {Kind: gardener.Click, Locator: gardener.MustLocator("#go")}}
@@ -117,7 +106,7 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 	}
 	read := func(outcome string) any {
 		t.Helper()
-		got := viaHTTP(t, h, "GET", "/executions/"+ex.ExecutionID, "", alphaOnly)
+		got := viaHTTP(t, h, "GET", "/executions/"+executionID, "", alphaOnly)
 		var body struct {
 			Outcome string `json:"outcome"`
 			Output  any    `json:"output"`
@@ -130,10 +119,10 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 		}
 		return body.Output
 	}
-	sf.status[ex.ExecutionID] = "SUCCEEDED"
+	sf.status[executionID] = "SUCCEEDED"
 	copied := tend.PropagatedWrite{Propagated: ladder.Propagated{TestID: "u-alpha", BaseVersion: 1, Green: true, Ops: v.Ops, Verdict: &v},
 		Persisted: &tend.Persisted{Outcome: ladder.Staged, Staged: &staged}}
-	sf.output[ex.ExecutionID] = outputOf(tend.Persisted{Outcome: ladder.Repaired, Applied: &lifecycle.Applied{Test: wrote, Repair: repair}}, copied)
+	sf.output[executionID] = outputOf(tend.Persisted{Outcome: ladder.Repaired, Applied: &lifecycle.Applied{Test: wrote, Repair: repair}}, copied)
 
 	for _, moved := range []bool{false, true} {
 		if moved {
@@ -172,7 +161,7 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 	// Records the store does not hold: what the brief emptied is left out, nothing reads null.
 	gone := repair
 	gone.ID = "rp-gone"
-	sf.output[ex.ExecutionID] = outputOf(tend.Persisted{Outcome: ladder.Repaired, Applied: &lifecycle.Applied{Test: gardener.Test{ID: "t-gone", ProjectID: "alpha", Status: gardener.StatusActive, Version: 2}, Repair: gone}})
+	sf.output[executionID] = outputOf(tend.Persisted{Outcome: ladder.Repaired, Applied: &lifecycle.Applied{Test: gardener.Test{ID: "t-gone", ProjectID: "alpha", Status: gardener.StatusActive, Version: 2}, Repair: gone}})
 	out := read("repaired")
 	verdict, _ := at(out, "persisted", "persisted", "applied", "repair", "verdict").(map[string]any)
 	if len(verdict) != 1 || verdict["strategy"] != "self-heal" {
@@ -188,7 +177,7 @@ func TestExecutionAnswersWhatWasWrittenWhole(t *testing.T) {
 	if err := s.Store.PutTriageIssue(ctx, issue); err != nil {
 		t.Fatal(err)
 	}
-	sf.output[ex.ExecutionID] = outputOf(tend.Persisted{Outcome: ladder.Triaged, Triage: &issue})
+	sf.output[executionID] = outputOf(tend.Persisted{Outcome: ladder.Triaged, Triage: &issue})
 	out = read("triaged")
 	if ev := at(out, "persisted", "persisted", "triage", "evidence", 0); ev != "500 from /api/login" {
 		t.Errorf("the triage issue's evidence answers %v", at(out, "persisted", "persisted", "triage"))
