@@ -167,3 +167,28 @@ func TestPortsAreFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestReachOnceAsksAnAppThatAnsweredOnce: a one-shot command's probe asks a base URL that
+// answered only once (run --record of a folder had asked once a test), and one that did not
+// answer again each time.
+func TestReachOnceAsksAnAppThatAnsweredOnce(t *testing.T) {
+	asked := map[string]int{}
+	reach := reachOnce(func(_ context.Context, base string) error {
+		asked[base]++
+		if base == "http://down" {
+			return &gardener.UnreachableError{URL: base, Err: errors.New("refused")}
+		}
+		return nil
+	})
+	for range 3 {
+		if err := reach(t.Context(), "http://up"); err != nil {
+			t.Fatal(err)
+		}
+		if err := reach(t.Context(), "http://down"); err == nil {
+			t.Fatal("a down app answered")
+		}
+	}
+	if asked["http://up"] != 1 || asked["http://down"] != 3 {
+		t.Errorf("asked %v; want the app that answered once, the down one each time", asked)
+	}
+}

@@ -223,7 +223,7 @@ func openProject(f syncFlags) (project, error) {
 	}
 	// --record replays through RunNow, which asks whether the app answers first: one that is
 	// down is "not recorded" (exit 3), as through the API's 502.
-	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachCLI, Log: slog.New(slog.DiscardHandler)})
+	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachOnce(reachCLI), Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -381,10 +381,7 @@ func movedReason(f syncFlags, dir string, file gardener.Test, current int) strin
 	if file.CopyOf() > current {
 		return fmt.Sprintf("names version %d, but test %s is at version %d in project %s: it is not a copy of this project's test (another state's or deployment's?), so it is not pushed", file.Version, file.ID, current, f.project)
 	}
-	made := fmt.Sprintf("made on version %d", file.CopyOf())
-	if file.Version == 0 {
-		made = "names no version, so it is a copy of version 1 (what creating the test made)"
-	}
+	made := copyOf(file, "made on version %d")
 	pull := fmt.Sprintf("gardener pull %s --project %s", dir, f.project)
 	switch {
 	case f.api != "" && f.tokenEnv != tokenEnv:
@@ -394,7 +391,7 @@ func movedReason(f syncFlags, dir string, file gardener.Test, current int) strin
 	case f.state != defaultStateDir:
 		pull += " --state " + f.state
 	}
-	return fmt.Sprintf("%s, and test %s is at version %d in project %s (a repair or another edit changed it since): not pushed, so that change is not written over. Run %q first: it writes version %d into this file, or, when the file holds an edit of yours, refuses and keeps it (then move the file aside, pull, and redo the edit on version %d); push again", made, file.ID, current, f.project, pull, current, current)
+	return fmt.Sprintf("%s, and test %s is at version %d in project %s (a repair or another edit changed it since): not pushed, so that change is not written over. %s; push again", made, file.ID, current, f.project, pullFirst(pull, current))
 }
 
 func runPull(ctx context.Context, c *cli, args []string) int {

@@ -157,7 +157,8 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 	defer store.Close()
 	// Before anything is synced or recorded: a test replayed against no app would be judged on
 	// the network's failure.
-	if err := reachApp(ctx, f.baseURL); err != nil {
+	reach := reachOnce(reachCLI)
+	if err := reachApp(ctx, reach, f.baseURL); err != nil {
 		return nil, err
 	}
 	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}
@@ -188,7 +189,7 @@ func repairOne(ctx context.Context, c *cli, f repairFlags, mode gardener.Mode, m
 
 	runner, closeRunner := c.browserFor(f.stepTimeout)
 	defer closeRunner()
-	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachCLI, Log: slog.New(slog.DiscardHandler)})
+	app, err := gardening.New(gardening.Deps{Store: store, Reach: reach, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}

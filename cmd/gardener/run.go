@@ -99,7 +99,8 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail("run", exitBadInput, err)
 	}
-	if err := reachApp(ctx, *base); err != nil {
+	reach := reachOnce(reachCLI)
+	if err := reachApp(ctx, reach, *base); err != nil {
 		return c.fail("run", exitFailure, err)
 	}
 	opts := gardener.ReplayOptions{BaseURL: *base, StepTimeout: *timeout}
@@ -108,7 +109,7 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	}
 	var rec *runRecorder
 	if *record {
-		if rec, err = openRunRecorder(*state, cmp.Or(*by, localUser()), *base, c.stderr); err != nil {
+		if rec, err = openRunRecorder(*state, cmp.Or(*by, localUser()), *base, c.stderr, reach); err != nil {
 			return c.fail("run", exitFailure, err)
 		}
 		defer rec.Close()

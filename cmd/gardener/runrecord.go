@@ -30,12 +30,14 @@ type runRecorder struct {
 	progress io.Writer
 }
 
-func openRunRecorder(state, by, base string, progress io.Writer) (*runRecorder, error) {
+// openRunRecorder records runs in the state; reach is the command's probe of its app, asked
+// before each replay as the application layer asks it (see reachOnce).
+func openRunRecorder(state, by, base string, progress io.Writer, reach func(context.Context, string) error) (*runRecorder, error) {
 	store, err := openState(state)
 	if err != nil {
 		return nil, err
 	}
-	app, err := gardening.New(gardening.Deps{Store: store, Reach: reachCLI, Log: slog.New(slog.DiscardHandler)})
+	app, err := gardening.New(gardening.Deps{Store: store, Reach: reach, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		store.Close()
 		return nil, err

@@ -179,7 +179,7 @@ func sweepTests(ctx context.Context, c *cli, f sweepFlags, files []testFile, mod
 		return nil, err
 	}
 	defer store.Close()
-	if err := reachApp(ctx, f.baseURL); err != nil {
+	if err := reachApp(ctx, reachCLI, f.baseURL); err != nil {
 		return nil, err
 	}
 	ws := &workspace.Service{Store: store, OnReplay: announceRecording(progress)}

@@ -223,15 +223,26 @@ func syncTestFile(ctx context.Context, ws *workspace.Service, writes fileWrites,
 // run or repaired: which version the file was taken as, which the state holds, and how to bring
 // the file up to it. Saving the file would write its older steps over the state's (a repair).
 func behindError(writes fileWrites, path string, file gardener.Test, current int) error {
-	made := fmt.Sprintf("is a copy of version %d", file.CopyOf())
-	if file.Version == 0 {
-		made = "names no version, so it is a copy of version 1 (what creating the test made)"
-	}
 	pull := fmt.Sprintf("gardener pull %s --project %s", filepath.Dir(path), file.ProjectID)
 	if state := filepath.Dir(writes.path); state != defaultStateDir {
 		pull += " --state " + state
 	}
-	return &staleFileError{fmt.Sprintf("%s %s, and test %s is at version %d in the local state (a repair or another edit changed it since): nothing was replayed, and the file's older steps were not written over it. Run %q first: it writes version %d into the file, or, when the file holds an edit of yours, refuses and keeps it (then move the file aside, pull, and redo the edit on version %d). A repair with --write keeps its file up to date", path, made, file.ID, current, pull, current, current)}
+	return &staleFileError{fmt.Sprintf("%s %s, and test %s is at version %d in the local state (a repair or another edit changed it since): nothing was replayed, and the file's older steps were not written over it. %s. A repair with --write keeps its file up to date", path, copyOf(file, "is a copy of version %d"), file.ID, current, pullFirst(pull, current))}
+}
+
+// copyOf says which version a test file is a copy of: named as the caller words it, or, for a
+// file that names none, version 1.
+func copyOf(file gardener.Test, named string) string {
+	if file.Version == 0 {
+		return "names no version, so it is a copy of version 1 (what creating the test made)"
+	}
+	return fmt.Sprintf(named, file.Version)
+}
+
+// pullFirst is what a file behind its test's current version is told to do: the pull that
+// writes that version into it, or keeps an edit of the person's.
+func pullFirst(pull string, current int) string {
+	return fmt.Sprintf("Run %q first: it writes version %d into this file, or, when the file holds an edit of yours, refuses and keeps it (then move the file aside, pull, and redo the edit on version %d)", pull, current, current)
 }
 
 // staleFileError is a test file behind the local state; the command refuses it (exit 1).
