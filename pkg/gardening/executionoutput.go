@@ -70,11 +70,11 @@ func (s *Service) expandPersisted(ctx context.Context, out map[string]json.RawMe
 	if out["persisted"] == nil || json.Unmarshal(out["persisted"], &res) != nil || res["persisted"] == nil {
 		return false, nil
 	}
-	var brief persistedBrief
+	var brief tend.PersistedBrief
 	if json.Unmarshal(res["persisted"], &brief) != nil {
 		return false, nil
 	}
-	whole, err := s.wholeWritten(ctx, brief.persisted())
+	whole, err := s.wholeWritten(ctx, brief.Persisted())
 	if err != nil {
 		return false, err
 	}
@@ -98,7 +98,7 @@ func (s *Service) expandPropagated(ctx context.Context, out map[string]json.RawM
 	for i, raw := range writes {
 		var brief struct {
 			ladder.Propagated
-			Persisted *persistedBrief `json:"persisted,omitempty"`
+			Persisted *tend.PersistedBrief `json:"persisted,omitempty"`
 		}
 		if json.Unmarshal(raw, &brief) != nil {
 			continue
@@ -107,7 +107,7 @@ func (s *Service) expandPropagated(ctx context.Context, out map[string]json.RawM
 		var gone [][]string
 		recovered := false
 		if brief.Persisted != nil {
-			whole, err := s.wholeWritten(ctx, brief.Persisted.persisted())
+			whole, err := s.wholeWritten(ctx, brief.Persisted.Persisted())
 			if err != nil {
 				return false, err
 			}
@@ -138,36 +138,6 @@ func (s *Service) expandPropagated(ctx context.Context, out map[string]json.RawM
 	}
 	out["propagated"], err = json.Marshal(res)
 	return err == nil, err
-}
-
-// persistedBrief is tend.Persisted as its brief encodes it. The brief's test is its ids and
-// version without its steps, which a gardener.Test refuses to decode (a test has steps), so it is
-// read as those.
-type persistedBrief struct {
-	Outcome ladder.Outcome `json:"outcome"`
-	Applied *struct {
-		Test struct {
-			ID        string              `json:"id"`
-			ProjectID string              `json:"project"`
-			Name      string              `json:"name"`
-			Status    gardener.TestStatus `json:"status"`
-			Version   int                 `json:"version"`
-		} `json:"test"`
-		Repair    gardener.Repair `json:"repair"`
-		Duplicate bool            `json:"duplicate"`
-	} `json:"applied,omitempty"`
-	Staged *gardener.Staged      `json:"staged,omitempty"`
-	Triage *gardener.TriageIssue `json:"triage,omitempty"`
-	Reason string                `json:"reason,omitempty"`
-}
-
-func (b persistedBrief) persisted() tend.Persisted {
-	p := tend.Persisted{Outcome: b.Outcome, Staged: b.Staged, Triage: b.Triage, Reason: b.Reason}
-	if a := b.Applied; a != nil {
-		t := a.Test
-		p.Applied = &lifecycle.Applied{Test: gardener.Test{ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Status: t.Status, Version: t.Version}, Repair: a.Repair, Duplicate: a.Duplicate}
-	}
-	return p
 }
 
 // written is what a brief of tend.Persisted stands for, read back from the store: the

@@ -137,6 +137,37 @@ type Persisted struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// PersistedBrief is Persisted as Brief encodes it, for a reader of a machine's output: kept
+// beside Brief so the two change together. The brief's test is its ids and version without its
+// steps, which a gardener.Test refuses to decode (a test has steps), so it is read as those.
+type PersistedBrief struct {
+	Outcome ladder.Outcome `json:"outcome"`
+	Applied *struct {
+		Test struct {
+			ID        string              `json:"id"`
+			ProjectID string              `json:"project"`
+			Name      string              `json:"name"`
+			Status    gardener.TestStatus `json:"status"`
+			Version   int                 `json:"version"`
+		} `json:"test"`
+		Repair    gardener.Repair `json:"repair"`
+		Duplicate bool            `json:"duplicate"`
+	} `json:"applied,omitempty"`
+	Staged *gardener.Staged      `json:"staged,omitempty"`
+	Triage *gardener.TriageIssue `json:"triage,omitempty"`
+	Reason string                `json:"reason,omitempty"`
+}
+
+// Persisted is the brief as a Persisted whose records hold what the brief kept.
+func (b PersistedBrief) Persisted() Persisted {
+	p := Persisted{Outcome: b.Outcome, Staged: b.Staged, Triage: b.Triage, Reason: b.Reason}
+	if a := b.Applied; a != nil {
+		t := a.Test
+		p.Applied = &lifecycle.Applied{Test: gardener.Test{ID: t.ID, ProjectID: t.ProjectID, Name: t.Name, Status: t.Status, Version: t.Version}, Repair: a.Repair, Duplicate: a.Duplicate}
+	}
+	return p
+}
+
 // Brief is what was written as a state machine passes it on: the ids of the test version, the
 // repair, the proposal and the triage issue, never the test's steps, a repair's pre-repair
 // steps or a verdict, which the store keeps under those ids.
