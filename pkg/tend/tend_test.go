@@ -332,3 +332,26 @@ func TestNoGreenRunIsNoVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestPersistedBriefReadsBrief: what Brief encodes, PersistedBrief reads back, its ids, versions
+// and outcome as they were (a change to one without the other fails here).
+func TestPersistedBriefReadsBrief(t *testing.T) {
+	p := Persisted{Outcome: ladder.Repaired, Reason: "why",
+		Applied: &lifecycle.Applied{
+			Test:   gardener.Test{ID: "t", ProjectID: "p", Name: "n", Status: gardener.StatusActive, Version: 2, Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/"}}},
+			Repair: gardener.Repair{ID: "r", TestID: "t", FromVersion: 1, ToVersion: 2}},
+		Triage: &gardener.TriageIssue{ID: "tri", TestID: "t"}}
+	b, err := json.Marshal(p.Brief())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var brief PersistedBrief
+	if err := json.Unmarshal(b, &brief); err != nil {
+		t.Fatal(err)
+	}
+	got := brief.Persisted()
+	if got.Outcome != p.Outcome || got.Reason != p.Reason || got.Applied == nil || got.Applied.Test.ID != "t" || got.Applied.Test.Version != 2 ||
+		got.Applied.Repair.ID != "r" || got.Applied.Repair.ToVersion != 2 || got.Triage == nil || got.Triage.ID != "tri" {
+		t.Errorf("read back %+v from %s", got, b)
+	}
+}
