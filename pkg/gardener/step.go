@@ -297,6 +297,23 @@ func RedactValue(v string) string {
 	return fmt.Sprintf("[value redacted, %s]", chars(utf8.RuneCountInString(v)))
 }
 
+// MaskedLength reads a mask RedactValue wrote back to the length it stands for, and whether v is
+// such a mask. A door that reads a document made for people (gardener.DataForPeople: the API's
+// execution answer) gets masks where the values were; rendering them again as values would mask
+// the mask ("[value redacted, 26 chars]"), so it reads the length here instead.
+func MaskedLength(v string) (int, bool) {
+	rest, ok := strings.CutPrefix(v, "[value redacted, ")
+	if !ok {
+		return 0, false
+	}
+	num, _, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || v != fmt.Sprintf("[value redacted, %s]", chars(n)) {
+		return 0, false
+	}
+	return n, true
+}
+
 // chars is a length in characters as people read it: "1 char", "7 chars".
 func chars(n int) string { return Plural(n, "char", "chars") }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -260,7 +261,7 @@ func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestio
 				base = nil
 				s.Notes = append(s.Notes, fmt.Sprintf("the test moved to version %d since the fix was proven on version %d: the diff is not shown, and the proposal is stale", test.Version, d.BaseVersion))
 			}
-			describeVerdict(&s, base, *d.Verdict)
+			describeVerdict(&s, base, unmasked(*d.Verdict))
 		}
 		describeRefusals(&s, d.Refusals)
 	}
@@ -339,4 +340,37 @@ func (r *Remote) proposalOfRun(ctx context.Context, runID string) (string, error
 	}
 	p, err := openProposalOf(run, open)
 	return p.ID, err
+}
+
+// unmasked is a verdict read from the execution's output, which the API answers made for people
+// (gardener.DataForPeople): each value an op's step enters is a mask there. The diff renders
+// values masked, so a mask rendered as a value would read "[value redacted, 26 chars]" on the
+// "+" line against the "-" line's real length: a change of what the step types that the fix
+// does not make. Each mask becomes a stand-in of the length it names, which the diff masks back
+// to the same mask; no value is known here, and none is shown.
+func unmasked(v gardener.Verdict) gardener.Verdict {
+	v.Ops = slices.Clone(v.Ops)
+	for i, op := range v.Ops {
+		if op.Step != nil {
+			st := standIns(*op.Step)
+			v.Ops[i].Step = &st
+		}
+	}
+	return v
+}
+
+// standIns is s with each mask of a value it (or a step of its block) enters replaced by as many
+// characters as the mask counts.
+func standIns(s gardener.Step) gardener.Step {
+	if n, ok := gardener.MaskedLength(s.Value); ok && s.Enters() {
+		s.Value = strings.Repeat("*", n)
+	}
+	if len(s.Steps) > 0 {
+		inner := make([]gardener.Step, len(s.Steps))
+		for i, st := range s.Steps {
+			inner[i] = standIns(st)
+		}
+		s.Steps = inner
+	}
+	return s
 }
