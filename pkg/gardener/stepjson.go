@@ -302,7 +302,7 @@ func DecodeSteps(data []byte) ([]Step, error) {
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(v, &raws); err != nil {
-		return nil, fmt.Errorf("steps must be a JSON array: %w", err)
+		return nil, fmt.Errorf("steps must be a JSON array: %w", WordJSONError(err))
 	}
 	return decodeRawSteps(raws, "")
 }

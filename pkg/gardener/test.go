@@ -82,7 +82,7 @@ func decodeViewport(raw json.RawMessage) (Viewport, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&wire); err != nil {
-		return Viewport{}, fmt.Errorf("field \"viewport\" must be {\"width\": W, \"height\": H} in whole CSS pixels: %w", err)
+		return Viewport{}, fmt.Errorf("field \"viewport\" must be {\"width\": W, \"height\": H} in whole CSS pixels: %w", WordJSONError(err))
 	}
 	if wire.Width == nil || wire.Height == nil {
 		return Viewport{}, errors.New(`field "viewport" needs both "width" and "height"`)
@@ -135,7 +135,7 @@ func (t *Test) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&wire); err != nil {
-		return fmt.Errorf("test: %w", err)
+		return fmt.Errorf("test: %w", WordJSONError(err))
 	}
 	if err := duplicateKey(data, "steps"); err != nil {
 		return fmt.Errorf("test %s: %w", wire.ID, err)

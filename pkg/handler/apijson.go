@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 // BodyError is a request body the API refuses: not one JSON value of the expected shape, data
@@ -41,7 +43,9 @@ func decodeBody(body string, v any) error {
 	dec := json.NewDecoder(bytes.NewReader([]byte(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &BodyError{Reason: err.Error()}
+		// A value of the wrong type is said in the words every door uses (what the field wants
+		// and what it was given), not in Go's (its struct and type names).
+		return &BodyError{Reason: gardener.WordJSONError(err).Error()}
 	}
 	if rest := bytes.TrimSpace([]byte(body)[dec.InputOffset():]); len(rest) > 0 {
 		return &BodyError{Reason: fmt.Sprintf("trailing data after the JSON value at offset %d: %q", dec.InputOffset(), clip(rest, 40))}

@@ -113,6 +113,34 @@ func TestBodiesAreStrict(t *testing.T) {
 	}
 }
 
+// TestWrongTypesAreNamed: a body value of the wrong type is refused with 400 naming the field by
+// its JSON name, what it wants and what it was given — the words the MCP tools answer with — never
+// Go's struct and type names; and nothing is written.
+func TestWrongTypesAreNamed(t *testing.T) {
+	api, s := newAPI(t)
+	cases := []struct{ method, path, body, want string }{
+		{"PUT", "/projects/shop/settings", `{"autoRepair":"yes"}`, `field \"autoRepair\": want true or false, not a string`},
+		{"PUT", "/projects/shop/settings", `[]`, `want an object, not a list`},
+		{"PUT", "/projects/shop", `{"allowedOrigins":"http://127.0.0.1:1"}`, `field \"allowedOrigins\": want a list of strings, not a string`},
+		{"PUT", "/projects/shop/settings", `{"radar":1}`, `field \"radar\": want true or false, not a number`},
+		{"PUT", "/tests/t-9", `{"id":"t-9","project":"shop","name":5,"steps":[{"kind":"goto","url":"/"}]}`, `field \"name\": want a string, not a number`},
+		{"PUT", "/tests/t-9", `[1]`, `test: want an object, not a list`},
+		{"PUT", "/tests/t-9", `{"id":"t-9","project":"shop","steps":{"kind":"goto","url":"/"}}`, `want a list, not an object`},
+	}
+	for _, c := range cases {
+		got := viaHTTP(t, api, c.method, c.path, c.body, admin)
+		if got.status != http.StatusBadRequest || !strings.Contains(got.body, c.want) || strings.Contains(got.body, "Go ") {
+			t.Errorf("%s %s %s: %+v; want 400 with %s", c.method, c.path, c.body, got, c.want)
+		}
+	}
+	if p, err := s.Store.Project(context.Background(), "shop"); err != nil || p.AutoRepair || p.Version != 0 {
+		t.Errorf("a refused body wrote: %+v (%v)", p, err)
+	}
+	if _, err := s.Store.Test(context.Background(), "t-9"); err == nil {
+		t.Error("a refused test body was written")
+	}
+}
+
 // TestEmptyListsAreArrays: every list an answer carries is [] when empty, never null.
 func TestEmptyListsAreArrays(t *testing.T) {
 	api, s := newAPI(t)
