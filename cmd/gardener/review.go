@@ -382,8 +382,10 @@ func printQueue(w io.Writer, q radar.Queue) {
 		if r.Stale != "" {
 			fmt.Fprintf(w, "  stale: %s\n", r.Stale)
 		}
-		if len(r.Triggers) == 0 {
-			fmt.Fprintln(w, "  triggered by a failed run, not an app change the radar saw")
+		// What put the row here when no app change did is the domain's words (the console's
+		// and the API's origin): a chat edit is no failed run.
+		if len(r.Triggers) == 0 && r.Origin != "" {
+			fmt.Fprintf(w, "  triggered by: %s\n", r.Origin)
 		}
 		for _, t := range r.Triggers {
 			line := fmt.Sprintf("  triggered by %s on %s", t.Kind, t.URL)
@@ -397,6 +399,18 @@ func printQueue(w io.Writer, q radar.Queue) {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 		printProof(w, "  ", r.Contract, nil, r.Notes)
+		if len(r.Withheld) > 0 {
+			fmt.Fprintln(w, "  asked for and withheld (the assertion floor: a person makes these in the step editor, if at all):")
+			for _, h := range r.Withheld {
+				fmt.Fprintf(w, "    step %s (%s): %s\n", h.Path, h.Kind, h.Reason)
+			}
+		}
+		if len(r.Confirm) > 0 && r.Stale == "" {
+			fmt.Fprintln(w, "  confirm before approving (the console asks for it):")
+			for _, c := range r.Confirm {
+				fmt.Fprintf(w, "    %s\n", c)
+			}
+		}
 		if r.Stale == "" {
 			fmt.Fprintf(w, "  gardener approve %s  |  gardener dismiss %s\n", r.ProposalID, r.ProposalID)
 		} else {
