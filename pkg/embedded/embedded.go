@@ -22,6 +22,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -57,6 +58,12 @@ var _ gardener.Store = (*Store)(nil)
 // holding the file, rather than hanging.
 func Open(path string) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		// bbolt's own word is "timeout", which names neither the cause nor the way out: the file
+		// admits one process at a time, and a long-lived one (gardener mcp, which an MCP client
+		// keeps running, or gardener serve) holds it for as long as it runs.
+		return nil, fmt.Errorf("open embedded store %s: another process has it open (a gardener mcp or gardener serve on the same state, or a command still running), and it admits one process at a time", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open embedded store %s: %w", path, err)
 	}

@@ -2,6 +2,7 @@ package embedded_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/embedded"
@@ -63,4 +64,25 @@ func BenchmarkStage(b *testing.B) {
 
 func BenchmarkSaveTest(b *testing.B) {
 	storetest.BenchmarkSaveTest(b, func(t testing.TB) gardener.Store { return open(t) })
+}
+
+// TestOpenHeldSaysByWhom: a state another process holds open (an MCP client keeps gardener mcp
+// running on the same --state the CLI uses) is refused naming that cause, not bbolt's bare
+// "timeout". A second open of the same file in this process is refused the same way, as the
+// file lock belongs to the open file, not the process.
+func TestOpenHeldSaysByWhom(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gardener.db")
+	held, err := embedded.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	second, err := embedded.Open(path)
+	if err == nil {
+		second.Close()
+		t.Fatal("a second open of a held store succeeded")
+	}
+	if !strings.Contains(err.Error(), "another process has it open") || !strings.Contains(err.Error(), "gardener mcp") {
+		t.Errorf("opening a held store: %v; want it to say another process holds it", err)
+	}
 }
