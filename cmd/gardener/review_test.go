@@ -110,8 +110,12 @@ func TestReviewCommandsOnEveryDoor(t *testing.T) {
 		// --token-env, since a parallel test may not set the environment.
 		return reviewDoor{name: "api", args: []string{"--api", srv.URL, "--token-env", "REVIEW_TOKEN_SHOP"}, by: "ann@example.com"}
 	}
+	// refusals holds each door's stderr for the same refused request: every door gives the same
+	// words (the "gardener approve: " prefix is the command's, not the door's).
+	refusals := map[string]map[string]string{}
 	for _, open := range []func(*testing.T) reviewDoor{local, api} {
 		d := open(t)
+		refusals[d.name] = map[string]string{}
 		t.Run(d.name, func(t *testing.T) {
 			code, out, errb := d.run(t, "", "queue", "--project", "shop")
 			t.Log(out)
@@ -135,6 +139,9 @@ func TestReviewCommandsOnEveryDoor(t *testing.T) {
 			if code, _, errb = d.run(t, "", "approve", "prop-none"); code != exitBadInput || !strings.Contains(errb, "prop-none") {
 				t.Errorf("approve of no proposal: exit %d %s", code, errb)
 			}
+			refusals[d.name]["approve of no proposal"] = errb
+			_, _, refusals[d.name]["dismiss of no proposal"] = d.run(t, "", "dismiss", "prop-none")
+			_, _, refusals[d.name]["dismiss of an applied proposal"] = d.run(t, "", "dismiss", "prop-signin")
 			code, out, _ = d.run(t, "", "dismiss", "prop-search", "--json")
 			var p gardener.Proposal
 			if err := json.Unmarshal([]byte(out), &p); code != exitOK || err != nil || p.Status != gardener.ProposalDismissed || p.DecidedBy != d.by {
@@ -181,6 +188,12 @@ func TestReviewCommandsOnEveryDoor(t *testing.T) {
 				t.Errorf("history after the revert:\n%s", out)
 			}
 		})
+	}
+
+	for what, local := range refusals["state"] {
+		if api := refusals["api"][what]; local != api {
+			t.Errorf("%s: the local state says\n%s\nthe API says\n%s", what, local, api)
+		}
 	}
 
 	t.Run("bad input", func(t *testing.T) {

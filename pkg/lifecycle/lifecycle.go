@@ -109,3 +109,14 @@ func required(what, value string) error {
 	}
 	return nil
 }
+
+// notFoundOr is err from reading the object a use case was asked to act on: an object that does
+// not exist is answered with the store's own words, which name it (`proposal "p-1" not found`),
+// as the API's access check answers the same id, so every door says it alike; any other failure
+// is prefixed with the use case.
+func notFoundOr(err error, useCase string) error {
+	if errors.Is(err, gardener.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", useCase, err)
+}

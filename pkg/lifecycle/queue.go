@@ -92,7 +92,7 @@ func (s *Service) ApproveAs(ctx context.Context, proposalID, by string, actor ga
 	}
 	p, err := s.store.Proposal(ctx, proposalID)
 	if err != nil {
-		return Approved{}, fmt.Errorf("approve: %w", err)
+		return Approved{}, notFoundOr(err, "approve")
 	}
 	if p.Status != gardener.ProposalProposed {
 		return Approved{}, &gardener.ConflictError{Entity: "proposal", ID: p.ID, Reason: fmt.Sprintf("is %s, not proposed: only an open proposal can be approved", p.Status)}
@@ -228,7 +228,7 @@ func (s *Service) Dismiss(ctx context.Context, proposalID, by string) (gardener.
 	}
 	p, err := s.store.Proposal(ctx, proposalID)
 	if err != nil {
-		return gardener.Proposal{}, fmt.Errorf("dismiss: %w", err)
+		return gardener.Proposal{}, notFoundOr(err, "dismiss")
 	}
 	return s.store.CloseProposal(ctx, gardener.CloseProposal{
 		ProposalID: p.ID, Status: gardener.ProposalDismissed, By: by, At: s.now(), Dismissal: gardener.DismissalOf(p),

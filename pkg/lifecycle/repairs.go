@@ -122,7 +122,7 @@ func (s *Service) duplicate(ctx context.Context, prior gardener.Repair) (Applied
 func (s *Service) RevertConfirmation(ctx context.Context, repairID string) (string, error) {
 	r, err := s.store.Repair(ctx, repairID)
 	if err != nil {
-		return "", fmt.Errorf("revert: %w", err)
+		return "", notFoundOr(err, "revert")
 	}
 	return confirmation(r), nil
 }
@@ -149,7 +149,7 @@ func (s *Service) Revert(ctx context.Context, repairID, by string) (Reverted, er
 	}
 	r, err := s.store.Repair(ctx, repairID)
 	if err != nil {
-		return Reverted{}, fmt.Errorf("revert: %w", err)
+		return Reverted{}, notFoundOr(err, "revert")
 	}
 	t, err := s.store.RevertRepair(ctx, gardener.RevertRepair{RepairID: r.ID, By: by, At: s.now()})
 	if err != nil {
