@@ -184,13 +184,23 @@ type executionOutput struct {
 	Winner *struct {
 		Decision tend.Decision `json:"decision"`
 	} `json:"winner"`
-	Persisted *struct {
+	// Each rung's own decision (its brief): the failure it reproduced is there when no rung won
+	// and no triage issue was filed (a first failure the gardener cannot tell from a bug).
+	SelfHeal   *rungOutput `json:"selfHeal"`
+	SuggestFix *rungOutput `json:"suggestFix"`
+	Diagnose   *rungOutput `json:"diagnose"`
+	Persisted  *struct {
 		Persisted tend.Persisted `json:"persisted"`
 	} `json:"persisted"`
 	Error *struct {
 		Error string `json:"Error"`
 		Cause string `json:"Cause"`
 	} `json:"error"`
+}
+
+// rungOutput is one rung's result in the execution's output.
+type rungOutput struct {
+	Decision tend.Decision `json:"decision"`
 }
 
 // wait follows the execution's event log (GET /executions/{id}/events?after=N), sending each
@@ -273,6 +283,13 @@ func (r *Remote) suggestion(ctx context.Context, out executionOutput) (Suggestio
 			s.FailedStep, s.Error = tr.FailedStep, tr.Error
 		}
 		describeStaged(&s, p.Persisted)
+	}
+	// The failure the ladder started from, as the local backend answers it, when neither a
+	// winning rung nor a triage issue carries it.
+	for _, r := range []*rungOutput{out.SelfHeal, out.SuggestFix, out.Diagnose} {
+		if s.FailedStep == "" && s.Error == "" && r != nil {
+			s.FailedStep, s.Error = r.Decision.FailedStep, r.Decision.Error
+		}
 	}
 	if s.Outcome == "" {
 		s.Outcome = string(ladder.Triaged)

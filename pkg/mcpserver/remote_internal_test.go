@@ -65,3 +65,34 @@ func TestRemoteDiffMasksEachValueOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteTriagedNamesTheFailure: over the API, a repair no rung won and no triage issue
+// recorded (a first failure with no green run: "cannot tell drift from a bug") answers the step
+// it failed at and the error, read from the rungs' decisions, as the local backend answers it.
+func TestRemoteTriagedNamesTheFailure(t *testing.T) {
+	test := gardener.Test{ID: "t1", ProjectID: "p", Name: "delete", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{{Kind: gardener.Goto, URL: "/"}}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { json.NewEncoder(w).Encode(test) }))
+	defer srv.Close()
+	const why = "no green run of version 1 of test t1 is recorded: the gardener cannot tell drift from a bug"
+	failure := tend.Decision{TestID: "t1", BaseVersion: 1, Outcome: ladder.Triaged, FailedStep: "5", Error: "step 5 (click text=Delete): no element matches text=Delete"}
+	doc, err := json.Marshal(map[string]any{
+		"gate":       map[string]string{"runId": "r1", "testId": "t1"},
+		"selfHeal":   map[string]any{"decision": failure},
+		"suggestFix": map[string]any{"decision": failure},
+		"persisted":  map[string]any{"persisted": map[string]any{"outcome": "triaged", "reason": why}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out executionOutput
+	if err := json.Unmarshal(gardener.DataForPeople(doc), &out); err != nil {
+		t.Fatal(err)
+	}
+	s, err := (&Remote{URL: srv.URL}).suggestion(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outcome != "triaged" || s.Reason != why || s.FailedStep != "5" || s.Error != failure.Error {
+		t.Errorf("suggestion: outcome %q reason %q, failed step %q error %q; want triaged at step 5 with the rung's error", s.Outcome, s.Reason, s.FailedStep, s.Error)
+	}
+}
