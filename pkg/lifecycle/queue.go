@@ -95,7 +95,7 @@ func (s *Service) ApproveAs(ctx context.Context, proposalID, by string, actor ga
 		return Approved{}, notFoundOr(err, "approve")
 	}
 	if p.Status != gardener.ProposalProposed {
-		return Approved{}, &gardener.ConflictError{Entity: "proposal", ID: p.ID, Reason: fmt.Sprintf("is %s, not proposed: only an open proposal can be approved", p.Status)}
+		return Approved{}, notOpen(p)
 	}
 	t, err := s.store.Test(ctx, p.TestID)
 	if err != nil {
@@ -133,10 +133,25 @@ func (s *Service) ApproveAs(ctx context.Context, proposalID, by string, actor ga
 	written, err := s.store.ApplyProposal(ctx, gardener.ApplyProposal{
 		ProposalID: p.ID, TestID: p.TestID, BaseVersion: p.BaseVersion, Steps: steps, Repair: r,
 	})
+	var decided *gardener.ConflictError
+	if errors.As(err, &decided) && decided.Entity == "proposal" {
+		// Another writer decided the row between the read above and this write (two approvals
+		// at once, an approval and a dismissal): the same refusal as a row read decided, so the
+		// loser of the race is told what the second of two sequential clicks is told.
+		if now, rerr := s.store.Proposal(ctx, p.ID); rerr == nil && now.Status != gardener.ProposalProposed {
+			return Approved{}, notOpen(now)
+		}
+	}
 	if err != nil {
 		return Approved{}, s.markStale(ctx, p, by, fmt.Errorf("approve proposal %s: %w", p.ID, err))
 	}
 	return Approved{Test: written, Repair: r, Proof: proof}, s.recordGreen(ctx, written, r.ID, proof)
+}
+
+// notOpen refuses the approval of p, a row no longer proposed (applied, dismissed, stale,
+// superseded): one wording for every door and for a race lost to another writer.
+func notOpen(p gardener.Proposal) error {
+	return &gardener.ConflictError{Entity: "proposal", ID: p.ID, Reason: fmt.Sprintf("is %s, not proposed: only an open proposal can be approved", p.Status)}
 }
 
 // proof finds the green re-run of p's operations on p's version.
