@@ -532,18 +532,8 @@ func runRevert(ctx context.Context, c *cli, args []string) int {
 	}
 	defer r.close()
 	id := pos[0]
-	rep, err := r.repair(ctx, id)
-	if err != nil {
-		return c.fail("revert", exitOf(err), err)
-	}
-	t, err := r.test(ctx, rep.TestID)
-	if err != nil {
-		return c.fail("revert", exitOf(err), err)
-	}
-	// Asked only of a revert that can happen: a person is not made to confirm a refusal.
-	if why := rep.RevertRefusal(t.Version); why != "" {
-		return c.fail("revert", exitNegative, fmt.Errorf("repair %s of %s: %s", id, rep.TestID, why))
-	}
+	// Asked only of a revert that can happen: the confirmation refuses one that cannot (reverted
+	// already, a test moved past it), in the words the API and the console give.
 	confirm, err := r.revertConfirmation(ctx, id)
 	if err != nil {
 		return c.fail("revert", exitOf(err), err)
@@ -634,7 +624,13 @@ func readHistory(ctx context.Context, c *cli, r review, testID string) (testHist
 		hr := historyRepair{Repair: rep, NotRevertable: rep.RevertRefusal(t.Version)}
 		if hr.NotRevertable == "" {
 			hr.Revertable = true
-			if hr.Confirmation, err = r.revertConfirmation(ctx, rep.ID); err != nil {
+			hr.Confirmation, err = r.revertConfirmation(ctx, rep.ID)
+			if err != nil && exitOf(err) == exitNegative {
+				// Reverted, or the test moved past it, since the test was read: not
+				// revertable, for the reason a revert would be refused with.
+				hr.Revertable, hr.NotRevertable, err = false, err.Error(), nil
+			}
+			if err != nil {
 				return h, err
 			}
 		}

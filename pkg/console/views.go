@@ -446,7 +446,13 @@ func (c *Console) testView(ctx context.Context, testID string) (testView, error)
 			rv.Who = "auto"
 		}
 		if rv.NotRevertable = r.RevertRefusal(t.Version); rv.NotRevertable == "" {
-			if rv.Confirmation, err = c.App.RevertConfirmation(ctx, r.ID); err != nil {
+			rv.Confirmation, err = c.App.RevertConfirmation(ctx, r.ID)
+			switch {
+			case errors.Is(err, gardener.ErrConflict) || errors.Is(err, gardener.ErrStale):
+				// Reverted, or the test moved past it, since the test was read: not
+				// revertable, for the reason a revert would be refused with.
+				rv.NotRevertable = err.Error()
+			case err != nil:
 				return v, err
 			}
 		}

@@ -90,6 +90,13 @@ func TestMarkReviewedAnswersAsDocumented(t *testing.T) {
 	if got := viaLambda(t, api.(*handler.API), http.MethodPost, "/repairs/rp-reverted/revert", `{"confirm":true}`, claims); got.status != http.StatusOK {
 		t.Fatalf("revert: %d %s", got.status, got.body)
 	}
+	// A revert that cannot happen is refused whether it is asked for its confirmation ({}) or
+	// confirmed: one 409 in one wording, never a confirmation of a revert that will be refused.
+	asked := viaLambda(t, api.(*handler.API), http.MethodPost, "/repairs/rp-reverted/revert", `{}`, claims)
+	again := viaLambda(t, api.(*handler.API), http.MethodPost, "/repairs/rp-reverted/revert", `{"confirm":true}`, claims)
+	if asked.status != http.StatusConflict || again.status != http.StatusConflict || asked.body != again.body || !strings.Contains(again.body, "was reverted already by ada@example.com") {
+		t.Errorf("a reverted repair's revert: asked %d %s, confirmed %d %s; want the same 409 naming who reverted it", asked.status, asked.body, again.status, again.body)
+	}
 	for _, tc := range []struct{ probe, repair, want string }{
 		{"mark reviewed twice", "rp-twice", "was reviewed already by ada@example.com"},
 		{"mark a reverted repair reviewed", "rp-reverted", "was reverted by ada@example.com"},

@@ -118,13 +118,35 @@ func (s *Service) duplicate(ctx context.Context, prior gardener.Repair) (Applied
 	return Applied{Test: t, Repair: prior, Duplicate: true}, nil
 }
 
-// RevertConfirmation is the text a person confirms before a revert.
+// RevertConfirmation is the text a person confirms before a revert. A revert that would be
+// refused is refused here already, with Revert's refusal: nobody is asked to confirm a revert
+// that cannot happen, and every door (the API's {} and {"confirm":true}, the CLI, which asks
+// before it reverts) gives the same words for it.
 func (s *Service) RevertConfirmation(ctx context.Context, repairID string) (string, error) {
 	r, err := s.store.Repair(ctx, repairID)
 	if err != nil {
 		return "", notFoundOr(err, "revert")
 	}
+	t, err := s.store.Test(ctx, r.TestID)
+	if err != nil {
+		return "", fmt.Errorf("revert repair %s: %w", r.ID, err)
+	}
+	if err := revertRefusal(r, t); err != nil {
+		return "", err
+	}
 	return confirmation(r), nil
+}
+
+// revertRefusal is why r cannot be reverted on t as it is now, in the words Revert refuses it
+// with (the store decides the same at the write): reverted already, or a test moved past it.
+func revertRefusal(r gardener.Repair, t gardener.Test) error {
+	if _, err := r.Revert("", time.Time{}); err != nil {
+		return err
+	}
+	if t.Version != r.ToVersion {
+		return &RevertRefusedError{RepairID: r.ID, TestID: r.TestID, RepairVersion: r.ToVersion, Version: t.Version}
+	}
+	return nil
 }
 
 func confirmation(r gardener.Repair) string {
@@ -156,6 +178,12 @@ func (s *Service) Revert(ctx context.Context, repairID, by string) (Reverted, er
 		var stale *gardener.StaleError
 		if errors.As(err, &stale) {
 			return Reverted{}, &RevertRefusedError{RepairID: r.ID, TestID: r.TestID, RepairVersion: r.ToVersion, Version: stale.Version}
+		}
+		// Reverted already: the conflict names the repair and who reverted it, as
+		// RevertConfirmation's refusal does.
+		var reverted *gardener.ConflictError
+		if errors.As(err, &reverted) && reverted.Entity == "repair" {
+			return Reverted{}, reverted
 		}
 		return Reverted{}, fmt.Errorf("revert repair %s: %w", r.ID, err)
 	}
