@@ -763,18 +763,7 @@ func (c *cli) report(name string, f syncFlags, rep syncReport) int {
 			}
 		}
 		if rep.Branch != "" {
-			// Only what was committed is said to be: a pull that changed no file commits nothing.
-			commits := 0
-			for _, s := range rep.Tests {
-				if s.Commit != "" {
-					commits++
-				}
-			}
-			if commits == 0 {
-				fmt.Fprintf(c.stdout, "nothing to commit: no test file changed, so branch %s has no new commit\n", rep.Branch)
-			} else {
-				fmt.Fprintf(c.stdout, "committed %d %s on branch %s\n", commits, plural(commits, "test file", "test files"), rep.Branch)
-			}
+			fmt.Fprintln(c.stdout, committedLine(rep))
 			switch {
 			case rep.Back != "":
 				fmt.Fprintf(c.stdout, "checked out %s again, as before the pull: the working tree holds its files, not the branch's\n", rep.Back)
@@ -1139,4 +1128,20 @@ func (g *gitTree) commit(ctx context.Context, path, msg string) (string, error) 
 	}
 	out, err := g.git(ctx, nil, "rev-parse", "HEAD")
 	return strings.TrimSpace(out), err
+}
+
+// committedLine says what a pull onto a branch committed. Only what was committed is said to be:
+// a pull that changed no file commits nothing.
+func committedLine(rep syncReport) string {
+	commits := 0
+	for _, s := range rep.Tests {
+		if s.Commit != "" {
+			commits++
+		}
+	}
+	if commits == 0 {
+		return fmt.Sprintf("nothing to commit: no test file changed, so branch %s has no new commit", rep.Branch)
+	}
+	// plural counts: "1 test file", "2 test files".
+	return fmt.Sprintf("committed %s on branch %s", plural(commits, "test file", "test files"), rep.Branch)
 }
