@@ -197,14 +197,14 @@
       if (tag === "INPUT" && (t === "button" || t === "submit" || t === "reset")) {
         return norm(el.value) || (t === "submit" ? "Submit" : t === "reset" ? "Reset" : "");
       }
-      if (tag === "INPUT" && t === "image") return norm(el.getAttribute("alt")) || norm(el.title) || "Submit";
+      if (tag === "INPUT" && t === "image") return norm(el.getAttribute("alt")) || norm(el.getAttribute("title")) || "Submit";
       if (el.labels && el.labels.length) {
         const n = norm([...el.labels].map((l) => textFrom(l, new Set([el]), false)).join(" "));
         if (n) return n;
       }
-      return norm(el.title) || norm(el.getAttribute("placeholder"));
+      return norm(el.getAttribute("title")) || norm(el.getAttribute("placeholder"));
     }
-    if (tag === "IMG" || tag === "AREA") return norm(el.getAttribute("alt")) || norm(el.title);
+    if (tag === "IMG" || tag === "AREA") return norm(el.getAttribute("alt")) || norm(el.getAttribute("title"));
     if (tag === "FIELDSET") {
       const lg = el.querySelector(":scope > legend");
       if (lg) return norm(textFrom(lg, new Set(), false));
@@ -222,7 +222,7 @@
       const n = norm(textFrom(el, new Set(), false));
       if (n) return n;
     }
-    return norm(el.title);
+    return norm(el.getAttribute("title"));
   }
 
   // --- locators -----------------------------------------------------------------------------
@@ -394,9 +394,18 @@
     return els.filter((el) => !els.some((o) => o !== el && composedContains(el, o)));
   }
 
+  // idOf reads an element's id from its attribute. The id property of a <form> is clobbered by
+  // a control of that name: a row action's <form><input type="hidden" name="id"> answers
+  // form.id with the input element, which made every fingerprint of an element in such a form
+  // undecodable and its step fail as "no element matches". The title property is clobbered the
+  // same way, so it is read from its attribute too.
+  function idOf(el) {
+    return el.getAttribute("id") || "";
+  }
+
   function describe(el) {
     let s = el.tagName.toLowerCase();
-    if (el.id) s += "#" + el.id;
+    if (idOf(el)) s += "#" + idOf(el);
     if (el.classList.length) s += "." + [...el.classList].slice(0, 3).join(".");
     const t = norm(el.innerText || "").slice(0, 40);
     return t ? s + ' "' + t + '"' : s;
@@ -410,8 +419,8 @@
     const parts = [];
     let inner = "";
     for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
-      if (stopAtID && n.id) {
-        parts.unshift("//*[@id='" + n.id + "']");
+      if (stopAtID && idOf(n)) {
+        parts.unshift("//*[@id='" + idOf(n) + "']");
         inner = parts.join("/");
         break;
       }
@@ -513,7 +522,7 @@
     const href = el.tagName === "A" || el.tagName === "AREA" ? (el.href || "") : (el.getAttribute("href") || "");
     return {
       tag: el.tagName.toUpperCase(),
-      id: el.id || "",
+      id: idOf(el),
       name: el.getAttribute("name") || "",
       classList: [...el.classList],
       href: href,
@@ -534,7 +543,7 @@
       type: el.getAttribute("type") || "",
       title: el.getAttribute("title") || "",
       ariaAttributes: hasAria ? aria : undefined,
-      formId: form ? form.id || "" : "",
+      formId: form ? idOf(form) : "",
       frame: "",
       ...controlState(el),
       ...(unusable(el) ? { inert: true } : {}),
@@ -769,7 +778,7 @@
     const text = norm(el.innerText);
     const ll = byIds(el, "aria-labelledby");
     const name = (ll.length ? norm(ll.map((l) => textFrom(l, new Set([el]), true)).join(" ")) : "") ||
-      norm(el.getAttribute("aria-label")) || norm(el.title);
+      norm(el.getAttribute("aria-label")) || norm(el.getAttribute("title"));
     if (!name || text.includes(name)) return text;
     return text ? name + " — " + text : name;
   }
@@ -1002,7 +1011,7 @@
   // frameSelector names an iframe as a frame path step: by its id, else by a name or title only
   // it has, else by its index.
   function frameSelector(el) {
-    if (el.id && /^[A-Za-z][A-Za-z0-9_-]*$/.test(el.id)) return "#" + el.id;
+    if (/^[A-Za-z][A-Za-z0-9_-]*$/.test(idOf(el))) return "#" + idOf(el);
     const tag = el.tagName.toLowerCase();
     for (const a of ["name", "title"]) {
       const v = el.getAttribute(a);
