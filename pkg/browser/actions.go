@@ -28,9 +28,12 @@ const ambiguityGrace = 500 * time.Millisecond
 // step must not fail without having looked once.
 const firstLookFloor = 2 * time.Second
 
-// withFloor extends ctx's deadline to at least firstLookFloor from now.
+// withFloor extends ctx's deadline to at least firstLookFloor from now. A ctx already ended
+// gets the floor too: the quiet watch (watchQuiet) cancels a step's context long before its
+// deadline, and the look after it (the covered element's fingerprint, what covers it) must
+// still be answered, or the repair loses what the covered step's failure says.
 func withFloor(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok && time.Until(d) >= firstLookFloor {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) >= firstLookFloor && ctx.Err() == nil {
 		return ctx, func() {}
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), firstLookFloor)

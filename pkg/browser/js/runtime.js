@@ -661,8 +661,7 @@
     }
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const h = hitAt(x, y, el);
-    const labelHit = h && el.labels && [...el.labels].some((l) => l.contains(h));
-    if (h && h !== el && !el.contains(h) && !labelHit && !(el.shadowRoot && el.shadowRoot.contains(h))) {
+    if (!reaches(el, h)) {
       coverer = layerOf(h, el);
       return Object.assign(res, { state: "covered", by: describe(h) });
     }
@@ -714,6 +713,23 @@
       if (!up || up === document.body || up === document.documentElement || composedContains(up, el)) return n;
       n = up;
     }
+  }
+
+  // reaches says whether a pointer that hit h reached el: h is el, inside it, in its shadow
+  // root or its label.
+  function reaches(el, h) {
+    if (!h || h === el || el.contains(h)) return true;
+    if (el.labels && [...el.labels].some((l) => l.contains(h))) return true;
+    return !!(el.shadowRoot && el.shadowRoot.contains(h));
+  }
+
+  // uncovered says whether a pointer at the centre of a visible element reaches it now. One
+  // outside the viewport counts as uncovered: an action scrolls it into view before it looks.
+  function uncovered(el) {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
+    return reaches(el, hitAt(x, y, el));
   }
 
   // hitAt is the element a pointer at (x, y) reaches, inside open shadow roots, stopping at el.
@@ -843,12 +859,16 @@
   }
 
   // quiet says how long the document has been unchanged, how many visible elements the given
-  // locators match between them (a locator the browser rejects matches nothing), and how many
-  // visible elements say the page is still busy (a progress bar, an aria-busy region).
+  // locators match between them that a pointer can reach (a locator the browser rejects
+  // matches nothing), and how many visible elements say the page is still busy (a progress
+  // bar, an aria-busy region). An element under another layer (a consent overlay, a modal) is
+  // not counted: on a page that has not changed for the quiet window the layer is not going
+  // away by itself, and a step waiting for it waited out its whole limit, once for every
+  // covered step a repair climbs past.
   function quiet(locs) {
     let matches = 0;
     for (const l of locs || []) {
-      try { matches += resolve(l).filter(isVisible).length; } catch (e) { /* an invalid selector matches nothing */ }
+      try { matches += resolve(l).filter((el) => isVisible(el) && uncovered(el)).length; } catch (e) { /* an invalid selector matches nothing */ }
     }
     const busy = [...document.querySelectorAll('[role="progressbar"], progress, [aria-busy="true"]')].filter(isVisible).length;
     return { still: Math.round(performance.now() - lastChange), matches, busy };
