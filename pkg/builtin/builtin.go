@@ -56,6 +56,11 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	if m.Abstained() {
 		glyph, isGlyph := glyphNamed(cands, target)
 		live, isLive := liveNamed(cands, target)
+		submit, isSubmit := -1, false
+		if ask.Recorded != nil && greenURL(ask.LastGreen, ask.Result.FailedStep) == pathOf(ask.PageURL) {
+			submit, isSubmit = formSubmit(cands, target)
+			isSubmit = isSubmit && submit == m.Best
+		}
 		switch {
 		case isGlyph:
 			// The similarity of all the element's features is low because its words moved
@@ -67,6 +72,14 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// else: the stable part of its name is the recorded one, and only it has it.
 			idx, confidence = live, 0
 			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
+		case isSubmit:
+			// The words of a form's submit button change with its copy ("Book" became
+			// "Confirm booking", "Save" became "Save changes") and little else does; on the
+			// page the last green run was on, the form it submitted still has one submit
+			// control, and it is the closest element: it is the same control. The proof
+			// and the requirement contract (the request the step sent) decide the rest.
+			idx, confidence = submit, 0
+			matched = fmt.Sprintf("the %s submitted its form; the form's only submit control on the same page is now named %q", from, nameOrText(cands[submit]))
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
 			// an element whose handle is gone: one the locator still finds out of sight (in a
@@ -224,6 +237,58 @@ func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 		return -1, false
 	}
 	return found[0], true
+}
+
+// formSubmit finds the one control that submits, in the form the recorded control submitted,
+// when the recorded control was a submit control of a form: the same form is the one with the
+// recorded form id, or, when the form had none, the one at the same place in the document.
+// Two submit controls in the form (Save and Save draft) leave the choice open: none is taken.
+func formSubmit(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	form := formOf(target)
+	if form == "" || !submits(target) {
+		return -1, false
+	}
+	found := -1
+	for i, c := range cands {
+		if !submits(c) || formOf(c) != form {
+			continue
+		}
+		if found >= 0 {
+			return -1, false
+		}
+		found = i
+	}
+	return found, found >= 0
+}
+
+// formOf names the form an element is in: its id, or the path of its innermost form element;
+// "" outside a form.
+func formOf(c gardener.Fingerprint) string {
+	if c.FormID != "" {
+		return "#" + c.FormID
+	}
+	i := strings.LastIndex(c.XPath, "/form[")
+	if i < 0 {
+		return ""
+	}
+	end := strings.Index(c.XPath[i+1:], "]")
+	if end < 0 {
+		return ""
+	}
+	return c.XPath[:i+1+end+1]
+}
+
+// submits reports whether a control submits its form when clicked: a button of type submit
+// (the default) or an input of type submit or image.
+func submits(c gardener.Fingerprint) bool {
+	t := strings.ToLower(c.Type)
+	switch strings.ToUpper(c.Tag) {
+	case "BUTTON":
+		return t == "" || t == "submit"
+	case "INPUT":
+		return t == "submit" || t == "image"
+	}
+	return false
 }
 
 // liveNamed finds the one usable control whose accessible name is the recorded control's name
