@@ -57,9 +57,11 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		glyph, isGlyph := glyphNamed(cands, target)
 		live, isLive := liveNamed(cands, target)
 		submit, isSubmit := -1, false
+		choice, isChoice := -1, false
 		if ask.Recorded != nil && greenURL(ask.LastGreen, ask.Result.FailedStep) == pathOf(ask.PageURL) {
 			submit, isSubmit = formSubmit(cands, target)
 			isSubmit = isSubmit && submit == m.Best
+			choice, isChoice = groupChoice(cands, target)
 		}
 		switch {
 		case isGlyph:
@@ -72,6 +74,12 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// else: the stable part of its name is the recorded one, and only it has it.
 			idx, confidence = live, 0
 			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
+		case isChoice:
+			// A radio button or checkbox relabelled and given another id is still the choice
+			// its form sends under the same name and value; the similarity of all features
+			// weighs the new label and id against its siblings' and can abstain.
+			idx, confidence = choice, 0
+			matched = fmt.Sprintf("the %s is the choice %q of the group %q, and the page still offers exactly one such choice, now labelled %q", from, target.Value, target.Name, nameOrText(cands[choice]))
 		case isSubmit:
 			// The words of a form's submit button change with its copy ("Book" became
 			// "Confirm booking", "Save" became "Save changes") and little else does; on the
@@ -237,6 +245,28 @@ func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 		return -1, false
 	}
 	return found[0], true
+}
+
+// groupChoice finds the one radio button or checkbox of the recorded one's group (its name)
+// with the recorded value: what the form sends for the choice, whatever its label or id became.
+// A recorded box without a name or a value, or a value of "on" (the default a box without one
+// sends), names no choice.
+func groupChoice(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	kind := strings.ToLower(target.Type)
+	if !strings.EqualFold(target.Tag, "INPUT") || kind != "radio" && kind != "checkbox" || target.Name == "" || target.Value == "" || target.Value == "on" {
+		return -1, false
+	}
+	found := -1
+	for i, c := range cands {
+		if !strings.EqualFold(c.Tag, "INPUT") || strings.ToLower(c.Type) != kind || c.Name != target.Name || c.Value != target.Value {
+			continue
+		}
+		if found >= 0 {
+			return -1, false
+		}
+		found = i
+	}
+	return found, found >= 0
 }
 
 // formSubmit finds the one control that submits, in the form the recorded control submitted,

@@ -608,6 +608,9 @@
     if (el.matches(":invalid")) out.invalid = true;
     for (const a of ["min", "max"]) if (el.getAttribute(a)) out[a] = el.getAttribute(a);
     if (el.tagName === "SELECT") out.options = [...el.options].filter((o) => !o.disabled && o.value !== "").slice(0, 20).map((o) => o.value);
+    // A radio button's or checkbox's value attribute is what its form sends for it: it names
+    // the choice in its group whatever its label or id say.
+    if (el.tagName === "INPUT" && (el.type === "radio" || el.type === "checkbox") && el.hasAttribute("value")) out.value = el.getAttribute("value");
     return out;
   }
 
