@@ -108,6 +108,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			return ans, nil
 		}
 	}
+	if c := cands[idx]; otherChoice(target, c) {
+		// A radio button or checkbox of the recorded one's group with another value is
+		// another choice (the 14:00 slot beside a 10:30 that is gone), however alike the two
+		// look: a step moved there picks what the test never picked.
+		ans.Reason = fmt.Sprintf("the closest element is another choice of the group %q: it sends %q where the recorded one sent %q", target.Name, c.Value, target.Value)
+		return ans, nil
+	}
 	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
 		// A check asserts what its element shows: another element that shows other words (the
 		// e-mail cell beside a name that is gone) would have it check something else.
@@ -267,6 +274,16 @@ func groupChoice(cands []gardener.Fingerprint, target gardener.Fingerprint) (int
 		found = i
 	}
 	return found, found >= 0
+}
+
+// otherChoice reports whether c is a radio button or checkbox of the recorded one's group (the
+// same type and name) whose value differs from the recorded value.
+func otherChoice(target, c gardener.Fingerprint) bool {
+	kind := strings.ToLower(target.Type)
+	if kind != "radio" && kind != "checkbox" || target.Name == "" || target.Value == "" {
+		return false
+	}
+	return strings.EqualFold(c.Tag, target.Tag) && strings.ToLower(c.Type) == kind && c.Name == target.Name && c.Value != target.Value
 }
 
 // formSubmit finds the one control that submits, in the form the recorded control submitted,

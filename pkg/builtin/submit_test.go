@@ -70,8 +70,9 @@ func TestFixLocatorFindsTheRenamedSubmitButton(t *testing.T) {
 
 // TestFixLocatorFindsTheRelabelledChoice: a radio button relabelled ("10:30 am" became "10:30")
 // and given another id is found by what its form sends, its group's name and its value, on the
-// page the last green run was on; a group without that value any more, two boxes with it, a
-// recorded box without a value and another page leave the step alone.
+// page the last green run was on; a group without that value any more (even with a sibling
+// choice in its place, however alike), two boxes with it, a recorded box without a value and
+// another page leave the step alone.
 func TestFixLocatorFindsTheRelabelledChoice(t *testing.T) {
 	radio := func(id, label, value string, y float64) gardener.Fingerprint {
 		return gardener.Fingerprint{
@@ -96,6 +97,9 @@ func TestFixLocatorFindsTheRelabelledChoice(t *testing.T) {
 	video := radio("alt-1030", "10:30 by video", "10:30", 80)
 	video.Location.X, video.Location.Y, video.NeighborText = 420, 380, now[2].NeighborText
 	twice := append(slices.Clone(now), video)
+	// The 10:30 slot is no longer offered; the 14:00 one moved up into its place, as a list does.
+	stayed := []gardener.Fingerprint{radio("slot-0900", "09:00 am", "09:00", 20), radio("slot-1400", "02:00 pm", "14:00", 40)}
+	stayed[1].NeighborText = recorded.NeighborText
 	noValue := recorded
 	noValue.Value = ""
 	for _, c := range []struct {
@@ -107,6 +111,7 @@ func TestFixLocatorFindsTheRelabelledChoice(t *testing.T) {
 	}{
 		{"relabelled", &recorded, now, "http://app.test/book/2?dept=y", `value="10:30"`},
 		{"the value is gone", &recorded, gone, "http://app.test/book/2", ""},
+		{"the value is gone, a sibling in its place", &recorded, stayed, "http://app.test/book/2", ""},
 		{"two boxes with the value", &recorded, twice, "http://app.test/book/2", ""},
 		{"no recorded value", &noValue, now, "http://app.test/book/2", ""},
 		{"another page", &recorded, now, "http://app.test/book/3", ""},
