@@ -91,7 +91,8 @@ func TestCoveredByIsReported(t *testing.T) {
 // TestQuietFailEndsACoveredStep: a reproduction's step whose element sits under an overlay that
 // stays (the page quiet) ends long before its limit, still reporting the element it found and
 // what covers it, which the drift rules need to dismiss the overlay; an overlay that counts
-// down while the page changes and then goes is waited for. The covered element used to count as
+// down while the page changes and then goes is waited for, and so is a small layer (a toast) a
+// timer takes away with nothing changing meanwhile. The covered element used to count as
 // a match for the quiet watch, so every covered step of a repair's replays waited its whole
 // limit.
 func TestQuietFailEndsACoveredStep(t *testing.T) {
@@ -102,6 +103,12 @@ func TestQuietFailEndsACoveredStep(t *testing.T) {
 	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
 	mux.HandleFunc("/leaving", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, strings.Replace(coveredPage, "</body>", `<script>let n = 0; const t = setInterval(() => { document.querySelector("#gdpr-7 p").textContent = "Closing in " + (15 - ++n); if (n === 15) { clearInterval(t); document.getElementById("gdpr-7").remove() } }, 100)</script></body>`, 1))
+	})
+	// A toast over the field that a timer takes away, with nothing changing meanwhile.
+	mux.HandleFunc("/toast", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body><main><form><label for="email">Email</label><input id="email"></form></main>
+<div id="toast" role="status" style="position:fixed;top:0;left:0;width:400px;height:60px;z-index:10;background:#ffd">Saved</div>
+<script>setTimeout(() => document.getElementById("toast").remove(), 2000)</script></body></html>`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -125,6 +132,13 @@ func TestQuietFailEndsACoveredStep(t *testing.T) {
 		}
 		if el := res.Steps[1].Element; el == nil || el.ID != "email" {
 			t.Errorf("the covered step recorded element %+v, want input#email", el)
+		}
+	})
+	t.Run("a toast goes by itself", func(t *testing.T) {
+		t.Parallel()
+		res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/toast"},{"kind":"fill","locator":"label=Email","value":"a@b.c"}]`), ro).Result
+		if !res.Passed {
+			t.Errorf("the step under a toast a timer takes away was given up on: %s", res.Message)
 		}
 	})
 	t.Run("overlay leaves", func(t *testing.T) {

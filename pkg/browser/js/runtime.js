@@ -726,13 +726,24 @@
     return !!(el.shadowRoot && el.shadowRoot.contains(h));
   }
 
-  // uncovered says whether a pointer at the centre of a visible element reaches it now. One
-  // outside the viewport counts as uncovered: an action scrolls it into view before it looks.
+  // uncovered says whether a pointer at the centre of a visible element reaches it now, or
+  // could without anyone dismissing what is in the way. One outside the viewport counts as
+  // uncovered: an action scrolls it into view before it looks. Only a layer that blocks the
+  // page counts as covering: an open modal, or a layer over at least half the viewport (a
+  // consent overlay, a backdrop). A small one (a toast, a tooltip) often goes by itself on a
+  // timer, with nothing changing in between, so the step waits for it as before.
   function uncovered(el) {
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
-    return reaches(el, hitAt(x, y, el));
+    const h = hitAt(x, y, el);
+    if (reaches(el, h)) return true;
+    const layer = layerOf(h, el);
+    if (openModals().some((d) => composedContains(d, layer) || composedContains(layer, d))) return false;
+    const b = layer.getBoundingClientRect();
+    const w = Math.max(0, Math.min(b.right, innerWidth) - Math.max(b.left, 0));
+    const hgt = Math.max(0, Math.min(b.bottom, innerHeight) - Math.max(b.top, 0));
+    return w * hgt < (innerWidth * innerHeight) / 2;
   }
 
   // hitAt is the element a pointer at (x, y) reaches, inside open shadow roots, stopping at el.
@@ -864,10 +875,10 @@
   // quiet says how long the document has been unchanged, how many visible elements the given
   // locators match between them that a pointer can reach (a locator the browser rejects
   // matches nothing), and how many visible elements say the page is still busy (a progress
-  // bar, an aria-busy region). An element under another layer (a consent overlay, a modal) is
-  // not counted: on a page that has not changed for the quiet window the layer is not going
-  // away by itself, and a step waiting for it waited out its whole limit, once for every
-  // covered step a repair climbs past.
+  // bar, an aria-busy region). An element under a layer that blocks the page (a consent
+  // overlay, a modal: see uncovered) is not counted: on a page that has not changed for the
+  // quiet window that layer is not going away by itself, and a step waiting for it waited out
+  // its whole limit, once for every covered step a repair climbs past.
   function quiet(locs) {
     let matches = 0;
     for (const l of locs || []) {
