@@ -79,7 +79,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// its form sends under the same name and value; the similarity of all features
 			// weighs the new label and id against its siblings' and can abstain.
 			idx, confidence = choice, 0
-			matched = fmt.Sprintf("the %s is the choice %q of the group %q, and the page still offers exactly one such choice, now labelled %q", from, target.Value, target.Name, nameOrText(cands[choice]))
+			matched = fmt.Sprintf("the %s is a choice of the group %q, and the page still offers exactly one box of the group with its value, now labelled %q", from, target.Name, nameOrText(cands[choice]))
 		case isSubmit:
 			// The words of a form's submit button change with its copy ("Book" became
 			// "Confirm booking", "Save" became "Save changes") and little else does; on the
@@ -112,7 +112,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// A radio button or checkbox of the recorded one's group with another value is
 		// another choice (the 14:00 slot beside a 10:30 that is gone), however alike the two
 		// look: a step moved there picks what the test never picked.
-		ans.Reason = fmt.Sprintf("the closest element is another choice of the group %q: it sends %q where the recorded one sent %q", target.Name, c.Value, target.Value)
+		ans.Reason = fmt.Sprintf("the closest element (%q) is another choice of the group %q: its form sends another value than the recorded one's", nameOrText(c), target.Name)
 		return ans, nil
 	}
 	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {

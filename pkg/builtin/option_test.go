@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -49,6 +50,60 @@ func TestPickRecordedOption(t *testing.T) {
 	} {
 		if ops, why := pickRecordedOption(nil, ask(c.value, c.found, c.lastGreen)); ops != nil {
 			t.Errorf("%s: got %v (%s), want no op", c.name, ops, why)
+		}
+	}
+}
+
+// TestDiagnoseAChoiceThatIsGone: a select that no longer offers the option the last green run
+// picked, and a radio group that no longer offers the recorded choice (a sibling looking like it
+// in its place), are app bugs as an element gone is; a relabelled option or choice still
+// offered is not. Both were taken for drift (no evidence) and filed as test drift.
+func TestDiagnoseAChoiceThatIsGone(t *testing.T) {
+	steps, err := gardener.DecodeSteps([]byte(`[{"kind":"goto","url":"/book"},{"kind":"select","locator":"#dept","value":"Cardiology"},{"kind":"check","locator":"label=10:30 am"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := func(options ...string) *gardener.Fingerprint {
+		return &gardener.Fingerprint{Tag: "SELECT", ID: "dept", Name: "dept", Role: "combobox", Label: "Department", Options: options}
+	}
+	radio := func(id, label, value string, y float64) gardener.Fingerprint {
+		return gardener.Fingerprint{Tag: "INPUT", ID: id, Name: "slot", Type: "radio", Value: value, Role: "radio", Label: label, AccessibleName: label,
+			XPath: "/html[1]/body[1]/form[1]/div[" + strconv.Itoa(int(y/20)) + "]/input[1]", Location: gardener.Rect{X: 10, Y: y, Width: 13, Height: 13}, NeighborText: []string{"Time", "10:30 am"}}
+	}
+	recorded := radio("slot-1030", "10:30 am", "10:30", 40)
+	green := &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{
+		{Path: "1", Passed: true},
+		{Path: "2", Passed: true, Element: sel("cardiology", "dermatology"), Values: []string{"cardiology", "Cardiology"}},
+		{Path: "3", Passed: true, Element: &recorded},
+	}}
+	ask := func(fi int, found *gardener.Fingerprint, page []gardener.Fingerprint) gardener.DiagnoseAsk {
+		recs := []gardener.StepRecord{{Path: "1", Passed: true}, {Path: "2", Passed: fi != 1}, {Path: "3"}}
+		recs[fi].Element = found
+		return gardener.DiagnoseAsk{Failure: gardener.Failure{
+			Test:      gardener.Test{ID: "t", Version: 1, Steps: steps},
+			Result:    gardener.RunResult{FailedStep: strconv.Itoa(fi + 1), FailedIndex: fi, ErrorKind: gardener.ErrElementNotFound, Steps: recs[:fi+1]},
+			LastGreen: green,
+			Snapshot:  page,
+		}}
+	}
+	stayed := []gardener.Fingerprint{radio("slot-0900", "09:00 am", "09:00", 20), radio("slot-1400", "02:00 pm", "14:00", 40)}
+	relabelled := []gardener.Fingerprint{radio("t-0900", "09:00", "09:00", 20), radio("t-1030", "10:30", "10:30", 40)}
+	for _, c := range []struct {
+		name string
+		ask  gardener.DiagnoseAsk
+		bug  bool
+	}{
+		{"the option is gone", ask(1, sel("dermatology", "neurology"), []gardener.Fingerprint{*sel("dermatology", "neurology")}), true},
+		{"the option is relabelled", ask(1, sel("cardiology", "dermatology"), []gardener.Fingerprint{*sel("cardiology", "dermatology")}), false},
+		{"the choice is gone", ask(2, nil, stayed), true},
+		{"the choice is relabelled", ask(2, nil, relabelled), false},
+	} {
+		d, err := Engine{}.Diagnose(context.Background(), c.ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Classification == gardener.AppBug; got != c.bug {
+			t.Errorf("%s: %s (%v), want app bug %v", c.name, d.Classification, d.Evidence, c.bug)
 		}
 	}
 }
