@@ -28,9 +28,12 @@ const ambiguityGrace = 500 * time.Millisecond
 // step must not fail without having looked once.
 const firstLookFloor = 2 * time.Second
 
-// withFloor extends ctx's deadline to at least firstLookFloor from now.
+// withFloor extends ctx's deadline to at least firstLookFloor from now. A ctx already ended
+// gets the floor too: the quiet watch (watchQuiet) cancels a step's context long before its
+// deadline, and the look after it (the covered element's fingerprint, what covers it) must
+// still be answered, or the repair loses what the covered step's failure says.
 func withFloor(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok && time.Until(d) >= firstLookFloor {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) >= firstLookFloor && ctx.Err() == nil {
 		return ctx, func() {}
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), firstLookFloor)
@@ -883,18 +886,37 @@ func endpoint(q gardener.Request) string {
 	return q.Method + " " + u
 }
 
+// readsContent reports whether a step waits for what its element holds rather than for the
+// element: a check of an element's text or value, and a select, which waits for its option.
+func readsContent(st gardener.Step) bool {
+	switch st.Kind {
+	case gardener.Assert:
+		return st.Subject == gardener.SubjectText || st.Subject == gardener.SubjectValue
+	case gardener.Select:
+		return true
+	}
+	return false
+}
+
 // watchQuiet ends a step early once the page is quiet: nothing loading or about to load, no
 // request in flight that could still bring the element (settledRequests) for quietWindow, the
 // document unchanged as long, and, unless a run already reported the step failing or the step
 // checks where the page is (Step.PlaceCheck), no visible element matching the step's locator or
-// any alternative. A place check waits patiently unless reported (see gardener.QuietFail). The
+// any alternative. A place check waits patiently unless reported (see gardener.QuietFail), and
+// so does a step that waits for its element's content (readsContent), whatever it finds. The
 // returned func says, after the step, how long it ran before the watch ended it (zero when the
 // watch did not).
 func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
 	place := st.PlaceCheck()
-	patient := qf.Patient || (place && !qf.Reported)
+	// A step that reads what its element holds (a check of its text or value, a select
+	// looking for its option) waits for the content, not the element: on a page that has not
+	// changed for the quiet window, with nothing loading, the content cannot change either, so
+	// the element being there is no reason to wait. It waited out its whole limit, in every
+	// reproduction of a wrong total and every proof that one stopped.
+	content := readsContent(st)
+	patient := qf.Patient || ((place || content) && !qf.Reported)
 	var locs []any
-	if !qf.Reported && !place {
+	if !qf.Reported && !place && !content {
 		if st.Target().IsZero() {
 			return ctx, func() time.Duration { return 0 }
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
 )
@@ -85,4 +86,66 @@ func TestCoveredByIsReported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQuietFailEndsACoveredStep: a reproduction's step whose element sits under an overlay that
+// stays (the page quiet) ends long before its limit, still reporting the element it found and
+// what covers it, which the drift rules need to dismiss the overlay; an overlay that counts
+// down while the page changes and then goes is waited for, and so is a small layer (a toast) a
+// timer takes away with nothing changing meanwhile. The covered element used to count as
+// a match for the quiet watch, so every covered step of a repair's replays waited its whole
+// limit.
+func TestQuietFailEndsACoveredStep(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredPage) })
+	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
+	mux.HandleFunc("/leaving", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, strings.Replace(coveredPage, "</body>", `<script>let n = 0; const t = setInterval(() => { document.querySelector("#gdpr-7 p").textContent = "Closing in " + (15 - ++n); if (n === 15) { clearInterval(t); document.getElementById("gdpr-7").remove() } }, 100)</script></body>`, 1))
+	})
+	// A toast over the field that a timer takes away, with nothing changing meanwhile.
+	mux.HandleFunc("/toast", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body><main><form><label for="email">Email</label><input id="email"></form></main>
+<div id="toast" role="status" style="position:fixed;top:0;left:0;width:400px;height:60px;z-index:10;background:#ffd">Saved</div>
+<script>setTimeout(() => document.getElementById("toast").remove(), 2000)</script></body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	const timeout = 8 * time.Second
+	ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {}}}
+
+	t.Run("overlay stays", func(t *testing.T) {
+		t.Parallel()
+		res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"fill","locator":"label=Email","value":"a@b.c"}]`), ro).Result
+		if res.Passed || res.ErrorKind != gardener.ErrTimeout {
+			t.Fatalf("want a covered step, got passed=%v %s: %s", res.Passed, res.ErrorKind, res.Message)
+		}
+		if ms := res.Steps[1].Millis; ms > int64(timeout/time.Millisecond)/2 {
+			t.Errorf("the covered step took %dms of its %s on a quiet page", ms, timeout)
+		}
+		if !strings.Contains(res.Message, "covered by") || !strings.Contains(res.Message, "quiet") {
+			t.Errorf("the message does not say what covers the element and that the page was quiet: %s", res.Message)
+		}
+		if res.CoveredBy == nil || res.CoveredBy.ID != "gdpr-7" {
+			t.Errorf("CoveredBy = %+v, want the overlay div#gdpr-7", res.CoveredBy)
+		}
+		if el := res.Steps[1].Element; el == nil || el.ID != "email" {
+			t.Errorf("the covered step recorded element %+v, want input#email", el)
+		}
+	})
+	t.Run("a toast goes by itself", func(t *testing.T) {
+		t.Parallel()
+		res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/toast"},{"kind":"fill","locator":"label=Email","value":"a@b.c"}]`), ro).Result
+		if !res.Passed {
+			t.Errorf("the step under a toast a timer takes away was given up on: %s", res.Message)
+		}
+	})
+	t.Run("overlay leaves", func(t *testing.T) {
+		t.Parallel()
+		res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/leaving"},{"kind":"fill","locator":"label=Email","value":"a@b.c"}]`), ro).Result
+		if !res.Passed {
+			t.Errorf("the step under an overlay that goes while the page changes was given up on: %s", res.Message)
+		}
+	})
 }

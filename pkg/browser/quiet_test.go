@@ -298,3 +298,53 @@ func TestPlaceCheckQuietFail(t *testing.T) {
 		}
 	})
 }
+
+// TestQuietFailEndsAContentWait: a reproduction's check of an element's text, whose element is
+// there with other text, and a select whose option is not offered end on a quiet page long
+// before their limit; a text a slow save brings is still waited for (the wait is patient). Both
+// used to wait out their whole limit, since the element they name was on the page.
+func TestQuietFailEndsAContentWait(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/save", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1500 * time.Millisecond)
+		fmt.Fprint(w, `{"ok":true}`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body><p id="total">Total: 360.00</p>
+<label for="dept">Department</label><select id="dept"><option value="derm">Dermatology</option><option value="neuro">Neurology</option></select>
+<button id="save" onclick="fetch('/save', {method: 'POST'}).then(() => { document.getElementById('total').textContent = 'Total: 380.00' })">Save</button>
+</body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	const timeout = 8 * time.Second
+	for _, c := range []struct {
+		name, steps string
+		step        int
+		pass        bool
+	}{
+		{"wrong text", `{"kind":"assert","assert":"text","locator":"#total","condition":"equals","expected":"Total: 380.00"}`, 1, false},
+		{"no such option", `{"kind":"select","locator":"label=Department","value":"Cardiology"}`, 1, false},
+		{"text a slow save brings", `{"kind":"click","locator":"#save"},{"kind":"assert","assert":"text","locator":"#total","condition":"equals","expected":"Total: 380.00"}`, 2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{c.step: {}}}
+			res := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},`+c.steps+`]`), ro).Result
+			if c.pass {
+				if !res.Passed {
+					t.Errorf("the text a slow save brings was given up on: %s", res.Message)
+				}
+				return
+			}
+			if res.Passed {
+				t.Fatal("the step passed")
+			}
+			if ms := res.Steps[c.step].Millis; ms > int64(timeout/time.Millisecond)/2 || !strings.Contains(res.Message, "quiet") {
+				t.Errorf("the step took %dms of its %s on a quiet page: %s", ms, timeout, res.Message)
+			}
+		})
+	}
+}

@@ -56,6 +56,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	if m.Abstained() {
 		glyph, isGlyph := glyphNamed(cands, target)
 		live, isLive := liveNamed(cands, target)
+		submit, isSubmit := -1, false
+		choice, isChoice := -1, false
+		if ask.Recorded != nil && greenURL(ask.LastGreen, ask.Result.FailedStep) == pathOf(ask.PageURL) {
+			submit, isSubmit = formSubmit(cands, target)
+			isSubmit = isSubmit && submit == m.Best
+			choice, isChoice = groupChoice(cands, target)
+		}
 		switch {
 		case isGlyph:
 			// The similarity of all the element's features is low because its words moved
@@ -67,6 +74,20 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// else: the stable part of its name is the recorded one, and only it has it.
 			idx, confidence = live, 0
 			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
+		case isChoice:
+			// A radio button or checkbox relabelled and given another id is still the choice
+			// its form sends under the same name and value; the similarity of all features
+			// weighs the new label and id against its siblings' and can abstain.
+			idx, confidence = choice, 0
+			matched = fmt.Sprintf("the %s is a choice of the group %q, and the page still offers exactly one box of the group with its value, now labelled %q", from, target.Name, nameOrText(cands[choice]))
+		case isSubmit:
+			// The words of a form's submit button change with its copy ("Book" became
+			// "Confirm booking", "Save" became "Save changes") and little else does; on the
+			// page the last green run was on, the form it submitted still has one submit
+			// control, and it is the closest element: it is the same control. The proof
+			// and the requirement contract (the request the step sent) decide the rest.
+			idx, confidence = submit, 0
+			matched = fmt.Sprintf("the %s submitted its form; the form's only submit control on the same page is now named %q", from, nameOrText(cands[submit]))
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
 			// an element whose handle is gone: one the locator still finds out of sight (in a
@@ -86,6 +107,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			ans.Reason = "no confident match for the " + from + ": " + m.Reason
 			return ans, nil
 		}
+	}
+	if c := cands[idx]; otherChoice(target, c) {
+		// A radio button or checkbox of the recorded one's group with another value is
+		// another choice (the 14:00 slot beside a 10:30 that is gone), however alike the two
+		// look: a step moved there picks what the test never picked.
+		ans.Reason = fmt.Sprintf("the closest element (%q) is another choice of the group %q: its form sends another value than the recorded one's", nameOrText(c), target.Name)
+		return ans, nil
 	}
 	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
 		// A check asserts what its element shows: another element that shows other words (the
@@ -224,6 +252,90 @@ func glyphNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 		return -1, false
 	}
 	return found[0], true
+}
+
+// groupChoice finds the one radio button or checkbox of the recorded one's group (its name)
+// with the recorded value: what the form sends for the choice, whatever its label or id became.
+// A recorded box without a name or a value, or a value of "on" (the default a box without one
+// sends), names no choice.
+func groupChoice(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	kind := strings.ToLower(target.Type)
+	if !strings.EqualFold(target.Tag, "INPUT") || kind != "radio" && kind != "checkbox" || target.Name == "" || target.Value == "" || target.Value == "on" {
+		return -1, false
+	}
+	found := -1
+	for i, c := range cands {
+		if !strings.EqualFold(c.Tag, "INPUT") || strings.ToLower(c.Type) != kind || c.Name != target.Name || c.Value != target.Value {
+			continue
+		}
+		if found >= 0 {
+			return -1, false
+		}
+		found = i
+	}
+	return found, found >= 0
+}
+
+// otherChoice reports whether c is a radio button or checkbox of the recorded one's group (the
+// same type and name) whose value differs from the recorded value.
+func otherChoice(target, c gardener.Fingerprint) bool {
+	kind := strings.ToLower(target.Type)
+	if kind != "radio" && kind != "checkbox" || target.Name == "" || target.Value == "" {
+		return false
+	}
+	return strings.EqualFold(c.Tag, target.Tag) && strings.ToLower(c.Type) == kind && c.Name == target.Name && c.Value != target.Value
+}
+
+// formSubmit finds the one control that submits, in the form the recorded control submitted,
+// when the recorded control was a submit control of a form: the same form is the one with the
+// recorded form id, or, when the form had none, the one at the same place in the document.
+// Two submit controls in the form (Save and Save draft) leave the choice open: none is taken.
+func formSubmit(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, bool) {
+	form := formOf(target)
+	if form == "" || !submits(target) {
+		return -1, false
+	}
+	found := -1
+	for i, c := range cands {
+		if !submits(c) || formOf(c) != form {
+			continue
+		}
+		if found >= 0 {
+			return -1, false
+		}
+		found = i
+	}
+	return found, found >= 0
+}
+
+// formOf names the form an element is in: its id, or the path of its innermost form element;
+// "" outside a form.
+func formOf(c gardener.Fingerprint) string {
+	if c.FormID != "" {
+		return "#" + c.FormID
+	}
+	i := strings.LastIndex(c.XPath, "/form[")
+	if i < 0 {
+		return ""
+	}
+	end := strings.Index(c.XPath[i+1:], "]")
+	if end < 0 {
+		return ""
+	}
+	return c.XPath[:i+1+end+1]
+}
+
+// submits reports whether a control submits its form when clicked: a button of type submit
+// (the default) or an input of type submit or image.
+func submits(c gardener.Fingerprint) bool {
+	t := strings.ToLower(c.Type)
+	switch strings.ToUpper(c.Tag) {
+	case "BUTTON":
+		return t == "" || t == "submit"
+	case "INPUT":
+		return t == "submit" || t == "image"
+	}
+	return false
 }
 
 // liveNamed finds the one usable control whose accessible name is the recorded control's name

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
@@ -82,6 +83,14 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		rec := ask.LastGreen.Element(r.FailedStep)
 		target, _ := targetOf(s, rec)
 		switch m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); {
+		case optionGone(ask, s):
+			// The select is there and no longer offers what the last green run picked: the
+			// option is gone as an element is, whatever the others look like.
+			add(gardener.AppBug, "the select of step %s (%s) no longer offers the option the last green run picked", r.FailedStep, s.Target())
+		case rec != nil && choiceGone(ask.Snapshot, *rec):
+			// A sibling of the group (the 14:00 slot) looks like the recorded choice (the
+			// 10:30 one) to the similarity of all features, yet it is another choice.
+			add(gardener.AppBug, "the choice of the group %q that step %s (%s) picked on the last green run is no longer offered", rec.Name, r.FailedStep, s.Target())
 		case !m.Abstained():
 		case r.Cause == gardener.CauseHidden:
 			// The snapshot lists visible elements only; the locator still matched one that
@@ -268,4 +277,41 @@ func pathOf(raw string) string {
 		return raw
 	}
 	return u.Path
+}
+
+// optionGone reports whether the failing step is a select whose select was found and no longer
+// offers the option value the last green run picked with it.
+func optionGone(ask gardener.DiagnoseAsk, s gardener.Step) bool {
+	if s.Kind != gardener.Select || ask.LastGreen == nil {
+		return false
+	}
+	found := ask.Result.Element(ask.Result.FailedStep)
+	if found == nil || !strings.EqualFold(found.Tag, "SELECT") {
+		return false
+	}
+	for _, g := range ask.LastGreen.Steps {
+		if g.Path == ask.Result.FailedStep && g.Passed && len(g.Values) > 0 {
+			return !slices.Contains(found.Options, g.Values[0])
+		}
+	}
+	return false
+}
+
+// choiceGone reports whether the recorded element was a radio button or checkbox with a name
+// and a value, the page still shows its group, and no box of the group has the value.
+func choiceGone(snap []gardener.Fingerprint, rec gardener.Fingerprint) bool {
+	kind := strings.ToLower(rec.Type)
+	if kind != "radio" && kind != "checkbox" || rec.Name == "" || rec.Value == "" || rec.Value == "on" {
+		return false
+	}
+	sibling := false
+	for _, c := range snap {
+		if strings.EqualFold(c.Tag, rec.Tag) && strings.ToLower(c.Type) == kind && c.Name == rec.Name {
+			if c.Value == rec.Value {
+				return false
+			}
+			sibling = true
+		}
+	}
+	return sibling
 }

@@ -26,7 +26,7 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 		return out, nil
 	}
 	page := similo.NewPage(ask.Snapshot)
-	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, waitLonger, openCollapsed, dropGoneStep} {
+	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, pickRecordedOption, waitLonger, openCollapsed, dropGoneStep} {
 		if ops, why := rule(page, ask); len(ops) > 0 {
 			out.Ops, out.Reason = ops, why
 			return out, nil
@@ -209,6 +209,36 @@ func waitLonger(_ *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
 	longer.TimeoutMs = int(limit)
 	return []gardener.Op{{Kind: gardener.OpReplace, Index: fi, Step: &longer}},
 		fmt.Sprintf("the page was still busy (%s) when step %d gave up after %.1fs: give it %ds", busy, fi+1, float64(waited)/1000, limit/1000)
+}
+
+// pickRecordedOption picks, in a select whose option the step names by its label and finds no
+// more, the option the last green run picked, by the value the form sends for it, when the
+// select still offers that value: an option relabelled ("Cardiology" became "Heart
+// (Cardiology)") is the same choice. A step that named the option by its value, or a select
+// that no longer offers the value, is left alone: that option is gone.
+func pickRecordedOption(_ *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, string) {
+	fi := ask.Result.FailedIndex
+	s := ask.Test.Steps[fi]
+	if s.Kind != gardener.Select || ask.Result.ErrorKind != gardener.ErrElementNotFound || strings.Contains(ask.Result.FailedStep, ".") || ask.LastGreen == nil {
+		return nil, ""
+	}
+	found := ask.Result.Element(ask.Result.FailedStep)
+	if found == nil || !strings.EqualFold(found.Tag, "SELECT") {
+		return nil, ""
+	}
+	var picked string
+	for _, r := range ask.LastGreen.Steps {
+		if r.Path == ask.Result.FailedStep && r.Passed && len(r.Values) > 0 {
+			picked = r.Values[0]
+		}
+	}
+	if picked == "" || picked == s.Value || !slices.Contains(found.Options, picked) {
+		return nil, ""
+	}
+	by := s.Clone()
+	by.Value = picked
+	return []gardener.Op{{Kind: gardener.OpReplace, Index: fi, Step: &by}},
+		fmt.Sprintf("step %d's select no longer offers an option labelled as the step says, and still offers the option the last green run picked: pick it by its value", fi+1)
 }
 
 // dropGoneStep deletes a failing click, hover or key press whose element has no similar

@@ -48,6 +48,10 @@ type Fingerprint struct {
 	Min      string   `json:"min,omitempty"`
 	Max      string   `json:"max,omitempty"`
 	Options  []string `json:"options,omitempty"`
+	// Value is a radio button's or checkbox's value attribute as the page wrote it: what its
+	// form sends when it is checked, which names the choice within its group (Name) whatever
+	// its label or id became.
+	Value string `json:"value,omitempty"`
 }
 
 // Rect is an element's box in CSS pixels, relative to the top-left of the page.

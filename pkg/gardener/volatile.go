@@ -92,7 +92,10 @@ var liveDataRules = []struct {
 	{"a count", regexp.MustCompile(`[(\[{]\s*\d+\+?\s*[)\]}]|(?i)\b\d+\+?\s+(items?|results?|products?|new|unread|notifications?|messages?|comments?|likes?|views?|left|remaining|selected|matches|rows?|records?)\b`)},
 	{"a percentage", regexp.MustCompile(`\d\s*%`)},
 	{"a date", regexp.MustCompile(`\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(st|nd|rd|th)?\b|(?i)\b\d{1,2}(st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|(?i)\b\d+\s+(seconds?|minutes?|mins?|hours?|days?|weeks?|months?|years?)\s+ago\b`)},
-	{"a time", regexp.MustCompile(`\b\d{1,2}:\d{2}\b`)},
+	// A time's seconds and its am/pm are part of it: "02:00 pm" is one time, and "pm" left
+	// over as a name's stable part matched any name holding the letters (a heal wrote
+	// role=radio[name*="pm"] for the 14:00 slot).
+	{"a time", regexp.MustCompile(`\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?(?i:[ap]\.?m)\b\.?)?`)},
 }
 
 // liveData names the live data a name carries, "" when none.

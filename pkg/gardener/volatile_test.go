@@ -142,6 +142,10 @@ func TestLongestStablePart(t *testing.T) {
 		"(5)":                          "",
 		"$12.40 · 15%":                 "",
 		"Inbox (12) · Spam (3)":        "Inbox",
+		"02:00 pm":                     "",
+		"10:30 a.m.":                   "",
+		"Doors open 9:15:00 PM":        "Doors open",
+		"At 10:30 pmodern":             "pmodern",
 	} {
 		if got := LongestStablePart(in); got != want {
 			t.Errorf("LongestStablePart(%q) = %q, want %q", in, got, want)

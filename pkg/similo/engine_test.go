@@ -1,6 +1,7 @@
 package similo
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -275,4 +276,20 @@ func BenchmarkLocate(b *testing.B) {
 			Engine{}.LocateOn(p, target)
 		}
 	})
+}
+
+// TestLocatorsNameAChoiceByItsValue: radio buttons whose labels carry a time and whose ids a
+// digit run are named by their group and value, a stable form, before the volatile ones.
+func TestLocatorsNameAChoiceByItsValue(t *testing.T) {
+	radio := func(id, label, value string, y float64) gardener.Fingerprint {
+		return gardener.Fingerprint{
+			Tag: "INPUT", ID: id, Name: "slot", Type: "radio", Value: value, Role: "radio", Label: label, AccessibleName: label,
+			XPath: fmt.Sprintf("/html[1]/body[1]/form[1]/div[%.0f]/input[1]", y/20), Location: gardener.Rect{X: 10, Y: y, Width: 13, Height: 13},
+		}
+	}
+	p := NewPage([]gardener.Fingerprint{radio("time-0900", "09:00", "09:00", 20), radio("time-1030", "10:30", "10:30", 40), radio("time-1400", "14:00", "14:00", 60)})
+	locs := p.Locators(1)
+	if len(locs) == 0 || locs[0] != `css=input[name="slot"][value="10:30"]` {
+		t.Errorf("Locators(1) = %q, want css=input[name=\"slot\"][value=\"10:30\"] first", locs)
+	}
 }

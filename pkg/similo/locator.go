@@ -81,6 +81,15 @@ func (p *Page) Locators(i int) []string {
 			return fp.Name == v && strings.ToLower(fp.Tag) == tag
 		})
 	}
+	// A radio button or checkbox is one choice of its group: the group's name and the value
+	// its form sends for the choice name it when its label carries a time or a price, or its
+	// id a generated part.
+	if n, v := c.Name, c.Value; n != "" && v != "" {
+		tag := strings.ToLower(c.Tag)
+		try(fmt.Sprintf("css=%s[name=%s][value=%s]", tag, quote(n), quote(v)), func(fp *gardener.Fingerprint) bool {
+			return fp.Name == n && fp.Value == v && strings.ToLower(fp.Tag) == tag
+		})
+	}
 	if v := collapse(strings.Join(c.VisibleText, " ")); v != "" {
 		try("text="+v, func(fp *gardener.Fingerprint) bool { return collapse(strings.Join(fp.VisibleText, " ")) == v })
 	}

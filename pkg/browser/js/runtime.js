@@ -197,14 +197,14 @@
       if (tag === "INPUT" && (t === "button" || t === "submit" || t === "reset")) {
         return norm(el.value) || (t === "submit" ? "Submit" : t === "reset" ? "Reset" : "");
       }
-      if (tag === "INPUT" && t === "image") return norm(el.getAttribute("alt")) || norm(el.title) || "Submit";
+      if (tag === "INPUT" && t === "image") return norm(el.getAttribute("alt")) || norm(el.getAttribute("title")) || "Submit";
       if (el.labels && el.labels.length) {
         const n = norm([...el.labels].map((l) => textFrom(l, new Set([el]), false)).join(" "));
         if (n) return n;
       }
-      return norm(el.title) || norm(el.getAttribute("placeholder"));
+      return norm(el.getAttribute("title")) || norm(el.getAttribute("placeholder"));
     }
-    if (tag === "IMG" || tag === "AREA") return norm(el.getAttribute("alt")) || norm(el.title);
+    if (tag === "IMG" || tag === "AREA") return norm(el.getAttribute("alt")) || norm(el.getAttribute("title"));
     if (tag === "FIELDSET") {
       const lg = el.querySelector(":scope > legend");
       if (lg) return norm(textFrom(lg, new Set(), false));
@@ -222,7 +222,7 @@
       const n = norm(textFrom(el, new Set(), false));
       if (n) return n;
     }
-    return norm(el.title);
+    return norm(el.getAttribute("title"));
   }
 
   // --- locators -----------------------------------------------------------------------------
@@ -394,9 +394,18 @@
     return els.filter((el) => !els.some((o) => o !== el && composedContains(el, o)));
   }
 
+  // idOf reads an element's id from its attribute. The id property of a <form> is clobbered by
+  // a control of that name: a row action's <form><input type="hidden" name="id"> answers
+  // form.id with the input element, which made every fingerprint of an element in such a form
+  // undecodable and its step fail as "no element matches". The title property is clobbered the
+  // same way, so it is read from its attribute too.
+  function idOf(el) {
+    return el.getAttribute("id") || "";
+  }
+
   function describe(el) {
     let s = el.tagName.toLowerCase();
-    if (el.id) s += "#" + el.id;
+    if (idOf(el)) s += "#" + idOf(el);
     if (el.classList.length) s += "." + [...el.classList].slice(0, 3).join(".");
     const t = norm(el.innerText || "").slice(0, 40);
     return t ? s + ' "' + t + '"' : s;
@@ -410,8 +419,8 @@
     const parts = [];
     let inner = "";
     for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
-      if (stopAtID && n.id) {
-        parts.unshift("//*[@id='" + n.id + "']");
+      if (stopAtID && idOf(n)) {
+        parts.unshift("//*[@id='" + idOf(n) + "']");
         inner = parts.join("/");
         break;
       }
@@ -513,7 +522,7 @@
     const href = el.tagName === "A" || el.tagName === "AREA" ? (el.href || "") : (el.getAttribute("href") || "");
     return {
       tag: el.tagName.toUpperCase(),
-      id: el.id || "",
+      id: idOf(el),
       name: el.getAttribute("name") || "",
       classList: [...el.classList],
       href: href,
@@ -534,7 +543,7 @@
       type: el.getAttribute("type") || "",
       title: el.getAttribute("title") || "",
       ariaAttributes: hasAria ? aria : undefined,
-      formId: form ? form.id || "" : "",
+      formId: form ? idOf(form) : "",
       frame: "",
       ...controlState(el),
       ...(unusable(el) ? { inert: true } : {}),
@@ -599,6 +608,9 @@
     if (el.matches(":invalid")) out.invalid = true;
     for (const a of ["min", "max"]) if (el.getAttribute(a)) out[a] = el.getAttribute(a);
     if (el.tagName === "SELECT") out.options = [...el.options].filter((o) => !o.disabled && o.value !== "").slice(0, 20).map((o) => o.value);
+    // A radio button's or checkbox's value attribute is what its form sends for it: it names
+    // the choice in its group whatever its label or id say.
+    if (el.tagName === "INPUT" && (el.type === "radio" || el.type === "checkbox") && el.hasAttribute("value")) out.value = el.getAttribute("value");
     return out;
   }
 
@@ -652,8 +664,7 @@
     }
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const h = hitAt(x, y, el);
-    const labelHit = h && el.labels && [...el.labels].some((l) => l.contains(h));
-    if (h && h !== el && !el.contains(h) && !labelHit && !(el.shadowRoot && el.shadowRoot.contains(h))) {
+    if (!reaches(el, h)) {
       coverer = layerOf(h, el);
       return Object.assign(res, { state: "covered", by: describe(h) });
     }
@@ -705,6 +716,34 @@
       if (!up || up === document.body || up === document.documentElement || composedContains(up, el)) return n;
       n = up;
     }
+  }
+
+  // reaches says whether a pointer that hit h reached el: h is el, inside it, in its shadow
+  // root or its label.
+  function reaches(el, h) {
+    if (!h || h === el || el.contains(h)) return true;
+    if (el.labels && [...el.labels].some((l) => l.contains(h))) return true;
+    return !!(el.shadowRoot && el.shadowRoot.contains(h));
+  }
+
+  // uncovered says whether a pointer at the centre of a visible element reaches it now, or
+  // could without anyone dismissing what is in the way. One outside the viewport counts as
+  // uncovered: an action scrolls it into view before it looks. Only a layer that blocks the
+  // page counts as covering: an open modal, or a layer over at least half the viewport (a
+  // consent overlay, a backdrop). A small one (a toast, a tooltip) often goes by itself on a
+  // timer, with nothing changing in between, so the step waits for it as before.
+  function uncovered(el) {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return true;
+    const h = hitAt(x, y, el);
+    if (reaches(el, h)) return true;
+    const layer = layerOf(h, el);
+    if (openModals().some((d) => composedContains(d, layer) || composedContains(layer, d))) return false;
+    const b = layer.getBoundingClientRect();
+    const w = Math.max(0, Math.min(b.right, innerWidth) - Math.max(b.left, 0));
+    const hgt = Math.max(0, Math.min(b.bottom, innerHeight) - Math.max(b.top, 0));
+    return w * hgt < (innerWidth * innerHeight) / 2;
   }
 
   // hitAt is the element a pointer at (x, y) reaches, inside open shadow roots, stopping at el.
@@ -769,7 +808,7 @@
     const text = norm(el.innerText);
     const ll = byIds(el, "aria-labelledby");
     const name = (ll.length ? norm(ll.map((l) => textFrom(l, new Set([el]), true)).join(" ")) : "") ||
-      norm(el.getAttribute("aria-label")) || norm(el.title);
+      norm(el.getAttribute("aria-label")) || norm(el.getAttribute("title"));
     if (!name || text.includes(name)) return text;
     return text ? name + " — " + text : name;
   }
@@ -834,12 +873,16 @@
   }
 
   // quiet says how long the document has been unchanged, how many visible elements the given
-  // locators match between them (a locator the browser rejects matches nothing), and how many
-  // visible elements say the page is still busy (a progress bar, an aria-busy region).
+  // locators match between them that a pointer can reach (a locator the browser rejects
+  // matches nothing), and how many visible elements say the page is still busy (a progress
+  // bar, an aria-busy region). An element under a layer that blocks the page (a consent
+  // overlay, a modal: see uncovered) is not counted: on a page that has not changed for the
+  // quiet window that layer is not going away by itself, and a step waiting for it waited out
+  // its whole limit, once for every covered step a repair climbs past.
   function quiet(locs) {
     let matches = 0;
     for (const l of locs || []) {
-      try { matches += resolve(l).filter(isVisible).length; } catch (e) { /* an invalid selector matches nothing */ }
+      try { matches += resolve(l).filter((el) => isVisible(el) && uncovered(el)).length; } catch (e) { /* an invalid selector matches nothing */ }
     }
     const busy = [...document.querySelectorAll('[role="progressbar"], progress, [aria-busy="true"]')].filter(isVisible).length;
     return { still: Math.round(performance.now() - lastChange), matches, busy };
@@ -1002,7 +1045,7 @@
   // frameSelector names an iframe as a frame path step: by its id, else by a name or title only
   // it has, else by its index.
   function frameSelector(el) {
-    if (el.id && /^[A-Za-z][A-Za-z0-9_-]*$/.test(el.id)) return "#" + el.id;
+    if (/^[A-Za-z][A-Za-z0-9_-]*$/.test(idOf(el))) return "#" + idOf(el);
     const tag = el.tagName.toLowerCase();
     for (const a of ["name", "title"]) {
       const v = el.getAttribute(a);
