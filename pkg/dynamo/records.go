@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -190,9 +191,12 @@ func (s *Store) PutRun(ctx context.Context, r gardener.Run) error {
 	return s.putDoc(ctx, s.runItem(r), r, "", nil)
 }
 
-// runItem is a run's key and index attributes: a green run is on its test's green index.
+// runItem is a run's key and index attributes: every run is on its test's runs index (GSI2), a
+// green one on its test's green index too.
 func (s *Store) runItem(r gardener.Run) item {
 	it := key("R#"+r.ID, "RUN")
+	it["GSI2PK"] = avS("T#" + r.TestID + "#RUNS")
+	it["GSI2SK"] = avS(timeKey(r.At) + "#" + r.ID)
 	if r.Green() {
 		it["GSI1PK"] = avS("T#" + r.TestID + "#GREEN")
 		it["GSI1SK"] = avS(timeKey(r.At) + "#" + r.ID)
@@ -253,6 +257,52 @@ func (s *Store) LastGreenRun(ctx context.Context, testID string) (r gardener.Run
 	}
 	_, err = s.decodeDoc(ctx, out.Items[0], &r)
 	return r, err
+}
+
+// Runs lists a page of a test's runs, newest first, from its runs index: a run written before
+// runs were indexed by test is not on it (runs expire with the retention, so those age out).
+func (s *Store) Runs(ctx context.Context, testID, after string, limit int) ([]gardener.Run, error) {
+	limit = max(limit, 1)
+	cond, values := "GSI2PK = :pk", item{":pk": avS("T#" + testID + "#RUNS")}
+	if after != "" {
+		prev, err := s.Run(ctx, after)
+		var missing *gardener.NotFoundError
+		if errors.As(err, &missing) || err == nil && prev.TestID != testID {
+			return nil, &gardener.NotFoundError{Entity: "run of test " + testID, ID: after}
+		}
+		if err != nil {
+			return nil, err
+		}
+		cond += " AND GSI2SK < :after"
+		values[":after"] = avS(timeKey(prev.At) + "#" + prev.ID)
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String("GSI2"),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeValues: values,
+		ScanIndexForward:          aws.Bool(false),
+	}
+	// One query page may hold fewer than limit items (its size is bounded too), so read on
+	// until the page is full or the index ends, never the whole partition.
+	var items []item
+	for len(items) < limit {
+		in.Limit = aws.Int32(int32(limit - len(items)))
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("runs of test %s: %w", testID, err)
+		}
+		items = append(items, out.Items...)
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	return listed(items, func(it item) (gardener.Run, error) {
+		var r gardener.Run
+		_, err := s.decodeDoc(ctx, it, &r)
+		return r, err
+	})
 }
 
 // PutTriageIssue records a triage issue.

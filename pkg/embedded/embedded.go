@@ -412,6 +412,33 @@ func (s *Store) LastGreenRun(ctx context.Context, testID string) (r gardener.Run
 	return r, err
 }
 
+// Runs lists a page of a test's runs, newest first. The runs bucket is keyed by run id, so the
+// page is cut from the test's runs scanned whole: the embedded store keeps one machine's runs.
+func (s *Store) Runs(ctx context.Context, testID, after string, limit int) (out []gardener.Run, err error) {
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		out, err = scan(tx, bRuns, nil, "run", func(r gardener.Run) bool { return r.TestID == testID },
+			func(o owner) bool { return o.TestID == testID })
+		return err
+	})
+	corrupt, failure := gardener.SplitCorrupt(err)
+	if failure != nil {
+		return nil, failure
+	}
+	slices.SortStableFunc(out, func(a, b gardener.Run) int { return gardener.NewestFirst(a.At, a.ID, b.At, b.ID) })
+	if after != "" {
+		i := slices.IndexFunc(out, func(r gardener.Run) bool { return r.ID == after })
+		if i < 0 {
+			return nil, &gardener.NotFoundError{Entity: "run of test " + testID, ID: after}
+		}
+		out = out[i+1:]
+	}
+	out = out[:min(max(limit, 1), len(out))]
+	if corrupt != nil {
+		return out, corrupt
+	}
+	return out, nil
+}
+
 // PutTriageIssue records a triage issue.
 func (s *Store) PutTriageIssue(ctx context.Context, t gardener.TriageIssue) error {
 	if err := need("triage issue id", t.ID); err != nil {

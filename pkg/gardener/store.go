@@ -86,6 +86,11 @@ type RunStore interface {
 	// LastGreenRun is the newest run of the test that passed, control runs and probes excluded:
 	// what the ladder compares a failure with. *NotFoundError when the test never went green.
 	LastGreenRun(ctx context.Context, testID string) (Run, error)
+	// Runs lists a test's runs of every kind (green, red, control, probe), newest first as
+	// NewestFirst orders them: at most limit of them (a limit below 1 is 1), starting after the
+	// run named after ("" starts at the newest; a page's last run id reads the next page).
+	// An after that is no run of the test is a *NotFoundError.
+	Runs(ctx context.Context, testID, after string, limit int) ([]Run, error)
 	// RecordRunResult stores result on a run recorded without one (a repair the API started
 	// with no run, whose failure the ladder reproduced), in one conditional write, so a result a
 	// platform delivered meanwhile is never overwritten: a run that has a result keeps it and

@@ -333,6 +333,52 @@ var recordCases = []testCase{
 			t.Fatalf("control run: %+v, %v", ctl, err)
 		}
 	}},
+	// RunsOfATestNewestFirstByPage: a test's runs of every kind, newest first as every listing
+	// orders them, cut into pages by the last run of the previous one.
+	{name: "RunsOfATestNewestFirstByPage", run: func(t *testing.T, f *fixture) {
+		put := func(id, test string, at time.Time, passed bool) {
+			r := gardener.Run{ID: id, ProjectID: "p-queue", TestID: test, TestVersion: 3, Trigger: gardener.TriggerSchedule, At: at,
+				Result: &gardener.RunResult{TestID: test, TestVersion: 3, Passed: passed, FailedIndex: -1}}
+			if !passed {
+				r.Result.FailedStep, r.Result.FailedIndex, r.Result.ErrorKind = "2", 1, gardener.ErrElementNotFound
+			}
+			if err := f.store.PutRun(f.ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put("r-1", "t-login", epoch, true)
+		put("r-3", "t-login", epoch.Add(2*time.Hour), false)
+		put("r-2", "t-login", epoch.Add(time.Hour), true)
+		put("r-2b", "t-login", epoch.Add(time.Hour), false)
+		put("r-other", "t-other", epoch.Add(3*time.Hour), false)
+		ids := func(rs []gardener.Run) (out []string) {
+			for _, r := range rs {
+				out = append(out, r.ID)
+			}
+			return out
+		}
+		first, err := f.store.Runs(f.ctx, "t-login", "", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(first); !slices.Equal(got, []string{"r-3", "r-2b", "r-2"}) {
+			t.Fatalf("first page %v, want r-3 r-2b r-2", got)
+		}
+		if first[0].Result == nil || first[0].Result.FailedStep != "2" || first[0].Result.ErrorKind != gardener.ErrElementNotFound {
+			t.Fatalf("red run did not round-trip: %+v", first[0])
+		}
+		rest, err := f.store.Runs(f.ctx, "t-login", "r-2", 3)
+		if err != nil || !slices.Equal(ids(rest), []string{"r-1"}) {
+			t.Fatalf("page after r-2: %v, %v; want r-1", ids(rest), err)
+		}
+		if none, err := f.store.Runs(f.ctx, "t-none", "", 5); err != nil || len(none) != 0 {
+			t.Fatalf("runs of a test without any: %v, %v", ids(none), err)
+		}
+		var nf *gardener.NotFoundError
+		if _, err := f.store.Runs(f.ctx, "t-login", "r-other", 3); !errors.As(err, &nf) {
+			t.Fatalf("page after another test's run: %v, want *NotFoundError", err)
+		}
+	}},
 	// RecordRunResultOnlyOnARunWithNone: the result a repair reproduced is stored on a run
 	// recorded without one, and never over a result a platform delivered.
 	{name: "RecordRunResultOnlyOnARunWithNone", run: func(t *testing.T, f *fixture) {
