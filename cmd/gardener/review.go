@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,6 +144,7 @@ type review interface {
 	revert(ctx context.Context, repairID string) (lifecycle.Reverted, error)
 	history(ctx context.Context, testID string) (lifecycle.History, error)
 	triage(ctx context.Context, projectID string) ([]gardener.TriageIssue, error)
+	runs(ctx context.Context, testID, after string, limit int) (gardening.RunsPage, error)
 	close()
 }
 
@@ -208,6 +210,9 @@ func (l *localReview) history(ctx context.Context, id string) (lifecycle.History
 func (l *localReview) triage(ctx context.Context, p string) ([]gardener.TriageIssue, error) {
 	return l.app.TriageIssues(ctx, p)
 }
+func (l *localReview) runs(ctx context.Context, id, after string, limit int) (gardening.RunsPage, error) {
+	return l.app.Runs(ctx, id, after, limit)
+}
 func (l *localReview) close() { l.store.Close() }
 
 // apiReview is an API: each call is the route the console's page and forms call.
@@ -257,6 +262,21 @@ func (a apiReview) history(ctx context.Context, id string) (lifecycle.History, e
 func (a apiReview) triage(ctx context.Context, p string) ([]gardener.TriageIssue, error) {
 	var out []gardener.TriageIssue
 	return out, a.do(ctx, "GET", "/projects/"+url.PathEscape(p)+"/triage", nil, &out)
+}
+func (a apiReview) runs(ctx context.Context, id, after string, limit int) (gardening.RunsPage, error) {
+	var out gardening.RunsPage
+	q := url.Values{}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit != 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/tests/" + url.PathEscape(id) + "/runs"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return out, a.do(ctx, "GET", path, nil, &out)
 }
 func (a apiReview) close() {}
 

@@ -55,6 +55,36 @@ func seedReview(t *testing.T, store gardener.Store) {
 }
 
 // reviewDoor runs one review command line and answers its exit, stdout and stderr.
+// localDoor is the local state seeded by seed, as the review commands' --state names it.
+func localDoor(t *testing.T, seed func(*testing.T, gardener.Store)) reviewDoor {
+	dir := t.TempDir()
+	store, err := embedded.Open(filepath.Join(dir, "gardener.db"))
+	noErr(t, err)
+	seed(t, store)
+	noErr(t, store.Close())
+	return reviewDoor{name: "state", args: []string{"--state", dir}, by: localUser()}
+}
+
+// apiDoor is the local stack's API over a store seeded by seed, as --api names it.
+func apiDoor(t *testing.T, seed func(*testing.T, gardener.Store)) reviewDoor {
+	store, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
+	noErr(t, err)
+	t.Cleanup(func() { store.Close() })
+	seed(t, store)
+	quiet := slog.New(slog.DiscardHandler)
+	st, err := stack.New(stack.Config{Template: "../../template.yaml", Log: quiet, Services: handler.Services{Store: store, Runner: sharedRunner, Log: quiet,
+		Models: func(ctx context.Context, spec string) (gardener.Model, error) {
+			return modelspec.Open(ctx, spec, modelspec.Options{})
+		}}})
+	noErr(t, err)
+	t.Cleanup(st.Wait)
+	srv := httptest.NewServer(st.Handler())
+	t.Cleanup(srv.Close)
+	// The token is ann's (TestMain's $GARDENER_TOKEN is for project demo): named with
+	// --token-env, since a parallel test may not set the environment.
+	return reviewDoor{name: "api", args: []string{"--api", srv.URL, "--token-env", "REVIEW_TOKEN_SHOP"}, by: "ann@example.com"}
+}
+
 type reviewDoor struct {
 	name string
 	// args are the flags that name the door: --state DIR, or --api URL.
@@ -84,32 +114,8 @@ func (d reviewDoor) run(t *testing.T, stdin string, args ...string) (int, string
 // (2). No browser: about a second.
 func TestReviewCommandsOnEveryDoor(t *testing.T) {
 	t.Parallel()
-	local := func(t *testing.T) reviewDoor {
-		dir := t.TempDir()
-		store, err := embedded.Open(filepath.Join(dir, "gardener.db"))
-		noErr(t, err)
-		seedReview(t, store)
-		noErr(t, store.Close())
-		return reviewDoor{name: "state", args: []string{"--state", dir}, by: localUser()}
-	}
-	api := func(t *testing.T) reviewDoor {
-		store, err := embedded.Open(filepath.Join(t.TempDir(), "gardener.db"))
-		noErr(t, err)
-		t.Cleanup(func() { store.Close() })
-		seedReview(t, store)
-		quiet := slog.New(slog.DiscardHandler)
-		st, err := stack.New(stack.Config{Template: "../../template.yaml", Log: quiet, Services: handler.Services{Store: store, Runner: sharedRunner, Log: quiet,
-			Models: func(ctx context.Context, spec string) (gardener.Model, error) {
-				return modelspec.Open(ctx, spec, modelspec.Options{})
-			}}})
-		noErr(t, err)
-		t.Cleanup(st.Wait)
-		srv := httptest.NewServer(st.Handler())
-		t.Cleanup(srv.Close)
-		// The token is ann's (TestMain's $GARDENER_TOKEN is for project demo): named with
-		// --token-env, since a parallel test may not set the environment.
-		return reviewDoor{name: "api", args: []string{"--api", srv.URL, "--token-env", "REVIEW_TOKEN_SHOP"}, by: "ann@example.com"}
-	}
+	local := func(t *testing.T) reviewDoor { return localDoor(t, seedReview) }
+	api := func(t *testing.T) reviewDoor { return apiDoor(t, seedReview) }
 	// refusals holds each door's stderr for the same refused request: every door gives the same
 	// words (the "gardener approve: " prefix is the command's, not the door's).
 	refusals := map[string]map[string]string{}

@@ -235,7 +235,7 @@ func (c *Console) testsPage(w http.ResponseWriter, r *http.Request, v Visitor) {
 }
 
 func (c *Console) testPage(w http.ResponseWriter, r *http.Request, v Visitor) {
-	tv, err := c.testView(r.Context(), r.PathValue("testId"))
+	tv, err := c.testView(r.Context(), r.PathValue("testId"), r.URL.Query().Get("runsAfter"))
 	if err != nil {
 		c.failed(w, r, v, err)
 		return

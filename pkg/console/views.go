@@ -420,7 +420,11 @@ type testView struct {
 	Proposal *gardener.Proposal
 	Triage   []triageView
 	Calls    []gardener.ModelCall
-	Flash    string
+	// Runs is a page of the test's runs, newest first; RunsAfter the run it starts after
+	// ("" for the newest page).
+	Runs      gardening.RunsPage
+	RunsAfter string
+	Flash     string
 }
 
 // triageView is one triage issue of a test, and whether something answered it since.
@@ -429,12 +433,15 @@ type triageView struct {
 	Open bool
 }
 
-func (c *Console) testView(ctx context.Context, testID string) (testView, error) {
+func (c *Console) testView(ctx context.Context, testID, runsAfter string) (testView, error) {
 	t, err := c.Store.Test(ctx, testID)
 	if err != nil {
 		return testView{}, err
 	}
-	v := testView{Test: t, Steps: stepViews(t.Steps, "", 0)}
+	v := testView{Test: t, Steps: stepViews(t.Steps, "", 0), RunsAfter: runsAfter}
+	if v.Runs, err = c.App.Runs(ctx, testID, runsAfter, 0); err != nil {
+		return v, err
+	}
 	hist, err := c.App.History(ctx, testID)
 	if err != nil {
 		return v, err

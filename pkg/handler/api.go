@@ -69,6 +69,7 @@ var routes = []route{
 	{"DELETE /tests/{testId}", (*API).archiveTest},
 	{"PUT /tests/{testId}/status", (*API).putTestStatus},
 	{"POST /tests/{testId}/repair", (*API).testManualRepair},
+	{"GET /tests/{testId}/runs", (*API).testRuns},
 	{"POST /tests/{testId}/runs", (*API).runNow},
 	{"POST /tests/{testId}/edits", (*API).testEdits},
 }
@@ -500,6 +501,18 @@ func (a *API) dismiss(ctx context.Context, c call) (any, int) {
 func (a *API) testRepairs(ctx context.Context, c call) (any, int) {
 	rs, err := a.app.RepairHistory(ctx, c.r.PathValue("testId"))
 	return a.listing(c, "repair history", rs, err)
+}
+
+// testRuns answers GET /tests/{testId}/runs?after=RUN&limit=N: a page of the test's runs, newest
+// first (gardening.Service.Runs).
+func (a *API) testRuns(ctx context.Context, c call) (any, int) {
+	q := c.r.URL.Query()
+	limit, err := queryInt(q.Get("limit"), 0, "limit")
+	if err != nil {
+		return errBody(err.Error()), http.StatusBadRequest
+	}
+	page, err := a.app.Runs(ctx, c.r.PathValue("testId"), q.Get("after"), limit)
+	return a.listing(c, "runs", page, err)
 }
 
 func (a *API) aiHistory(ctx context.Context, c call) (any, int) {

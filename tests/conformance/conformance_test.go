@@ -321,6 +321,7 @@ func TestEveryDoorIsInTheTable(t *testing.T) {
 		"command revert":                               "gardening.Revert after gardening.RevertConfirmation (with --api, POST /repairs/{repairId}/revert)",
 		"command queue":                                "gardening.Queue (with --api, GET /projects/{projectId}/queue); reads only",
 		"command history":                              "gardening.History, TriageIssues and Queue (with --api, their GET routes); reads only",
+		"command runs":                                 "gardening.Runs (with --api, GET /tests/{testId}/runs); reads only",
 		"command fmt":                                  "rewrites test files in the canonical layout; touches no state",
 		"command run":                                  "replays a test; repairs nothing; --record records the run through gardening.RunNow",
 		"POST /tests/{testId}/runs":                    "gardening.RunNow: replays and records a run (the baseline a repair compares with); repairs nothing",
