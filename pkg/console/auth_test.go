@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"encoding/base64"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 )
 
 // client is a browser without a browser: a cookie jar, no redirects followed.
@@ -202,7 +204,7 @@ func TestActionsAnswerAsTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	status, body, _ = ann.do("POST", "/console/projects/shop/settings", url.Values{"csrf": {tok}, "version": {"0"}, "model": {"builtin"}, "autoRepair": {"on"}}, nil)
-	if status != http.StatusPreconditionFailed || !strings.Contains(body, "Someone changed these settings") {
+	if status != http.StatusPreconditionFailed || !strings.Contains(html.UnescapeString(body), (&gardening.SettingsMovedError{ProjectID: "shop", Current: 1}).Error()) {
 		t.Errorf("a stale form: %d, want 412 saying so: %.400s", status, body)
 	}
 	if p, err := w.store.Project(ctx, "shop"); err != nil || p.AutoRepair || p.Model != "" {

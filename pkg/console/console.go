@@ -41,18 +41,6 @@ type ActionError struct {
 
 func (e *ActionError) Error() string { return e.Message }
 
-// StaleFormError is a form posted from a page of a version that is gone: someone changed the
-// object after the page was rendered.
-type StaleFormError struct {
-	ProjectID string
-	Version   int // the form's
-	Current   int // the store's
-}
-
-func (e *StaleFormError) Error() string {
-	return fmt.Sprintf("project %s is at version %d, not %d that the form was opened at", e.ProjectID, e.Current, e.Version)
-}
-
 // Deps are the console's dependencies.
 type Deps struct {
 	Store gardener.Store
@@ -192,6 +180,12 @@ func (c *Console) Handler(rt Route, authorize Authorize) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
 		if rt.Access == Public {
+			if r.Method == http.MethodPost {
+				if err := checkForm(rt.Pattern, r); err != nil {
+					c.problem(w, r, Visitor{}, http.StatusBadRequest, err.Error())
+					return
+				}
+			}
 			rt.Page(c, w, r, Visitor{})
 			return
 		}
@@ -209,6 +203,12 @@ func (c *Console) Handler(rt Route, authorize Authorize) http.Handler {
 			if err := c.checkCSRF(r, v); err != nil {
 				c.log().Warn("console: csrf refused", "caller", who.ID, "path", r.URL.Path, "error", err.Error())
 				c.problem(w, r, v, http.StatusForbidden, "This form is out of date or did not come from the console ("+err.Error()+"). Reload the page and try again.")
+				return
+			}
+		}
+		if r.Method == http.MethodPost {
+			if err := checkForm(rt.Pattern, r); err != nil {
+				c.problem(w, r, v, http.StatusBadRequest, err.Error())
 				return
 			}
 		}

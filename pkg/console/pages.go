@@ -108,12 +108,12 @@ func (c *Console) failed(w http.ResponseWriter, r *http.Request, v Visitor, err 
 
 func statusOf(err error) int {
 	var ae *ActionError
-	var stale *StaleFormError
+	var form *FormError
 	switch {
 	case errors.As(err, &ae):
 		return ae.Status
-	case errors.As(err, &stale):
-		return http.StatusPreconditionFailed
+	case errors.As(err, &form):
+		return http.StatusBadRequest
 	}
 	return gardening.ClassOf(err).HTTPStatus()
 }
@@ -285,17 +285,12 @@ func (c *Console) settingsPage(w http.ResponseWriter, r *http.Request, v Visitor
 func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v Visitor) {
 	version, err := strconv.Atoi(r.PostFormValue("version"))
 	if err != nil {
-		c.problem(w, r, v, http.StatusBadRequest, fmt.Sprintf("settings: version %q is not a number", r.PostFormValue("version")))
+		c.failed(w, r, v, &FormError{Field: "version", Reason: fmt.Sprintf("%q is not a whole number", r.PostFormValue("version"))})
 		return
 	}
 	autoRepair, radarOn, model := r.PostFormValue("autoRepair") == "on", r.PostFormValue("radar") == "on", strings.TrimSpace(r.PostFormValue("model"))
 	s := gardening.Settings{AutoRepair: &autoRepair, Radar: &radarOn, Model: &model}
-	_, err = c.App.UpdateSettings(r.Context(), v.Project, s, func(p gardener.Project) error {
-		if p.Version != version {
-			return &StaleFormError{ProjectID: p.ID, Version: version, Current: p.Version}
-		}
-		return nil
-	})
+	_, err = c.App.UpdateSettings(r.Context(), v.Project, s, gardening.SettingsReadAt(func(at int) bool { return at == version }))
 	if err == nil {
 		done(w, r, Prefix+"/projects/"+url.PathEscape(v.Project)+"/settings", "saved")
 		return
@@ -307,10 +302,9 @@ func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v Visitor
 	}
 	msg := err.Error()
 	status := statusOf(err)
-	if status == http.StatusPreconditionFailed {
-		msg = "Someone changed these settings after you opened the page. The form now shows the current settings; make your change again."
-	} else {
-		// Keep what the person entered, beside the error.
+	// Settings that moved are shown as they are now, with the refusal every door gives; any other
+	// refusal keeps what the person entered beside it.
+	if status != http.StatusPreconditionFailed {
 		p.AutoRepair, p.Radar, p.Model = autoRepair, radarOn, model
 	}
 	c.render(w, r, status, "settings", page{Title: "Settings — " + p.Name, Visitor: v, Project: v.Project, Section: "settings", Data: settingsView{Project: p, Error: msg}})
@@ -460,12 +454,14 @@ func (c *Console) reviewed(w http.ResponseWriter, r *http.Request, v Visitor) {
 // startRepair asks for Suggest fix, Diagnose or the whole ladder on a failed run.
 func (c *Console) startRepair(w http.ResponseWriter, r *http.Request, v Visitor) {
 	var rungs []gardener.Strategy
-	switch ask := r.PostFormValue("rung"); ask {
-	case "ladder":
-	case string(gardener.StrategySuggestFix), string(gardener.StrategyDiagnose):
+	// "ladder" is the form's word for the whole ladder; any other value names one rung, refused
+	// in the words the API and MCP refuse it with.
+	switch ask := r.PostFormValue("rung"); {
+	case ask == "ladder":
+	case gardening.IsRung(gardener.Strategy(ask)):
 		rungs = []gardener.Strategy{gardener.Strategy(ask)}
 	default:
-		c.problem(w, r, v, http.StatusBadRequest, fmt.Sprintf("rung %q is not suggest-fix, diagnose-drift or ladder", ask))
+		c.failed(w, r, v, &FormError{Field: "rung", Reason: gardening.NotARung(ask)})
 		return
 	}
 	runID := r.PathValue("runId")

@@ -127,8 +127,9 @@ func TestRowsSayWhatHappenedOnce(t *testing.T) {
 }
 
 // TestApprovingAnUnverifiedDeletionAsksFirst: approving a chat edit that is UNVERIFIED and
-// deletes the goto answers with a confirmation page and writes nothing, whatever the form that
-// asked (a script's, an old page's); the confirmed form writes it, without the withheld change.
+// deletes the goto answers with a confirmation page and writes nothing; a form that says
+// something other than yes (a script's, an old page's) is refused naming the field, and writes
+// nothing either; the confirmed form writes it, without the withheld change.
 func TestApprovingAnUnverifiedDeletionAsksFirst(t *testing.T) {
 	w := seed(t)
 	srv := serve(t, w)
@@ -141,7 +142,11 @@ func TestApprovingAnUnverifiedDeletionAsksFirst(t *testing.T) {
 	for _, form := range []url.Values{{"csrf": {tok}}, {"csrf": {tok}, "confirm": {"on"}}} {
 		status, body, _ := ann.do("POST", path, form, nil)
 		text := words(body)
-		if status != http.StatusOK || !strings.Contains(text, "Confirm the approval") || !strings.Contains(text, "It deletes step 1 (goto /cart).") ||
+		if form.Has("confirm") {
+			if status != http.StatusBadRequest || !strings.Contains(text, `form field "confirm": "on" is not "yes" or absent`) {
+				t.Errorf("POST %v: %d, want 400 naming the field:\n%.600s", form, status, text)
+			}
+		} else if status != http.StatusOK || !strings.Contains(text, "Confirm the approval") || !strings.Contains(text, "It deletes step 1 (goto /cart).") ||
 			!strings.Contains(text, "It is UNVERIFIED") || !strings.Contains(body, `name="confirm" value="yes"`) {
 			t.Errorf("POST %v: %d, want the confirmation page:\n%.600s", form, status, text)
 		}

@@ -100,7 +100,10 @@ func (c ErrorClass) HTTPStatus() int {
 func MovedVersion(err error) (int, bool) {
 	var base *EditBaseError
 	var moved *workspace.MovedError
+	var settings *SettingsMovedError
 	switch {
+	case errors.As(err, &settings):
+		return settings.Current, true
 	case errors.As(err, &base):
 		return base.Version, true
 	case errors.As(err, &moved):

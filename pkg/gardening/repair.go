@@ -77,11 +77,17 @@ func IsRung(r gardener.Strategy) bool {
 	return r == gardener.StrategySelfHeal || r == gardener.StrategySuggestFix || r == gardener.StrategyDiagnose
 }
 
+// NotARung is the refusal of a name that is not a rung of the ladder, in the words every door
+// gives it (the API's and MCP's rungs, the console's repair form).
+func NotARung(name string) string {
+	return fmt.Sprintf("%q is not a rung (self-heal, suggest-fix, diagnose-drift)", name)
+}
+
 // CheckRungs refuses a request naming something that is not a rung of the ladder.
 func CheckRungs(rungs []gardener.Strategy) error {
 	for _, r := range rungs {
 		if !IsRung(r) {
-			return &BadRequestError{Reason: fmt.Sprintf("manual repair: %q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
+			return &BadRequestError{Reason: "manual repair: " + NotARung(string(r))}
 		}
 	}
 	return nil

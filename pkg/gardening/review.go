@@ -160,6 +160,31 @@ func (s *Service) UpdateSettings(ctx context.Context, projectID string, set Sett
 	return p, nil
 }
 
+// SettingsMovedError refuses a change of a project's settings made on a version of them that is
+// gone: someone saved them after the caller read them (the API's If-Match, the console form's
+// version). Nothing is written; every door says it in these words (ClassMoved).
+type SettingsMovedError struct {
+	ProjectID string
+	// Current is the version the settings are at now.
+	Current int
+}
+
+func (e *SettingsMovedError) Error() string {
+	return fmt.Sprintf("someone changed the settings of project %s after you read them (they are at version %d now): nothing was saved; read them again and make your change again", e.ProjectID, e.Current)
+}
+
+// SettingsReadAt is the check UpdateSettings takes from a door whose caller read the settings
+// at a version: read says whether the version they are at is one the caller read (an If-Match
+// may name several, or any).
+func SettingsReadAt(read func(version int) bool) func(gardener.Project) error {
+	return func(p gardener.Project) error {
+		if !read(p.Version) {
+			return &SettingsMovedError{ProjectID: p.ID, Current: p.Version}
+		}
+		return nil
+	}
+}
+
 // SettingsError is a setting that cannot be taken, named.
 type SettingsError struct {
 	Field  string

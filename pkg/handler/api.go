@@ -558,12 +558,11 @@ func (a *API) putSettings(ctx context.Context, c call) (any, int) {
 	if err := decodeRequest(c, "settings", &s); err != nil {
 		return fail(err)
 	}
-	p, err := a.app.UpdateSettings(ctx, c.project, s, func(p gardener.Project) error {
-		if want != nil && !want.matches(p.Version) {
-			return &VersionMismatchError{Entity: "project", ID: p.ID, IfMatch: want.raw, Version: p.Version}
-		}
-		return nil
-	})
+	var check func(gardener.Project) error
+	if want != nil {
+		check = gardening.SettingsReadAt(want.matches)
+	}
+	p, err := a.app.UpdateSettings(ctx, c.project, s, check)
 	if err != nil {
 		return a.refused(c, err)
 	}

@@ -243,7 +243,7 @@ func (t *tools) suggest(ctx context.Context, req *mcp.CallToolRequest, in Sugges
 	}
 	for i, r := range in.Rungs {
 		if !gardening.IsRung(gardener.Strategy(r)) {
-			return nil, Suggestion{}, &InputError{Field: fmt.Sprintf("rungs[%d]", i), Reason: fmt.Sprintf("%q is not a rung (self-heal, suggest-fix, diagnose-drift)", r)}
+			return nil, Suggestion{}, &InputError{Field: fmt.Sprintf("rungs[%d]", i), Reason: gardening.NotARung(r)}
 		}
 	}
 	out, err := t.b.Suggest(ctx, in, t.approverOf(req), notifier(ctx, req))
