@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,10 +24,12 @@ import (
 	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/embedded"
 	"github.com/driftgardener/gardener/pkg/gardener"
+	"github.com/driftgardener/gardener/pkg/gardening"
 	"github.com/driftgardener/gardener/pkg/handler"
 	"github.com/driftgardener/gardener/pkg/local/stack"
 	"github.com/driftgardener/gardener/pkg/mcpserver"
 	"github.com/driftgardener/gardener/pkg/modelspec"
+	"github.com/driftgardener/gardener/pkg/radar"
 	"github.com/driftgardener/gardener/tests/demoapp"
 )
 
@@ -173,6 +176,15 @@ func TestMCPInMemory(t *testing.T) {
 		t.Fatalf("suggest_fix failed: %s", text)
 	}
 	checkProvenSuggestion(t, s, before.Version, "4")
+	// The staged fix's reason is the decision's, word for word as the queue row gives it.
+	review, err := gardening.New(gardening.Deps{Store: store, Log: slog.New(slog.DiscardHandler)})
+	noErr(t, err)
+	q, err := review.Queue(ctx, before.ProjectID)
+	noErr(t, err)
+	if i := slices.IndexFunc(q.Rows, func(r radar.QueueRow) bool { return r.ProposalID == s.ProposalID }); i < 0 || q.Rows[i].Reason != s.Reason ||
+		s.Reason != "proposed for review: an agent's suggestion is applied by apply_repair or a person" {
+		t.Errorf("suggest_fix's reason %q; the queue row's (%d rows) is not the same or not the agent's", s.Reason, len(q.Rows))
+	}
 	if after := storedTest(t, store, "login"); after.Version != before.Version || !slices.EqualFunc(after.Steps, before.Steps, sameStep) {
 		t.Fatalf("suggest_fix wrote the test: version %d → %d", before.Version, after.Version)
 	}

@@ -64,13 +64,10 @@ func describeStaged(s *Suggestion, p tend.Persisted) {
 	s.ProposalID = st.Proposal.ID
 }
 
-// finish words the reason of a staged fix for the tool (the ladder's says why propose mode
-// staged it, which is the tool's choice here) and makes the lists of s [] rather than null, as
-// the API answers.
+// finish makes the lists of s [] rather than null, as the API answers. The reason of a staged
+// fix is the ladder's, as the decision worded it (gardener.Decide): the queue row of the same
+// proposal says it in the same words, so the tool does not word it again.
 func finish(s *Suggestion) {
-	if s.Outcome == string(ladder.Staged) && s.NeedsPerson == "" {
-		s.Reason = "proven green and staged for review; apply_repair applies it"
-	}
 	if s.Diff == nil {
 		s.Diff = []string{}
 	}

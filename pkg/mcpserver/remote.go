@@ -318,7 +318,7 @@ func (r *Remote) Apply(ctx context.Context, in ApplyInput, _ string) (Applied, e
 	if e, ok := err.(*APIError); ok {
 		switch e.Status {
 		case http.StatusNotFound:
-			return Applied{}, &InputError{Field: "proposalId", Reason: fmt.Sprintf("no proposal %q visible to this token at %s", id, r.URL)}
+			return Applied{}, &InputError{Field: "proposalId", Reason: fmt.Sprintf("no proposal %q visible to this token at %s (no such id, or another project's)", id, r.URL)}
 		case http.StatusConflict, http.StatusForbidden, http.StatusBadRequest:
 			return Applied{}, &RefusedError{ProposalID: id, Reason: e.Message}
 		}
