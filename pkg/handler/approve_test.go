@@ -110,8 +110,19 @@ func TestApproveRequiringProof(t *testing.T) {
 	if e = decodeEdited(t, body); code != http.StatusOK || e.Proposal == nil {
 		t.Fatalf("second chat edit: %d %s", code, body)
 	}
-	if code, body, _ := as(t, api, ann, "POST", "/proposals/"+e.Proposal.ID+"/approve", "", nil); code != http.StatusOK || !strings.Contains(body, `"version":3`) {
+	code, body, _ = as(t, api, ann, "POST", "/proposals/"+e.Proposal.ID+"/approve", "", nil)
+	if code != http.StatusOK || !strings.Contains(body, `"version":3`) {
 		t.Errorf("a person's approval of an UNVERIFIED proposal: %d %s", code, body)
+	}
+	// docs/api.md: an approval that carried nothing says nothing of carrying.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"propagated", "propagateError"} {
+		if _, ok := keys[k]; ok {
+			t.Errorf("an approval without propagate answers %q: %s", k, body)
+		}
 	}
 }
 
