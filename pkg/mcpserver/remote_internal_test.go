@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -94,5 +96,28 @@ func TestRemoteTriagedNamesTheFailure(t *testing.T) {
 	}
 	if s.Outcome != "triaged" || s.Reason != why || s.FailedStep != "5" || s.Error != failure.Error {
 		t.Errorf("suggestion: outcome %q reason %q, failed step %q error %q; want triaged at step 5 with the rung's error", s.Outcome, s.Reason, s.FailedStep, s.Error)
+	}
+}
+
+// TestRemoteUnknownIDsSayWhy: an id the API answers 404 for is named with why it may not be
+// found, the same words for a proposal as for a run.
+func TestRemoteUnknownIDsSayWhy(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/queue") {
+			json.NewEncoder(w).Encode(map[string]any{"rows": []any{}})
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		json.NewEncoder(w).Encode(map[string]string{"error": "not found"})
+	}))
+	defer srv.Close()
+	r := &Remote{URL: srv.URL, Client: srv.Client()}
+	const why = "visible to this token at %s (no such id, or another project's)"
+	for field, in := range map[string]ApplyInput{"proposalId": {ProposalID: "x"}, "runId": {RunID: "x"}} {
+		_, err := r.Apply(context.Background(), in, "")
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != field || !strings.HasSuffix(ie.Reason, fmt.Sprintf(why, srv.URL)) {
+			t.Errorf("apply_repair of an unknown %s: %v; want an input error ending %q", field, err, fmt.Sprintf(why, srv.URL))
+		}
 	}
 }
