@@ -15,7 +15,8 @@
 //	open guard         T#<test>          OPEN
 //	dismissals         T#<test>          DISMISS#<version>
 //	model call         T#<test>          CALL#<time>#<nonce>
-//	run                R#<run>           RUN                     T#<test>#GREEN / <time>#<run>   (green, not control/probe only)
+//	run                R#<run>           RUN                     T#<test>#GREEN / <time>#<run>   T#<test>#RUNS / <time>#<run>
+//	                                                             (green, not control/probe only) (every run)
 //	proposal           PR#<proposal>     PROPOSAL                T#<test>#PROPOSALS / <staged>#<id>  P#<project>#OPEN / <staged>#<id> (while proposed)
 //	restatement        PR#<proposal>     PROPOSAL
 //	repair             RP#<repair>       REPAIR                  T#<test>#REPAIRS / <time>#<id>  P#<project>#REPAIRS / <time>#<id>
