@@ -38,6 +38,8 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	switch r.ErrorKind {
 	case gardener.ErrBrowserCrash:
 		add(gardener.Environment, "the browser crashed: %s", r.Message)
+	case gardener.ErrRuntime:
+		add(gardener.Environment, "the gardener's page runtime failed on this page, not the test or the app: %s", r.Message)
 	case gardener.ErrNavigation:
 		add(gardener.Environment, "navigation failed: %s", r.Message)
 	case gardener.ErrNavigationBlocked:
