@@ -159,6 +159,26 @@ func awsRegion(ctx context.Context, given string) (string, error) {
 	return cmp.Or(cfg.Region, fallbackRegion), nil
 }
 
+// maxStepTimeout is the most --step-timeout may give a step: the bound a step's own timeoutMs
+// has (gardener.MaxStepMillis), which keeps a step inside a replay's limit.
+const maxStepTimeout = gardener.MaxStepMillis * time.Millisecond
+
+// stepTimeoutUsage is the help of a --step-timeout whose zero leaves the runner's default,
+// built from the constants so the help says what the code does.
+var stepTimeoutUsage = fmt.Sprintf("default time limit of a step that sets no timeoutMs, from 0 to %s (0: the runner's default, %s)", maxStepTimeout, browser.DefaultStepTimeout)
+
+// checkStepTimeout refuses a --step-timeout outside 0 to maxStepTimeout. A negative one was
+// taken silently as the runner's default, and one past the bound ran into the replay's limit.
+func checkStepTimeout(d time.Duration) error {
+	switch {
+	case d < 0:
+		return fmt.Errorf("--step-timeout %s is negative", d)
+	case d > maxStepTimeout:
+		return fmt.Errorf("--step-timeout %s is over %s, the most a step may wait (as for a step's timeoutMs)", d, maxStepTimeout)
+	}
+	return nil
+}
+
 // browserFor returns the browser a command replays in and how to let go of it: the shared runner
 // when there is one, else a Chromium of the command's own.
 func (c *cli) browserFor(stepTimeout time.Duration) (gardener.Runner, func()) {

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/driftgardener/gardener/pkg/browser"
 	"github.com/driftgardener/gardener/pkg/gardener"
 	"github.com/driftgardener/gardener/pkg/ladder"
 )
@@ -220,5 +223,29 @@ func TestJSONOnEveryReport(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := dispatch([]string{"app", "--list", "--json"}, nil, &out, &errOut); code != exitOK || !slices.Contains(strings.Fields(out.String()), `"name":`) {
 		t.Errorf("app --list --json: exit %d:\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestStepTimeoutHelpSaysTheDefault: every command whose --step-timeout leaves the runner's
+// default at 0 says what that default is and the range the flag takes, and refuses a value
+// past it before anything runs. The help said "0: the runner's default" without the figure.
+func TestStepTimeoutHelpSaysTheDefault(t *testing.T) {
+	want := fmt.Sprintf("(0: the runner's default, %s)", browser.DefaultStepTimeout)
+	if want != "(0: the runner's default, 5s)" {
+		t.Fatalf("the runner's default is %s: update docs/limits.md, which says 5 s", browser.DefaultStepTimeout)
+	}
+	for _, name := range []string{"run", "repair", "sweep", "mcp"} {
+		var out bytes.Buffer
+		dispatch([]string{name, "-h"}, nil, &out, &out)
+		if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "from 0 to 10m0s") {
+			t.Errorf("gardener %s -h does not say %q and the range:\n%s", name, want, out.String())
+		}
+		if name == "run" {
+			continue // run names a missing test file first; TestRunBadInput refuses its bounds
+		}
+		var errOut bytes.Buffer
+		if code := dispatch([]string{name, "--step-timeout", "-2s"}, nil, io.Discard, &errOut); code != exitBadInput || !strings.Contains(errOut.String(), "--step-timeout -2s is negative") {
+			t.Errorf("gardener %s --step-timeout -2s: exit %d, %q", name, code, errOut.String())
+		}
 	}
 }

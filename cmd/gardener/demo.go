@@ -99,6 +99,9 @@ func runDemo(ctx context.Context, c *cli, args []string) (status int) {
 	if !ok {
 		return code
 	}
+	if err := checkStepTimeout(o.stepTimeout); err != nil {
+		return c.badUsage(fs, "%v", err)
+	}
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}

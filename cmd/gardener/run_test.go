@@ -51,6 +51,7 @@ func TestRunBadInput(t *testing.T) {
 		{"allowed origin not http", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--allow-origin", "file:///etc"}, `"file:///etc" is not an http or https URL`},
 		{"a state without --record", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--state", t.TempDir()}, "--state is for --record"},
 		{"negative step timeout", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--step-timeout", "-1s"}, "--step-timeout -1s is negative"},
+		{"step timeout past a step's bound", []string{writeRunTest(t, `{"id":"x","steps":[{"kind":"goto","url":"/"}]}`), "--base-url", "http://127.0.0.1:1", "--step-timeout", "11m"}, "--step-timeout 11m0s is over 10m0s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -54,6 +54,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
+	if err := checkStepTimeout(o.stepTimeout); err != nil {
+		return c.badUsage(fs, "%v", err)
+	}
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
 	}

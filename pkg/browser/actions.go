@@ -138,8 +138,12 @@ func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn
 			}
 		case transient(err):
 		default:
+			// The page's script throwing, and the runtime answering what the runner cannot
+			// read, are failures no wait mends: polling on would spend the step's time and
+			// end as "no element matches", blaming the page for the gardener's own fault.
 			var je *jsError
-			if errors.As(err, &je) {
+			var re *runtimeError
+			if errors.As(err, &je) || errors.As(err, &re) {
 				return last, err
 			}
 			if ctx.Err() != nil {
@@ -202,6 +206,10 @@ func (r *run) callFailure(loc gardener.Locator, err error) *failure {
 	if errors.As(err, &je) {
 		return fail(gardener.ErrBadStep, "%s cannot be used: %s", loc, je.msg)
 	}
+	var re *runtimeError
+	if errors.As(err, &re) {
+		return runtimeFailure(re)
+	}
 	if why := r.s.crashReason(); why != "" {
 		return fail(gardener.ErrBrowserCrash, "%s", why)
 	}
@@ -210,6 +218,11 @@ func (r *run) callFailure(loc gardener.Locator, err error) *failure {
 		return browserSlow("the page did not answer %s in time", loc)
 	}
 	return fail(gardener.ErrBrowserCrash, "the browser failed a command: %v", err)
+}
+
+// runtimeFailure names the gardener's page runtime, not the test or the app, as what failed.
+func runtimeFailure(re *runtimeError) *failure {
+	return fail(gardener.ErrRuntime, "the gardener's page runtime failed on this page, not the test: %v. This is the gardener's fault; please report it", re)
 }
 
 // targetFailure explains, in a person's words, why no element was ready in time.

@@ -412,6 +412,21 @@ type jsError struct{ msg string }
 
 func (e *jsError) Error() string { return e.msg }
 
+// runtimeError is the gardener's page runtime failing on a page, not the page's script and not
+// the test: it answered something the runner cannot read (a page that changes how its values
+// become JSON, say). Waiting does not mend it, so a step reports it at once and as the
+// gardener's own failure (gardener.ErrRuntime), never as an element the page lacks.
+type runtimeError struct {
+	fn  string
+	err error
+}
+
+func (e *runtimeError) Error() string {
+	return fmt.Sprintf("decoding the result of %s: %v", e.fn, e.err)
+}
+
+func (e *runtimeError) Unwrap() error { return e.err }
+
 const missingRuntime = "\x00missing"
 
 // call runs a runtime entry point with JSON arguments and decodes its JSON result into out. A
@@ -441,7 +456,7 @@ func (s *session) call(ctx context.Context, out any, fn string, args ...any) err
 			return nil
 		}
 		if err := json.Unmarshal([]byte(str), out); err != nil {
-			return fmt.Errorf("decoding the result of %s: %w", fn, err)
+			return &runtimeError{fn: fn, err: err}
 		}
 		return nil
 	}

@@ -38,6 +38,8 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 	switch r.ErrorKind {
 	case gardener.ErrBrowserCrash:
 		add(gardener.Environment, "the browser crashed: %s", r.Message)
+	case gardener.ErrRuntime:
+		add(gardener.Environment, "the gardener's page runtime failed on this page, not the test or the app: %s", r.Message)
 	case gardener.ErrNavigation:
 		add(gardener.Environment, "navigation failed: %s", r.Message)
 	case gardener.ErrNavigationBlocked:
@@ -98,7 +100,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 			// showing it look alike here.
 			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is still on the page but hidden: behind a control that shows it (a menu, a tab) or not shown by a defect", r.FailedStep, s.Target()))
 		case rec != nil:
-			add(gardener.AppBug, "the element of step %s (%s) is gone with nothing similar on the page", r.FailedStep, s.Target())
+			add(gardener.AppBug, "%s", e.goneText(ask, r.FailedStep, s.Target(), m))
 		default:
 			// No green run recorded the element: the locator's words are all there is to go
 			// on. An element that still answers to them is drift (the locator rung's answer
@@ -314,4 +316,78 @@ func choiceGone(snap []gardener.Fingerprint, rec gardener.Fingerprint) bool {
 		}
 	}
 	return sibling
+}
+
+// goneText says that the element of the failing step at path is gone. When the locate engine's
+// best candidate came near (at least half the confidence a match needs), "nothing similar" would
+// hide what a person most wants to check, so the text names that candidate, as the page shows
+// it and never by a value the test types (typedValues), with its confidence and why it was
+// not taken. The verdict is the caller's and does not change.
+func (e Engine) goneText(ask gardener.DiagnoseAsk, path string, target gardener.Locator, m similo.Match) string {
+	thr := e.Locate.Threshold
+	if thr == 0 {
+		thr = similo.ShippingThreshold
+	}
+	if m.Best < 0 || m.Best >= len(ask.Snapshot) || thr <= 0 || m.Confidence < thr/2 {
+		return fmt.Sprintf("the element of step %s (%s) is gone with nothing similar on the page", path, target)
+	}
+	c := describeMasked(ask.Snapshot[m.Best], typedValues(ask))
+	if m.Confidence < thr {
+		return fmt.Sprintf("the element of step %s (%s) is gone: the closest element on the page, %s, has a confidence of %.2f, under the %.2f a match needs, so it is not close enough to be taken for it", path, target, c, m.Confidence, thr)
+	}
+	return fmt.Sprintf("the element of step %s (%s) is gone as far as the locate engine can tell: the closest element on the page, %s (confidence %.2f), is not told apart from another like it", path, target, c, m.Confidence)
+}
+
+// describeMasked is describe leaving out every name that holds a value the test types: a page
+// may name a control by what was typed elsewhere (the "Delete Grace Hopper" of a row just
+// created), and text for people never shows such a value.
+func describeMasked(c gardener.Fingerprint, typed []string) string {
+	// Compared as text and word by word, so an id built from a typed name ("row-ada-lovelace")
+	// is caught as well as a label quoting it.
+	holds := func(v string) bool {
+		return slices.ContainsFunc(typed, func(t string) bool {
+			if tw := words(t); len(tw) > 0 && containsRun(words(v), tw) {
+				return true
+			}
+			t = strings.ToLower(strings.TrimSpace(t))
+			return t != "" && strings.Contains(strings.ToLower(v), t)
+		})
+	}
+	for _, f := range []*string{&c.Label, &c.AccessibleName, &c.ID, &c.Name, &c.Placeholder, &c.TestID} {
+		if holds(*f) {
+			*f = ""
+		}
+	}
+	return describe(c)
+}
+
+// typedValues are the values the test enters, as its steps give them and as its runs recorded
+// them (a variable's value, an option's label).
+func typedValues(ask gardener.DiagnoseAsk) []string {
+	var out []string
+	var walk func([]gardener.Step)
+	walk = func(ss []gardener.Step) {
+		for _, s := range ss {
+			if s.Enters() {
+				out = append(out, s.Value)
+			}
+			for _, v := range s.Values {
+				out = append(out, v)
+			}
+			walk(s.Steps)
+		}
+	}
+	walk(ask.Test.Steps)
+	for _, r := range []*gardener.RunResult{&ask.Result, ask.LastGreen} {
+		if r == nil {
+			continue
+		}
+		for _, rec := range r.Steps {
+			// A goto records its URL and a key press its keys: neither is typed into the page.
+			if rec.Kind != gardener.Goto && rec.Kind != gardener.Press {
+				out = append(out, rec.Values...)
+			}
+		}
+	}
+	return out
 }

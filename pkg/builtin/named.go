@@ -83,6 +83,9 @@ func describe(c gardener.Fingerprint) string {
 	add("name attribute", c.Name)
 	add("placeholder", c.Placeholder)
 	add("test id", c.TestID)
+	if len(parts) == 0 {
+		return strings.ToLower(c.Tag)
+	}
 	return strings.ToLower(c.Tag) + " (" + strings.Join(parts, ", ") + ")"
 }
 

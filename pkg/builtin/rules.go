@@ -25,6 +25,10 @@ func (e Engine) SuggestOps(_ context.Context, ask gardener.OpsAsk) (gardener.Ops
 		out.Reason = "the failure names no step of the test"
 		return out, nil
 	}
+	if ask.Result.ErrorKind == gardener.ErrRuntime {
+		out.Reason = "the gardener's page runtime failed, not the test: no drift rule applies"
+		return out, nil
+	}
 	page := similo.NewPage(ask.Snapshot)
 	for _, rule := range []func(*similo.Page, gardener.OpsAsk) ([]gardener.Op, string){dismissOverlay, fillRequired, pickRecordedOption, waitLonger, openCollapsed, dropGoneStep} {
 		if ops, why := rule(page, ask); len(ops) > 0 {

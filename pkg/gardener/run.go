@@ -16,6 +16,10 @@ const (
 	ErrBrowserCrash      ErrorKind = "browser-crash"
 	ErrNavigationBlocked ErrorKind = "navigation-blocked"
 	ErrBadStep           ErrorKind = "bad-step"
+	// ErrRuntime: the gardener's own page runtime failed on the page (it answered something
+	// the runner could not read). It says nothing about the test or the app: no rung repairs
+	// it as drift, and diagnosis files it as neither drift nor an app bug.
+	ErrRuntime ErrorKind = "runtime-error"
 )
 
 // Network reports whether a failure of this kind is the network's: a page could not be loaded

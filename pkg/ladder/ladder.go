@@ -247,6 +247,18 @@ func (c *climb) run(ctx context.Context) error {
 			Message: fmt.Sprintf("snapshot of %s: %d elements", snap.URL, len(snap.Candidates))})
 	}
 
+	if fr.ErrorKind == gardener.ErrRuntime {
+		// The gardener's own page runtime failed: the run says nothing about the test or the
+		// app, so no rung may read it as drift (nor a model be paid to guess). It is filed
+		// as the environment's, naming the runtime, and nothing is repaired.
+		c.res.Rungs = append(c.res.Rungs, RungReport{Rung: gardener.StrategyDiagnose})
+		d := gardener.Diagnosis{Classification: gardener.Environment, Evidence: []string{"the gardener's page runtime failed on this page, not the test or the app: " + fr.Message}}
+		c.res.Diagnosis = &d
+		c.attempt(len(c.res.Rungs)-1, gardener.Attempt{Rung: gardener.StrategyDiagnose, Outcome: "the gardener's page runtime failed: nothing is repaired"})
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: gardener.StrategyDiagnose, Outcome: string(d.Classification), Message: "diagnosis: " + d.Evidence[0]})
+		return c.finish(ctx, nil)
+	}
+
 	if c.req.Staged != nil && c.req.Staged.Status == gardener.ProposalProposed && c.req.Staged.BaseVersion == c.base.Version && len(c.req.Staged.Verdict.Ops) > 0 {
 		rr := &RungReport{Rung: gardener.StrategyReplay}
 		c.res.Rungs = append(c.res.Rungs, *rr)

@@ -91,7 +91,7 @@ func judge(e evidence) (gardener.Verdict, []gardener.ProbeResult) {
 	pairs := stepPairs(e.base, e.cand.Steps)
 	v.Notes = append(v.Notes, e.lead...)
 	v.Notes = append(v.Notes, flowNotes(pairs, e.proof.Result)...)
-	v.Notes = append(v.Notes, behaviourNotes(e.base, e.cand.Steps, pairs)...)
+	v.Notes = append(v.Notes, behaviourNotes(pairs, e.lastGreen, e.proof.Result)...)
 	v.Notes = append(v.Notes, addedValueNotes(pairs)...)
 	for _, p := range pairs {
 		if p.after != nil {
@@ -250,7 +250,13 @@ func entersValue(s gardener.Step) (string, bool) {
 
 // behaviourNotes flags a step that no longer enters or picks what the recorded step did. A value
 // moved to another control (a text field that became a dropdown) is still entered: no note.
-func behaviourNotes(before, after []gardener.Step, pairs []pair) []gardener.Note {
+// Where the last green run and the proof both recorded what the two steps entered, the records
+// decide (gardener.StillEnters), as the requirement contract does: they hold what the form sent,
+// so a select that names the same option by its value instead of its old label picks what it
+// picked, and one that now picks another option does not, whatever the steps' texts say.
+// Without those records the steps' own values are compared.
+func behaviourNotes(pairs []pair, lastGreen *gardener.RunResult, proof gardener.RunResult) []gardener.Note {
+	green, now := recordsByPath(lastGreen), recordsByPath(&proof)
 	var out []gardener.Note
 	for _, p := range pairs {
 		if p.before == nil {
@@ -261,17 +267,56 @@ func behaviourNotes(before, after []gardener.Step, pairs []pair) []gardener.Note
 			continue
 		}
 		if p.after != nil {
-			if w, ok := entersValue(*p.after); ok && w == v {
+			was, wok := green[p.bPath]
+			rec, nok := now[p.aPath]
+			if wok && nok && len(was.Entered()) > 0 {
+				if !slices.ContainsFunc(was.Entered(), func(x string) bool { return !gardener.StillEnters(x, was, rec) }) {
+					continue
+				}
+			} else if w, ok := entersValue(*p.after); ok && w == v {
 				continue
 			}
 		}
-		instead := "nothing"
-		if p.after != nil {
-			instead = p.after.Redacted()
-		}
-		out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.bPath, Text: fmt.Sprintf("behavior change: step %s no longer does %s, and does %s instead. The test may now exercise something else.", p.bPath, p.before.Redacted(), instead)})
+		out = append(out, gardener.Note{Kind: gardener.NoteBehaviorChange, Step: p.bPath, Text: behaviourText(p, now[p.aPath])})
 	}
 	return out
+}
+
+// behaviourText says what a step that no longer enters what the recorded one did does instead.
+// Values are masked by their length, so two steps that enter different values of one length on
+// one control read alike: the text then says in words that the value is another, never which.
+func behaviourText(p pair, rec gardener.StepRecord) string {
+	const tail = " The test may now exercise something else."
+	was := p.before.Redacted()
+	if p.after == nil {
+		return fmt.Sprintf("behavior change: step %s no longer does %s, and does nothing instead.%s", p.bPath, was, tail)
+	}
+	now := p.after.Redacted()
+	other := ""
+	if p.after.Enters() {
+		other = "enters another value"
+		if p.after.Kind == gardener.Select || rec.Picked() {
+			other = "picks another value"
+		}
+	}
+	switch {
+	case other == "":
+		return fmt.Sprintf("behavior change: step %s no longer does %s, and does %s instead.%s", p.bPath, was, now, tail)
+	case now == was:
+		return fmt.Sprintf("behavior change: step %s (%s) %s than the recorded step did.%s", p.bPath, was, other, tail)
+	}
+	return fmt.Sprintf("behavior change: step %s no longer does %s, and %s instead (%s).%s", p.bPath, was, other, now, tail)
+}
+
+// recordsByPath maps a run's step records by their paths; none for no run.
+func recordsByPath(r *gardener.RunResult) map[string]gardener.StepRecord {
+	m := map[string]gardener.StepRecord{}
+	if r != nil {
+		for _, s := range r.Steps {
+			m[s.Path] = s
+		}
+	}
+	return m
 }
 
 // contract reads the requirements of the last green run (values each step entered, requests it
@@ -282,14 +327,7 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 	if lastGreen == nil {
 		return c
 	}
-	recs := func(r gardener.RunResult) map[string]gardener.StepRecord {
-		m := map[string]gardener.StepRecord{}
-		for _, s := range r.Steps {
-			m[s.Path] = s
-		}
-		return m
-	}
-	green, now := recs(*lastGreen), recs(proof)
+	green, now := recordsByPath(lastGreen), recordsByPath(&proof)
 	// sentBy holds, per proof step, the requests it sent together with those recorded by its
 	// neighbours in run order: a page sends some requests once a step has settled (a beacon, a
 	// debounced save), and whether this run or the last green one recorded them under the step
@@ -330,8 +368,10 @@ func contract(before, after []gardener.Step, pairs []pair, lastGreen *gardener.R
 			}
 		}
 		if _, enters := entersValue(*p.before); enters {
-			for _, v := range rec.Values {
-				add(v, gardener.EntersValue(p.bPath, v, p.after != nil && slices.Contains(after.Values, v), p.after))
+			// What the form sent is required (gardener.StillEnters): an option picked by its
+			// value, not its label, which is the page's to change.
+			for _, v := range rec.Entered() {
+				add(v, gardener.EntersValue(p.bPath, v, p.after != nil && gardener.StillEnters(v, rec, after), p.after))
 			}
 		}
 		for _, rq := range rec.Requests {
@@ -550,11 +590,12 @@ func uniq(ss []string) []string {
 	return slices.Compact(out)
 }
 
-// entered are the values the records entered, sorted: compared, never shown.
+// entered are the values the records entered as the form sent them (an option picked by its
+// value, not its label), sorted: compared, never shown.
 func entered(recs []gardener.StepRecord) []string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, r.Values...)
+		out = append(out, r.Entered()...)
 	}
 	slices.Sort(out)
 	return out

@@ -57,7 +57,7 @@ func TestBehaviourAndFlowNotes(t *testing.T) {
 	after := gardener.CloneSteps(before)
 	after[1] = gardener.Step{Kind: gardener.Click, Locator: loc("text=Use test card")}
 	pairs := stepPairs(before, after)
-	b := behaviourNotes(before, after, pairs)
+	b := behaviourNotes(pairs, nil, gardener.RunResult{})
 	if len(b) != 1 || b[0].Kind != gardener.NoteBehaviorChange || b[0].Step != "2" || !strings.Contains(b[0].Text, "no longer does fill label=Card number [value redacted, 9 chars]") {
 		t.Fatalf("behaviour notes: %+v", b)
 	}
@@ -68,7 +68,7 @@ func TestBehaviourAndFlowNotes(t *testing.T) {
 	// A value moved to another control raises no note.
 	moved := gardener.CloneSteps(before)
 	moved[1] = gardener.Step{Kind: gardener.Select, Locator: loc("label=Card"), Value: "4242 4242"}
-	if n := behaviourNotes(before, moved, stepPairs(before, moved)); len(n) != 0 {
+	if n := behaviourNotes(stepPairs(before, moved), nil, gardener.RunResult{}); len(n) != 0 {
 		t.Errorf("value moved to a dropdown: %+v", n)
 	}
 	// A dropped navigation click is a flow change.
@@ -146,12 +146,12 @@ func TestSetStepsEnterValues(t *testing.T) {
 	}
 	typed := gardener.CloneSteps(before)
 	typed[1].Kind = gardener.Fill
-	if n := behaviourNotes(before, typed, stepPairs(before, typed)); len(n) != 0 {
+	if n := behaviourNotes(stepPairs(before, typed), nil, gardener.RunResult{}); len(n) != 0 {
 		t.Errorf("a set that became a fill of the same value: %+v", n)
 	}
 	dropped := gardener.CloneSteps(before)
 	dropped[1] = gardener.Step{Kind: gardener.Click, Locator: loc("text=Use test card")}
-	if n := behaviourNotes(before, dropped, stepPairs(before, dropped)); len(n) != 1 || !strings.Contains(n[0].Text, "no longer does set label=Card number [value redacted, 9 chars]") {
+	if n := behaviourNotes(stepPairs(before, dropped), nil, gardener.RunResult{}); len(n) != 1 || !strings.Contains(n[0].Text, "no longer does set label=Card number [value redacted, 9 chars]") {
 		t.Errorf("a set replaced by a click: %+v", n)
 	}
 	proof := *greenRun()
