@@ -62,6 +62,7 @@ var samples = map[string]sample{
 	"api-dismiss.json":         {function: "ApiFunction", status: http.StatusNotFound},
 	"api-test-repairs.json":    {function: "ApiFunction", status: http.StatusOK},
 	"api-test-history.json":    {function: "ApiFunction", status: http.StatusOK},
+	"api-test-runs.json":       {function: "ApiFunction", status: http.StatusOK},
 	"api-repair.json":          {function: "ApiFunction", status: http.StatusNotFound},
 	"api-revert.json":          {function: "ApiFunction", status: http.StatusNotFound},
 	"api-reviewed.json":        {function: "ApiFunction", status: http.StatusNotFound},
