@@ -1,8 +1,11 @@
 package similo
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
 )
 
 // A row twin is the same control on another row: "Delete Alan Turing" beside the recorded
@@ -137,4 +140,91 @@ func familyPath(x string) string {
 		}
 	}
 	return b.String() + x[cut:]
+}
+
+// A row action renamed on its row: the recorded "Delete Ada Lovelace" now reads "Remove Ada
+// Lovelace" while the other rows still read "Delete Alan Turing". The row twins outscore it
+// (they keep the recorded text, "Delete") and the twin guard rightly refuses them, so the
+// weighted evidence leaves the renamed control unchosen. Its name is itself the evidence: it
+// keeps the words that name the recorded row's entity and swaps the words the other rows'
+// controls of the recorded family still share (the action).
+//
+// RowRenamed names that candidate when exactly one fits, and says why. A candidate fits when
+// it has the recorded element's tag and role and sits at its family path (the same place in
+// its row; see familyPath), its name keeps some recorded words and swaps others (nameSwap),
+// another candidate of that family path shows the swapped words with another entity (the
+// swapped words are the family's action, the kept ones the entity), and no other candidate
+// on the page shows the candidate's new words with another entity. The last condition keeps
+// a regression out: when the row's Delete is gone and its Edit took Delete's place ("Edit Ada
+// Lovelace" beside the other rows' "Edit Alan Turing"), the new word is another family's
+// action, and the step would edit instead of delete. A rename applied to every row alike
+// (no "Delete" family left) is not taken here: by structure it looks the same as a row
+// action removed everywhere with another action in its place.
+func (p *Page) RowRenamed(target gardener.Fingerprint) (int, string, bool) {
+	t := p.target(&target)
+	tw := nameWords(&t)
+	tPath := familyPath(target.XPath)
+	if tPath == "" || len(tw) < 2 {
+		return -1, "", false
+	}
+	found, why := -1, ""
+	for i := range p.feats {
+		if p.feats[i].tag != t.tag || p.cands[i].Role != target.Role || familyPath(p.cands[i].XPath) != tPath {
+			continue
+		}
+		cw := nameWords(&p.feats[i])
+		kept, dropped, ok := nameSwap(tw, cw)
+		if !ok {
+			continue
+		}
+		var added []string
+		for _, w := range cw {
+			if !slices.Contains(tw, w) {
+				added = append(added, w)
+			}
+		}
+		family := -1
+		for j := range p.feats {
+			if j == i || p.feats[j].tag != t.tag || familyPath(p.cands[j].XPath) != tPath {
+				continue
+			}
+			if ow := nameWords(&p.feats[j]); hasAll(ow, dropped) && !hasAll(ow, kept) {
+				family = j
+				break
+			}
+		}
+		if family < 0 {
+			continue
+		}
+		own := false
+		for k := range p.feats {
+			if k == i {
+				continue
+			}
+			if ow := nameWords(&p.feats[k]); hasAll(ow, added) && !hasAll(ow, kept) {
+				own = true
+				break
+			}
+		}
+		if own {
+			continue
+		}
+		if found >= 0 {
+			return -1, "", false // two controls of the row could be the renamed one
+		}
+		found = i
+		why = fmt.Sprintf("the row of %q has %q at the place of its recorded %q, where the other rows still read like %q",
+			strings.Join(kept, " "), strings.Join(cw, " "), strings.Join(tw, " "), strings.Join(nameWords(&p.feats[family]), " "))
+	}
+	return found, why, found >= 0
+}
+
+// hasAll reports whether have holds every word of want.
+func hasAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }

@@ -90,3 +90,77 @@ func TestRewordedFieldIsNotATwin(t *testing.T) {
 		t.Errorf("Locate: %s", m.Reason)
 	}
 }
+
+// actionRows is a table of members whose rows hold action buttons named after the member, in
+// the order given; row changes what Ada Lovelace's row holds instead (nil: the same).
+func actionRows(actions []string, row func(n string) []string) []gardener.Fingerprint {
+	names := []string{"Ada Lovelace", "Alan Turing", "Grace Hopper"}
+	var out []gardener.Fingerprint
+	for i, n := range names {
+		tr := "/html[1]/body[1]/main[1]/table[1]/tbody[1]/tr[" + string(rune('1'+i)) + "]"
+		y := 100 + 40*float64(i)
+		out = append(out, el("TD", "", n, tr+"/td[1]", 10, y, near(n)))
+		acts := actions
+		if row != nil && n == "Ada Lovelace" {
+			acts = row(n)
+		}
+		for k, a := range acts {
+			out = append(out, el("BUTTON", "", a, tr+"/td[2]/button["+string(rune('1'+k))+"]", 400+60*float64(k), y, near(n),
+				func(fp *gardener.Fingerprint) {
+					fp.AccessibleName = a + " " + n
+					fp.Role = "button"
+					fp.IsButton = true
+				}))
+		}
+	}
+	return out
+}
+
+func TestRowActionRenamedOnItsRow(t *testing.T) {
+	named := func(fps []gardener.Fingerprint, name string) gardener.Fingerprint {
+		for _, f := range fps {
+			if f.AccessibleName == name {
+				return f
+			}
+		}
+		t.Fatalf("no %q", name)
+		return gardener.Fingerprint{}
+	}
+	recorded := actionRows([]string{"Edit", "Delete"}, nil)
+	target := named(recorded, "Delete Ada Lovelace")
+
+	// Drift: Ada's Delete now reads Remove; the other rows still read Delete.
+	now := actionRows([]string{"Edit", "Delete"}, func(string) []string { return []string{"Edit", "Remove"} })
+	m := Engine{}.Locate(target, now)
+	if !m.Abstained() {
+		t.Fatalf("the engine chose %q; the test assumes the twins outscore the renamed button", now[m.Index].AccessibleName)
+	}
+	i, why, ok := NewPage(now).RowRenamed(target)
+	if !ok || now[i].AccessibleName != "Remove Ada Lovelace" {
+		t.Fatalf("RowRenamed = %d, %v (%s); want Remove Ada Lovelace", i, ok, why)
+	}
+	if !strings.Contains(why, "ada lovelace") && !strings.Contains(why, "Ada Lovelace") {
+		t.Errorf("why %q does not name the row", why)
+	}
+
+	// Regressions: nothing of Ada's row may stand in for her Delete.
+	for name, page := range map[string][]gardener.Fingerprint{
+		"Ada's row gone":    members("Ada Lovelace"),
+		"Ada's Delete gone": actionRows([]string{"Edit", "Delete"}, func(string) []string { return []string{"Edit"} }),
+		// Delete came first; with it gone, Ada's Edit sits where her Delete was.
+		"Ada's Delete gone, Edit in its place": actionRows([]string{"Delete", "Edit"}, func(string) []string { return []string{"Edit"} }),
+		// Every row's Delete gone and Edit in its place: by structure, a rename everywhere.
+		"every Delete gone": actionRows([]string{"Edit"}, nil),
+	} {
+		tg := target
+		if name == "Ada's Delete gone, Edit in its place" || name == "every Delete gone" {
+			tg = named(actionRows([]string{"Delete", "Edit"}, nil), "Delete Ada Lovelace")
+		}
+		if name == "Ada's row gone" {
+			tg = members("")[1]
+		}
+		if i, why, ok := NewPage(page).RowRenamed(tg); ok {
+			t.Errorf("%s: RowRenamed chose %q (%s)", name, page[i].AccessibleName, why)
+		}
+	}
+}
