@@ -228,3 +228,27 @@ func hasAll(have, want []string) bool {
 	}
 	return true
 }
+
+// ownRow is the candidate that is the recorded element itself when its best-scoring row twin
+// was refused: the only candidate of the recorded tag at the recorded family path (see
+// familyPath) whose name is the whole recorded name. A list sorted or rotated puts a twin at
+// the element's old place, and the twin's position outweighs the name of the element itself;
+// a row that is gone leaves no candidate with its name. -1 when there is none or more than one.
+func (p *Page) ownRow(t *features, xpath string) int {
+	tw := strings.Join(nameWords(t), " ")
+	tPath := familyPath(xpath)
+	if tw == "" || tPath == "" {
+		return -1
+	}
+	found := -1
+	for i := range p.feats {
+		if p.feats[i].tag != t.tag || familyPath(p.cands[i].XPath) != tPath || strings.Join(nameWords(&p.feats[i]), " ") != tw {
+			continue
+		}
+		if found >= 0 {
+			return -1
+		}
+		found = i
+	}
+	return found
+}

@@ -1,6 +1,9 @@
 package similo
 
 import (
+	"encoding/json"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +165,38 @@ func TestRowActionRenamedOnItsRow(t *testing.T) {
 		if i, why, ok := NewPage(page).RowRenamed(tg); ok {
 			t.Errorf("%s: RowRenamed chose %q (%s)", name, page[i].AccessibleName, why)
 		}
+	}
+}
+
+// TestRowsMovedTheElementIsFound uses a Crewdesk page captured by the drift generator's
+// list-order case: the members table's rows were rotated, so "Edit Margaret Hamilton" sits in
+// the second row where the recorded "Edit Dennis Ritchie" was, and outscores it on place (the
+// neighbour text is the page's, not the row's). The twin is refused, and the recorded button
+// itself, the one of the family with the whole recorded name, is chosen. With Dennis Ritchie's
+// row gone, nothing is.
+func TestRowsMovedTheElementIsFound(t *testing.T) {
+	b, err := os.ReadFile("testdata/crewdesk-rows-moved.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Target gardener.Fingerprint   `json:"target"`
+		Page   []gardener.Fingerprint `json:"page"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	m := Engine{}.Locate(c.Target, c.Page)
+	if m.Abstained() || c.Page[m.Index].AccessibleName != "Edit Dennis Ritchie" {
+		t.Fatalf("rows moved: chose %d (%s), want Edit Dennis Ritchie", m.Index, m.Reason)
+	}
+	var gone []gardener.Fingerprint
+	for _, f := range c.Page {
+		if !strings.Contains(f.AccessibleName, "Dennis Ritchie") && !slices.Contains(f.VisibleText, "Dennis Ritchie") {
+			gone = append(gone, f)
+		}
+	}
+	if m := (Engine{}).Locate(c.Target, gone); !m.Abstained() {
+		t.Errorf("Dennis Ritchie's row gone: chose %q (%s)", gone[m.Index].AccessibleName, m.Reason)
 	}
 }
