@@ -213,8 +213,8 @@ func (p *Page) RowRenamed(target gardener.Fingerprint) (int, string, bool) {
 			return -1, "", false // two controls of the row could be the renamed one
 		}
 		found = i
-		why = fmt.Sprintf("the row of %q has %q at the place of its recorded %q, where the other rows still read like %q",
-			strings.Join(kept, " "), strings.Join(cw, " "), strings.Join(tw, " "), strings.Join(nameWords(&p.feats[family]), " "))
+		why = fmt.Sprintf("%q stands at the place of the recorded %q, with its entity's words, where the other rows still read like %q",
+			readable(p.cands[i]), readable(target), readable(p.cands[family]))
 	}
 	return found, why, found >= 0
 }
@@ -251,4 +251,12 @@ func (p *Page) ownRow(t *features, xpath string) int {
 		found = i
 	}
 	return found
+}
+
+// readable is an element's name as the page shows it, for a person.
+func readable(fp gardener.Fingerprint) string {
+	if fp.AccessibleName != "" {
+		return fp.AccessibleName
+	}
+	return strings.Join(fp.VisibleText, " ")
 }
