@@ -17,7 +17,7 @@ import (
 // the page as another element's name, and without a family of controls that share the rest of
 // the name. So a candidate is a twin, and never chosen, when its name keeps some of the
 // recorded name's words and swaps others (nameSwap), the words it dropped still stand on the
-// page (the entity is still there), and another candidate shares the kept words with yet
+// page (the entity is still there; or else two other candidates, see twin), and another candidate shares the kept words with yet
 // other words (the control is one of a family, one per entity) and is the same control in a
 // parallel place: the same tag, at the same path but for the positions of its ancestors
 // (another row, another list item; see familyPath). A field whose label was reworded ("Team
@@ -86,13 +86,19 @@ func (p *Page) twin(t *features, i int) (sibling int, ok bool) {
 			break
 		}
 	}
-	if !still {
-		return -1, false
-	}
 	cName := strings.Join(cw, " ")
 	cPath := familyPath(p.cands[i].XPath)
 	if cPath == "" {
 		return -1, false
+	}
+	// With the dropped words gone from the page, the recorded row may be gone with its
+	// control (a deleted member takes its name with it), and its twins are the most tempting
+	// false heal of all; a redesign that renamed one control does not leave a family of rows
+	// behind. So a family of at least two other rows' controls still makes the candidate a
+	// twin; one other is not enough then (two buttons of a toolbar can share a word).
+	need, first := 1, -1
+	if !still {
+		need = 2
 	}
 	for j := range p.feats {
 		if j == i || p.feats[j].tag != p.feats[i].tag || familyPath(p.cands[j].XPath) != cPath {
@@ -110,7 +116,12 @@ func (p *Page) twin(t *features, i int) (sibling int, ok bool) {
 			}
 		}
 		if all {
-			return j, true
+			if first < 0 {
+				first = j
+			}
+			if need--; need == 0 {
+				return first, true
+			}
 		}
 	}
 	return -1, false

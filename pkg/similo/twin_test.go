@@ -200,3 +200,32 @@ func TestRowsMovedTheElementIsFound(t *testing.T) {
 		t.Errorf("Dennis Ritchie's row gone: chose %q (%s)", gone[m.Index].AccessibleName, m.Reason)
 	}
 }
+
+// TestRowGoneWithItsNameIsNoHeal uses a Crewdesk page captured by the drift generator's
+// row-gone case: Ada Lovelace's whole row is gone, her name with it, and the other rows'
+// Delete buttons remain. "Delete Alan Turing" now sits where hers was and scores a confident
+// match, but it is a row twin, never the element: the step would delete another member.
+func TestRowGoneWithItsNameIsNoHeal(t *testing.T) {
+	target, page := capturedPage(t, "testdata/crewdesk-row-gone.json")
+	if m := (Engine{}).Locate(target, page); !m.Abstained() {
+		t.Errorf("Ada Lovelace's row gone: chose %q (%s)", page[m.Index].AccessibleName, m.Reason)
+	}
+}
+
+// capturedPage reads a recorded element and the page a drift case left, as the builtin model
+// saw them.
+func capturedPage(t *testing.T, path string) (gardener.Fingerprint, []gardener.Fingerprint) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Target gardener.Fingerprint   `json:"target"`
+		Page   []gardener.Fingerprint `json:"page"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.Target, c.Page
+}
