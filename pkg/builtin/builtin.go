@@ -56,6 +56,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	if m.Abstained() {
 		glyph, isGlyph := glyphNamed(cands, target)
 		live, isLive := liveNamed(cands, target)
+		renamed, renamedWhy, isRenamed := page.RowRenamed(target)
 		submit, isSubmit := -1, false
 		choice, isChoice := -1, false
 		if ask.Recorded != nil && greenURL(ask.LastGreen, ask.Result.FailedStep) == pathOf(ask.PageURL) {
@@ -80,6 +81,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// weighs the new label and id against its siblings' and can abstain.
 			idx, confidence = choice, 0
 			matched = fmt.Sprintf("the %s is a choice of the group %q, and the page still offers exactly one box of the group with its value, now labelled %q", from, target.Name, nameOrText(cands[choice]))
+		case isRenamed:
+			// A row action whose words changed on its row ("Delete Ada Lovelace" now reads
+			// "Remove Ada Lovelace") loses to its twins on the other rows, which keep the
+			// recorded text and are refused; the one control of the recorded row at the
+			// recorded place with the row's entity words is the same control.
+			idx, confidence = renamed, 0
+			matched = fmt.Sprintf("the %s's row action was renamed: %s", from, renamedWhy)
 		case isSubmit:
 			// The words of a form's submit button change with its copy ("Book" became
 			// "Confirm booking", "Save" became "Save changes") and little else does; on the

@@ -99,6 +99,11 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 			// is not. A redesign that moved it behind a menu and a defect that stopped
 			// showing it look alike here.
 			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is still on the page but hidden: behind a control that shows it (a menu, a tab) or not shown by a defect", r.FailedStep, s.Target()))
+		case rec != nil && renamedInRow(ask.Snapshot, target):
+			// The recorded row still has a control at the recorded place with its entity's
+			// words: a renamed row action, which is drift, not a control gone.
+			_, why, _ := similo.NewPage(ask.Snapshot).RowRenamed(target)
+			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is not found by its words, but %s", r.FailedStep, s.Target(), why))
 		case rec != nil:
 			add(gardener.AppBug, "%s", e.goneText(ask, r.FailedStep, s.Target(), m))
 		default:
@@ -390,4 +395,11 @@ func typedValues(ask gardener.DiagnoseAsk) []string {
 		}
 	}
 	return out
+}
+
+// renamedInRow reports whether the page still shows the recorded row action under another
+// action word (similo's RowRenamed).
+func renamedInRow(snap []gardener.Fingerprint, target gardener.Fingerprint) bool {
+	_, _, ok := similo.NewPage(snap).RowRenamed(target)
+	return ok
 }

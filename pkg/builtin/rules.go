@@ -655,10 +655,9 @@ func fillsField(steps []gardener.Step, c gardener.Fingerprint, l gardener.Locato
 		if t == l {
 			return true
 		}
-		v := strings.ToLower(t.Value)
 		switch t.Kind {
 		case gardener.ByLabel:
-			if strings.Contains(strings.ToLower(c.Label), v) {
+			if labelFinds(t, c.Label) || labelFinds(t, c.ARIA["aria-label"]) {
 				return true
 			}
 		case gardener.ByPlaceholder:
@@ -676,6 +675,22 @@ func fillsField(steps []gardener.Step, c gardener.Fingerprint, l gardener.Locato
 		}
 	}
 	return false
+}
+
+// labelFinds reports whether the label locator l finds a control labelled label, the way the
+// runtime resolves it: the whole label when quoted, else a part of it, with its case. A
+// case-blind part would take a new required "Work email" for the field the test's
+// label=Email fills, and the rule would never fill it.
+func labelFinds(l gardener.Locator, label string) bool {
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	have, want := norm(label), norm(l.Value)
+	if have == "" || want == "" {
+		return false
+	}
+	if l.Exact {
+		return have == want
+	}
+	return strings.Contains(have, want)
 }
 
 // valueFor picks a step and a value that fit the control's type, range and label: a check for

@@ -248,3 +248,37 @@ func TestTargetOfAnyRole(t *testing.T) {
 		t.Errorf("described as %+v", fp)
 	}
 }
+
+// TestFillsFieldReadsLabelsAsTheRuntimeDoes: label=Email finds the "Email" field and not a new
+// required "Work email" (the runtime matches a part of a label with its case), so the new field
+// is one the test never fills; a quoted label is the whole label.
+func TestFillsFieldReadsLabelsAsTheRuntimeDoes(t *testing.T) {
+	steps := []gardener.Step{{Kind: gardener.Fill, Locator: gardener.MustLocator("label=Email"), Value: "hedy@crewdesk.test"}}
+	email := gardener.Fingerprint{Tag: "INPUT", Type: "email", ID: "email", Label: "Email"}
+	work := gardener.Fingerprint{Tag: "INPUT", Type: "email", ID: "f807", Label: "Work email", Required: true, Invalid: true}
+	if !fillsField(steps, email, gardener.MustLocator("css=#email")) {
+		t.Error("label=Email does not count as filling the Email field")
+	}
+	if fillsField(steps, work, gardener.MustLocator("css=#f807")) {
+		t.Error("label=Email counts as filling a new Work email field")
+	}
+	if !fillsField(steps, gardener.Fingerprint{Tag: "INPUT", Label: "Email address"}, gardener.MustLocator("css=#x")) {
+		t.Error("label=Email does not count as filling Email address, which the runtime finds by it")
+	}
+	quoted := []gardener.Step{{Kind: gardener.Fill, Locator: gardener.MustLocator(`label="Email"`), Value: "x"}}
+	if fillsField(quoted, gardener.Fingerprint{Tag: "INPUT", Label: "Email address"}, gardener.MustLocator("css=#x")) {
+		t.Error(`label="Email" counts as filling Email address`)
+	}
+	form := []gardener.Fingerprint{
+		{Tag: "INPUT", Type: "email", ID: "email", Label: "Email", XPath: "/html[1]/body[1]/form[1]/input[1]", FormID: "f", Location: gardener.Rect{X: 40, Y: 100, Width: 200, Height: 30}},
+		{Tag: "INPUT", Type: "email", ID: "f807", Name: "f807", Label: "Work email", XPath: "/html[1]/body[1]/form[1]/input[2]", FormID: "f", Required: true, Invalid: true, Location: gardener.Rect{X: 40, Y: 140, Width: 200, Height: 30}},
+		button("send", "Send invite", "/html[1]/body[1]/form[1]/button[1]", 300),
+	}
+	top := []gardener.Step{{Kind: gardener.Goto, URL: "/members"}, steps[0], clickStep(t, "#send"), {Kind: gardener.AssertToast, Text: "Invitation sent"}}
+	ask := gardener.OpsAsk{Failure: gardener.Failure{Test: gardener.Test{ID: "t", Steps: top},
+		Result: gardener.RunResult{FailedStep: "4", FailedIndex: 3, ErrorKind: gardener.ErrAssertionFailed}, LastGreen: &gardener.RunResult{Passed: true}, Snapshot: form}}
+	ops, why := fillRequired(similo.NewPage(form), ask)
+	if len(ops) != 1 || ops[0].Step.Kind != gardener.Fill || !strings.Contains(ops[0].Step.Locator.String(), "Work email") && !strings.Contains(ops[0].Step.Locator.String(), "f807") {
+		t.Errorf("want a fill of the Work email field before the submit, got %v (%s)", ops, why)
+	}
+}

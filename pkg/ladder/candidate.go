@@ -216,7 +216,15 @@ func (c *climb) healStep(ctx context.Context, ri int, t gardener.Test, rep garde
 		return c.rederive(ctx, ri, t, rep, fi, bi, origin)
 	}
 	if !res.LocatorTrouble() || step.Target().IsZero() {
-		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)})
+		why, err := c.earlierElement(ctx, ri, t, rep, origin)
+		if err != nil {
+			return nil, err
+		}
+		outcome := fmt.Sprintf("no candidate: step %s failed with %s, which a new locator cannot fix", res.FailedStep, res.ErrorKind)
+		if why != "" {
+			outcome += "; " + why
+		}
+		c.attempt(ri, gardener.Attempt{Rung: gardener.StrategySelfHeal, Outcome: outcome})
 		return nil, nil
 	}
 	op, why, err := c.newLocator(ctx, ri, t, rep, origin, "")

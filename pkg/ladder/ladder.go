@@ -151,6 +151,9 @@ type climb struct {
 	fail  gardener.Replay
 	res   *Result
 	green *proven
+	// lookedBack is set once earlierElement has replayed to look at an earlier step's page:
+	// its answer is evidence for a person, worth one replay per climb, not one per proof.
+	lookedBack bool
 	// alts are the model's further locators for a healed base step, tried before asking again.
 	alts map[int][]gardener.Locator
 	// red are the candidates (by opsKey) whose proof went red: no rung replays one again.

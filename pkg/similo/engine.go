@@ -184,6 +184,14 @@ func (e Engine) LocateOn(p *Page, target gardener.Fingerprint) Match {
 	if e.Threshold >= 0 {
 		if j, twin := p.twin(&t, best); twin {
 			m.Index, sib = -1, j
+			if own := p.ownRow(&t, target.XPath); own >= 0 {
+				// The rows moved (sorted, rotated, paged): the twin sits where the element
+				// was, and the element itself, by its whole recorded name, is elsewhere in
+				// the family.
+				m.Index, m.Confidence = own, math.Exp(raw[own]-normaliser(scores, absent))
+				m.Reason = p.reason(&t, &pb, m, e, sib) + fmt.Sprintf("; candidate %d, the one of the family with the whole recorded name, is chosen: the rows moved", own)
+				return m
+			}
 		}
 	}
 	m.Reason = p.reason(&t, &pb, m, e, sib)
