@@ -326,7 +326,7 @@ func choiceGone(snap []gardener.Fingerprint, rec gardener.Fingerprint) bool {
 // goneText says that the element of the failing step at path is gone. When the locate engine's
 // best candidate came near (at least half the confidence a match needs), "nothing similar" would
 // hide what a person most wants to check, so the text names that candidate, as the page shows
-// it and never by a value the test types (typedValues), with its confidence and why it was
+// it and never by a value the test types (gardener.Typed), with its confidence and why it was
 // not taken. The verdict is the caller's and does not change.
 func (e Engine) goneText(ask gardener.DiagnoseAsk, path string, target gardener.Locator, m similo.Match) string {
 	thr := e.Locate.Threshold
@@ -336,65 +336,22 @@ func (e Engine) goneText(ask gardener.DiagnoseAsk, path string, target gardener.
 	if m.Best < 0 || m.Best >= len(ask.Snapshot) || thr <= 0 || m.Confidence < thr/2 {
 		return fmt.Sprintf("the element of step %s (%s) is gone with nothing similar on the page", path, target)
 	}
-	c := describeMasked(ask.Snapshot[m.Best], typedValues(ask))
+	c := describeMasked(ask.Snapshot[m.Best], gardener.TypedBy(ask.Test, &ask.Result, ask.LastGreen))
 	if m.Confidence < thr {
 		return fmt.Sprintf("the element of step %s (%s) is gone: the closest element on the page, %s, has a confidence of %.2f, under the %.2f a match needs, so it is not close enough to be taken for it", path, target, c, m.Confidence, thr)
 	}
 	return fmt.Sprintf("the element of step %s (%s) is gone as far as the locate engine can tell: the closest element on the page, %s (confidence %.2f), is not told apart from another like it", path, target, c, m.Confidence)
 }
 
-// describeMasked is describe leaving out every name that holds a value the test types: a page
-// may name a control by what was typed elsewhere (the "Delete Grace Hopper" of a row just
-// created), and text for people never shows such a value.
-func describeMasked(c gardener.Fingerprint, typed []string) string {
-	// Compared as text and word by word, so an id built from a typed name ("row-ada-lovelace")
-	// is caught as well as a label quoting it.
-	holds := func(v string) bool {
-		return slices.ContainsFunc(typed, func(t string) bool {
-			if tw := words(t); len(tw) > 0 && containsRun(words(v), tw) {
-				return true
-			}
-			t = strings.ToLower(strings.TrimSpace(t))
-			return t != "" && strings.Contains(strings.ToLower(v), t)
-		})
-	}
+// describeMasked is describe leaving out every name that holds a value the test types
+// (gardener.Typed): text for people never shows such a value.
+func describeMasked(c gardener.Fingerprint, typed gardener.Typed) string {
 	for _, f := range []*string{&c.Label, &c.AccessibleName, &c.ID, &c.Name, &c.Placeholder, &c.TestID} {
-		if holds(*f) {
+		if typed.In(*f) {
 			*f = ""
 		}
 	}
 	return describe(c)
-}
-
-// typedValues are the values the test enters, as its steps give them and as its runs recorded
-// them (a variable's value, an option's label).
-func typedValues(ask gardener.DiagnoseAsk) []string {
-	var out []string
-	var walk func([]gardener.Step)
-	walk = func(ss []gardener.Step) {
-		for _, s := range ss {
-			if s.Enters() {
-				out = append(out, s.Value)
-			}
-			for _, v := range s.Values {
-				out = append(out, v)
-			}
-			walk(s.Steps)
-		}
-	}
-	walk(ask.Test.Steps)
-	for _, r := range []*gardener.RunResult{&ask.Result, ask.LastGreen} {
-		if r == nil {
-			continue
-		}
-		for _, rec := range r.Steps {
-			// A goto records its URL and a key press its keys: neither is typed into the page.
-			if rec.Kind != gardener.Goto && rec.Kind != gardener.Press {
-				out = append(out, rec.Values...)
-			}
-		}
-	}
-	return out
 }
 
 // renamedInRow reports whether the page still shows the recorded row action under another

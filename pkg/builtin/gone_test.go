@@ -51,7 +51,7 @@ func TestGoneNamesTheClosestCandidate(t *testing.T) {
 	// The page names the near control by what the test typed: the name is left out.
 	echoes := near
 	echoes.AccessibleName, echoes.VisibleText, echoes.ID = "Confirm order", []string{"Confirm order"}, "confirm-ada-lovelace"
-	if got := describeMasked(echoes, typedValues(gardener.DiagnoseAsk{Failure: gardener.Failure{Test: gardener.Test{Steps: steps}, LastGreen: green}})); strings.Contains(strings.ToLower(got), "ada") || !strings.Contains(got, "Confirm order") {
+	if got := describeMasked(echoes, gardener.TypedBy(gardener.Test{Steps: steps}, green)); strings.Contains(strings.ToLower(got), "ada") || !strings.Contains(got, "Confirm order") {
 		t.Errorf("described as %q: want the name shown and the id holding a typed value left out", got)
 	}
 

@@ -46,7 +46,8 @@ func (c *climb) earlierElement(ctx context.Context, ri int, t gardener.Test, rep
 		return "", nil
 	}
 	c.lookedBack = true
-	acted := fmt.Sprintf("step %d (%s) acted on %q, where the last green run acted on %q", k+1, t.Steps[k].Target(), elementName(*now), elementName(*was))
+	typed := gardener.TypedBy(t, &res, c.req.LastGreen)
+	acted := fmt.Sprintf("step %d (%s) acted on %s, where the last green run acted on %s", k+1, t.Steps[k].Target(), shownName(*now, typed), shownName(*was, typed))
 	opts := c.req.Options
 	opts.Probes, opts.OnStep = nil, nil
 	opts.QuietFail = QuietFailOf(t, nil)
@@ -86,6 +87,15 @@ func elementName(fp gardener.Fingerprint) string {
 		return n
 	}
 	return strings.Join(strings.Fields(strings.Join(fp.VisibleText, " ")), " ")
+}
+
+// shownName quotes an element's name for a person, unless it holds a value the test types.
+func shownName(fp gardener.Fingerprint, typed gardener.Typed) string {
+	n := elementName(fp)
+	if typed.In(n) {
+		return "an element whose name holds a value the test types"
+	}
+	return strconv.Quote(n)
 }
 
 // otherName reports whether two elements read differently; an element with no name says
