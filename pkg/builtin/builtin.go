@@ -48,6 +48,8 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		ans.Reason = fmt.Sprintf("no green run recorded what step %s checks: a check is not moved on its locator's words alone", ask.Result.FailedStep)
 		return ans, nil
 	}
+	// Reasons quote the page's words; a name that holds a typed value is left out.
+	typed := ask.Typed()
 	page := similo.NewPage(cands)
 	m := e.Locate.LocateOn(page, target)
 	idx, confidence := m.Index, m.Confidence
@@ -69,18 +71,18 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// The similarity of all the element's features is low because its words moved
 			// from its text into its name; the name itself is the evidence.
 			idx, confidence = glyph, 0
-			matched = fmt.Sprintf("the %s became an icon button whose accessible name %q keeps its words %q", from, cands[idx].AccessibleName, strings.Join(recordedWords(target), " "))
+			matched = fmt.Sprintf("the %s became an icon button whose accessible name %s keeps its words %s", from, typed.Quote(cands[idx].AccessibleName), typed.Quote(strings.Join(recordedWords(target), " ")))
 		case isLive:
 			// The control's name gained or changed live data (a count, a price) and nothing
 			// else: the stable part of its name is the recorded one, and only it has it.
 			idx, confidence = live, 0
-			matched = fmt.Sprintf("the %s's name %q is now %q: the same name with live data", from, nameOrText(target), cands[idx].AccessibleName)
+			matched = fmt.Sprintf("the %s's name %s is now %s: the same name with live data", from, typed.Quote(nameOrText(target)), typed.Quote(cands[idx].AccessibleName))
 		case isChoice:
 			// A radio button or checkbox relabelled and given another id is still the choice
 			// its form sends under the same name and value; the similarity of all features
 			// weighs the new label and id against its siblings' and can abstain.
 			idx, confidence = choice, 0
-			matched = fmt.Sprintf("the %s is a choice of the group %q, and the page still offers exactly one box of the group with its value, now labelled %q", from, target.Name, nameOrText(cands[choice]))
+			matched = fmt.Sprintf("the %s is a choice of the group %s, and the page still offers exactly one box of the group with its value, now labelled %s", from, typed.Quote(target.Name), typed.Quote(nameOrText(cands[choice])))
 		case isRenamed:
 			// A row action whose words changed on its row ("Delete Ada Lovelace" now reads
 			// "Remove Ada Lovelace") loses to its twins on the other rows, which keep the
@@ -88,6 +90,10 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// recorded place with the row's entity words is the same control.
 			idx, confidence = renamed, 0
 			matched = fmt.Sprintf("the %s's row action was renamed: %s", from, renamedWhy)
+			if typed.In(renamedWhy) {
+				// The why names the row, which holds what the test typed (the member it added).
+				matched = fmt.Sprintf("the %s's row action was renamed on its row", from)
+			}
 		case isSubmit:
 			// The words of a form's submit button change with its copy ("Book" became
 			// "Confirm booking", "Save" became "Save changes") and little else does; on the
@@ -95,7 +101,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// control, and it is the closest element: it is the same control. The proof
 			// and the requirement contract (the request the step sent) decide the rest.
 			idx, confidence = submit, 0
-			matched = fmt.Sprintf("the %s submitted its form; the form's only submit control on the same page is now named %q", from, nameOrText(cands[submit]))
+			matched = fmt.Sprintf("the %s submitted its form; the form's only submit control on the same page is now named %s", from, typed.Quote(nameOrText(cands[submit])))
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
 			// an element whose handle is gone: one the locator still finds out of sight (in a
@@ -106,11 +112,11 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			}
 			n := namedBy(ask.Snapshot, ask.Step)
 			if idx = slices.Index(at, n.unique()); idx < 0 {
-				ans.Reason = "no green run recorded the element, and " + n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target())
+				ans.Reason = "no green run recorded the element, and " + n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target(), typed)
 				return ans, nil
 			}
 			confidence, byWords = 0, true
-			matched = n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target())
+			matched = n.say(ask.Snapshot, ask.Result.FailedStep, ask.Step.Target(), typed)
 		default:
 			ans.Reason = "no confident match for the " + from + ": " + m.Reason
 			return ans, nil
@@ -120,14 +126,14 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// A radio button or checkbox of the recorded one's group with another value is
 		// another choice (the 14:00 slot beside a 10:30 that is gone), however alike the two
 		// look: a step moved there picks what the test never picked.
-		ans.Reason = fmt.Sprintf("the closest element (%q) is another choice of the group %q: its form sends another value than the recorded one's", nameOrText(c), target.Name)
+		ans.Reason = fmt.Sprintf("the closest element (%s) is another choice of the group %s: its form sends another value than the recorded one's", typed.Quote(nameOrText(c)), typed.Quote(target.Name))
 		return ans, nil
 	}
 	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
 		// A check asserts what its element shows: another element that shows other words (the
 		// e-mail cell beside a name that is gone) would have it check something else.
-		ans.Reason = fmt.Sprintf("the check's element read %q; the closest element reads %q, and a check moved there would check something else",
-			strings.Join(target.VisibleText, " "), nameOrText(cands[idx]))
+		ans.Reason = fmt.Sprintf("the check's element read %s; the closest element reads %s, and a check moved there would check something else",
+			typed.Quote(strings.Join(target.VisibleText, " ")), typed.Quote(nameOrText(cands[idx])))
 		return ans, nil
 	}
 	if failed := failedRecord(ask.Result); failed != nil && failed.Hidden > 0 && !readsTheSame(target, cands[idx]) {
@@ -135,7 +141,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// menu, a collapsed section); a visible neighbour that says other words (the dialog's
 		// "Delete" beside a "Cancel") is another control. Revealing the element is for the
 		// drift rules.
-		ans.Reason = fmt.Sprintf("the step's locator still matches %s; the closest visible element reads %q, not %q", gardener.Plural(failed.Hidden, "hidden element", "hidden elements"), nameOrText(cands[idx]), strings.Join(recordedWords(target), " "))
+		ans.Reason = fmt.Sprintf("the step's locator still matches %s; the closest visible element reads %s, not %s", gardener.Plural(failed.Hidden, "hidden element", "hidden elements"), typed.Quote(nameOrText(cands[idx])), typed.Quote(strings.Join(recordedWords(target), " ")))
 		return ans, nil
 	}
 	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {

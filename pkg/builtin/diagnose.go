@@ -61,7 +61,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		}
 	}
 	for _, m := range newConsoleErrors(r.Console, ask.LastGreen) {
-		add(gardener.AppBug, "a console error the last green run did not have: %q", m)
+		add(gardener.AppBug, "a console error the last green run did not have: %s", ask.Typed().Quote(m))
 	}
 	if r.ErrorKind == gardener.ErrAssertionFailed && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
 		s := failedStep(ask.Test, r.FailedStep)
@@ -77,7 +77,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		weak = append(weak, fmt.Sprintf("the flow is on %s at step %s, where the last green run was on %s", now, r.FailedStep, was))
 	}
 	if m := errorText.FindString(ask.PageText); m != "" {
-		add(gardener.AppBug, "the page says %q", m)
+		add(gardener.AppBug, "the page says %s", ask.Typed().Quote(m))
 	}
 	var renamed *gardener.Op
 	if r.ErrorKind == gardener.ErrElementNotFound && r.FailedIndex >= 0 && r.FailedIndex < len(ask.Test.Steps) {
@@ -92,7 +92,7 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		case rec != nil && choiceGone(ask.Snapshot, *rec):
 			// A sibling of the group (the 14:00 slot) looks like the recorded choice (the
 			// 10:30 one) to the similarity of all features, yet it is another choice.
-			add(gardener.AppBug, "the choice of the group %q that step %s (%s) picked on the last green run is no longer offered", rec.Name, r.FailedStep, s.Target())
+			add(gardener.AppBug, "the choice of the group %s that step %s (%s) picked on the last green run is no longer offered", ask.Typed().Quote(rec.Name), r.FailedStep, s.Target())
 		case !m.Abstained():
 		case r.Cause == gardener.CauseHidden:
 			// The snapshot lists visible elements only; the locator still matched one that
@@ -113,12 +113,12 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 			// which alone is no evidence of a bug.
 			switch op := e.renameOp(ctx, ask, s); {
 			case op != nil:
-				d.Evidence = append(d.Evidence, namedBy(ask.Snapshot, s).say(ask.Snapshot, r.FailedStep, s.Target()))
+				d.Evidence = append(d.Evidence, namedBy(ask.Snapshot, s).say(ask.Snapshot, r.FailedStep, s.Target(), ask.Typed()))
 				renamed = op
 			case !s.IsAction():
 				weak = append(weak, fmt.Sprintf("nothing on the page matches the locator of step %s (%s), and no green run recorded what it checked: its absence alone is no evidence of a bug", r.FailedStep, s.Target()))
 			default:
-				weak = append(weak, namedBy(ask.Snapshot, s).say(ask.Snapshot, r.FailedStep, s.Target())+
+				weak = append(weak, namedBy(ask.Snapshot, s).say(ask.Snapshot, r.FailedStep, s.Target(), ask.Typed())+
 					": no green run recorded what the element was, so its absence alone is no evidence of a bug")
 			}
 		}
@@ -336,7 +336,7 @@ func (e Engine) goneText(ask gardener.DiagnoseAsk, path string, target gardener.
 	if m.Best < 0 || m.Best >= len(ask.Snapshot) || thr <= 0 || m.Confidence < thr/2 {
 		return fmt.Sprintf("the element of step %s (%s) is gone with nothing similar on the page", path, target)
 	}
-	c := describeMasked(ask.Snapshot[m.Best], gardener.TypedBy(ask.Test, &ask.Result, ask.LastGreen))
+	c := describeMasked(ask.Snapshot[m.Best], ask.Typed())
 	if m.Confidence < thr {
 		return fmt.Sprintf("the element of step %s (%s) is gone: the closest element on the page, %s, has a confidence of %.2f, under the %.2f a match needs, so it is not close enough to be taken for it", path, target, c, m.Confidence, thr)
 	}

@@ -53,8 +53,9 @@ func (n named) unique() int {
 	return -1
 }
 
-// say is the finding in one line for a person, about step path and its locator l.
-func (n named) say(snap []gardener.Fingerprint, path string, l gardener.Locator) string {
+// say is the finding in one line for a person, about step path and its locator l; it names
+// the element found without the names that hold a typed value.
+func (n named) say(snap []gardener.Fingerprint, path string, l gardener.Locator, typed gardener.Typed) string {
 	w := strings.Join(n.words, " ")
 	switch {
 	case len(n.words) == 0:
@@ -64,7 +65,7 @@ func (n named) say(snap []gardener.Fingerprint, path string, l gardener.Locator)
 	case len(n.matches) > 1:
 		return fmt.Sprintf("%d elements on the page that can take step %s answer to the words %q its locator (%s) names; which one is meant only a green run could tell", len(n.matches), path, w, l)
 	}
-	return fmt.Sprintf("the element of step %s is still on the page under another handle: %s answers to the words %q its locator (%s) names", path, describe(snap[n.matches[0]]), w, l)
+	return fmt.Sprintf("the element of step %s is still on the page under another handle: %s answers to the words %q its locator (%s) names", path, describeMasked(snap[n.matches[0]], typed), w, l)
 }
 
 // describe names a candidate for a person: its tag and the names it answers to.

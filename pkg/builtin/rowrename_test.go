@@ -90,3 +90,26 @@ func TestFixLocatorRowActionRenamedOnItsRow(t *testing.T) {
 		}
 	}
 }
+
+// A heal's reason quotes the page's words, and a row's words may be what the test typed (the
+// member it added before deleting it): the reason says the row action was renamed without
+// naming the row.
+func TestFixLocatorReasonLeavesOutTypedRowNames(t *testing.T) {
+	step := clickStep(t, `role=button[name="Delete Ada Lovelace"]`)
+	rec := recordedDelete(t, []string{"Edit", "Delete"})
+	green := []gardener.StepRecord{{Path: "1", Kind: gardener.Fill, Passed: true, Values: []string{"Ada Lovelace"}}, clickRecord("2", rec)}
+	a := ask(t, 1, step, green, memberRows([]string{"Edit", "Delete"}, []string{"Edit", "Remove"}))
+	fill := clickStep(t, "#name")
+	fill.Kind, fill.Value = gardener.Fill, "Ada Lovelace"
+	a.Test = gardener.Test{ID: "t", Steps: []gardener.Step{fill, step}}
+	ans, err := Engine{}.FixLocator(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ans.Locator.String(), "Remove Ada Lovelace") {
+		t.Fatalf("got %q (%s); want the renamed row action", ans.Locator, ans.Reason)
+	}
+	if r := strings.ToLower(ans.Reason); strings.Contains(r, "ada") || strings.Contains(r, "lovelace") {
+		t.Errorf("the reason names what the test typed: %s", ans.Reason)
+	}
+}

@@ -361,6 +361,9 @@ func openCollapsed(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, strin
 	if i < 0 {
 		return nil, ""
 	}
+	if ask.Typed().In(why) {
+		why = " in the element's row" // the row's words hold what the test typed
+	}
 	locs := page.Locators(i)
 	at := fi
 	if inner >= 0 {

@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -54,6 +55,21 @@ func (ty Typed) In(text string) bool {
 		return v != "" && strings.Contains(strings.ToLower(text), v)
 	})
 }
+
+// LeftOut is what text for people says in place of page words that hold a typed value.
+const LeftOut = "(words left out: they hold a value the test types)"
+
+// Quote is s quoted for text for people, or LeftOut when s holds a typed value: every quote
+// of a page's words in a reason goes through it, so the rule is kept in one place.
+func (ty Typed) Quote(s string) string {
+	if ty.In(s) {
+		return LeftOut
+	}
+	return strconv.Quote(s)
+}
+
+// Typed is what the failing test types, by its steps and by the runs the failure carries.
+func (f Failure) Typed() Typed { return TypedBy(f.Test, &f.Result, f.LastGreen) }
 
 func typedWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })

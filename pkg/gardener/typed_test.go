@@ -14,3 +14,14 @@ func TestTypedIn(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedQuote: page words are quoted unless they hold a typed value.
+func TestTypedQuote(t *testing.T) {
+	typed := TypedBy(Test{Steps: []Step{{Kind: Fill, Value: "Ada Lovelace"}}})
+	if got := typed.Quote(`Remove "Alan"`); got != `"Remove \"Alan\""` {
+		t.Errorf("Quote = %s", got)
+	}
+	if got := typed.Quote("Remove Ada Lovelace"); got != LeftOut {
+		t.Errorf("Quote = %s, want it left out", got)
+	}
+}
