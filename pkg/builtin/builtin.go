@@ -277,17 +277,9 @@ func groupChoice(cands []gardener.Fingerprint, target gardener.Fingerprint) (int
 	if !strings.EqualFold(target.Tag, "INPUT") || kind != "radio" && kind != "checkbox" || target.Name == "" || target.Value == "" || target.Value == "on" {
 		return -1, false
 	}
-	found := -1
-	for i, c := range cands {
-		if !strings.EqualFold(c.Tag, "INPUT") || strings.ToLower(c.Type) != kind || c.Name != target.Name || c.Value != target.Value {
-			continue
-		}
-		if found >= 0 {
-			return -1, false
-		}
-		found = i
-	}
-	return found, found >= 0
+	return onlyOne(cands, func(c gardener.Fingerprint) bool {
+		return strings.EqualFold(c.Tag, "INPUT") && strings.ToLower(c.Type) == kind && c.Name == target.Name && c.Value == target.Value
+	})
 }
 
 // otherChoice reports whether c is a radio button or checkbox of the recorded one's group (the
@@ -309,17 +301,7 @@ func formSubmit(cands []gardener.Fingerprint, target gardener.Fingerprint) (int,
 	if form == "" || !submits(target) {
 		return -1, false
 	}
-	found := -1
-	for i, c := range cands {
-		if !submits(c) || formOf(c) != form {
-			continue
-		}
-		if found >= 0 {
-			return -1, false
-		}
-		found = i
-	}
-	return found, found >= 0
+	return onlyOne(cands, func(c gardener.Fingerprint) bool { return submits(c) && formOf(c) == form })
 }
 
 // formOf names the form an element is in: its id, or the path of its innermost form element;
@@ -369,9 +351,17 @@ func liveNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, 
 	if len(want) == 0 || !clickable(target) && target.Tag != "" {
 		return -1, false
 	}
+	return onlyOne(cands, func(c gardener.Fingerprint) bool {
+		return clickable(c) && c.AccessibleName != name && slices.Equal(words(gardener.WithoutLiveData(c.AccessibleName)), want)
+	})
+}
+
+// onlyOne is the index of the one candidate that fits; none, or two or more, is no choice: the
+// rules that take an element on one piece of evidence take it only when it is the only one.
+func onlyOne(cands []gardener.Fingerprint, fits func(gardener.Fingerprint) bool) (int, bool) {
 	found := -1
 	for i, c := range cands {
-		if !clickable(c) || c.AccessibleName == name || !slices.Equal(words(gardener.WithoutLiveData(c.AccessibleName)), want) {
+		if !fits(c) {
 			continue
 		}
 		if found >= 0 {
