@@ -42,7 +42,7 @@ func withFloor(ctx context.Context) (context.Context, context.CancelFunc) {
 func networkID(l cdp.LoaderID) network.RequestID { return network.RequestID(l) }
 
 // do runs one step's work against the page.
-func (r *run) do(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) do(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout limit) *failure {
 	switch st.Kind {
 	case gardener.Goto:
 		return r.gotoURL(ctx, st, rec)
@@ -113,6 +113,7 @@ func locatorArg(l gardener.Locator) map[string]any {
 func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn string, args ...any) (targetResult, error) {
 	var last targetResult
 	var ambiguousSince time.Time
+	start := time.Now()
 	for first := true; ; first = false {
 		var res targetResult
 		c, cancel := ctx, context.CancelFunc(func() {})
@@ -159,14 +160,14 @@ func (r *run) pollTarget(ctx context.Context, accept func(targetResult) bool, fn
 		select {
 		case <-ctx.Done():
 			return last, nil
-		case <-time.After(pollInterval):
+		case <-lookAgain(time.Since(start)):
 		}
 	}
 }
 
 // waitTarget waits for the one element an action needs, ready for it, and records its
 // fingerprint.
-func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string, timeout time.Duration, rec *gardener.StepRecord) (targetResult, *failure) {
+func (r *run) waitTarget(ctx context.Context, loc gardener.Locator, mode string, timeout limit, rec *gardener.StepRecord) (targetResult, *failure) {
 	res, err := r.pollTarget(ctx, func(t targetResult) bool {
 		switch t.State {
 		case "ok", "not-editable", "not-select", "not-checkable", "not-settable":
@@ -226,7 +227,7 @@ func runtimeFailure(re *runtimeError) *failure {
 }
 
 // targetFailure explains, in a person's words, why no element was ready in time.
-func targetFailure(loc gardener.Locator, t targetResult, timeout time.Duration) *failure {
+func targetFailure(loc gardener.Locator, t targetResult, timeout limit) *failure {
 	switch t.State {
 	case "", "none":
 		return fail(gardener.ErrElementNotFound, "no element matches %s after %s", loc, timeout)
@@ -303,7 +304,7 @@ func (r *run) clickAt(ctx context.Context, x, y float64) *failure {
 	return nil
 }
 
-func (r *run) click(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) click(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	t, f := r.waitTarget(ctx, st.Locator, "click", timeout, rec)
 	if f != nil {
 		return f
@@ -323,7 +324,7 @@ func (r *run) click(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 	return nil
 }
 
-func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	t, f := r.waitTarget(ctx, st.Locator, "fill", timeout, rec)
 	if f != nil {
 		return f
@@ -333,7 +334,7 @@ func (r *run) fill(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 
 // set does what the control it finds needs: types into a text field, text area or editable
 // element, picks a select's option, checks or unchecks a checkbox, switch or radio button.
-func (r *run) set(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) set(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	t, f := r.waitTarget(ctx, st.Locator, "set", timeout, rec)
 	if f != nil {
 		return f
@@ -390,7 +391,7 @@ func (r *run) typeValue(ctx context.Context, st gardener.Step, t targetResult, r
 	return nil
 }
 
-func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	if _, f := r.waitTarget(ctx, st.Locator, "select", timeout, rec); f != nil {
 		return f
 	}
@@ -399,7 +400,7 @@ func (r *run) selectOption(ctx context.Context, st gardener.Step, rec *gardener.
 
 // pick chooses the option of the select target found whose value, else whose label, is the
 // step's value.
-func (r *run) pick(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) pick(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	var res struct {
 		OK       bool
 		Value    string
@@ -407,7 +408,7 @@ func (r *run) pick(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 		Disabled string
 		Options  []string
 	}
-	for {
+	for start := time.Now(); ; {
 		if err := r.s.call(ctx, &res, "selectOption", st.Value); err != nil {
 			if ctx.Err() != nil {
 				break
@@ -421,7 +422,7 @@ func (r *run) pick(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(pollInterval):
+		case <-lookAgain(time.Since(start)):
 		}
 	}
 	if !res.OK {
@@ -440,7 +441,7 @@ func (r *run) pick(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 	return nil
 }
 
-func (r *run) check(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) check(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	t, f := r.waitTarget(ctx, st.Locator, "check", timeout, rec)
 	if f != nil {
 		return f
@@ -450,7 +451,7 @@ func (r *run) check(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 
 // setChecked clicks the checkbox, switch or radio button target found when it is not in the
 // state wanted, and waits until it is.
-func (r *run) setChecked(ctx context.Context, st gardener.Step, t targetResult, want bool, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) setChecked(ctx context.Context, st gardener.Step, t targetResult, want bool, rec *gardener.StepRecord, timeout limit) *failure {
 	if t.Checked == want {
 		return nil
 	}
@@ -474,7 +475,7 @@ func (r *run) setChecked(ctx context.Context, st gardener.Step, t targetResult, 
 	}
 }
 
-func (r *run) press(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) press(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	keys, mods, err := parseKeys(st.Key)
 	if err != nil {
 		return fail(gardener.ErrBadStep, "%v", err)
@@ -587,7 +588,7 @@ func resolveURL(base, raw string) (string, error) {
 	return u.String(), nil
 }
 
-func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	switch st.For {
 	case gardener.WaitTime:
 		select {
@@ -597,7 +598,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			return nil
 		}
 	case gardener.WaitURL:
-		for {
+		for start := time.Now(); ; {
 			u := r.s.currentURL()
 			rec.Observed = u
 			if urlMatches(u, st.URL) {
@@ -609,7 +610,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			select {
 			case <-ctx.Done():
 				return fail(gardener.ErrAssertionFailed, "the URL did not reach %q after %s (it is %s)", st.URL, timeout, u)
-			case <-time.After(pollInterval):
+			case <-lookAgain(time.Since(start)):
 			}
 		}
 	}
@@ -618,7 +619,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 		state = "visible"
 	}
 	var last visibility
-	for {
+	for start := time.Now(); ; {
 		v, err := r.visibility(ctx, st.Locator)
 		if err != nil {
 			return r.callFailure(st.Locator, err)
@@ -642,7 +643,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 			default:
 				return fail(gardener.ErrTimeout, "%s %s but none is visible after %s", gardener.Plural(last.Count, "element matches", "elements match"), st.Locator, timeout)
 			}
-		case <-time.After(pollInterval):
+		case <-lookAgain(time.Since(start)):
 		}
 	}
 }
@@ -664,7 +665,7 @@ func urlMatches(u, pattern string) bool {
 	return strings.Contains(u, pattern)
 }
 
-func (r *run) screenshot(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) screenshot(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	if !st.Locator.IsZero() {
 		if _, f := r.waitTarget(ctx, st.Locator, "read", timeout, rec); f != nil {
@@ -690,7 +691,7 @@ func (r *run) screenshot(ctx context.Context, st gardener.Step, rec *gardener.St
 	return nil
 }
 
-func (r *run) extract(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) extract(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout limit) *failure {
 	res, f := r.read(ctx, st.Locator, "text", st.Attribute, timeout, rec)
 	if f != nil {
 		return f
@@ -704,7 +705,7 @@ func (r *run) extract(ctx context.Context, st gardener.Step, vars map[string]str
 }
 
 // read waits for one element (visible or not) and reads its text, value or an attribute.
-func (r *run) read(ctx context.Context, loc gardener.Locator, what, attr string, timeout time.Duration, rec *gardener.StepRecord) (targetResult, *failure) {
+func (r *run) read(ctx context.Context, loc gardener.Locator, what, attr string, timeout limit, rec *gardener.StepRecord) (targetResult, *failure) {
 	res, err := r.pollTarget(ctx, func(t targetResult) bool {
 		return t.State == "ok" || t.State == "ok-hidden"
 	}, "printed", "read", locatorArg(loc), what, attr)
@@ -919,7 +920,7 @@ func readsContent(st gardener.Step) bool {
 // so does a step that waits for its element's content (readsContent), whatever it finds. The
 // returned func says, after the step, how long it ran before the watch ended it (zero when the
 // watch did not).
-func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, func() time.Duration) {
+func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, *atomic.Int64, func() time.Duration) {
 	place := st.PlaceCheck()
 	// A step that reads what its element holds (a check of its text or value, a select
 	// looking for its option) waits for the content, not the element: on a page that has not
@@ -931,7 +932,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 	var locs []any
 	if !qf.Reported && !place && !content {
 		if st.Target().IsZero() {
-			return ctx, func() time.Duration { return 0 }
+			return ctx, nil, func() time.Duration { return 0 }
 		}
 		locs = append(locs, locatorArg(st.Target()))
 		for _, l := range qf.Alternatives {
@@ -977,9 +978,26 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 		}
 	}()
 	context.AfterFunc(ctx, cancel)
-	return wctx, func() time.Duration {
+	return wctx, &ended, func() time.Duration {
 		cancel()
 		<-done
 		return time.Duration(ended.Load())
 	}
+}
+
+// limit is a step's time limit as the step's failure words it: the whole limit, or, when a
+// quiet page ended the wait early (watchQuiet stores how long it waited in stopped), the time
+// the step really waited. A failure is worded once the wait has ended, so it reads the right one.
+type limit struct {
+	d       time.Duration
+	stopped *atomic.Int64
+}
+
+func (l limit) String() string {
+	if l.stopped != nil {
+		if n := l.stopped.Load(); n > 0 {
+			return time.Duration(n).Round(time.Millisecond).String()
+		}
+	}
+	return l.d.String()
 }

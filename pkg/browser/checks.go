@@ -46,6 +46,7 @@ func (r *run) visibility(ctx context.Context, loc gardener.Locator) (*visibility
 // wait, as a person looking at a page that is still updating would.
 func retry(ctx context.Context, f func(context.Context) (bool, *failure)) *failure {
 	var last *failure
+	start := time.Now()
 	for first := true; ; first = false {
 		c, cancel := ctx, context.CancelFunc(func() {})
 		if first {
@@ -70,7 +71,7 @@ func retry(ctx context.Context, f func(context.Context) (bool, *failure)) *failu
 		select {
 		case <-ctx.Done():
 			return last
-		case <-time.After(pollInterval):
+		case <-lookAgain(time.Since(start)):
 		}
 	}
 }
@@ -102,7 +103,7 @@ func compare(cond gardener.Condition, observed, expected string, collapse bool) 
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
-func (r *run) checkStep(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) checkStep(ctx context.Context, st gardener.Step, vars map[string]string, rec *gardener.StepRecord, timeout limit) *failure {
 	switch st.Kind {
 	case gardener.Assert:
 		return r.assert(ctx, st, rec, timeout)
@@ -122,7 +123,7 @@ func (r *run) checkStep(ctx context.Context, st gardener.Step, vars map[string]s
 	return fail(gardener.ErrBadStep, "%s is not a check", st.Kind)
 }
 
-func (r *run) assert(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) assert(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	if st.Subject == gardener.SubjectVariable {
 		rec.Observed = st.Actual
 		ok, err := compare(st.Condition, st.Actual, st.Expected, false)
@@ -187,7 +188,7 @@ func (r *run) readFailure(ctx context.Context, err error, loc gardener.Locator) 
 	return r.callFailure(loc, err)
 }
 
-func (r *run) assertVisibility(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) assertVisibility(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	wantVisible := st.Kind == gardener.AssertVisible
 	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		v, err := r.visibility(ctx, st.Locator)
@@ -262,7 +263,7 @@ func quoteList(items []string, n int) string {
 // appeared since the last action began counts, even one that came and went while the action
 // settled; text that was on the page before the step, or sits in an element that is no status
 // message, is not the toast the step should have shown.
-func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) assertLive(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	kind, what := "toast", "toast"
 	fn := "toasts"
 	if st.Kind == gardener.AssertModal {
@@ -330,7 +331,7 @@ func (r *run) liveSince(kind string, shown []string, all bool) []string {
 	return out
 }
 
-func (r *run) assertValidation(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) assertValidation(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	return retry(ctx, func(ctx context.Context) (bool, *failure) {
 		var res targetResult
 		if err := r.s.call(ctx, &res, "validation", locatorArg(st.Locator)); err != nil {
@@ -356,7 +357,7 @@ func (r *run) assertValidation(ctx context.Context, st gardener.Step, rec *garde
 	})
 }
 
-func (r *run) assertConsole(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) assertConsole(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	re, err := regexp.Compile(st.Pattern)
 	if err != nil {
 		return fail(gardener.ErrBadStep, "pattern: %v", err)
@@ -387,7 +388,7 @@ func (r *run) assertConsole(ctx context.Context, st gardener.Step, rec *gardener
 	})
 }
 
-func (r *run) assertRequest(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout time.Duration) *failure {
+func (r *run) assertRequest(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
 	re, err := regexp.Compile(st.URLPattern)
 	if err != nil {
 		return fail(gardener.ErrBadStep, "urlPattern: %v", err)
@@ -453,7 +454,7 @@ func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 	}
 	scope := "document"
 	if !st.Scope.IsZero() {
-		if _, f := r.read(ctx, st.Scope, "text", "", r.timeout, rec); f != nil {
+		if _, f := r.read(ctx, st.Scope, "text", "", limit{d: r.timeout}, rec); f != nil {
 			return f
 		}
 		scope = "window.__dg.chosen()"

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -337,19 +336,14 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	defer cancel()
 	st = r.alternative(ctx, st, rec)
 	stepCtx, quietly := ctx, func() time.Duration { return 0 }
+	lim := limit{d: timeout}
 	if qf, ok := r.ro.QuietFail[r.index]; ok {
-		stepCtx, quietly = r.watchQuiet(ctx, st, qf)
+		stepCtx, lim.stopped, quietly = r.watchQuiet(ctx, st, qf)
 	}
-	f := r.do(stepCtx, st, vars, rec, timeout)
-	if f != nil {
-		if after := quietly(); after > 0 {
-			// The failure was worded for a step that waited its whole limit; say how long it
-			// really waited, and why it stopped before the limit.
-			limit, took := timeout.String(), after.Round(time.Millisecond).String()
-			f.detail = strings.Replace(f.detail, "after "+limit, "after "+took, 1)
-			f.detail = strings.Replace(f.detail, "(waited "+limit+")", "(waited "+took+")", 1)
-			f.detail += fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and no change for %s)", took, limit, quietWindow)
-		}
+	f := r.do(stepCtx, st, vars, rec, lim)
+	if after := quietly(); f != nil && after > 0 {
+		// The failure says how long the step waited (lim); say why it stopped before its limit.
+		f.detail += fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and no change for %s)", lim, timeout, quietWindow)
 	}
 	if f == nil && st.IsAction() {
 		f = r.settle(ctx, m, timeout)
@@ -448,7 +442,7 @@ func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
 		if err != nil {
 			f = fail(gardener.ErrBadStep, "%v", err)
 		} else {
-			f = r.do(ctx, st, r.vars, &rec, probeTimeout)
+			f = r.do(ctx, st, r.vars, &rec, limit{d: probeTimeout})
 		}
 		cancel()
 		pr.Observed = rec.Observed

@@ -29,8 +29,26 @@ var runtimeJS string
 // delivers them even when the page navigates right after showing them.
 const emitBinding = "__dgEmit"
 
-// pollInterval is how often a waiting step looks at the page again.
+// pollInterval is how often a waiting step looks at the page again in the first second of its
+// wait (see lookAgain).
 const pollInterval = 50 * time.Millisecond
+
+// lookAgain paces the looks of a wait that has lasted waited: every pollInterval for the first
+// second, when most elements a step waits for appear, then every 100 ms, and every 200 ms after
+// three seconds. Each look resolves the step's locator over the whole document in the renderer;
+// a step that waits out a 5 s limit on a page of a few hundred elements cost 0.41 CPU-seconds in
+// looks at one every 50 ms (a role locator; 0.20 for an id), and a wait that long is on a slow
+// page or for an element that is not coming, where a look every 200 ms misses nothing a person
+// would notice. On a loaded machine the replays beside it want that CPU.
+func lookAgain(waited time.Duration) <-chan time.Time {
+	switch {
+	case waited < time.Second:
+		return time.After(pollInterval)
+	case waited < 3*time.Second:
+		return time.After(2 * pollInterval)
+	}
+	return time.After(4 * pollInterval)
+}
 
 // liveEvent is a toast or modal the page showed, or a JavaScript dialog it opened.
 type liveEvent struct {
