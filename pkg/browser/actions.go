@@ -915,8 +915,8 @@ func readsContent(st gardener.Step) bool {
 // watchQuiet ends a step early once the page is quiet: nothing loading or about to load, no
 // request in flight that could still bring the element (settledRequests) for quietWindow, the
 // document unchanged as long, and, unless a run already reported the step failing or the step
-// checks where the page is (Step.PlaceCheck), no visible element matching the step's locator or
-// any alternative. A place check waits patiently unless reported (see gardener.QuietFail), and
+// checks where the page is (Step.PlaceCheck), no visible element matching the step's locator. A
+// place check waits patiently unless reported (see gardener.QuietFail), and
 // so does a step that waits for its element's content (readsContent), whatever it finds. The
 // returned func says, after the step, how long it ran before the watch ended it (zero when the
 // watch did not).
@@ -935,9 +935,6 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 			return ctx, nil, func() time.Duration { return 0 }
 		}
 		locs = append(locs, locatorArg(st.Target()))
-		for _, l := range qf.Alternatives {
-			locs = append(locs, locatorArg(l))
-		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	start := time.Now()

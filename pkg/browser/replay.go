@@ -30,8 +30,14 @@ const (
 
 // failure is why a step did not do what it should.
 type failure struct {
-	kind   gardener.ErrorKind
-	detail string
+	kind gardener.ErrorKind
+	// format and args are the failure in words, rendered when read (detail): a limit among the
+	// args (see limit) reads how long the step really waited, which a quiet page may decide after
+	// a check's retry worded an earlier attempt's failure.
+	format string
+	args   []any
+	// note is added to the words.
+	note string
 	// cause narrows kind: a timeout that was the browser's own.
 	cause gardener.FailureCause
 	// cover is what stood over the step's element, for a step that failed because of it.
@@ -39,8 +45,16 @@ type failure struct {
 }
 
 func fail(kind gardener.ErrorKind, format string, args ...any) *failure {
-	return &failure{kind: kind, detail: fmt.Sprintf(format, args...)}
+	if false {
+		// Never runs: it keeps go vet checking the format of every caller, as it did when
+		// fail rendered its words at once.
+		_ = fmt.Sprintf(format, args...)
+	}
+	return &failure{kind: kind, format: format, args: args}
 }
+
+// detail is the failure in words.
+func (f *failure) detail() string { return fmt.Sprintf(f.format, f.args...) + f.note }
 
 // browserSlow is a timeout of the browser's own: a command it did not answer in time.
 func browserSlow(format string, args ...any) *failure {
@@ -186,7 +200,7 @@ func replay(ctx context.Context, in *instance, opts Options, t gardener.Test, ro
 			if step.Kind == gardener.Intent {
 				step = stepAt(step, last.Path)
 			}
-			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.Redacted(), f.detail)
+			result.Message = fmt.Sprintf("step %s (%s): %s", last.Path, step.Redacted(), f.detail())
 			if f.kind == gardener.ErrBrowserCrash {
 				crashed = !in.answers(opts.healthTimeout)
 			} else {
@@ -343,7 +357,7 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	f := r.do(stepCtx, st, vars, rec, lim)
 	if after := quietly(); f != nil && after > 0 {
 		// The failure says how long the step waited (lim); say why it stopped before its limit.
-		f.detail += fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and no change for %s)", lim, timeout, quietWindow)
+		f.note = fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and no change for %s)", lim, timeout, quietWindow)
 	}
 	if f == nil && st.IsAction() {
 		f = r.settle(ctx, m, timeout)
@@ -454,7 +468,7 @@ func (r *run) probe(i int, checks []gardener.Step) []gardener.ProbeResult {
 			}
 		case f.kind == gardener.ErrAssertionFailed:
 		default:
-			pr.Error = f.detail
+			pr.Error = f.detail()
 		}
 		out = append(out, pr)
 	}

@@ -47,8 +47,9 @@ type ReplayOptions struct {
 
 // QuietFail says when a quiet page ends a step early. A step a run already reported failing
 // ends on a quiet page whatever it finds: the run waited out the whole timeout there. Any
-// other step ends only when neither its locator nor any of Alternatives (other names of the
-// element the last green run used there) matches a visible element.
+// other step ends only when its locator matches no visible element. The element may be there
+// under another name (its label, its role and name): on a settled page the locator will not come
+// to match it, and the snapshot shows it as well now as after the step limit.
 //
 // Patient is for a proof: a step that may end early waits on while a request the page did not
 // repeat is open, however long it has been, or while the page shows it is busy (a progress bar,
@@ -61,9 +62,8 @@ type ReplayOptions struct {
 // flow waits on (a sign-in taking seconds) may still move the page. Inside an intent block the
 // block's QuietFail applies to each inner step so.
 type QuietFail struct {
-	Reported     bool      `json:"reported,omitempty"`
-	Alternatives []Locator `json:"alternatives,omitempty"`
-	Patient      bool      `json:"patient,omitempty"`
+	Reported bool `json:"reported,omitempty"`
+	Patient  bool `json:"patient,omitempty"`
 }
 
 // View is the page as one ReplayOptions.Views entry saw it.

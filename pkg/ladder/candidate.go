@@ -490,11 +490,14 @@ func boolInt(b bool) int {
 }
 
 // proofQuiet is where a proof of cand (origin maps its steps to the base steps) may give up
-// waiting for an element: at a step whose element, by its locator or any name the last green
-// run recorded for it, is on no visible part of a page that has settled (gardener.QuietFail,
-// patient). A proof that waits out a step limit at an element a look at the settled page
-// already shows absent spends the limit to learn what the look said: the menu item an
-// inserted click did not reveal, the next renamed field. It goes red sooner, with the same
+// waiting for an element: at a step whose locator matches nothing visible on a page that has
+// settled (gardener.QuietFail, patient). A proof that waits out a step limit at an element a
+// look at the settled page already shows absent spends the limit to learn what the look said:
+// the menu item an inserted click did not reveal, the next renamed field. That holds as well
+// when the element is there under another name the last green run recorded (a field on the
+// next page renamed too): on a settled page the step's locator will not come to match it, and
+// the next climb heals it from the snapshot of this red proof (a booking flow's proof waited
+// its whole 10 s limit so at the second page's renamed field). It goes red sooner, with the same
 // verdict; a green proof is the same whole replay as ever. Steps with a time limit of their
 // own (the test's, or one the candidate gave a step to wait longer) and the step after a wait
 // the candidate inserted keep their whole limit: waiting there is what was asked for. A check
@@ -519,13 +522,7 @@ func (c *climb) proofQuiet(cand gardener.Test, origin []int) map[int]gardener.Qu
 		if st.Kind == gardener.Intent || st.Target().IsZero() || st.TimeoutMs > 0 || waited || i >= len(origin) {
 			continue
 		}
-		q := gardener.QuietFail{Patient: true}
-		if bi := origin[i]; bi >= 0 {
-			if fp := c.req.LastGreen.Element(strconv.Itoa(bi + 1)); fp != nil {
-				q.Alternatives = recordedLocators(*fp, st.Target())
-			}
-		}
-		out[i] = q
+		out[i] = gardener.QuietFail{Patient: true}
 	}
 	return out
 }

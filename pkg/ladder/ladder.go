@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -339,37 +338,6 @@ func QuietFailOf(t gardener.Test, reported *gardener.RunResult) map[int]gardener
 	}
 	return out
 }
-
-// recordedLocators are the other names a recorded element answers to: its test id, id, role
-// and name, label and placeholder.
-func recordedLocators(fp gardener.Fingerprint, current gardener.Locator) []gardener.Locator {
-	var out []gardener.Locator
-	add := func(l gardener.Locator) {
-		l.Frame = fp.Frame
-		if l != current {
-			out = append(out, l)
-		}
-	}
-	if fp.TestID != "" {
-		add(gardener.Locator{Kind: gardener.ByTestID, Value: fp.TestID})
-	}
-	if plainID.MatchString(fp.ID) {
-		add(gardener.Locator{Kind: gardener.ByCSS, Value: "#" + fp.ID})
-	}
-	if fp.Role != "" && fp.AccessibleName != "" {
-		add(gardener.Locator{Kind: gardener.ByRole, Role: fp.Role, Name: fp.AccessibleName})
-	}
-	if fp.Label != "" {
-		add(gardener.Locator{Kind: gardener.ByLabel, Value: fp.Label})
-	}
-	if fp.Placeholder != "" {
-		add(gardener.Locator{Kind: gardener.ByPlaceholder, Value: fp.Placeholder})
-	}
-	return out
-}
-
-// plainID is an id a CSS selector can name without escaping.
-var plainID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // nothingToHeal reports whether the reported failure alone shows that a self-heal-only climb
 // has nothing to try: the failing step is outside an intent block and failed for a reason other
