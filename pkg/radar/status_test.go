@@ -83,7 +83,10 @@ func TestUnfixableTestIsNotClimbedAgain(t *testing.T) {
 		t.Fatal("the first climb asked the model nothing: the test proves nothing about later climbs")
 	}
 
-	for sweep := 2; sweep <= 3; sweep++ {
+	// The next sweep over the same changes (a third proved nothing more, for a sweep and a pass
+	// of CI time).
+	{
+		const sweep = 2
 		calls := model.calls.Load()
 		s.sweep()
 		ps := s.pass()
