@@ -165,17 +165,38 @@ const maxStepTimeout = gardener.MaxStepMillis * time.Millisecond
 
 // stepTimeoutUsage is the help of a --step-timeout whose zero leaves the runner's default,
 // built from the constants so the help says what the code does.
-var stepTimeoutUsage = fmt.Sprintf("default time limit of a step that sets no timeoutMs, from 0 to %s (0: the runner's default, %s)", maxStepTimeout, browser.DefaultStepTimeout)
+var stepTimeoutUsage = fmt.Sprintf("default time limit (a `duration`) of a step that sets no timeoutMs, from 0 to %s (0: the runner's default, %s)", maxStepTimeout, browser.DefaultStepTimeout)
 
-// checkStepTimeout refuses a --step-timeout outside 0 to maxStepTimeout. A negative one was
-// taken silently as the runner's default, and one past the bound ran into the replay's limit.
-func checkStepTimeout(d time.Duration) error {
+// stepTimeoutVar defines --step-timeout on fs into p, with value as its default. The flag
+// refuses, as it is parsed, a limit outside 0 to maxStepTimeout: a negative one was taken
+// silently as the runner's default, and one past the bound ran into the replay's limit. Every
+// command that takes the flag defines it here, so each refuses it alike.
+func stepTimeoutVar(fs *flag.FlagSet, p *time.Duration, value time.Duration, usage string) {
+	*p = value
+	fs.Var(stepTimeoutValue{p}, "step-timeout", usage)
+}
+
+// stepTimeoutValue is --step-timeout as a flag.Value (see stepTimeoutVar).
+type stepTimeoutValue struct{ d *time.Duration }
+
+func (v stepTimeoutValue) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+
+func (v stepTimeoutValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
 	switch {
+	case err != nil:
+		return err
 	case d < 0:
 		return fmt.Errorf("--step-timeout %s is negative", d)
 	case d > maxStepTimeout:
 		return fmt.Errorf("--step-timeout %s is over %s, the most a step may wait (as for a step's timeoutMs)", d, maxStepTimeout)
 	}
+	*v.d = d
 	return nil
 }
 

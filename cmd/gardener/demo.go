@@ -88,7 +88,7 @@ func runDemo(ctx context.Context, c *cli, args []string) (status int) {
 	// every failing step waits out the whole limit (in the suite, each rung's reproduction and
 	// each red proof), so a serve-sized limit would make most of the demo's time waiting. An
 	// element is waited for only once its page has loaded, and a load has its own, longer limit.
-	fs.DurationVar(&o.stepTimeout, "step-timeout", 2*time.Second, "default time limit of a replayed step")
+	stepTimeoutVar(fs, &o.stepTimeout, 2*time.Second, "default time limit (a `duration`) of a replayed step")
 	logFile := fs.String("log", "", "write the stack's JSON log lines to this `FILE`")
 	verbose := fs.Bool("v", false, "print why each failing run failed")
 	asJSON := fs.Bool("json", false, "tell the story on stderr and print one JSON summary on stdout")
@@ -98,9 +98,6 @@ func runDemo(ctx context.Context, c *cli, args []string) (status int) {
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
-	}
-	if err := checkStepTimeout(o.stepTimeout); err != nil {
-		return c.badUsage(fs, "%v", err)
 	}
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])

@@ -57,13 +57,10 @@ func runMCP(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&f.tokenEnv, "token-env", "GARDENER_TOKEN", "the environment variable `NAME` holding the API's bearer token (with --api)")
 	fs.StringVar(&f.region, "region", "", regionFlag)
 	fs.StringVar(&f.endpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
-	fs.DurationVar(&f.stepTimeout, "step-timeout", 0, stepTimeoutUsage)
+	stepTimeoutVar(fs, &f.stepTimeout, 0, stepTimeoutUsage)
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
-	}
-	if err := checkStepTimeout(f.stepTimeout); err != nil {
-		return c.badUsage(fs, "%v", err)
 	}
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])

@@ -59,13 +59,10 @@ func runRepair(ctx context.Context, c *cli, args []string) int {
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
 	fs.BoolVar(&f.write, "write", false, "also write a repaired test back to TEST.json")
 	fs.BoolVar(&f.noPropagate, "no-propagate", false, "do not carry a healed locator to the state's other tests")
-	fs.DurationVar(&f.stepTimeout, "step-timeout", 0, stepTimeoutUsage)
+	stepTimeoutVar(fs, &f.stepTimeout, 0, stepTimeoutUsage)
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
-	}
-	if err := checkStepTimeout(f.stepTimeout); err != nil {
-		return c.badUsage(fs, "%v", err)
 	}
 	if len(pos) != 1 {
 		return c.badUsage(fs, "give one test file (got %d arguments)", len(pos))

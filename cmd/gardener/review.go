@@ -500,7 +500,7 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 	if verb == "approve" {
 		fs.BoolVar(&propagate, "propagate", false, "also carry the healed locator to the project's other tests that use it, each replayed with it and written only if green and nothing in it needs a person")
 		fs.StringVar(&baseURL, "base-url", "", "with --propagate and the local state, the app's `URL` to replay against (default: the project's first allowed origin)")
-		fs.DurationVar(&stepTimeout, "step-timeout", 0, "with --propagate and the local state, the "+stepTimeoutUsage)
+		stepTimeoutVar(fs, &stepTimeout, 0, "with --propagate and the local state, the "+stepTimeoutUsage)
 	}
 	r, pos, code, ok := c.openReview(fs, &f, args, "proposal id", idArg{"PROPOSAL", "proposalId"})
 	if !ok {
@@ -509,9 +509,6 @@ func runDecide(ctx context.Context, c *cli, verb string, args []string) int {
 	defer r.close()
 	switch verb {
 	case "approve":
-		if err := checkStepTimeout(stepTimeout); err != nil {
-			return c.badUsage(fs, "%v", err)
-		}
 		if f.api != "" && (baseURL != "" || stepTimeout != 0) {
 			return c.badUsage(fs, "--base-url and --step-timeout are for the local state: through --api the API replays with its own")
 		}

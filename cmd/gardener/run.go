@@ -44,7 +44,8 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 	fs := c.flags("run")
 	base := fs.String("base-url", "", "the `URL` relative goto steps resolve against (required)")
 	asJSON := fs.Bool("json", false, "print the run result (several tests: every result and the counts) as JSON")
-	timeout := fs.Duration("step-timeout", 0, stepTimeoutUsage)
+	timeout := new(time.Duration)
+	stepTimeoutVar(fs, timeout, 0, stepTimeoutUsage)
 	parallel := fs.Int("parallel", defaultParallel(), "replay at most `N` tests at a time, in one shared Chromium")
 	junit := fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	var allowed stringList
@@ -79,9 +80,6 @@ func runRun(ctx context.Context, c *cli, args []string) int {
 		if err := checkHTTPURL("--allow-origin", u); err != nil {
 			return c.badUsage(fs, "%v", err)
 		}
-	}
-	if err := checkStepTimeout(*timeout); err != nil {
-		return c.badUsage(fs, "%v", err)
 	}
 	if *parallel < 1 {
 		return c.badUsage(fs, "--parallel %d: give at least 1", *parallel)

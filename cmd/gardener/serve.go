@@ -43,7 +43,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&o.dynamodbEndpoint, "dynamodb-endpoint", "", "use DynamoDB at this endpoint `URL` instead of the embedded store")
 	fs.StringVar(&o.region, "region", "", regionFlag)
 	fs.StringVar(&o.bedrockEndpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
-	fs.DurationVar(&o.stepTimeout, "step-timeout", 5*time.Second, "default time limit of a replayed step")
+	stepTimeoutVar(fs, &o.stepTimeout, 5*time.Second, "default time limit (a `duration`) of a replayed step")
 	listen := fs.String("listen", "127.0.0.1:8787", "where the HTTP API listens (loopback only: development tokens are not verified)")
 	demo := fs.Bool("demo-app", false, "also serve the demo shop and seed its project and tests")
 	appListen := fs.String("app-listen", "127.0.0.1:0", "where the demo shop listens, with --demo-app (loopback only; port 0 picks a free port)")
@@ -53,9 +53,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
-	}
-	if err := checkStepTimeout(o.stepTimeout); err != nil {
-		return c.badUsage(fs, "%v", err)
 	}
 	if len(pos) > 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])

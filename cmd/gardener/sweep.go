@@ -78,13 +78,10 @@ func runSweep(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&f.endpoint, "bedrock-endpoint", "", "override the Bedrock runtime endpoint `URL`")
 	fs.BoolVar(&f.baseline, "baseline", false, "record a new baseline before sweeping")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of text")
-	fs.DurationVar(&f.stepTimeout, "step-timeout", 0, stepTimeoutUsage)
+	stepTimeoutVar(fs, &f.stepTimeout, 0, stepTimeoutUsage)
 	pos, code, ok := c.parse(fs, args)
 	if !ok {
 		return code
-	}
-	if err := checkStepTimeout(f.stepTimeout); err != nil {
-		return c.badUsage(fs, "%v", err)
 	}
 	if len(pos) != 0 {
 		return c.badUsage(fs, "unexpected argument %q", pos[0])
