@@ -58,7 +58,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 	if m.Abstained() {
 		glyph, isGlyph := glyphNamed(cands, target)
 		live, isLive := liveNamed(cands, target)
-		renamed, renamedWhy, isRenamed := page.RowRenamed(target)
+		renamed, renamedWhy, isRenamed := rowRenamed(page, target, typed)
 		submit, isSubmit := -1, false
 		choice, isChoice := -1, false
 		if ask.Recorded != nil && greenURL(ask.LastGreen, ask.Result.FailedStep) == pathOf(ask.PageURL) {
@@ -76,13 +76,13 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// The control's name gained or changed live data (a count, a price) and nothing
 			// else: the stable part of its name is the recorded one, and only it has it.
 			idx, confidence = live, 0
-			matched = fmt.Sprintf("the %s's name %s is now %s: the same name with live data", from, typed.Quote(nameOrText(target)), typed.Quote(cands[idx].AccessibleName))
+			matched = fmt.Sprintf("the %s's name %s is now %s: the same name with live data", from, typed.Quote(target.Shown()), typed.Quote(cands[idx].AccessibleName))
 		case isChoice:
 			// A radio button or checkbox relabelled and given another id is still the choice
 			// its form sends under the same name and value; the similarity of all features
 			// weighs the new label and id against its siblings' and can abstain.
 			idx, confidence = choice, 0
-			matched = fmt.Sprintf("the %s is a choice of the group %s, and the page still offers exactly one box of the group with its value, now labelled %s", from, typed.Quote(target.Name), typed.Quote(nameOrText(cands[choice])))
+			matched = fmt.Sprintf("the %s is a choice of the group %s, and the page still offers exactly one box of the group with its value, now labelled %s", from, typed.Quote(target.Name), typed.Quote(cands[choice].Shown()))
 		case isRenamed:
 			// A row action whose words changed on its row ("Delete Ada Lovelace" now reads
 			// "Remove Ada Lovelace") loses to its twins on the other rows, which keep the
@@ -90,10 +90,6 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// recorded place with the row's entity words is the same control.
 			idx, confidence = renamed, 0
 			matched = fmt.Sprintf("the %s's row action was renamed: %s", from, renamedWhy)
-			if typed.In(renamedWhy) {
-				// The why names the row, which holds what the test typed (the member it added).
-				matched = fmt.Sprintf("the %s's row action was renamed on its row", from)
-			}
 		case isSubmit:
 			// The words of a form's submit button change with its copy ("Book" became
 			// "Confirm booking", "Save" became "Save changes") and little else does; on the
@@ -101,7 +97,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 			// control, and it is the closest element: it is the same control. The proof
 			// and the requirement contract (the request the step sent) decide the rest.
 			idx, confidence = submit, 0
-			matched = fmt.Sprintf("the %s submitted its form; the form's only submit control on the same page is now named %s", from, typed.Quote(nameOrText(cands[submit])))
+			matched = fmt.Sprintf("the %s submitted its form; the form's only submit control on the same page is now named %s", from, typed.Quote(cands[submit].Shown()))
 		case ask.Recorded == nil:
 			// Without a green run the locator's own words are the evidence left, and only for
 			// an element whose handle is gone: one the locator still finds out of sight (in a
@@ -126,14 +122,14 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// A radio button or checkbox of the recorded one's group with another value is
 		// another choice (the 14:00 slot beside a 10:30 that is gone), however alike the two
 		// look: a step moved there picks what the test never picked.
-		ans.Reason = fmt.Sprintf("the closest element (%s) is another choice of the group %s: its form sends another value than the recorded one's", typed.Quote(nameOrText(c)), typed.Quote(target.Name))
+		ans.Reason = fmt.Sprintf("the closest element (%s) is another choice of the group %s: its form sends another value than the recorded one's", typed.Quote(c.Shown()), typed.Quote(target.Name))
 		return ans, nil
 	}
 	if ask.Step.IsCheck() && !readsTheSame(target, cands[idx]) {
 		// A check asserts what its element shows: another element that shows other words (the
 		// e-mail cell beside a name that is gone) would have it check something else.
 		ans.Reason = fmt.Sprintf("the check's element read %s; the closest element reads %s, and a check moved there would check something else",
-			typed.Quote(strings.Join(target.VisibleText, " ")), typed.Quote(nameOrText(cands[idx])))
+			typed.Quote(strings.Join(target.VisibleText, " ")), typed.Quote(cands[idx].Shown()))
 		return ans, nil
 	}
 	if failed := failedRecord(ask.Result); failed != nil && failed.Hidden > 0 && !readsTheSame(target, cands[idx]) {
@@ -141,7 +137,7 @@ func (e Engine) FixLocator(_ context.Context, ask gardener.LocatorAsk) (gardener
 		// menu, a collapsed section); a visible neighbour that says other words (the dialog's
 		// "Delete" beside a "Cancel") is another control. Revealing the element is for the
 		// drift rules.
-		ans.Reason = fmt.Sprintf("the step's locator still matches %s; the closest visible element reads %s, not %s", gardener.Plural(failed.Hidden, "hidden element", "hidden elements"), typed.Quote(nameOrText(cands[idx])), typed.Quote(strings.Join(recordedWords(target), " ")))
+		ans.Reason = fmt.Sprintf("the step's locator still matches %s; the closest visible element reads %s, not %s", gardener.Plural(failed.Hidden, "hidden element", "hidden elements"), typed.Quote(cands[idx].Shown()), typed.Quote(strings.Join(recordedWords(target), " ")))
 		return ans, nil
 	}
 	if found := ask.Result.Element(ask.Result.FailedStep); found != nil && idx < len(cands) && sameElement(*found, cands[idx]) {
@@ -354,6 +350,17 @@ func liveNamed(cands []gardener.Fingerprint, target gardener.Fingerprint) (int, 
 	return onlyOne(cands, func(c gardener.Fingerprint) bool {
 		return clickable(c) && c.AccessibleName != name && slices.Equal(words(gardener.WithoutLiveData(c.AccessibleName)), want)
 	})
+}
+
+// rowRenamed is the control of the recorded row whose action was renamed on its row (similo's
+// RowRenamed), and why. The why quotes the row's controls, whose names hold the row's entity,
+// which may be what the test typed (the member it added): then it says so without their words.
+func rowRenamed(page *similo.Page, target gardener.Fingerprint, typed gardener.Typed) (int, string, bool) {
+	i, why, ok := page.RowRenamed(target)
+	if ok && typed.In(why) {
+		why = "the recorded row's control stands renamed at its place, where the other rows' controls keep the recorded action"
+	}
+	return i, why, ok
 }
 
 // onlyOne is the index of the one candidate that fits; none, or two or more, is no choice: the

@@ -84,7 +84,12 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 		s := failedStep(ask.Test, r.FailedStep)
 		rec := ask.LastGreen.Element(r.FailedStep)
 		target, _ := targetOf(s, rec)
-		switch m := e.Locate.LocateOn(similo.NewPage(ask.Snapshot), target); {
+		page := similo.NewPage(ask.Snapshot)
+		renamedWhy := ""
+		if rec != nil {
+			_, renamedWhy, _ = rowRenamed(page, target, ask.Typed())
+		}
+		switch m := e.Locate.LocateOn(page, target); {
 		case optionGone(ask, s):
 			// The select is there and no longer offers what the last green run picked: the
 			// option is gone as an element is, whatever the others look like.
@@ -99,11 +104,10 @@ func (e Engine) Diagnose(ctx context.Context, ask gardener.DiagnoseAsk) (gardene
 			// is not. A redesign that moved it behind a menu and a defect that stopped
 			// showing it look alike here.
 			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is still on the page but hidden: behind a control that shows it (a menu, a tab) or not shown by a defect", r.FailedStep, s.Target()))
-		case rec != nil && renamedInRow(ask.Snapshot, target):
+		case renamedWhy != "":
 			// The recorded row still has a control at the recorded place with its entity's
 			// words: a renamed row action, which is drift, not a control gone.
-			_, why, _ := similo.NewPage(ask.Snapshot).RowRenamed(target)
-			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is not found by its words, but %s", r.FailedStep, s.Target(), why))
+			weak = append(weak, fmt.Sprintf("the element of step %s (%s) is not found by its words, but %s", r.FailedStep, s.Target(), renamedWhy))
 		case rec != nil:
 			add(gardener.AppBug, "%s", e.goneText(ask, r.FailedStep, s.Target(), m))
 		default:
@@ -352,11 +356,4 @@ func describeMasked(c gardener.Fingerprint, typed gardener.Typed) string {
 		}
 	}
 	return describe(c)
-}
-
-// renamedInRow reports whether the page still shows the recorded row action under another
-// action word (similo's RowRenamed).
-func renamedInRow(snap []gardener.Fingerprint, target gardener.Fingerprint) bool {
-	_, _, ok := similo.NewPage(snap).RowRenamed(target)
-	return ok
 }

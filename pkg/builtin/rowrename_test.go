@@ -112,4 +112,17 @@ func TestFixLocatorReasonLeavesOutTypedRowNames(t *testing.T) {
 	if r := strings.ToLower(ans.Reason); strings.Contains(r, "ada") || strings.Contains(r, "lovelace") {
 		t.Errorf("the reason names what the test typed: %s", ans.Reason)
 	}
+	d, err := Engine{}.Diagnose(context.Background(), gardener.DiagnoseAsk{Failure: a.Failure})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The step's own locator is the test's text, shown as the test has it; the page's words
+	// about the row are what must not show the typed name.
+	ev := strings.ReplaceAll(strings.Join(d.Evidence, "; "), step.Target().String(), "LOCATOR")
+	if !strings.Contains(ev, "stands") {
+		t.Errorf("the diagnosis does not say the row action was renamed: %s", ev)
+	}
+	if e := strings.ToLower(ev); strings.Contains(e, "ada") || strings.Contains(e, "lovelace") {
+		t.Errorf("the diagnosis names what the test typed: %s", ev)
+	}
 }

@@ -58,7 +58,7 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 	}
 	cover := ask.Result.CoveredBy
 	for i, c := range ask.Snapshot {
-		if c.Inert || !clickable(c) || !gardener.DismissWords.MatchString(nameOrText(c)) || !inOverlay(c) && !under(c, cover) {
+		if c.Inert || !clickable(c) || !gardener.DismissWords.MatchString(c.Shown()) || !inOverlay(c) && !under(c, cover) {
 			continue
 		}
 		locs := page.Locators(i)
@@ -575,7 +575,7 @@ func collapsedToggle(c gardener.Fingerprint) bool {
 	if c.ARIA["aria-expanded"] == "false" || c.ARIA["aria-haspopup"] == "true" || c.ARIA["aria-haspopup"] == "menu" {
 		return true
 	}
-	return menuWords.MatchString(nameOrText(c))
+	return menuWords.MatchString(c.Shown())
 }
 
 func actionFailed(ask gardener.OpsAsk) bool {
@@ -585,13 +585,6 @@ func actionFailed(ask gardener.OpsAsk) bool {
 
 func clickable(c gardener.Fingerprint) bool {
 	return c.IsButton || c.Role == "button" || c.Role == "link" || strings.EqualFold(c.Tag, "button") || strings.EqualFold(c.Tag, "a")
-}
-
-func nameOrText(c gardener.Fingerprint) string {
-	if c.AccessibleName != "" {
-		return c.AccessibleName
-	}
-	return strings.Join(c.VisibleText, " ")
 }
 
 // inOverlay reads the element's path for a dialog, banner or cookie container, or the runtime's

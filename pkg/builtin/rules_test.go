@@ -78,7 +78,7 @@ func TestOpenCollapsedMenuBeforeTheStep(t *testing.T) {
 // names reports whether l names the element fp: by its id or by its name or text.
 func names(l gardener.Locator, fp gardener.Fingerprint) bool {
 	s := l.String()
-	return strings.Contains(s, "#"+fp.ID) || strings.Contains(s, nameOrText(fp))
+	return strings.Contains(s, "#"+fp.ID) || strings.Contains(s, fp.Shown())
 }
 
 // TestDismissWhatCoversTheStep: a banner whose container names no overlay word (an id such as

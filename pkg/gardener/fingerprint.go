@@ -1,5 +1,7 @@
 package gardener
 
+import "strings"
+
 // Fingerprint is what a green run records about an element a step touched, and what a DOM
 // snapshot lists for every candidate element of a page. The first block of fields carries the
 // names of the published Similo benchmark so its data files decode as they are; the second block
@@ -52,6 +54,15 @@ type Fingerprint struct {
 	// form sends when it is checked, which names the choice within its group (Name) whatever
 	// its label or id became.
 	Value string `json:"value,omitempty"`
+}
+
+// Shown is the element's name as a person reads it: its accessible name, or else its visible
+// text, with runs of white space as one space.
+func (f Fingerprint) Shown() string {
+	if n := strings.Join(strings.Fields(f.AccessibleName), " "); n != "" {
+		return n
+	}
+	return strings.Join(strings.Fields(strings.Join(f.VisibleText, " ")), " ")
 }
 
 // Rect is an element's box in CSS pixels, relative to the top-left of the page.

@@ -47,7 +47,7 @@ func (c *climb) earlierElement(ctx context.Context, ri int, t gardener.Test, rep
 	}
 	c.lookedBack = true
 	typed := gardener.TypedBy(t, &res, c.req.LastGreen)
-	acted := fmt.Sprintf("step %d (%s) acted on %s, where the last green run acted on %s", k+1, t.Steps[k].Target(), shownName(*now, typed), shownName(*was, typed))
+	acted := fmt.Sprintf("step %d (%s) acted on %s, where the last green run acted on %s", k+1, t.Steps[k].Target(), typed.Quote(now.Shown()), typed.Quote(was.Shown()))
 	opts := c.req.Options
 	opts.Probes, opts.OnStep = nil, nil
 	opts.QuietFail = QuietFailOf(t, nil)
@@ -81,26 +81,9 @@ func (c *climb) earlierElement(ctx context.Context, ri int, t gardener.Test, rep
 	return why, nil
 }
 
-// elementName is what a person reads as an element's name: its accessible name, or its text.
-func elementName(fp gardener.Fingerprint) string {
-	if n := strings.Join(strings.Fields(fp.AccessibleName), " "); n != "" {
-		return n
-	}
-	return strings.Join(strings.Fields(strings.Join(fp.VisibleText, " ")), " ")
-}
-
-// shownName quotes an element's name for a person, unless it holds a value the test types.
-func shownName(fp gardener.Fingerprint, typed gardener.Typed) string {
-	n := elementName(fp)
-	if typed.In(n) {
-		return "an element whose name holds a value the test types"
-	}
-	return strconv.Quote(n)
-}
-
 // otherName reports whether two elements read differently; an element with no name says
 // nothing either way.
 func otherName(a, b gardener.Fingerprint) bool {
-	na, nb := elementName(a), elementName(b)
+	na, nb := a.Shown(), b.Shown()
 	return na != "" && nb != "" && !strings.EqualFold(na, nb)
 }

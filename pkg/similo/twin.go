@@ -225,7 +225,7 @@ func (p *Page) RowRenamed(target gardener.Fingerprint) (int, string, bool) {
 		}
 		found = i
 		why = fmt.Sprintf("%q stands at the place of the recorded %q, with its entity's words, where the other rows still read like %q",
-			readable(p.cands[i]), readable(target), readable(p.cands[family]))
+			p.cands[i].Shown(), target.Shown(), p.cands[family].Shown())
 	}
 	return found, why, found >= 0
 }
@@ -262,12 +262,4 @@ func (p *Page) ownRow(t *features, xpath string) int {
 		found = i
 	}
 	return found
-}
-
-// readable is an element's name as the page shows it, for a person.
-func readable(fp gardener.Fingerprint) string {
-	if fp.AccessibleName != "" {
-		return fp.AccessibleName
-	}
-	return strings.Join(fp.VisibleText, " ")
 }
