@@ -77,8 +77,25 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 			if usesLocator(ask.Test.Steps[max(fi-1, 0):], l) {
 				continue
 			}
-			return []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}},
-				fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %d", l, fi+1)
+			ops := []gardener.Op{{Kind: gardener.OpInsert, Index: fi, Step: &step}}
+			why := fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %d", l, fi+1)
+			if usesLocator(ask.Test.Steps[:max(fi-1, 0)], l) {
+				// The test dismisses it on an earlier page and it is back: it returns with
+				// every page load. The first action on each page the last green run loaded
+				// after this one gets the dismissal too, so one proof covers every page
+				// instead of one proof for each (a page it does not return on fails that
+				// proof at its dismissal, which the ladder then drops).
+				var at []string
+				for _, j := range firstActionsAfterLoads(ask, fi) {
+					again := step
+					ops = append(ops, gardener.Op{Kind: gardener.OpInsert, Index: j, Step: &again})
+					at = append(at, strconv.Itoa(j+1))
+				}
+				if len(at) > 0 {
+					why += fmt.Sprintf(", and before step %s: it came back after the dismissal on an earlier page, and the last green run loaded a page before each", strings.Join(at, ", "))
+				}
+			}
+			return ops, why
 		}
 		block := ask.Test.Steps[fi].Clone()
 		if usesLocator(block.Steps[max(inner-1, 0):], l) {
@@ -89,6 +106,53 @@ func dismissOverlay(page *similo.Page, ask gardener.OpsAsk) ([]gardener.Op, stri
 			fmt.Sprintf("a banner or dialog now stands in the way: dismiss it with %s before step %s", l, ask.Result.FailedStep)
 	}
 	return nil, ""
+}
+
+// firstActionsAfterLoads lists the top-level steps after step fi that act first on a page the
+// test's last green run loaded: the step after a goto, or after a step during which the page's
+// own document was requested again (a link followed, a form posted), skipping the checks in
+// between, which read the page through an overlay. It stops at an intent block, whose steps
+// the green run numbers apart. Without a green run it knows of no page loads but gotos.
+func firstActionsAfterLoads(ask gardener.OpsAsk, fi int) []int {
+	records := map[string]gardener.StepRecord{}
+	if ask.LastGreen != nil {
+		for _, r := range ask.LastGreen.Steps {
+			records[r.Path] = r
+		}
+	}
+	var out []int
+	loaded := false
+	for j := fi + 1; j < len(ask.Test.Steps); j++ {
+		prev, st := ask.Test.Steps[j-1], ask.Test.Steps[j]
+		if prev.Kind == gardener.Goto || loadedPage(records[strconv.Itoa(j)]) {
+			loaded = true
+		}
+		if st.Kind == gardener.Intent {
+			break
+		}
+		if !loaded || !st.IsAction() || st.Kind == gardener.Goto || st.Target().IsZero() {
+			continue
+		}
+		loaded = false
+		out = append(out, j)
+	}
+	return out
+}
+
+// loadedPage reports whether the page a step left was a document loaded during the step: its
+// requests include the URL it ended on. A route an app changes without a load (history.pushState)
+// has no such request.
+func loadedPage(r gardener.StepRecord) bool {
+	if r.URLAfter == "" {
+		return false
+	}
+	end, _, _ := strings.Cut(r.URLAfter, "#")
+	for _, q := range r.Requests {
+		if u, _, _ := strings.Cut(q.URL, "#"); u == end {
+			return true
+		}
+	}
+	return false
 }
 
 // fillRequired inserts a fill for a form field the app now flags as required or invalid and the

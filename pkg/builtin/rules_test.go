@@ -2,6 +2,8 @@ package builtin
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,6 +140,83 @@ func TestDismissWhatCoversTheStep(t *testing.T) {
 	if len(ops) != 1 || ops[0].Kind != gardener.OpReplace || ops[0].Index != 0 || len(ops[0].Step.Steps) != 3 ||
 		ops[0].Step.Steps[1].Kind != gardener.Click || !strings.Contains(ops[0].Step.Steps[1].Locator.String(), "Got it") || ops[0].Step.Steps[2].Kind != gardener.Fill {
 		t.Errorf("in an intent block: want the block with the dismissal before its step 2, got %v", ops)
+	}
+}
+
+// TestReturningBannerIsDismissedOnEveryLoadedPage: a banner back over a step after the test
+// dismissed it on an earlier page returns with page loads, so the dismissal goes before the
+// failing step and before the first action on each later page the last green run loaded: after
+// a goto, and after a click whose step requested the page it ended on (a link followed). A
+// route the app changed without a load (its URL changed, nothing requested it), checks read
+// through the banner get none. A banner seen for
+// the first time is dismissed before the failing step alone: it may be one the app remembers.
+func TestReturningBannerIsDismissedOnEveryLoadedPage(t *testing.T) {
+	cover := &gardener.Fingerprint{Tag: "DIV", ID: "consent", XPath: "/html[1]/body[1]/div[2]"}
+	accept := button("", "Accept all", "/html[1]/body[1]/div[2]/button[1]", 600)
+	page := []gardener.Fingerprint{accept}
+	l := similo.NewPage(page).Locators(0)
+	if len(l) == 0 {
+		t.Fatal("no locator for the banner's button")
+	}
+	dismiss := gardener.Step{Kind: gardener.Click, Locator: gardener.MustLocator(l[0])}
+	css := func(v string) gardener.Locator { return gardener.Locator{Kind: gardener.ByCSS, Value: v} }
+	steps := []gardener.Step{
+		{Kind: gardener.Goto, URL: "/login"}, // 0
+		dismiss,                              // 1
+		{Kind: gardener.Click, Locator: css("#signin")},    // 2: loads /home
+		{Kind: gardener.Fill, Locator: css("#search")},     // 3: fails, the banner back
+		{Kind: gardener.Click, Locator: css("#tab-2")},     // 4: a route, nothing loaded
+		{Kind: gardener.Click, Locator: css("#item")},      // 5: loads /item
+		{Kind: gardener.AssertVisible, Locator: css("h1")}, // 6: a check
+		{Kind: gardener.Click, Locator: css("#buy")},       // 7: first action on /item
+		{Kind: gardener.Goto, URL: "/cart"},                // 8
+		{Kind: gardener.Click, Locator: css("#checkout")},  // 9
+		{Kind: gardener.Goto, URL: "/help"},                // 10
+		{Kind: gardener.Click, Locator: css("#contact")},   // 11: first action on /help
+	}
+	loads := func(path, from, to string) gardener.StepRecord {
+		return gardener.StepRecord{Path: path, Passed: true, URLBefore: "http://app.test" + from, URLAfter: "http://app.test" + to,
+			Requests: []gardener.Request{{Method: "GET", URL: "http://app.test" + to + "#top", Status: 200}}}
+	}
+	green := &gardener.RunResult{Passed: true, Steps: []gardener.StepRecord{
+		loads("3", "/login", "/home"),
+		{Path: "5", Passed: true, URLBefore: "http://app.test/home", URLAfter: "http://app.test/home/tab-2",
+			Requests: []gardener.Request{{Method: "GET", URL: "http://app.test/api/tab-2", Status: 200}}},
+		loads("6", "/home/tab-2", "/item"),
+	}}
+	ask := func(steps []gardener.Step, fi int, green *gardener.RunResult) gardener.OpsAsk {
+		return gardener.OpsAsk{Failure: gardener.Failure{
+			Test:      gardener.Test{ID: "t", Steps: steps},
+			Result:    gardener.RunResult{FailedStep: strconv.Itoa(fi + 1), FailedIndex: fi, ErrorKind: gardener.ErrTimeout, CoveredBy: cover},
+			LastGreen: green,
+			Snapshot:  page,
+		}}
+	}
+	at := func(ops []gardener.Op) []int {
+		var out []int
+		for _, op := range ops {
+			if op.Kind != gardener.OpInsert || op.Step.Target() != dismiss.Locator {
+				t.Errorf("not the dismissal inserted: %v", op)
+			}
+			out = append(out, op.Index)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		steps []gardener.Step
+		fi    int
+		green *gardener.RunResult
+		want  []int
+	}{
+		{"back after a dismissal", steps, 3, green, []int{3, 7, 9, 11}},
+		{"no green run: gotos alone", steps, 3, nil, []int{3, 9, 11}},
+		{"seen for the first time", append([]gardener.Step{steps[0]}, steps[2:]...), 2, nil, []int{2}},
+	} {
+		ops, why := dismissOverlay(similo.NewPage(page), ask(c.steps, c.fi, c.green))
+		if got := at(ops); !slices.Equal(got, c.want) {
+			t.Errorf("%s: dismissals before steps (0-based) %v, want %v (%s)", c.name, got, c.want, why)
+		}
 	}
 }
 

@@ -99,6 +99,12 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			return nil
 		}
 		fi := rep.Result.FailedIndex
+		if rest, ok := dropAbsentDismissal(sc.Allowed, cand.Steps, origin, len(c.base.Steps), rep.Result); ok {
+			c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Message: fmt.Sprintf("the banner did not come back before step %s: its dismissal there and on the pages after it are dropped", rep.Result.FailedStep)})
+			lastFail = rep.Result.FailedStep
+			ops = rest
+			continue
+		}
 		if fi < 0 || fi >= len(origin) || origin[fi] < 0 {
 			return nil
 		}
@@ -139,6 +145,49 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			ops = mergeOps(ops, m)
 		}
 	}
+}
+
+// dropAbsentDismissal answers ops without the inserted click that res failed at for want of its
+// element, and without the same click inserted later, when that click is one the candidate
+// inserted and clicks earlier too: a dismissal of a banner the drift rules expected back on every
+// page load (see the built-in rules) that did not come back here, on a page the app remembers it was dismissed. The
+// dismissals before it stay: the proof passed them.
+func dropAbsentDismissal(ops []gardener.Op, cand []gardener.Step, origin []int, baseLen int, res gardener.RunResult) ([]gardener.Op, bool) {
+	fi := res.FailedIndex
+	if fi < 0 || fi >= len(origin) || origin[fi] >= 0 || strings.Contains(res.FailedStep, ".") || res.ErrorKind != gardener.ErrElementNotFound {
+		return nil, false
+	}
+	click := cand[fi]
+	if click.Kind != gardener.Click || !clicksEarlier(cand[:fi], click.Locator) {
+		return nil, false
+	}
+	at := baseLen // the base step the failed click was inserted before
+	for k := fi + 1; k < len(origin); k++ {
+		if origin[k] >= 0 {
+			at = origin[k]
+			break
+		}
+	}
+	var out []gardener.Op
+	dropped := false
+	for _, op := range ops {
+		if op.Kind == gardener.OpInsert && op.Index >= at && op.Step != nil && op.Step.Kind == gardener.Click && op.Step.Locator == click.Locator {
+			dropped = true
+			continue
+		}
+		out = append(out, op)
+	}
+	return out, dropped && len(out) > 0
+}
+
+// clicksEarlier reports whether one of steps, at the top level, clicks l.
+func clicksEarlier(steps []gardener.Step, l gardener.Locator) bool {
+	for _, st := range steps {
+		if st.Kind == gardener.Click && st.Locator == l {
+			return true
+		}
+	}
+	return false
 }
 
 // suggestOn asks the drift rules about the failure of a red proof of candidate t and returns

@@ -1,0 +1,144 @@
+package ladder
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/driftgardener/gardener/pkg/builtin"
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// bannerApp is a three-page app a consent banner now covers on the pages in shows, each time
+// one of them loads: a click on its "Accept all" button takes it away until the next load. A
+// step acting under the banner fails as the browser reports it (covered, with what covers
+// it and a snapshot holding the button); a click on the button where no banner is up finds
+// nothing. Pages load at the goto and at the clicks on #next and #next2, each with a request
+// for the page, as a followed link makes.
+type bannerApp struct {
+	shows   map[string]bool
+	replays int
+}
+
+var (
+	bannerButton = gardener.Fingerprint{Tag: "button", Role: "button", AccessibleName: "Accept all", VisibleText: []string{"Accept all"}, IsButton: true,
+		XPath: "/html/body/div[2]/button", IdxPath: "body>div.cookie-banner>button", ClassList: []string{"cookie-accept"}}
+	bannerCover = gardener.Fingerprint{Tag: "div", ClassList: []string{"cookie-banner"}, XPath: "/html/body/div[2]"}
+	loadsNext   = map[string]string{"css=#next": "/b", "css=#next2": "/c"}
+)
+
+func bannerTest() gardener.Test {
+	return gardener.Test{ID: "t", ProjectID: "p", Status: gardener.StatusActive, Version: 1, Steps: []gardener.Step{
+		{Kind: gardener.Goto, URL: "/a"},
+		{Kind: gardener.Fill, Locator: loc("css=#x"), Value: "1"},
+		{Kind: gardener.Click, Locator: loc("css=#next")},
+		{Kind: gardener.Fill, Locator: loc("css=#y"), Value: "2"},
+		{Kind: gardener.Click, Locator: loc("css=#next2")},
+		{Kind: gardener.Click, Locator: loc("css=#z")},
+	}}
+}
+
+func isDismissal(st gardener.Step) bool {
+	return st.Kind == gardener.Click && strings.Contains(st.Locator.String(), "Accept all")
+}
+
+func (a *bannerApp) Replay(_ context.Context, t gardener.Test, _ gardener.ReplayOptions) (gardener.Replay, error) {
+	a.replays++
+	res := gardener.RunResult{TestID: t.ID, TestVersion: t.Version, FailedIndex: -1}
+	page, up := "", false
+	for i, st := range t.Steps {
+		rec := gardener.StepRecord{Path: strconv.Itoa(i + 1), Kind: st.Kind, URLBefore: page, URLAfter: page}
+		load := func(to string) {
+			page, up = "http://app.test"+to, a.shows[to]
+			rec.URLAfter = page
+			rec.Requests = []gardener.Request{{Method: "GET", URL: page, Status: 200}}
+		}
+		fail := func(kind gardener.ErrorKind, msg string, cover *gardener.Fingerprint) (gardener.Replay, error) {
+			res.Steps = append(res.Steps, rec)
+			res.FailedStep, res.FailedIndex, res.ErrorKind, res.Message, res.CoveredBy = rec.Path, i, kind, msg, cover
+			snap := &gardener.Snapshot{URL: page, Candidates: []gardener.Fingerprint{{Tag: "input", ID: "y"}}}
+			if up {
+				snap.Candidates = append(snap.Candidates, bannerButton)
+			}
+			return gardener.Replay{Result: res, Snapshot: snap}, nil
+		}
+		switch {
+		case st.Kind == gardener.Goto:
+			load(st.URL)
+		case isDismissal(st):
+			if !up {
+				return fail(gardener.ErrElementNotFound, "no element matches "+st.Locator.String(), nil)
+			}
+			up = false
+		case st.IsAction() && up:
+			return fail(gardener.ErrTimeout, "the element "+st.Locator.String()+" is covered by div.cookie-banner", &bannerCover)
+		case loadsNext[st.Locator.String()] != "":
+			load(loadsNext[st.Locator.String()])
+		}
+		if st.Kind == gardener.Fill {
+			rec.Values = []string{st.Value}
+		}
+		rec.Passed = true
+		res.Steps = append(res.Steps, rec)
+	}
+	res.Passed = true
+	return gardener.Replay{Result: res}, nil
+}
+
+// TestReturningBannerDismissedOnEveryPageInOneProof: a consent banner that comes back with every
+// page load is dismissed on every page the last green run loaded once the first proof shows it
+// back on the second page, so the climb takes one reproduction and two proofs, not one proof per
+// page. Where it does not come back (the app remembers the dismissal from the second page on),
+// the proof fails at the dismissal expected there, which is dropped with the ones after it; a
+// banner shown on the first load only is dismissed there alone. Every fix dismisses exactly on
+// the pages the banner shows on, and each was proven green.
+func TestReturningBannerDismissedOnEveryPageInOneProof(t *testing.T) {
+	green, err := (&bannerApp{}).Replay(context.Background(), bannerTest(), gardener.ReplayOptions{})
+	if err != nil || !green.Result.Passed {
+		t.Fatalf("the baseline run: %v %+v", err, green.Result)
+	}
+	for _, c := range []struct {
+		name    string
+		shows   []string
+		replays int
+	}{
+		{"on every load", []string{"/a", "/b", "/c"}, 3},
+		{"not on the last page", []string{"/a", "/b"}, 4},
+		{"on the first load only", []string{"/a"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			app := &bannerApp{shows: map[string]bool{}}
+			for _, p := range c.shows {
+				app.shows[p] = true
+			}
+			l := &Ladder{Runner: app, Model: builtin.Engine{}}
+			res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: &green.Result})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != Repaired || res.Proof == nil || !res.Proof.Passed {
+				t.Fatalf("outcome %s (%s); rungs %+v", res.Outcome, res.Reason, res.Rungs)
+			}
+			// Where each dismissal goes: before the first action on each page the banner shows on.
+			var before []string
+			for i, st := range res.Steps {
+				if isDismissal(st) {
+					before = append(before, res.Steps[i+1].Target().String())
+				}
+			}
+			want := map[string]string{"/a": "css=#x", "/b": "css=#y", "/c": "css=#z"}
+			var wantBefore []string
+			for _, p := range c.shows {
+				wantBefore = append(wantBefore, want[p])
+			}
+			if !slices.Equal(before, wantBefore) {
+				t.Errorf("dismissals before %v, want before %v", before, wantBefore)
+			}
+			if app.replays != c.replays {
+				t.Errorf("%d replays, want %d", app.replays, c.replays)
+			}
+		})
+	}
+}
