@@ -731,6 +731,11 @@ const (
 	// quietWindow is how long the document must stay unchanged, with nothing loading, for the
 	// page to count as quiet.
 	quietWindow = 500 * time.Millisecond
+	// shapeWindow is how long a page whose text keeps changing (a clock, a counter) must keep
+	// its shape, nothing loading, for a locator no text can match to give up: longer than
+	// quietWindow, so that a countdown that ends by adding the element is still waited for
+	// when it ends within it.
+	shapeWindow = 2 * time.Second
 )
 
 // quietState is the runtime's answer to quiet().
@@ -738,6 +743,9 @@ type quietState struct {
 	Still   int64 `json:"still"` // milliseconds since the document last changed
 	Matches int   `json:"matches"`
 	Busy    int   `json:"busy"` // visible progress bars and aria-busy regions
+	// Changed is the milliseconds since the document last changed in any way: less than Still
+	// when the locators are ones no text can match and only text changed since.
+	Changed int64 `json:"changed"`
 }
 
 // settle waits, after an action, for what the action started: a navigation to load and the
@@ -920,7 +928,7 @@ func readsContent(st gardener.Step) bool {
 // so does a step that waits for its element's content (readsContent), whatever it finds. The
 // returned func says, after the step, how long it ran before the watch ended it (zero when the
 // watch did not).
-func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, *atomic.Int64, func() time.Duration) {
+func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.QuietFail) (context.Context, *quietStop, func() time.Duration) {
 	place := st.PlaceCheck()
 	// A step that reads what its element holds (a check of its text or value, a select
 	// looking for its option) waits for the content, not the element: on a page that has not
@@ -938,7 +946,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	start := time.Now()
-	var ended atomic.Int64
+	var stop quietStop
 	done := make(chan struct{})
 	r.s.mu.Lock()
 	since := len(r.s.requests)
@@ -967,19 +975,43 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 			if err := r.s.call(wctx, &q, "quiet", locs); err != nil {
 				continue
 			}
-			if time.Duration(q.Still)*time.Millisecond >= quietWindow && q.Matches == 0 && (q.Busy == 0 || !patient) {
-				ended.Store(int64(time.Since(start)))
+			// Text still changing within the window (a clock) asks for the longer one.
+			moving := q.Changed < q.Still && time.Duration(q.Changed)*time.Millisecond < quietWindow
+			window := quietWindow
+			if moving {
+				window = shapeWindow
+			}
+			if time.Duration(q.Still)*time.Millisecond >= window && q.Matches == 0 && (q.Busy == 0 || !patient) {
+				stop.text.Store(moving)
+				stop.after.Store(int64(time.Since(start)))
 				cancel()
 				return
 			}
 		}
 	}()
 	context.AfterFunc(ctx, cancel)
-	return wctx, &ended, func() time.Duration {
+	return wctx, &stop, func() time.Duration {
 		cancel()
 		<-done
-		return time.Duration(ended.Load())
+		return time.Duration(stop.after.Load())
 	}
+}
+
+// quietStop is how a quiet page ended a step's wait (see watchQuiet): after how long, zero when
+// it did not, and whether text on the page kept changing meanwhile (a clock), the locator being
+// one no text can match.
+type quietStop struct {
+	after atomic.Int64
+	text  atomic.Bool
+}
+
+// note says why the step stopped before its limit.
+func (q *quietStop) note(lim limit, timeout time.Duration) string {
+	still, window := "no change", quietWindow
+	if q.text.Load() {
+		still, window = "no change but to its text", shapeWindow
+	}
+	return fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and %s for %s)", lim, timeout, still, window)
 }
 
 // limit is a step's time limit as the step's failure words it: the whole limit, or, when a
@@ -987,12 +1019,12 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 // the step really waited. A failure is worded once the wait has ended, so it reads the right one.
 type limit struct {
 	d       time.Duration
-	stopped *atomic.Int64
+	stopped *quietStop
 }
 
 func (l limit) String() string {
 	if l.stopped != nil {
-		if n := l.stopped.Load(); n > 0 {
+		if n := l.stopped.after.Load(); n > 0 {
 			return time.Duration(n).Round(time.Millisecond).String()
 		}
 	}

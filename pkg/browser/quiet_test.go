@@ -30,6 +30,14 @@ func quietSite(t *testing.T) *httptest.Server {
 		time.Sleep(600 * time.Millisecond)
 		fmt.Fprint(w, `{"ok":true}`)
 	})
+	// A clock rewrites its text five times a second for as long as the page is open, and a
+	// countdown ticks ten times before it adds the button it counts down to.
+	mux.HandleFunc("/clock", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body><header>Now: <span id="clock"></span></header>
+<script>setInterval(() => { document.getElementById('clock').textContent = new Date().toISOString() }, 200)</script>
+<p id="count"></p><button id="start" onclick="let n = 10; const t = setInterval(() => { document.getElementById('count').textContent = n--; if (n < 0) { clearInterval(t); const b = document.createElement('button'); b.id = 'go'; b.textContent = 'Go'; document.body.append(b) } }, 100)">Start</button>
+</body></html>`)
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><html><body>
 <button id="track" onclick="fetch('/collect', {method: 'POST'})">Track</button>
@@ -126,6 +134,44 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 		}
 		if strings.Contains(res.Message, "after "+timeout.String()) || strings.Contains(res.Message, "(waited "+timeout.String()+")") {
 			t.Errorf("the message claims the step waited its %s limit: %s", timeout, res.Message)
+		}
+	})
+	t.Run("a clock ticking", func(t *testing.T) {
+		t.Parallel()
+		// The clock changes the page all the time, but only its text: no element comes or
+		// goes, so a locator no text can match gives up once the page's shape has been still
+		// for the longer window.
+		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"#renamed"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {}}}
+		res := replayOK(t, r, srv.URL, st, ro).Result
+		if res.Passed || res.ErrorKind != gardener.ErrElementNotFound {
+			t.Fatalf("want element-not-found, got passed=%v %s: %s", res.Passed, res.ErrorKind, res.Message)
+		}
+		if ms := res.Steps[1].Millis; ms > int64(timeout/time.Millisecond)/2 {
+			t.Errorf("the step took %dms of its %s: it waited out the timeout on a page whose text alone changes", ms, timeout)
+		}
+		if !strings.Contains(res.Message, "no change but to its text for "+shapeWindow.String()) {
+			t.Errorf("the message does not say only text changed: %s", res.Message)
+		}
+	})
+	t.Run("a countdown ends by adding the element", func(t *testing.T) {
+		t.Parallel()
+		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"#start"},{"kind":"click","locator":"#go"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{2: {}}}
+		if res := replayOK(t, r, srv.URL, st, ro).Result; !res.Passed {
+			t.Errorf("the button added when the countdown ends was given up on: %s", res.Message)
+		}
+	})
+	t.Run("text a locator can match keeps it waiting", func(t *testing.T) {
+		t.Parallel()
+		// Text that changes may come to say what a text locator looks for: the page is not
+		// quiet for it while the clock runs.
+		const short = 3 * time.Second
+		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"text=Renamed"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: short, QuietFail: map[int]gardener.QuietFail{1: {}}}
+		res := replayOK(t, r, srv.URL, st, ro).Result
+		if res.Passed || res.Steps[1].Millis < int64(short/time.Millisecond)-100 || strings.Contains(res.Message, "quiet") {
+			t.Errorf("want the whole %s waited, got %dms: %s", short, res.Steps[1].Millis, res.Message)
 		}
 	})
 	t.Run("proof keeps the limit", func(t *testing.T) {

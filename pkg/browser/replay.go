@@ -357,7 +357,7 @@ func (r *run) exec(st gardener.Step, vars map[string]string, rec *gardener.StepR
 	f := r.do(stepCtx, st, vars, rec, lim)
 	if after := quietly(); f != nil && after > 0 {
 		// The failure says how long the step waited (lim); say why it stopped before its limit.
-		f.note = fmt.Sprintf(" (stopped after %s of its %s limit: the page was quiet, with nothing loading and no change for %s)", lim, timeout, quietWindow)
+		f.note = lim.stopped.note(lim, timeout)
 	}
 	if f == nil && st.IsAction() {
 		f = r.settle(ctx, m, timeout)

@@ -844,10 +844,42 @@
   // leaves the document as it was is none: a page that polls writes the same status, the same
   // list, the same attribute again every time its answer comes, and no element can appear that
   // way.
+  //
+  // lastShape is when an element last came, went or changed an attribute: the only changes that
+  // can make a CSS selector or a test id match. A clock or a counter that rewrites its text every
+  // few hundred milliseconds changes the document all the time, and a step waiting for a renamed
+  // id on such a page waited out its whole limit.
   let lastChange = performance.now();
+  let lastShape = lastChange;
   observeAll(new MutationObserver((records) => {
-    if (records.some(changes)) lastChange = performance.now();
+    const now = performance.now();
+    for (const m of records) {
+      if (!changes(m)) continue;
+      lastChange = now;
+      if (!textOnly(m)) {
+        lastShape = now;
+        return;
+      }
+    }
   }), { subtree: true, childList: true, characterData: true, attributes: true, characterDataOldValue: true, attributeOldValue: true });
+
+  // textOnly says whether a mutation record changed text alone: a text node's data, or text
+  // nodes (and comments) swapped for others, as setting textContent does. No element came or
+  // went, and no attribute changed.
+  function textOnly(m) {
+    if (m.type === "characterData") return true;
+    if (m.type !== "childList") return false;
+    for (const n of m.addedNodes) if (n.nodeType === 1) return false;
+    for (const n of m.removedNodes) if (n.nodeType === 1) return false;
+    return true;
+  }
+
+  // textBlind says whether no change of text can make a locator match: a test id, a
+  // placeholder, or a CSS selector that does not look at text nodes (:empty does, and :has can
+  // hold it).
+  function textBlind(l) {
+    return l.kind === "testid" || l.kind === "placeholder" || l.kind === "css" && !/:empty|:has\(/i.test(l.value || "");
+  }
 
   // changes says whether one mutation record left the document different: an attribute or a
   // text set to the value it had, or children replaced by the same markup, did not.
@@ -872,9 +904,9 @@
     return true;
   }
 
-  // quiet says how long the document has been unchanged, how many visible elements the given
-  // locators match between them that a pointer can reach (a locator the browser rejects
-  // matches nothing), and how many visible elements say the page is still busy (a progress
+  // quiet says how long the document has been unchanged (in its shape alone, for locators no
+  // text can match: see textBlind), how many visible elements the given locators match between
+  // them that a pointer can reach (a locator the browser rejects matches nothing), and how many visible elements say the page is still busy (a progress
   // bar, an aria-busy region). An element under a layer that blocks the page (a consent
   // overlay, a modal: see uncovered) is not counted: on a page that has not changed for the
   // quiet window that layer is not going away by itself, and a step waiting for it waited out
@@ -885,7 +917,11 @@
       try { matches += resolve(l).filter((el) => isVisible(el) && uncovered(el)).length; } catch (e) { /* an invalid selector matches nothing */ }
     }
     const busy = [...document.querySelectorAll('[role="progressbar"], progress, [aria-busy="true"]')].filter(isVisible).length;
-    return { still: Math.round(performance.now() - lastChange), matches, busy };
+    // Text changing on a page does not bring an element that only its tag, id, class or
+    // attributes can name: for such locators the page is as still as its shape.
+    const since = locs && locs.length && locs.every(textBlind) ? lastShape : lastChange;
+    const now = performance.now();
+    return { still: Math.round(now - since), changed: Math.round(now - lastChange), matches, busy };
   }
 
   function validation(loc) {
