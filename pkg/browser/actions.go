@@ -938,11 +938,18 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 	content := readsContent(st)
 	patient := qf.Patient || ((place || content) && !qf.Reported)
 	var locs []any
-	if !qf.Reported && !place && !content {
-		if st.Target().IsZero() {
-			return ctx, nil, func() time.Duration { return 0 }
+	switch {
+	case !place && !st.Target().IsZero():
+		// The runtime counts the elements the locator matches, unless the step waits for
+		// what they hold or a run reported it failing (content): then only text changing
+		// inside them, or text that could make the locator match, keeps the page from quiet.
+		arg := locatorArg(st.Target())
+		if content || qf.Reported {
+			arg["content"] = true
 		}
-		locs = append(locs, locatorArg(st.Target()))
+		locs = append(locs, arg)
+	case !qf.Reported && !place && !content:
+		return ctx, nil, func() time.Duration { return 0 }
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	start := time.Now()

@@ -34,8 +34,8 @@ func quietSite(t *testing.T) *httptest.Server {
 	// countdown ticks ten times before it adds the button it counts down to.
 	mux.HandleFunc("/clock", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><html><body><header>Now: <span id="clock"></span></header>
-<script>setInterval(() => { document.getElementById('clock').textContent = new Date().toISOString() }, 200)</script>
-<p id="count"></p><button id="start" onclick="let n = 10; const t = setInterval(() => { document.getElementById('count').textContent = n--; if (n < 0) { clearInterval(t); const b = document.createElement('button'); b.id = 'go'; b.textContent = 'Go'; document.body.append(b) } }, 100)">Start</button>
+<script>setInterval(() => { document.getElementById('clock').textContent = 'updated ' + new Date().toISOString() }, 200)</script>
+<p id="status">Open</p><p id="count"></p><button id="start" onclick="let n = 10; const t = setInterval(() => { document.getElementById('count').textContent = n--; if (n < 0) { clearInterval(t); const b = document.createElement('button'); b.id = 'go'; b.textContent = 'Go'; document.body.append(b) } }, 100)">Start</button>
 </body></html>`)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -139,19 +139,39 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 	t.Run("a clock ticking", func(t *testing.T) {
 		t.Parallel()
 		// The clock changes the page all the time, but only its text: no element comes or
-		// goes, so a locator no text can match gives up once the page's shape has been still
-		// for the longer window.
-		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"#renamed"}]`)
-		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {}}}
+		// goes, so a locator no text can match, and one named by words the clock never writes,
+		// give up once the page's shape has been still for the longer window.
+		for _, l := range []string{"#renamed", `role=link[name=\"My bookings\"]`} {
+			st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"`+l+`"}]`)
+			ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {}}}
+			res := replayOK(t, r, srv.URL, st, ro).Result
+			if res.Passed || res.ErrorKind != gardener.ErrElementNotFound {
+				t.Fatalf("%s: want element-not-found, got passed=%v %s: %s", l, res.Passed, res.ErrorKind, res.Message)
+			}
+			if ms := res.Steps[1].Millis; ms > int64(timeout/time.Millisecond)/2 {
+				t.Errorf("%s: the step took %dms of its %s: it waited out the timeout on a page whose text alone changes", l, ms, timeout)
+			}
+			if !strings.Contains(res.Message, "no change but to its text for "+shapeWindow.String()) {
+				t.Errorf("%s: the message does not say only text changed: %s", l, res.Message)
+			}
+		}
+	})
+	t.Run("a check of content a clock does not touch", func(t *testing.T) {
+		t.Parallel()
+		// A check waits for what its element holds: text changing elsewhere (the clock) is no
+		// reason to wait, text changing inside it would be.
+		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"assert","assert":"text","locator":"#status","condition":"equals","expected":"Closed"}]`)
+		ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {Patient: true}}}
 		res := replayOK(t, r, srv.URL, st, ro).Result
-		if res.Passed || res.ErrorKind != gardener.ErrElementNotFound {
-			t.Fatalf("want element-not-found, got passed=%v %s: %s", res.Passed, res.ErrorKind, res.Message)
+		if res.Passed || res.ErrorKind != gardener.ErrAssertionFailed || !strings.Contains(res.Message, "no change but to its text") {
+			t.Fatalf("want an assertion failure ended by the quiet page, got passed=%v %s: %s", res.Passed, res.ErrorKind, res.Message)
 		}
-		if ms := res.Steps[1].Millis; ms > int64(timeout/time.Millisecond)/2 {
-			t.Errorf("the step took %dms of its %s: it waited out the timeout on a page whose text alone changes", ms, timeout)
-		}
-		if !strings.Contains(res.Message, "no change but to its text for "+shapeWindow.String()) {
-			t.Errorf("the message does not say only text changed: %s", res.Message)
+		const short = 3 * time.Second
+		st = steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"assert","assert":"text","locator":"header","condition":"contains","expected":"Closed"}]`)
+		ro = gardener.ReplayOptions{StepTimeout: short, QuietFail: map[int]gardener.QuietFail{1: {Patient: true}}}
+		res = replayOK(t, r, srv.URL, st, ro).Result
+		if res.Passed || res.Steps[1].Millis < int64(short/time.Millisecond)-100 || strings.Contains(res.Message, "quiet") {
+			t.Errorf("a check of the element the clock ticks in: want the whole %s waited, got %dms: %s", short, res.Steps[1].Millis, res.Message)
 		}
 	})
 	t.Run("a countdown ends by adding the element", func(t *testing.T) {
@@ -164,10 +184,10 @@ func TestQuietFailEndsAReproductionEarly(t *testing.T) {
 	})
 	t.Run("text a locator can match keeps it waiting", func(t *testing.T) {
 		t.Parallel()
-		// Text that changes may come to say what a text locator looks for: the page is not
-		// quiet for it while the clock runs.
+		// Text that changes may come to say what a locator looks for when it writes one of its
+		// words: the page is not quiet for it while the clock runs.
 		const short = 3 * time.Second
-		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"text=Renamed"}]`)
+		st := steps(t, `[{"kind":"goto","url":"/clock"},{"kind":"click","locator":"text=Updated just now"}]`)
 		ro := gardener.ReplayOptions{StepTimeout: short, QuietFail: map[int]gardener.QuietFail{1: {}}}
 		res := replayOK(t, r, srv.URL, st, ro).Result
 		if res.Passed || res.Steps[1].Millis < int64(short/time.Millisecond)-100 || strings.Contains(res.Message, "quiet") {

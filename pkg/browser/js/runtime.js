@@ -846,11 +846,16 @@
   // way.
   //
   // lastShape is when an element last came, went or changed an attribute: the only changes that
-  // can make a CSS selector or a test id match. A clock or a counter that rewrites its text every
-  // few hundred milliseconds changes the document all the time, and a step waiting for a renamed
-  // id on such a page waited out its whole limit.
+  // can make a CSS selector, a test id or a role without a name match. A clock or a counter that
+  // rewrites its text every few hundred milliseconds changes the document all the time, and a
+  // step waiting for a renamed id on such a page waited out its whole limit. What text changed
+  // is kept for textLog (recentText), so that a locator by name or text waits for text that
+  // could make it match (text sharing one of its words), not for a clock's digits.
   let lastChange = performance.now();
   let lastShape = lastChange;
+  const recentText = [];
+  const textLog = 2500; // ms; longer than the runner's longest quiet window (2 s)
+  let textLost = -Infinity; // when recentText last had to drop a change younger than textLog
   observeAll(new MutationObserver((records) => {
     const now = performance.now();
     for (const m of records) {
@@ -858,8 +863,13 @@
       lastChange = now;
       if (!textOnly(m)) {
         lastShape = now;
-        return;
+        continue;
       }
+      recentText.push({ t: now, text: changedText(m), node: m.target });
+    }
+    while (recentText.length && (recentText[0].t < now - textLog || recentText.length > 200)) {
+      if (recentText[0].t >= now - textLog) textLost = recentText[0].t;
+      recentText.shift();
     }
   }), { subtree: true, childList: true, characterData: true, attributes: true, characterDataOldValue: true, attributeOldValue: true });
 
@@ -874,11 +884,53 @@
     return true;
   }
 
-  // textBlind says whether no change of text can make a locator match: a test id, a
-  // placeholder, or a CSS selector that does not look at text nodes (:empty does, and :has can
-  // hold it).
-  function textBlind(l) {
-    return l.kind === "testid" || l.kind === "placeholder" || l.kind === "css" && !/:empty|:has\(/i.test(l.value || "");
+  // changedText is the text a text-only change wrote and the text it took away, cut short.
+  function changedText(m) {
+    const parts = m.type === "characterData" ? [m.target.data, m.oldValue] :
+      [...m.addedNodes, ...m.removedNodes].map((n) => (n.nodeType === 3 ? n.data : ""));
+    return parts.join(" ").slice(0, 400);
+  }
+
+  // wordsOf are the words of a text, lower case: runs of letters and digits.
+  const wordsOf = (s) => lower(s).match(/[\p{L}\p{N}]+/gu) || [];
+
+  // textWords says what text a locator could come to match by: null when no text can make it
+  // match (a test id, a placeholder, a role without a name, a CSS selector that does not look at
+  // text nodes: :empty does, and :has can hold it), the words of its name or text, or no words
+  // when any text could (an XPath can test text any way it likes).
+  function textWords(l) {
+    switch (l.kind) {
+      case "testid": case "placeholder": return null;
+      case "css": return /:empty|:has\(/i.test(l.value || "") ? [] : null;
+      case "role": return l.name ? wordsOf(l.name) : null;
+      case "text": case "label": return wordsOf(l.value);
+    }
+    return [];
+  }
+
+  // textStill is when the document's shape last changed, or text that matters to one of locs:
+  // text that could make it match, and, for a locator whose elements' content the step waits
+  // for (content), text inside those elements. It is lastChange when any text could matter.
+  // Text dropped from recentText counts as text that matters.
+  function textStill(locs) {
+    const names = [];
+    const holders = [];
+    for (const l of locs) {
+      const w = textWords(l);
+      if (w && !w.length) return lastChange;
+      if (w) names.push(new Set(w));
+      if (l.content) {
+        try { holders.push(...resolve(l)); } catch (e) { /* an invalid selector holds nothing */ }
+      }
+    }
+    if (!names.length && !holders.length) return lastShape;
+    let since = Math.max(lastShape, textLost);
+    const matters = (c) => holders.some((el) => el.contains(c.node)) ||
+      names.length && wordsOf(c.text).some((w) => names.some((n) => n.has(w)));
+    for (const c of recentText) {
+      if (c.t > since && matters(c)) since = c.t;
+    }
+    return since;
   }
 
   // changes says whether one mutation record left the document different: an attribute or a
@@ -904,8 +956,8 @@
     return true;
   }
 
-  // quiet says how long the document has been unchanged (in its shape alone, for locators no
-  // text can match: see textBlind), how many visible elements the given locators match between
+  // quiet says how long the document has been unchanged (in its shape and the text the locators
+  // could come to match: see textStill), how many visible elements the given locators match between
   // them that a pointer can reach (a locator the browser rejects matches nothing), and how many visible elements say the page is still busy (a progress
   // bar, an aria-busy region). An element under a layer that blocks the page (a consent
   // overlay, a modal: see uncovered) is not counted: on a page that has not changed for the
@@ -913,13 +965,13 @@
   // its whole limit, once for every covered step a repair climbs past.
   function quiet(locs) {
     let matches = 0;
-    for (const l of locs || []) {
+    for (const l of (locs || []).filter((l) => !l.content)) {
       try { matches += resolve(l).filter((el) => isVisible(el) && uncovered(el)).length; } catch (e) { /* an invalid selector matches nothing */ }
     }
     const busy = [...document.querySelectorAll('[role="progressbar"], progress, [aria-busy="true"]')].filter(isVisible).length;
     // Text changing on a page does not bring an element that only its tag, id, class or
-    // attributes can name: for such locators the page is as still as its shape.
-    const since = locs && locs.length && locs.every(textBlind) ? lastShape : lastChange;
+    // attributes can name, nor one named by words the changed text does not have.
+    const since = locs && locs.length ? textStill(locs) : lastChange;
     const now = performance.now();
     return { still: Math.round(now - since), changed: Math.round(now - lastChange), matches, busy };
   }
