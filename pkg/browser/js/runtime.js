@@ -850,7 +850,7 @@
   // rewrites its text every few hundred milliseconds changes the document all the time, and a
   // step waiting for a renamed id on such a page waited out its whole limit. What text changed
   // is kept for textLog (recentText), so that a locator by name or text waits for text that
-  // could make it match (text sharing one of its words), not for a clock's digits.
+  // could make it match (text holding one of its words), not for a clock's digits.
   let lastChange = performance.now();
   let lastShape = lastChange;
   const recentText = [];
@@ -891,8 +891,13 @@
     return parts.join(" ").slice(0, 400);
   }
 
-  // wordsOf are the words of a text, lower case: runs of letters and digits.
-  const wordsOf = (s) => lower(s).match(/[\p{L}\p{N}]+/gu) || [];
+  // wordsOf are the words of a text, lower case: runs of letters and digits, those of one
+  // character left out when there are longer ones (they are in almost any text).
+  const wordsOf = (s) => {
+    const all = lower(s).match(/[\p{L}\p{N}]+/gu) || [];
+    const long = all.filter((w) => w.length > 1);
+    return long.length ? long : all;
+  };
 
   // textWords says what text a locator could come to match by: null when no text can make it
   // match (a test id, a placeholder, a role without a name, a CSS selector that does not look at
@@ -918,15 +923,17 @@
     for (const l of locs) {
       const w = textWords(l);
       if (w && !w.length) return lastChange;
-      if (w) names.push(new Set(w));
+      if (w) names.push(w);
       if (l.content) {
         try { holders.push(...resolve(l)); } catch (e) { /* an invalid selector holds nothing */ }
       }
     }
     if (!names.length && !holders.length) return lastShape;
     let since = Math.max(lastShape, textLost);
+    // Text holding one of a name's words may complete it: "Save" replacing "Saving…", or a
+    // word of a language written without spaces inside a longer run.
     const matters = (c) => holders.some((el) => el.contains(c.node)) ||
-      names.length && wordsOf(c.text).some((w) => names.some((n) => n.has(w)));
+      names.some((n) => { const t = lower(c.text); return n.some((w) => t.includes(w)); });
     for (const c of recentText) {
       if (c.t > since && matters(c)) since = c.t;
     }
