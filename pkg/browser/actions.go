@@ -732,9 +732,9 @@ const (
 	// page to count as quiet.
 	quietWindow = 500 * time.Millisecond
 	// shapeWindow is how long a page whose text keeps changing (a clock, a counter) must keep
-	// its shape, nothing loading, for a locator no text can match to give up: longer than
-	// quietWindow, so that a countdown that ends by adding the element is still waited for
-	// when it ends within it.
+	// its shape and the text that matters to the step, nothing loading, for the step to give
+	// up: longer than quietWindow, so that a countdown that ends by adding the element is still
+	// waited for when it ends within it.
 	shapeWindow = 2 * time.Second
 )
 
@@ -744,7 +744,7 @@ type quietState struct {
 	Matches int   `json:"matches"`
 	Busy    int   `json:"busy"` // visible progress bars and aria-busy regions
 	// Changed is the milliseconds since the document last changed in any way: less than Still
-	// when the locators are ones no text can match and only text changed since.
+	// when only text that does not matter to the locators changed since (a clock elsewhere).
 	Changed int64 `json:"changed"`
 }
 
@@ -1005,8 +1005,7 @@ func (r *run) watchQuiet(ctx context.Context, st gardener.Step, qf gardener.Quie
 }
 
 // quietStop is how a quiet page ended a step's wait (see watchQuiet): after how long, zero when
-// it did not, and whether text on the page kept changing meanwhile (a clock), the locator being
-// one no text can match.
+// it did not, and whether text that did not matter to the step kept changing meanwhile (a clock).
 type quietStop struct {
 	after atomic.Int64
 	text  atomic.Bool

@@ -963,10 +963,11 @@
     return true;
   }
 
-  // quiet says how long the document has been unchanged (in its shape and the text the locators
-  // could come to match: see textStill), how many visible elements the given locators match between
-  // them that a pointer can reach (a locator the browser rejects matches nothing), and how many visible elements say the page is still busy (a progress
-  // bar, an aria-busy region). An element under a layer that blocks the page (a consent
+  // quiet says how long the document has been unchanged (in its shape and in the text that
+  // matters to the locators: see textStill), how many visible elements the locators match
+  // between them that a pointer can reach (a locator the browser rejects matches nothing; one
+  // whose content the step waits for is not counted), and how many visible elements say the
+  // page is still busy (a progress bar, an aria-busy region). An element under a layer that blocks the page (a consent
   // overlay, a modal: see uncovered) is not counted: on a page that has not changed for the
   // quiet window that layer is not going away by itself, and a step waiting for it waited out
   // its whole limit, once for every covered step a repair climbs past.
