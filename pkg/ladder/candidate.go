@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		limit = 6
 	}
 	healed := map[int]int{}
-	lastFail := c.fail.Result.FailedStep
+	lastFail := failedHow(c.fail.Result)
 	for round := 0; ; round++ {
 		sc := gardener.ScreenHeal(c.base.Steps, ops, c.fail.Result.FailedIndex)
 		a := gardener.Attempt{Rung: rung, Ops: sc.Allowed, Refusals: sc.Refusals}
@@ -95,13 +96,13 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		a.Outcome = fmt.Sprintf("red at step %s: %s", rep.Result.FailedStep, rep.Result.Message)
 		c.attempt(ri, a)
 		c.emit(Event{Stage: gardener.EventProof, Rung: rung, Passed: ptr(false), Step: rep.Result.FailedStep, Reason: string(rep.Result.ErrorKind), Message: a.Outcome})
-		if round >= limit || rep.Result.FailedStep == lastFail && round > 0 {
+		if round >= limit || failedHow(rep.Result) == lastFail && round > 0 {
 			return nil
 		}
 		fi := rep.Result.FailedIndex
 		if rest, ok := dropAbsentDismissal(sc.Allowed, cand.Steps, origin, len(c.base.Steps), rep.Result); ok {
 			c.emit(Event{Stage: gardener.EventCandidate, Rung: rung, Message: fmt.Sprintf("the banner did not come back before step %s: its dismissal there and on the pages after it are dropped", rep.Result.FailedStep)})
-			lastFail = rep.Result.FailedStep
+			lastFail = failedHow(rep.Result)
 			ops = rest
 			continue
 		}
@@ -110,11 +111,15 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		}
 		op := c.nextAlternative(cand, rep, fi, origin[fi])
 		if op == nil {
-			if rep.Result.FailedStep == lastFail && round > 0 || healed[origin[fi]] >= 2 {
+			if failedHow(rep.Result) == lastFail && round > 0 || healed[origin[fi]] >= 2 {
 				return nil
 			}
-			if op, err = c.healStep(ctx, ri, cand, rep, origin); err != nil {
-				return err
+			// A step whose element was found under something that covers it needs that
+			// thing gone, not another locator: the drift rules see it at once.
+			if rep.Result.CoveredBy == nil {
+				if op, err = c.healStep(ctx, ri, cand, rep, origin); err != nil {
+					return err
+				}
 			}
 			if op == nil {
 				// No new locator fits the new failure: the drift rules see it too (the consent
@@ -123,13 +128,13 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 				if err != nil || len(more) == 0 {
 					return err
 				}
-				lastFail = rep.Result.FailedStep
+				lastFail = failedHow(rep.Result)
 				ops = append(append([]gardener.Op(nil), sc.Allowed...), more...)
 				continue
 			}
 			healed[op.Index]++
 		}
-		lastFail = rep.Result.FailedStep
+		lastFail = failedHow(rep.Result)
 		ops = mergeOps(sc.Allowed, *op)
 		for _, more := range c.carried(*op) {
 			if healed[more.Index] == 0 && !touches(ops, more.Index) {
@@ -144,7 +149,57 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			healed[m.Index]++
 			ops = mergeOps(ops, m)
 		}
+		back, err := c.overlayBack(ctx, ri, cand, rep, origin)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, back...)
 	}
+}
+
+// overlayBack asks the drift rules about the page a red proof of t failed on when t clicks
+// something it inserted (a banner's dismissal) and takes only their dismissals of that same
+// thing: a banner back on this page, over the element a heal just renamed, which the next proof
+// would otherwise meet covered and spend a replay on.
+func (c *climb) overlayBack(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
+	var inserted []gardener.Locator
+	for k, st := range t.Steps {
+		if k < len(origin) && origin[k] < 0 && st.Kind == gardener.Click {
+			inserted = append(inserted, st.Locator)
+		}
+	}
+	if len(inserted) == 0 || rep.Snapshot == nil {
+		return nil, nil
+	}
+	t0 := c.l.now()
+	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failureOn(t, rep, origin)})
+	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
+	c.recordCall(ri, "operations", ans.Usage, err, len(ans.Ops))
+	if err != nil {
+		return nil, c.modelError(ri, err)
+	}
+	var out []gardener.Op
+	for _, op := range ans.Ops {
+		if op.Kind != gardener.OpInsert || op.Step == nil || op.Step.Kind != gardener.Click || !slices.Contains(inserted, op.Step.Locator) {
+			return nil, nil
+		}
+		b, ok := toBase(op, origin, len(c.base.Steps))
+		if !ok {
+			return nil, nil
+		}
+		out = append(out, b)
+	}
+	if len(out) > 0 {
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: c.res.Rungs[ri].Rung, Message: "the banner is back on the page the proof failed on, to the drift rules: " + ans.Reason})
+	}
+	return out, nil
+}
+
+// failedHow names how a run failed, for telling a proof that failed again as the last one did
+// (nothing learned: the climb stops) from one that got further or failed otherwise at the same
+// step: its element found now but covered, where it was not found before.
+func failedHow(r gardener.RunResult) string {
+	return fmt.Sprintf("%s\x00%s\x00%t", r.FailedStep, r.ErrorKind, r.CoveredBy != nil)
 }
 
 // dropAbsentDismissal answers ops without the inserted click that res failed at for want of its
@@ -321,7 +376,8 @@ func (c *climb) newLocator(ctx context.Context, ri int, t gardener.Test, rep gar
 // the proof shows the first one does not resolve to exactly one element: no model call.
 func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int) *gardener.Op {
 	alts := c.alts[bi]
-	if len(alts) == 0 || !rep.Result.LocatorTrouble() || strings.Contains(rep.Result.FailedStep, ".") {
+	// A covered element was found: another locator for it finds it covered the same way.
+	if len(alts) == 0 || !rep.Result.LocatorTrouble() || rep.Result.CoveredBy != nil || strings.Contains(rep.Result.FailedStep, ".") {
 		return nil
 	}
 	c.alts[bi] = alts[1:]
