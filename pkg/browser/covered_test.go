@@ -88,6 +88,46 @@ func TestCoveredByIsReported(t *testing.T) {
 	}
 }
 
+// TestSnapshotSaysWhatIsCovered: a step whose element is not found on a page an overlay
+// covers leaves a snapshot whose controls under the overlay say so, and the overlay's own
+// button does not; with the overlay dismissed nothing is covered.
+func TestSnapshotSaysWhatIsCovered(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredPage) })
+	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for _, c := range []struct {
+		name, steps string
+		covered     bool
+	}{
+		{"under the overlay", `{"kind":"click","locator":"#renamed","timeoutMs":300}`, true},
+		{"overlay dismissed", `{"kind":"click","locator":"text=Accept all"},{"kind":"click","locator":"#renamed","timeoutMs":300}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},`+c.steps+`]`), gardener.ReplayOptions{})
+			if rep.Result.Passed || rep.Result.ErrorKind != gardener.ErrElementNotFound || rep.Snapshot == nil {
+				t.Fatalf("want element-not-found with a snapshot, got passed=%v %s: %s", rep.Result.Passed, rep.Result.ErrorKind, rep.Result.Message)
+			}
+			got := map[string]bool{}
+			for _, fp := range rep.Snapshot.Candidates {
+				switch {
+				case fp.ID == "email", fp.ID == "send":
+					got[fp.ID] = fp.Covered
+				case fp.AccessibleName == "Accept all" && fp.Covered:
+					t.Errorf("the overlay's own button is marked covered")
+				}
+			}
+			if len(got) != 2 || got["email"] != c.covered || got["send"] != c.covered {
+				t.Errorf("covered: %v, want email and send %v", got, c.covered)
+			}
+		})
+	}
+}
+
 // TestQuietFailEndsACoveredStep: a reproduction's step whose element sits under an overlay that
 // stays (the page quiet) ends long before its limit, still reporting the element it found and
 // what covers it, which the drift rules need to dismiss the overlay; an overlay that counts

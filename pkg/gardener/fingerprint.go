@@ -42,6 +42,11 @@ type Fingerprint struct {
 	// announcement dialog, a confirmation), whatever its markup is called.
 	Modal bool `json:"modal,omitempty"`
 
+	// Covered: a control a pointer cannot reach on the page of a snapshot, for a layer over
+	// it that blocks the page (a consent overlay over half the window, an open modal it is not
+	// in). Only a snapshot's candidates say so.
+	Covered bool `json:"covered,omitempty"`
+
 	// The state of a form control that filling it needs: whether it is required, whether its
 	// value fails the form's constraints now (empty while required, out of range), its range
 	// (number, date) and a select's options that can be picked (enabled, with a value).

@@ -150,6 +150,9 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			ops = mergeOps(ops, m)
 		}
 		back, err := c.overlayBack(ctx, ri, cand, rep, origin)
+		if err == nil && len(back) == 0 {
+			back, err = c.coveredPage(ctx, ri, cand, rep, origin)
+		}
 		if err != nil {
 			return err
 		}
@@ -168,7 +171,43 @@ func (c *climb) overlayBack(ctx context.Context, ri int, t gardener.Test, rep ga
 			inserted = append(inserted, st.Locator)
 		}
 	}
-	if len(inserted) == 0 || rep.Snapshot == nil {
+	if len(inserted) == 0 {
+		return nil, nil
+	}
+	return c.dismissalsOn(ctx, ri, t, rep, origin, func(l gardener.Locator) bool { return slices.Contains(inserted, l) },
+		"the banner is back on the page the proof failed on, to the drift rules: ")
+}
+
+// coveredPage asks the drift rules about a page that a layer blocks (controls on it covered,
+// see gardener.Fingerprint.Covered) when the step's element was not found there, and takes
+// only their dismissals, by a button named as dismissals are: a heal of the element alone
+// would meet it covered in its proof and spend a replay learning so.
+func (c *climb) coveredPage(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
+	if rep.Result.ErrorKind != gardener.ErrElementNotFound || !blocked(rep.Snapshot) {
+		return nil, nil
+	}
+	return c.dismissalsOn(ctx, ri, t, rep, origin, func(l gardener.Locator) bool { return gardener.DismissWords.MatchString(l.Name) },
+		"the page is covered, to the drift rules: ")
+}
+
+// blocked reports whether a snapshot shows a control covered by a layer over the page.
+func blocked(s *gardener.Snapshot) bool {
+	if s == nil {
+		return false
+	}
+	for _, c := range s.Candidates {
+		if c.Covered {
+			return true
+		}
+	}
+	return false
+}
+
+// dismissalsOn asks the drift rules about the page rep failed on and answers their operations
+// as operations on the base steps only when every one inserts a click on a locator keep takes;
+// any other answer is not a dismissal, and nothing is taken.
+func (c *climb) dismissalsOn(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int, keep func(gardener.Locator) bool, prefix string) ([]gardener.Op, error) {
+	if rep.Snapshot == nil {
 		return nil, nil
 	}
 	t0 := c.l.now()
@@ -180,7 +219,7 @@ func (c *climb) overlayBack(ctx context.Context, ri int, t gardener.Test, rep ga
 	}
 	var out []gardener.Op
 	for _, op := range ans.Ops {
-		if op.Kind != gardener.OpInsert || op.Step == nil || op.Step.Kind != gardener.Click || !slices.Contains(inserted, op.Step.Locator) {
+		if op.Kind != gardener.OpInsert || op.Step == nil || op.Step.Kind != gardener.Click || !keep(op.Step.Locator) {
 			return nil, nil
 		}
 		b, ok := toBase(op, origin, len(c.base.Steps))
@@ -190,7 +229,7 @@ func (c *climb) overlayBack(ctx context.Context, ri int, t gardener.Test, rep ga
 		out = append(out, b)
 	}
 	if len(out) > 0 {
-		c.emit(Event{Stage: gardener.EventCandidate, Rung: c.res.Rungs[ri].Rung, Message: "the banner is back on the page the proof failed on, to the drift rules: " + ans.Reason})
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: c.res.Rungs[ri].Rung, Message: prefix + ans.Reason})
 	}
 	return out, nil
 }

@@ -376,7 +376,11 @@ func (c *climb) selfHeal(ctx context.Context, ri int) error {
 	if err != nil {
 		return err
 	}
-	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append(ops, more...))
+	dismiss, err := c.coveredPage(ctx, ri, c.base, c.fail, origin)
+	if err != nil {
+		return err
+	}
+	return c.try(ctx, ri, c.res.Rungs[ri].Rung, append(append(ops, more...), dismiss...))
 }
 
 func (c *climb) suggestFix(ctx context.Context, ri int) error {

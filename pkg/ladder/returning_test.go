@@ -61,7 +61,7 @@ func (a *bannerApp) Replay(_ context.Context, t gardener.Test, _ gardener.Replay
 		fail := func(kind gardener.ErrorKind, msg string, cover *gardener.Fingerprint) (gardener.Replay, error) {
 			res.Steps = append(res.Steps, rec)
 			res.FailedStep, res.FailedIndex, res.ErrorKind, res.Message, res.CoveredBy = rec.Path, i, kind, msg, cover
-			snap := &gardener.Snapshot{URL: page, Candidates: []gardener.Fingerprint{{Tag: "input", ID: "y"}}}
+			snap := &gardener.Snapshot{URL: page, Candidates: []gardener.Fingerprint{{Tag: "input", ID: "y", Covered: up}}}
 			if up {
 				snap.Candidates = append(snap.Candidates, bannerButton)
 			}
@@ -189,5 +189,50 @@ func TestBannerBackOverARenamedField(t *testing.T) {
 	}
 	if app.replays != 3 {
 		t.Errorf("%d replays, want 3", app.replays)
+	}
+}
+
+// TestRenamedFieldUnderTheBannerOnTheFirstPage: a field renamed on a page a banner covers fails
+// as not found, and the snapshot shows the page's controls covered: the first candidate heals
+// the field and dismisses the banner, so its proof goes on to the next page instead of meeting
+// the healed field covered. A page that is not covered gets the heal alone.
+func TestRenamedFieldUnderTheBannerOnTheFirstPage(t *testing.T) {
+	green, err := (&bannerApp{}).Replay(context.Background(), bannerTest(), gardener.ReplayOptions{})
+	if err != nil || !green.Result.Passed {
+		t.Fatalf("the baseline run: %v %+v", err, green.Result)
+	}
+	for _, c := range []struct {
+		name    string
+		shows   []string
+		want    []string
+		replays int
+	}{
+		{"every load", []string{"/a", "/b", "/c"}, []string{"", `role=button[name="Accept all"]`, "css=#x2", "css=#next", `role=button[name="Accept all"]`, "css=#y", "css=#next2", `role=button[name="Accept all"]`, "css=#z"}, 3},
+		{"no banner", nil, []string{"", "css=#x2", "css=#next", "css=#y", "css=#next2", "css=#z"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			app := &bannerApp{shows: map[string]bool{}, renamed: map[string]bool{"css=#x": true}}
+			for _, p := range c.shows {
+				app.shows[p] = true
+			}
+			l := &Ladder{Runner: app, Model: healing{at: map[string]string{"css=#x": "css=#x2"}}}
+			res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: &green.Result})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != Repaired {
+				t.Fatalf("outcome %s (%s); rungs %+v", res.Outcome, res.Reason, res.Rungs)
+			}
+			var got []string
+			for _, st := range res.Steps {
+				got = append(got, st.Target().String())
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("steps target %v, want %v", got, c.want)
+			}
+			if app.replays != c.replays {
+				t.Errorf("%d replays, want %d", app.replays, c.replays)
+			}
+		})
 	}
 }

@@ -1030,7 +1030,11 @@
       if (!(el.matches(interactiveSel) || hasOwnText(el))) continue;
       if (!isVisible(el)) continue;
       if (candidates.length >= maxCount) { truncated = true; break; }
-      candidates.push(fingerprint(el, boxes));
+      const fp = fingerprint(el, boxes);
+      // A control a pointer cannot reach for the layer over it (a consent overlay, a modal):
+      // whatever the step's element is called now, that layer has to go first.
+      if (el.matches(interactiveSel) && !uncovered(el)) fp.covered = true;
+      candidates.push(fp);
     }
     const text = document.body ? document.body.innerText || "" : "";
     if (text.length > maxText) truncated = true;
