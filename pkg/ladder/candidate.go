@@ -210,12 +210,9 @@ func (c *climb) dismissalsOn(ctx context.Context, ri int, t gardener.Test, rep g
 	if rep.Snapshot == nil {
 		return nil, nil
 	}
-	t0 := c.l.now()
-	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failureOn(t, rep, origin)})
-	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
-	c.recordCall(ri, "operations", ans.Usage, err, len(ans.Ops))
+	ans, err := c.askOps(ctx, ri, t, rep, origin)
 	if err != nil {
-		return nil, c.modelError(ri, err)
+		return nil, err
 	}
 	var out []gardener.Op
 	for _, op := range ans.Ops {
@@ -284,16 +281,27 @@ func clicksEarlier(steps []gardener.Step, l gardener.Locator) bool {
 	return false
 }
 
-// suggestOn asks the drift rules about the failure of a red proof of candidate t and returns
-// their operations as operations on the base steps (origin maps t's indices to base indices),
-// to be added to the candidate's own.
-func (c *climb) suggestOn(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
+// askOps asks the drift rules about the failure of rep, a replay of candidate t, and records
+// the call.
+func (c *climb) askOps(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) (gardener.OpsAnswer, error) {
 	t0 := c.l.now()
 	ans, err := c.l.Model.SuggestOps(ctx, gardener.OpsAsk{Failure: c.failureOn(t, rep, origin)})
 	c.res.Timings.Model += c.l.now().Sub(t0).Milliseconds()
 	c.recordCall(ri, "operations", ans.Usage, err, len(ans.Ops))
 	if err != nil {
-		return nil, c.modelError(ri, err)
+		// A model error the climb goes on after leaves nothing to take from the answer.
+		return gardener.OpsAnswer{}, c.modelError(ri, err)
+	}
+	return ans, nil
+}
+
+// suggestOn asks the drift rules about the failure of a red proof of candidate t and returns
+// their operations as operations on the base steps (origin maps t's indices to base indices),
+// to be added to the candidate's own.
+func (c *climb) suggestOn(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
+	ans, err := c.askOps(ctx, ri, t, rep, origin)
+	if err != nil {
+		return nil, err
 	}
 	var out []gardener.Op
 	for _, op := range ans.Ops {
