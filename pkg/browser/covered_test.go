@@ -24,6 +24,16 @@ const coveredPage = `<!doctype html><html><head><title>Covered</title></head><bo
 
 const coveredFrame = `<!doctype html><html><body><button id="pay-now">Pay now</button></body></html>`
 
+// coveredSite serves coveredPage at / and its frame, besides what mux already serves.
+func coveredSite(t *testing.T, mux *http.ServeMux) *httptest.Server {
+	t.Helper()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredPage) })
+	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // TestCoveredByIsReported: a step whose element is covered fails with the covering layer in the
 // run result as a fingerprint (the overlay's root, which holds the overlay's own button, not
 // just the box the pointer reached), also for an element in an iframe under the top page's
@@ -32,11 +42,7 @@ const coveredFrame = `<!doctype html><html><body><button id="pay-now">Pay now</b
 func TestCoveredByIsReported(t *testing.T) {
 	t.Parallel()
 	r := needBrowser(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredPage) })
-	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv := coveredSite(t, http.NewServeMux())
 
 	cases := []struct {
 		name  string
@@ -94,11 +100,7 @@ func TestCoveredByIsReported(t *testing.T) {
 func TestSnapshotSaysWhatIsCovered(t *testing.T) {
 	t.Parallel()
 	r := needBrowser(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredPage) })
-	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv := coveredSite(t, http.NewServeMux())
 	for _, c := range []struct {
 		name, steps string
 		covered     bool
@@ -139,8 +141,6 @@ func TestQuietFailEndsACoveredStep(t *testing.T) {
 	t.Parallel()
 	r := needBrowser(t)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredPage) })
-	mux.HandleFunc("/frame", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, coveredFrame) })
 	mux.HandleFunc("/leaving", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprint(w, strings.Replace(coveredPage, "</body>", `<script>let n = 0; const t = setInterval(() => { document.querySelector("#gdpr-7 p").textContent = "Closing in " + (15 - ++n); if (n === 15) { clearInterval(t); document.getElementById("gdpr-7").remove() } }, 100)</script></body>`, 1))
 	})
@@ -150,8 +150,7 @@ func TestQuietFailEndsACoveredStep(t *testing.T) {
 <div id="toast" role="status" style="position:fixed;top:0;left:0;width:400px;height:60px;z-index:10;background:#ffd">Saved</div>
 <script>setTimeout(() => document.getElementById("toast").remove(), 2000)</script></body></html>`)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	srv := coveredSite(t, mux)
 	const timeout = 8 * time.Second
 	ro := gardener.ReplayOptions{StepTimeout: timeout, QuietFail: map[int]gardener.QuietFail{1: {}}}
 

@@ -149,10 +149,7 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 			healed[m.Index]++
 			ops = mergeOps(ops, m)
 		}
-		back, err := c.overlayBack(ctx, ri, cand, rep, origin)
-		if err == nil && len(back) == 0 {
-			back, err = c.coveredPage(ctx, ri, cand, rep, origin)
-		}
+		back, err := c.dismissalsBack(ctx, ri, cand, rep, origin)
 		if err != nil {
 			return err
 		}
@@ -160,34 +157,52 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 	}
 }
 
-// overlayBack asks the drift rules about the page a red proof of t failed on when t clicks
-// something it inserted (a banner's dismissal) and takes only their dismissals of that same
-// thing: a banner back on this page, over the element a heal just renamed, which the next proof
-// would otherwise meet covered and spend a replay on.
-func (c *climb) overlayBack(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
+// dismissalsBack asks the drift rules, once, about the page a replay of t failed on, when a
+// banner may stand over the element a heal has just renamed: t clicks something it inserted (a
+// dismissal) and the banner may be back on this page, or the element was not found on a page a
+// layer covers (see gardener.Fingerprint.Covered). It takes only their dismissals: a click on
+// what t inserted, or, on a covered page, on a button named as dismissals are. Without them the
+// heal's proof would meet its element covered and spend a replay learning so.
+func (c *climb) dismissalsBack(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
 	var inserted []gardener.Locator
 	for k, st := range t.Steps {
 		if k < len(origin) && origin[k] < 0 && st.Kind == gardener.Click {
 			inserted = append(inserted, st.Locator)
 		}
 	}
-	if len(inserted) == 0 {
+	covered := rep.Result.ErrorKind == gardener.ErrElementNotFound && blocked(rep.Snapshot)
+	if len(inserted) == 0 && !covered || rep.Snapshot == nil {
 		return nil, nil
 	}
-	return c.dismissalsOn(ctx, ri, t, rep, origin, func(l gardener.Locator) bool { return slices.Contains(inserted, l) },
-		"the banner is back on the page the proof failed on, to the drift rules: ")
-}
-
-// coveredPage asks the drift rules about a page that a layer blocks (controls on it covered,
-// see gardener.Fingerprint.Covered) when the step's element was not found there, and takes
-// only their dismissals, by a button named as dismissals are: a heal of the element alone
-// would meet it covered in its proof and spend a replay learning so.
-func (c *climb) coveredPage(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int) ([]gardener.Op, error) {
-	if rep.Result.ErrorKind != gardener.ErrElementNotFound || !blocked(rep.Snapshot) {
-		return nil, nil
+	ans, err := c.askOps(ctx, ri, t, rep, origin)
+	if err != nil {
+		return nil, err
 	}
-	return c.dismissalsOn(ctx, ri, t, rep, origin, func(l gardener.Locator) bool { return gardener.DismissWords.MatchString(l.Name) },
-		"the page is covered, to the drift rules: ")
+	var out []gardener.Op
+	back := false
+	for _, op := range ans.Ops {
+		if op.Kind != gardener.OpInsert || op.Step == nil || op.Step.Kind != gardener.Click {
+			return nil, nil
+		}
+		again := slices.Contains(inserted, op.Step.Locator)
+		if !again && !(covered && gardener.DismissWords.MatchString(op.Step.Locator.Name)) {
+			return nil, nil
+		}
+		back = back || again
+		b, ok := toBase(op, origin, len(c.base.Steps))
+		if !ok {
+			return nil, nil
+		}
+		out = append(out, b)
+	}
+	if len(out) > 0 {
+		prefix := "the page is covered, to the drift rules: "
+		if back {
+			prefix = "the banner is back on the page the proof failed on, to the drift rules: "
+		}
+		c.emit(Event{Stage: gardener.EventCandidate, Rung: c.res.Rungs[ri].Rung, Message: prefix + ans.Reason})
+	}
+	return out, nil
 }
 
 // blocked reports whether a snapshot shows a control covered by a layer over the page.
@@ -201,34 +216,6 @@ func blocked(s *gardener.Snapshot) bool {
 		}
 	}
 	return false
-}
-
-// dismissalsOn asks the drift rules about the page rep failed on and answers their operations
-// as operations on the base steps only when every one inserts a click on a locator keep takes;
-// any other answer is not a dismissal, and nothing is taken.
-func (c *climb) dismissalsOn(ctx context.Context, ri int, t gardener.Test, rep gardener.Replay, origin []int, keep func(gardener.Locator) bool, prefix string) ([]gardener.Op, error) {
-	if rep.Snapshot == nil {
-		return nil, nil
-	}
-	ans, err := c.askOps(ctx, ri, t, rep, origin)
-	if err != nil {
-		return nil, err
-	}
-	var out []gardener.Op
-	for _, op := range ans.Ops {
-		if op.Kind != gardener.OpInsert || op.Step == nil || op.Step.Kind != gardener.Click || !keep(op.Step.Locator) {
-			return nil, nil
-		}
-		b, ok := toBase(op, origin, len(c.base.Steps))
-		if !ok {
-			return nil, nil
-		}
-		out = append(out, b)
-	}
-	if len(out) > 0 {
-		c.emit(Event{Stage: gardener.EventCandidate, Rung: c.res.Rungs[ri].Rung, Message: prefix + ans.Reason})
-	}
-	return out, nil
 }
 
 // failedHow names how a run failed, for telling a proof that failed again as the last one did

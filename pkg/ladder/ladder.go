@@ -376,7 +376,7 @@ func (c *climb) selfHeal(ctx context.Context, ri int) error {
 	if err != nil {
 		return err
 	}
-	dismiss, err := c.coveredPage(ctx, ri, c.base, c.fail, origin)
+	dismiss, err := c.dismissalsBack(ctx, ri, c.base, c.fail, origin)
 	if err != nil {
 		return err
 	}

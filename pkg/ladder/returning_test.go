@@ -43,6 +43,25 @@ func bannerTest() gardener.Test {
 	}}
 }
 
+// bannerGreen is bannerTest's run on the app before the banner: its last green run.
+func bannerGreen(t *testing.T) *gardener.RunResult {
+	t.Helper()
+	green, err := (&bannerApp{}).Replay(context.Background(), bannerTest(), gardener.ReplayOptions{})
+	if err != nil || !green.Result.Passed {
+		t.Fatalf("the baseline run: %v %+v", err, green.Result)
+	}
+	return &green.Result
+}
+
+// targets are what each step acts on, as its locator is written.
+func targets(steps []gardener.Step) []string {
+	var out []string
+	for _, st := range steps {
+		out = append(out, st.Target().String())
+	}
+	return out
+}
+
 func isDismissal(st gardener.Step) bool {
 	return st.Kind == gardener.Click && strings.Contains(st.Locator.String(), "Accept all")
 }
@@ -100,10 +119,7 @@ func (a *bannerApp) Replay(_ context.Context, t gardener.Test, _ gardener.Replay
 // banner shown on the first load only is dismissed there alone. Every fix dismisses exactly on
 // the pages the banner shows on, and each was proven green.
 func TestReturningBannerDismissedOnEveryPageInOneProof(t *testing.T) {
-	green, err := (&bannerApp{}).Replay(context.Background(), bannerTest(), gardener.ReplayOptions{})
-	if err != nil || !green.Result.Passed {
-		t.Fatalf("the baseline run: %v %+v", err, green.Result)
-	}
+	green := bannerGreen(t)
 	for _, c := range []struct {
 		name    string
 		shows   []string
@@ -119,7 +135,7 @@ func TestReturningBannerDismissedOnEveryPageInOneProof(t *testing.T) {
 				app.shows[p] = true
 			}
 			l := &Ladder{Runner: app, Model: builtin.Engine{}}
-			res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: &green.Result})
+			res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: green})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,25 +182,18 @@ func (m healing) FixLocator(ctx context.Context, ask gardener.LocatorAsk) (garde
 // the banner dismissed there, and on the pages after it, in one candidate: a reproduction and two
 // proofs, where the heal alone met the field covered in a third.
 func TestBannerBackOverARenamedField(t *testing.T) {
-	green, err := (&bannerApp{}).Replay(context.Background(), bannerTest(), gardener.ReplayOptions{})
-	if err != nil || !green.Result.Passed {
-		t.Fatalf("the baseline run: %v %+v", err, green.Result)
-	}
+	green := bannerGreen(t)
 	app := &bannerApp{shows: map[string]bool{"/a": true, "/b": true, "/c": true}, renamed: map[string]bool{"css=#y": true}}
 	l := &Ladder{Runner: app, Model: healing{at: map[string]string{"css=#y": "css=#y2"}}}
-	res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: &green.Result})
+	res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: green})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Outcome != Repaired || res.Proof == nil || !res.Proof.Passed {
 		t.Fatalf("outcome %s (%s); rungs %+v", res.Outcome, res.Reason, res.Rungs)
 	}
-	var got []string
-	for _, st := range res.Steps {
-		got = append(got, st.Target().String())
-	}
 	want := []string{"", `role=button[name="Accept all"]`, "css=#x", "css=#next", `role=button[name="Accept all"]`, "css=#y2", "css=#next2", `role=button[name="Accept all"]`, "css=#z"}
-	if !slices.Equal(got, want) {
+	if got := targets(res.Steps); !slices.Equal(got, want) {
 		t.Errorf("steps target %v, want %v", got, want)
 	}
 	if app.replays != 3 {
@@ -197,10 +206,7 @@ func TestBannerBackOverARenamedField(t *testing.T) {
 // the field and dismisses the banner, so its proof goes on to the next page instead of meeting
 // the healed field covered. A page that is not covered gets the heal alone.
 func TestRenamedFieldUnderTheBannerOnTheFirstPage(t *testing.T) {
-	green, err := (&bannerApp{}).Replay(context.Background(), bannerTest(), gardener.ReplayOptions{})
-	if err != nil || !green.Result.Passed {
-		t.Fatalf("the baseline run: %v %+v", err, green.Result)
-	}
+	green := bannerGreen(t)
 	for _, c := range []struct {
 		name    string
 		shows   []string
@@ -216,18 +222,14 @@ func TestRenamedFieldUnderTheBannerOnTheFirstPage(t *testing.T) {
 				app.shows[p] = true
 			}
 			l := &Ladder{Runner: app, Model: healing{at: map[string]string{"css=#x": "css=#x2"}}}
-			res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: &green.Result})
+			res, err := l.Repair(context.Background(), Request{Test: bannerTest(), Mode: gardener.ModeApply, LastGreen: green})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Outcome != Repaired {
 				t.Fatalf("outcome %s (%s); rungs %+v", res.Outcome, res.Reason, res.Rungs)
 			}
-			var got []string
-			for _, st := range res.Steps {
-				got = append(got, st.Target().String())
-			}
-			if !slices.Equal(got, c.want) {
+			if got := targets(res.Steps); !slices.Equal(got, c.want) {
 				t.Errorf("steps target %v, want %v", got, c.want)
 			}
 			if app.replays != c.replays {
