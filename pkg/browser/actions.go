@@ -626,7 +626,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 		}
 		if v != nil {
 			last = *v
-			if (state == "visible" && v.Visible > 0) || (state == "hidden" && v.Visible == 0) || (state == "attached" && v.Count > 0) {
+			if (state == "visible" && v.Visible > 0) || (state == "hidden" && v.Visible == 0 && !v.Loading) || (state == "attached" && v.Count > 0) {
 				if v.Visible > 0 {
 					rec.Element = r.fingerprint(ctx)
 				}
@@ -636,6 +636,8 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 		select {
 		case <-ctx.Done():
 			switch {
+			case state == "hidden" && last.Visible == 0:
+				return fail(gardener.ErrTimeout, "the page was still loading after %s", timeout)
 			case state == "hidden":
 				return fail(gardener.ErrTimeout, "%s is still visible after %s", st.Locator, timeout)
 			case last.Count == 0:
@@ -781,7 +783,7 @@ func (r *run) settle(ctx context.Context, since mark, timeout time.Duration) *fa
 				cancel()
 				return fail(gardener.ErrTimeout, "the page the step opened, %s, did not load within %s", u, timeout)
 			}
-			return nil
+			return r.arrived(ctx, since, timeout)
 		case <-time.After(look):
 		}
 		if s.crashReason() != "" {
@@ -797,13 +799,26 @@ func (r *run) settle(ctx context.Context, since mark, timeout time.Duration) *fa
 			break
 		}
 	}
+	return r.arrived(ctx, since, timeout)
+}
+
+// arrived waits, when the step navigated, for the page it opened to load, and fails the step
+// when its limit ends before the browser has even parsed that page: the next step would look at
+// half a document, where an absence check passes for what the parser has not reached yet.
+// A page parsed but still fetching images passes, as before.
+func (r *run) arrived(ctx context.Context, since mark, timeout time.Duration) *failure {
+	s := r.s
 	s.mu.Lock()
 	navigated := len(s.navigations) > since.navs
+	u := s.url
 	s.mu.Unlock()
-	if navigated {
-		s.waitReady(ctx)
+	if !navigated {
+		return nil
 	}
-	return nil
+	if s.waitReady(ctx) != "loading" {
+		return nil
+	}
+	return fail(gardener.ErrTimeout, "the page the step opened, %s, did not load within %s", u, timeout)
 }
 
 // barrier makes one round trip to the page. The renderer reports the navigation a click or a

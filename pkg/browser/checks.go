@@ -27,6 +27,7 @@ type visibility struct {
 	Count   int      `json:"count"`
 	Visible int      `json:"visible"`
 	Texts   []string `json:"texts"`
+	Loading bool     `json:"loading"` // the document is still being parsed
 }
 
 // visibility reads a locator's matches once; a transient error (the page navigating) gives nil.
@@ -217,6 +218,11 @@ func (r *run) assertVisibility(ctx context.Context, st gardener.Step, rec *garde
 			return true, nil
 		}
 		if !wantVisible && shown == 0 {
+			if v.Loading {
+				// Absence on a page the parser has not finished proves nothing: what the
+				// check looks for may be further down, behind a script still loading.
+				return false, fail(gardener.ErrAssertionFailed, "the page was still loading after %s", timeout)
+			}
 			return true, nil
 		}
 		withText := ""

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,7 +152,16 @@ func makeSetup(variant string, t gardener.Test, green bool) (setup, error) {
 		return fail(err)
 	}
 	if failure.Result.Passed {
-		return fail(fmt.Errorf("%s passes under %s: there is no regression to certify", t.ID, variant))
+		// A regression that replays green is a defect of the replay (it is how a check on a
+		// half-loaded page was found): each step's time, pages and requests say where.
+		var b strings.Builder
+		for _, st := range failure.Result.Steps {
+			fmt.Fprintf(&b, "\n  step %s %s %dms %s -> %s requests %d observed %q", st.Path, st.Kind, st.Millis, st.URLBefore, st.URLAfter, len(st.Requests), st.Observed)
+			for _, rq := range st.Requests {
+				fmt.Fprintf(&b, "\n    %s %s %d", rq.Method, rq.URL, rq.Status)
+			}
+		}
+		return fail(fmt.Errorf("%s passes under %s: there is no regression to certify%s", t.ID, variant, b.String()))
 	}
 	su.failure = failure
 	return su, nil

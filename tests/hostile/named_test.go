@@ -23,6 +23,17 @@ func climbOne(t *testing.T, su setup, ops ...gardener.Op) ladder.Result {
 	if tries > 1 {
 		t.Logf("climbed %d times: a proof red at no check is a replay that failed on a loaded machine", tries)
 	}
+	// What each rung tried is the one record of why a climb ended where it did; a test that
+	// fails on a loaded machine keeps it.
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, r := range res.Rungs {
+				for _, a := range r.Attempts {
+					t.Logf("%s: %s", r.Rung, a.Outcome)
+				}
+			}
+		}
+	})
 	return res
 }
 

@@ -198,7 +198,7 @@ func weakRed(base gardener.Test, res ladder.Result) string {
 		return ""
 	case !found:
 		return fmt.Sprintf("its proof went red at step %s, which the candidate does not have (%s)", path, msg)
-	case !step.IsCheck() && strings.Contains(msg, " in time"):
+	case !step.IsCheck() && (strings.Contains(msg, " in time") || strings.Contains(msg, "did not load within")):
 		return fmt.Sprintf("its proof went red at step %s, a %s and no check, which did not finish in time (%s)", path, step.Kind, msg)
 	}
 	return ""

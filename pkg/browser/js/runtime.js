@@ -1051,7 +1051,9 @@
       const all = resolve(loc);
       const vis = all.filter(isVisible);
       if (vis.length) chosen = vis[0];
-      return { count: all.length, visible: vis.length, texts: vis.slice(0, 20).map((el) => norm(el.innerText || el.value || "")) };
+      // loading: the parser has not reached the end of the document (a script in its head is
+      // still on its way), so what is not on the page yet may still come.
+      return { count: all.length, visible: vis.length, texts: vis.slice(0, 20).map((el) => norm(el.innerText || el.value || "")), loading: document.readyState === "loading" };
     },
     read(loc, what, attr) {
       const t = target(loc, "read");

@@ -1,0 +1,78 @@
+package browser
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftgardener/gardener/pkg/gardener"
+)
+
+// halfParsedSite answers a login whose error page holds a script in its head that takes three
+// seconds: until it arrives the browser has the new document but has not parsed its body, where
+// the error is. The Check button sends the browser there from a timer, as a page's own script would.
+func halfParsedSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	mux.HandleFunc("/slow.js", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-stop:
+		case <-r.Context().Done():
+		}
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, "window.loaded = true")
+	})
+	errorPage := `<!doctype html><html><head><script src="/slow.js"></script></head><body><p role="alert">Invalid username or password.</p></body></html>`
+	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, errorPage) })
+	mux.HandleFunc("GET /failed", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, errorPage) })
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><body><form method="post" action="/login"><input name="user" aria-label="User"><button id="login">Login</button></form>
+<button id="check" onclick="setTimeout(() => { location.href = '/failed' }, 300)">Check</button></body></html>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestAbsenceIsNotProvenOnAHalfParsedPage: a check that an error is absent must not pass on a
+// page the browser has not finished parsing. A click whose page is still being parsed when the
+// step's limit ends fails as a timeout (it used to pass, and the absence check after it passed on
+// the empty body: a regression certified green on a loaded machine), and an absence check on a
+// page a script navigated to (or a wait for an element to go) waits for the parser before it
+// concludes.
+func TestAbsenceIsNotProvenOnAHalfParsedPage(t *testing.T) {
+	t.Parallel()
+	r := needBrowser(t)
+	srv := halfParsedSite(t)
+	t.Run("a click whose page is still parsing", func(t *testing.T) {
+		t.Parallel()
+		rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#login","timeoutMs":1000},{"kind":"assertHidden","locator":"role=alert"}]`), gardener.ReplayOptions{StepTimeout: 5 * time.Second})
+		res := rep.Result
+		if res.Passed {
+			t.Fatal("the replay passed: the absence check looked at a page whose body had not been parsed")
+		}
+		if res.FailedStep != "2" || res.ErrorKind != gardener.ErrTimeout || !strings.Contains(res.Message, "did not load within") {
+			t.Fatalf("failed at step %s as %s (%s), want a timeout at step 2 for the page that did not load", res.FailedStep, res.ErrorKind, res.Message)
+		}
+	})
+	// The wait for the URL ends when the new document is committed, before it is parsed.
+	for name, check := range map[string]string{
+		"an absence check after a script's navigation": `{"kind":"assertHidden","locator":"role=alert","timeoutMs":4500}`,
+		"a wait for the error to be hidden":            `{"kind":"wait","for":"element","locator":"role=alert","state":"hidden","timeoutMs":4500}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#check"},{"kind":"wait","for":"url","url":"/failed"},`+check+`]`), gardener.ReplayOptions{StepTimeout: 5 * time.Second})
+			res := rep.Result
+			if res.Passed || res.FailedStep != "4" || !strings.Contains(res.Message, "still visible") {
+				t.Fatalf("passed=%v at step %s (%s), want step 4 to fail on the error the parsed page shows", res.Passed, res.FailedStep, res.Message)
+			}
+		})
+	}
+}
