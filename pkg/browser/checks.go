@@ -119,7 +119,7 @@ func (r *run) checkStep(ctx context.Context, st gardener.Step, vars map[string]s
 	case gardener.AssertRequest:
 		return r.assertRequest(ctx, st, rec, timeout)
 	case gardener.A11yAudit:
-		return r.audit(ctx, st, rec)
+		return r.audit(ctx, st, rec, timeout)
 	}
 	return fail(gardener.ErrBadStep, "%s is not a check", st.Kind)
 }
@@ -379,6 +379,9 @@ func (r *run) assertConsole(ctx context.Context, st gardener.Step, rec *gardener
 		return "", false
 	}
 	if st.Expect == gardener.ExpectNoMatch {
+		if f := r.parsed(ctx, timeout); f != nil {
+			return f
+		}
 		if text, found := find(); found {
 			rec.Observed = text
 			return fail(gardener.ErrAssertionFailed, "the console has a %s message matching %q: %s", st.Level, st.Pattern, gardener.QuoteBounded(text))
@@ -448,7 +451,10 @@ type axeViolation struct {
 	Nodes  int    `json:"nodes"`
 }
 
-func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRecord) *failure {
+func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRecord, timeout limit) *failure {
+	if f := r.parsed(ctx, timeout); f != nil {
+		return f
+	}
 	present, err := r.s.eval(ctx, `typeof window.axe === "object" ? "yes" : ""`, false)
 	if err != nil {
 		return r.readFailure(ctx, err, st.Scope)
@@ -501,4 +507,23 @@ func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 		return fail(gardener.ErrAssertionFailed, "%s at or above %s: %s", gardener.Plural(len(failing), "accessibility violation", "accessibility violations"), st.Threshold, strings.Join(failing, "; "))
 	}
 	return nil
+}
+
+// parsed waits until the parser has reached the end of the document. A check that passes for
+// what is absent (no console error, no audit violation) proves nothing on a page whose body is
+// still arriving behind a script in its head.
+func (r *run) parsed(ctx context.Context, timeout limit) *failure {
+	for {
+		var p struct{ Ready string }
+		if err := r.s.call(ctx, &p, "page"); err == nil && p.Ready != "loading" {
+			return nil
+		} else if err != nil && !transient(err) && ctx.Err() == nil {
+			return r.readFailure(ctx, err, gardener.Locator{})
+		}
+		select {
+		case <-ctx.Done():
+			return fail(gardener.ErrAssertionFailed, "the page was still loading after %s", timeout)
+		case <-time.After(pollInterval):
+		}
+	}
 }

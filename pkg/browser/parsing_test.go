@@ -28,7 +28,7 @@ func halfParsedSite(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprint(w, "window.loaded = true")
 	})
-	errorPage := `<!doctype html><html><head><script src="/slow.js"></script></head><body><p role="alert">Invalid username or password.</p></body></html>`
+	errorPage := `<!doctype html><html><head><script src="/slow.js"></script></head><body><p role="alert">Invalid username or password.</p><img src="data:,"><script>console.error("login refused")</script></body></html>`
 	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, errorPage) })
 	mux.HandleFunc("GET /failed", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, errorPage) })
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -44,8 +44,8 @@ func halfParsedSite(t *testing.T) *httptest.Server {
 // page the browser has not finished parsing. A click whose page is still being parsed when the
 // step's limit ends fails as a timeout (it used to pass, and the absence check after it passed on
 // the empty body: a regression certified green on a loaded machine), and an absence check on a
-// page a script navigated to (or a wait for an element to go) waits for the parser before it
-// concludes.
+// page a script navigated to (a wait for an element to go, a check of no console error, an
+// audit) waits for the parser before it concludes.
 func TestAbsenceIsNotProvenOnAHalfParsedPage(t *testing.T) {
 	t.Parallel()
 	r := needBrowser(t)
@@ -62,16 +62,18 @@ func TestAbsenceIsNotProvenOnAHalfParsedPage(t *testing.T) {
 		}
 	})
 	// The wait for the URL ends when the new document is committed, before it is parsed.
-	for name, check := range map[string]string{
-		"an absence check after a script's navigation": `{"kind":"assertHidden","locator":"role=alert","timeoutMs":4500}`,
-		"a wait for the error to be hidden":            `{"kind":"wait","for":"element","locator":"role=alert","state":"hidden","timeoutMs":4500}`,
+	for _, c := range []struct{ name, check, says string }{
+		{"an absence check after a script's navigation", `{"kind":"assertHidden","locator":"role=alert","timeoutMs":4500}`, "still visible"},
+		{"a wait for the error to be hidden", `{"kind":"wait","for":"element","locator":"role=alert","state":"hidden","timeoutMs":4500}`, "still visible"},
+		{"a check of no console error", `{"kind":"assertConsole","level":"error","pattern":"refused","expect":"noMatch","timeoutMs":4500}`, "login refused"},
+		{"an audit", `{"kind":"a11yAudit","rules":["image-alt"],"threshold":"minor","timeoutMs":4500}`, "image-alt"},
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#check"},{"kind":"wait","for":"url","url":"/failed"},`+check+`]`), gardener.ReplayOptions{StepTimeout: 5 * time.Second})
+			rep := replayOK(t, r, srv.URL, steps(t, `[{"kind":"goto","url":"/"},{"kind":"click","locator":"#check"},{"kind":"wait","for":"url","url":"/failed"},`+c.check+`]`), gardener.ReplayOptions{StepTimeout: 5 * time.Second})
 			res := rep.Result
-			if res.Passed || res.FailedStep != "4" || !strings.Contains(res.Message, "still visible") {
-				t.Fatalf("passed=%v at step %s (%s), want step 4 to fail on the error the parsed page shows", res.Passed, res.FailedStep, res.Message)
+			if res.Passed || res.FailedStep != "4" || !strings.Contains(res.Message, c.says) {
+				t.Fatalf("passed=%v at step %s (%s), want step 4 to fail on what the parsed page shows (%s)", res.Passed, res.FailedStep, res.Message, c.says)
 			}
 		})
 	}
