@@ -555,37 +555,20 @@ func (s *session) requestsSince(m mark) []gardener.Request {
 	return append([]gardener.Request(nil), s.requests[m.requests:]...)
 }
 
-// waitReady waits until the current document has loaded, bounded by ctx, and returns its last
-// readyState: "loading" while the parser has not reached its end, "" when the page could not be
-// asked (it is going away, or the browser did not answer). With ctx ended it still looks once,
-// with a floor of its own, so a caller learns where a step that ran out of time left the page.
-func (s *session) waitReady(ctx context.Context) string {
-	if ctx.Err() != nil {
-		fc, cancel := withFloor(ctx)
-		defer cancel()
-		var p struct{ Ready string }
-		if err := s.call(fc, &p, "page"); err != nil {
-			return ""
-		}
-		return p.Ready
-	}
-	state := ""
+// waitReady waits until the current document has loaded, bounded by ctx.
+func (s *session) waitReady(ctx context.Context) {
 	for ctx.Err() == nil {
 		var p struct{ Ready string }
 		err := s.call(ctx, &p, "page")
-		if err == nil {
-			state = p.Ready
-			if state == "complete" {
-				return state
-			}
+		if err == nil && p.Ready == "complete" {
+			return
 		}
 		if err != nil && !transient(err) {
-			return ""
+			return
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(pollInterval):
 		}
 	}
-	return state
 }
