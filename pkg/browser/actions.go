@@ -636,7 +636,7 @@ func (r *run) wait(ctx context.Context, st gardener.Step, rec *gardener.StepReco
 		select {
 		case <-ctx.Done():
 			switch {
-			case state == "hidden" && last.Visible == 0:
+			case state == "hidden" && last.Loading:
 				return fail(gardener.ErrTimeout, "the page was still loading after %s", timeout)
 			case state == "hidden":
 				return fail(gardener.ErrTimeout, "%s is still visible after %s", st.Locator, timeout)
