@@ -63,6 +63,9 @@ func TestAbsenceIsNotProvenOnAHalfParsedPage(t *testing.T) {
 		{"a wait for the error to be hidden", `{"kind":"wait","for":"element","locator":"role=alert","state":"hidden","timeoutMs":4500}`, "still visible"},
 		{"a check of no console error", `{"kind":"assertConsole","level":"error","pattern":"refused","expect":"noMatch","timeoutMs":4500}`, "login refused"},
 		{"an audit", `{"kind":"a11yAudit","rules":["image-alt"],"threshold":"minor","timeoutMs":4500}`, "image-alt"},
+		// A limit that ends before the script arrives says so, not that the element is gone.
+		{"an absence check with a short limit", `{"kind":"assertHidden","locator":"role=alert","timeoutMs":1500}`, "the page was still loading after 1.5s"},
+		{"a wait for hidden with a short limit", `{"kind":"wait","for":"element","locator":"role=alert","state":"hidden","timeoutMs":1500}`, "the page was still loading after 1.5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
