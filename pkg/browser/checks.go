@@ -513,17 +513,12 @@ func (r *run) audit(ctx context.Context, st gardener.Step, rec *gardener.StepRec
 // what is absent (no console error, no audit violation) proves nothing on a page whose body is
 // still arriving behind a script in its head.
 func (r *run) parsed(ctx context.Context, timeout limit) *failure {
-	for {
-		var p struct{ Ready string }
-		if err := r.s.call(ctx, &p, "page"); err == nil && p.Ready != "loading" {
-			return nil
-		} else if err != nil && !transient(err) && ctx.Err() == nil {
-			return r.readFailure(ctx, err, gardener.Locator{})
-		}
-		select {
-		case <-ctx.Done():
-			return fail(gardener.ErrAssertionFailed, "the page was still loading after %s", timeout)
-		case <-time.After(pollInterval):
-		}
+	err := r.s.untilReady(ctx, func(state string) bool { return state != "loading" })
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fail(gardener.ErrAssertionFailed, "the page was still loading after %s", timeout)
 	}
+	return r.readFailure(ctx, err, gardener.Locator{})
 }

@@ -557,18 +557,25 @@ func (s *session) requestsSince(m mark) []gardener.Request {
 
 // waitReady waits until the current document has loaded, bounded by ctx.
 func (s *session) waitReady(ctx context.Context) {
+	_ = s.untilReady(ctx, func(state string) bool { return state == "complete" })
+}
+
+// untilReady asks the document's readyState until reached accepts it (nil), ctx ends (ctx's
+// error), or the page cannot be asked for a reason other than navigating (that error).
+func (s *session) untilReady(ctx context.Context, reached func(state string) bool) error {
 	for ctx.Err() == nil {
 		var p struct{ Ready string }
 		err := s.call(ctx, &p, "page")
-		if err == nil && p.Ready == "complete" {
-			return
+		if err == nil && reached(p.Ready) {
+			return nil
 		}
-		if err != nil && !transient(err) {
-			return
+		if err != nil && !transient(err) && ctx.Err() == nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(pollInterval):
 		}
 	}
+	return ctx.Err()
 }
