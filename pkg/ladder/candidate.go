@@ -109,14 +109,19 @@ func (c *climb) try(ctx context.Context, ri int, rung gardener.Strategy, ops []g
 		if fi < 0 || fi >= len(origin) || origin[fi] < 0 {
 			return nil
 		}
-		op := c.nextAlternative(cand, rep, fi, origin[fi])
+		// A step whose element was found under something that covers it needs that thing
+		// gone, not another locator (another one finds it covered the same way): the drift
+		// rules see it at once.
+		covered := rep.Result.CoveredBy != nil
+		var op *gardener.Op
+		if !covered {
+			op = c.nextAlternative(cand, rep, fi, origin[fi])
+		}
 		if op == nil {
 			if failedHow(rep.Result) == lastFail && round > 0 || healed[origin[fi]] >= 2 {
 				return nil
 			}
-			// A step whose element was found under something that covers it needs that
-			// thing gone, not another locator: the drift rules see it at once.
-			if rep.Result.CoveredBy == nil {
+			if !covered {
 				if op, err = c.healStep(ctx, ri, cand, rep, origin); err != nil {
 					return err
 				}
@@ -410,8 +415,7 @@ func (c *climb) newLocator(ctx context.Context, ri int, t gardener.Test, rep gar
 // the proof shows the first one does not resolve to exactly one element: no model call.
 func (c *climb) nextAlternative(t gardener.Test, rep gardener.Replay, fi, bi int) *gardener.Op {
 	alts := c.alts[bi]
-	// A covered element was found: another locator for it finds it covered the same way.
-	if len(alts) == 0 || !rep.Result.LocatorTrouble() || rep.Result.CoveredBy != nil || strings.Contains(rep.Result.FailedStep, ".") {
+	if len(alts) == 0 || !rep.Result.LocatorTrouble() || strings.Contains(rep.Result.FailedStep, ".") {
 		return nil
 	}
 	c.alts[bi] = alts[1:]
